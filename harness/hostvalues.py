@@ -1,0 +1,73 @@
+"""Host values in JSON: how fixtures and protocol messages carry arguments that JSON cannot hold.
+
+A host value is what a caller passes to a binding function. Plain JSON covers strings, numbers
+(``30`` is an integer and ``30.0`` a float, and the difference is kept), booleans and null. Two tagged
+forms cover the rest, each a one-key object (no op takes an object, so they are unambiguous):
+
+* ``{"$float": "NaN" | "Infinity" | "-Infinity"}``: a non-finite float;
+* ``{"$utf16": [55296, 97]}``: a string given as UTF-16 code units, used when it holds a lone
+  surrogate. Fixture files stay readable by strict parsers (serde_json) that refuse lone-surrogate
+  escapes.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+_FLOAT_NAMES = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+
+
+def _has_surrogate(text: str) -> bool:
+    return any(0xD800 <= ord(ch) <= 0xDFFF for ch in text)
+
+
+def _utf16_units(text: str) -> list[int]:
+    units: list[int] = []
+    for ch in text:
+        cp = ord(ch)
+        if cp > 0xFFFF:
+            cp -= 0x10000
+            units += [0xD800 | (cp >> 10), 0xDC00 | (cp & 0x3FF)]
+        else:
+            units.append(cp)
+    return units
+
+
+def _from_utf16(units: list[int]) -> str:
+    # surrogatepass keeps lone surrogates as Python code points; valid pairs are combined.
+    return b"".join(unit.to_bytes(2, "little") for unit in units).decode("utf-16-le", "surrogatepass")
+
+
+def encode(value: Any) -> Any:
+    """A Python host value -> its JSON form."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return {"$float": "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")}
+    if isinstance(value, str) and _has_surrogate(value):
+        return {"$utf16": _utf16_units(value)}
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise TypeError(f"cannot encode host value of type {type(value).__name__}")
+
+
+def decode(value: Any) -> Any:
+    """The JSON form of a host value -> the Python value."""
+    if isinstance(value, dict):
+        if len(value) == 1 and "$float" in value and value["$float"] in _FLOAT_NAMES:
+            return _FLOAT_NAMES[value["$float"]]
+        if len(value) == 1 and "$utf16" in value and isinstance(value["$utf16"], list):
+            units = value["$utf16"]
+            if all(isinstance(u, int) and not isinstance(u, bool) and 0 <= u <= 0xFFFF for u in units):
+                return _from_utf16(units)
+        raise ValueError(f"not a host value: {value!r} (objects must be {{'$float': ...}} or {{'$utf16': [...]}})")
+    if isinstance(value, list):
+        raise ValueError("not a host value: arrays are passed as JSON text, not as arrays")
+    return value
+
+
+def encode_args(args: dict[str, Any]) -> dict[str, Any]:
+    return {name: encode(value) for name, value in args.items()}
+
+
+def decode_args(args: dict[str, Any]) -> dict[str, Any]:
+    return {name: decode(value) for name, value in args.items()}

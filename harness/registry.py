@@ -1,0 +1,112 @@
+"""The op registry: every op of the contract, declared once.
+
+Fixture generators, the fixture runner, implementations and (later) the differential suites and the
+fuzzer are generic over this table. Adding an op means one reference function, one entry here and its
+bindings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import reference
+
+_REQUIRED = object()
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str  # the Python parameter name (also the key in fixture args and protocol requests)
+    js_name: str  # the JavaScript parameter name
+    error_code: str  # the code for a wrong value of this parameter
+    default: Any = _REQUIRED
+
+    @property
+    def required(self) -> bool:
+        return self.default is _REQUIRED
+
+
+@dataclass(frozen=True)
+class Op:
+    name: str  # the Python name, used in requests, fixtures and reports
+    js_name: str
+    params: tuple[Param, ...]
+    reference: Callable[..., str]
+    result_kind: str  # "text": compared as a string; "json": parsed and compared as a JSON value
+    fixture: str | None  # the fixture family that pins it, None when not fixture-comparable
+
+    def param(self, name: str) -> Param:
+        for param in self.params:
+            if param.name == name:
+                return param
+        raise KeyError(name)
+
+
+OPS: dict[str, Op] = {
+    op.name: op
+    for op in (
+        Op(
+            name="normalize_fact_text",
+            js_name="normalizeFactText",
+            params=(Param("text", "text", "invalid_text"),),
+            reference=reference.normalize_fact_text,
+            result_kind="text",
+            fixture="write-gate",
+        ),
+        Op(
+            name="decide_write",
+            js_name="decideWrite",
+            params=(
+                Param("text", "text", "invalid_text"),
+                Param("embedding_json", "embeddingJson", "invalid_json"),
+                Param("candidates_json", "candidatesJson", "invalid_json"),
+                Param("threshold", "threshold", "invalid_threshold", 0.85),
+                Param("mode", "mode", "invalid_mode", "auto"),
+                Param("force", "force", "invalid_force", False),
+            ),
+            reference=reference.decide_write,
+            result_kind="json",
+            fixture="write-gate",
+        ),
+        Op(
+            name="build_dedup_context",
+            js_name="buildDedupContext",
+            params=(
+                Param("topical_json", "topicalJson", "invalid_json"),
+                Param("pinned_json", "pinnedJson", "invalid_json"),
+                Param("recent_json", "recentJson", "invalid_json"),
+                Param("cap", "cap", "invalid_cap", 30),
+            ),
+            reference=reference.build_dedup_context,
+            result_kind="text",
+            fixture="dedup-context",
+        ),
+        Op(
+            name="unicode_versions",
+            js_name="unicodeVersions",
+            params=(),
+            reference=reference.unicode_versions,
+            result_kind="json",
+            fixture=None,  # differs between implementations by design; reported, not compared
+        ),
+    )
+}
+
+
+def get_op(name: str) -> Op:
+    try:
+        return OPS[name]
+    except KeyError:
+        raise KeyError(f"unknown op {name!r}; known ops: {', '.join(OPS)}") from None
+
+
+def check_args(op: Op, args: dict[str, Any]) -> None:
+    """Raise ValueError naming the problem when ``args`` does not fit ``op``'s parameters."""
+    names = {param.name for param in op.params}
+    unknown = sorted(set(args) - names)
+    if unknown:
+        raise ValueError(f"{op.name}: unknown argument(s) {', '.join(unknown)}; parameters: {', '.join(names)}")
+    missing = [param.name for param in op.params if param.required and param.name not in args]
+    if missing:
+        raise ValueError(f"{op.name}: missing required argument(s) {', '.join(missing)}")

@@ -1,0 +1,100 @@
+"""build_dedup_context: contract v1, section build_dedup_context."""
+
+from __future__ import annotations
+
+from . import strict_json
+from .errors import ContractError
+from .host import require_cap
+from .unicode_data import LINE_BREAKS, WHITE_SPACE
+
+HEADER = (
+    "Existing memories (use these for dedup \u2014 classify as UPDATE/DELETE/NOOP "
+    "if they conflict or overlap):"
+)
+PIN_NOTE = (
+    "Pinned memories are read-only: never target them with UPDATE or DELETE. "
+    "If a new fact adds to or changes a pinned memory, ADD it as a new memory."
+)
+PINNED_MARK = "[pinned, read-only] "
+
+Item = tuple[str, str]  # (id, text) as given, missing/null already turned into ""
+
+
+def parse_section(section_json: object, name: str) -> list[Item]:
+    value = strict_json.loads(section_json, name)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ContractError("invalid_shape", f"{name} must be null or an array of objects")
+    items = []
+    for index, element in enumerate(value):
+        if not isinstance(element, dict):
+            raise ContractError("invalid_shape", f"{name}[{index}] is not an object")
+        fields = []
+        for key in ("id", "text"):
+            field = element.get(key)
+            if field is None:
+                field = ""
+            elif not isinstance(field, str):
+                raise ContractError("invalid_shape", f"{name}[{index}].{key} must be a string or null")
+            fields.append(field)
+        items.append((fields[0], fields[1]))
+    return items
+
+
+def _trim(piece: str) -> str:
+    start, end = 0, len(piece)
+    while start < end and piece[start] in WHITE_SPACE:
+        start += 1
+    while end > start and piece[end - 1] in WHITE_SPACE:
+        end -= 1
+    return piece[start:end]
+
+
+def collapse(value: str) -> str:
+    """Put a value on one line: split on line breaks, trim each piece, drop empty ones, join with ' '."""
+    pieces: list[str] = []
+    current: list[str] = []
+    for ch in value:
+        if ch in LINE_BREAKS:
+            pieces.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+    pieces.append("".join(current))
+    return " ".join(trimmed for trimmed in map(_trim, pieces) if trimmed)
+
+
+def render(topical: list[Item], pinned: list[Item], recent: list[Item], cap: int) -> str:
+    lines: list[str] = []
+    seen: set[str] = set()
+    any_pinned = False
+    sections: list[tuple[list[Item], bool]] = [(pinned, True), (topical, False), (recent, False)]
+    for items, is_pinned in sections:
+        for raw_id, raw_text in items:
+            if len(lines) >= cap:
+                break
+            item_id, text = collapse(raw_id), collapse(raw_text)
+            if not item_id or not text or "[" in item_id or "]" in item_id or item_id in seen:
+                continue
+            seen.add(item_id)
+            lines.append(f"[ID: {item_id}] {PINNED_MARK if is_pinned else ''}{text}")
+            any_pinned = any_pinned or is_pinned
+    if not lines:
+        return ""
+    out = HEADER + "\n" + "\n".join(lines)
+    if any_pinned:
+        out += "\n" + PIN_NOTE
+    return out
+
+
+def build_dedup_context(topical_json: object, pinned_json: object, recent_json: object, cap: object = 30) -> str:
+    """Validate in signature order (topical, pinned, recent, cap) and render the block."""
+    topical = parse_section(topical_json, "topical_json")
+    pinned = parse_section(pinned_json, "pinned_json")
+    recent = parse_section(recent_json, "recent_json")
+    valid_cap = require_cap(cap)
+    return render(topical, pinned, recent, valid_cap)
+
+
+__all__ = ["HEADER", "PIN_NOTE", "build_dedup_context", "collapse", "render"]

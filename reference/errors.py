@@ -1,0 +1,30 @@
+"""Contract error type.
+
+Every failure the contract names is raised as :class:`ContractError`, a ``ValueError`` whose message
+starts with the error code and a colon (``"invalid_cap: ..."``), as the contract requires.
+"""
+
+from __future__ import annotations
+
+CODES = (
+    "invalid_text",
+    "empty_text",
+    "invalid_json",
+    "invalid_shape",
+    "invalid_embedding",
+    "invalid_threshold",
+    "invalid_mode",
+    "invalid_force",
+    "invalid_cap",
+)
+
+
+class ContractError(ValueError):
+    """A contract error: ``code`` is one of :data:`CODES`, the message is ``"<code>: <detail>"``."""
+
+    def __init__(self, code: str, detail: str) -> None:
+        if code not in CODES:
+            raise AssertionError(f"unknown contract error code {code!r}")
+        self.code = code
+        self.detail = detail
+        super().__init__(f"{code}: {detail}")

@@ -1,0 +1,54 @@
+"""normalize_fact_text: contract v1, section normalize_fact_text, steps 1-7."""
+
+from __future__ import annotations
+
+from .errors import ContractError
+from .unicode_data import EDGE_PUNCTUATION, QUOTE_DASH_MAP, WHITE_SPACE, has_lone_surrogate, nfc
+
+
+def require_text(text: object, name: str = "text") -> str:
+    """Step 1: a str of Unicode scalar values, else ``invalid_text``."""
+    if not isinstance(text, str):
+        raise ContractError("invalid_text", f"{name} must be a string, got {type(text).__name__}")
+    if has_lone_surrogate(text):
+        raise ContractError("invalid_text", f"{name} contains a lone surrogate")
+    return text
+
+
+def collapse_white_space(text: str) -> str:
+    """Step 6: every maximal run of White_Space becomes one U+0020."""
+    out: list[str] = []
+    in_run = False
+    for ch in text:
+        if ch in WHITE_SPACE:
+            if not in_run:
+                out.append(" ")
+            in_run = True
+        else:
+            out.append(ch)
+            in_run = False
+    return "".join(out)
+
+
+def strip_edges(text: str) -> str:
+    """Step 7: drop leading and trailing White_Space and edge punctuation."""
+    start, end = 0, len(text)
+    while start < end and (text[start] in WHITE_SPACE or text[start] in EDGE_PUNCTUATION):
+        start += 1
+    while end > start and (text[end - 1] in WHITE_SPACE or text[end - 1] in EDGE_PUNCTUATION):
+        end -= 1
+    return text[start:end]
+
+
+def normalize_valid(text: str) -> str:
+    """Steps 2-7 on text already known to be valid."""
+    text = nfc(text)  # step 2
+    text = text.translate(QUOTE_DASH_MAP)  # step 3
+    text = text.lower()  # step 4: full default lowercase mapping with final sigma
+    text = nfc(text)  # step 5
+    text = collapse_white_space(text)  # step 6
+    return strip_edges(text)  # step 7
+
+
+def normalize_fact_text(text: object) -> str:
+    return normalize_valid(require_text(text))

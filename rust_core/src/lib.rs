@@ -1,0 +1,93 @@
+//! Rust core of contract v1: `normalize_fact_text`, `decide_write`, `build_dedup_context`.
+//!
+//! Every host-converted argument arrives as an [`Arg`]: a binding converts each host value to the
+//! value or to the error of that parameter's code without failing early, and the core validates in
+//! signature order so that the first failing argument decides the code.
+
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::arithmetic_side_effects,
+        clippy::panic,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
+
+pub mod dedup_context;
+pub mod error;
+pub mod host;
+pub mod json;
+pub mod normalize;
+#[cfg(feature = "python")]
+mod python;
+pub mod write_gate;
+
+pub use error::{Arg, Error, ErrorCode};
+
+/// `normalize_fact_text(text)`: contract steps 1–7. The result may be "".
+pub fn normalize_fact_text(text: Arg<&str>) -> Result<String, Error> {
+    Ok(normalize::normalize(text?))
+}
+
+/// `decide_write(...)`: compact JSON `{"action","reason","match"}`.
+pub fn decide_write(
+    text: Arg<&str>,
+    embedding_json: Arg<&str>,
+    candidates_json: Arg<&str>,
+    threshold: Arg<f64>,
+    mode: Arg<&str>,
+    force: Arg<bool>,
+) -> Result<String, Error> {
+    write_gate::decide_write(
+        text,
+        embedding_json,
+        candidates_json,
+        threshold,
+        mode,
+        force,
+    )
+}
+
+/// `build_dedup_context(...)`: the context text, or "" when no line survives.
+pub fn build_dedup_context(
+    topical_json: Arg<&str>,
+    pinned_json: Arg<&str>,
+    recent_json: Arg<&str>,
+    cap: Arg<u32>,
+) -> Result<String, Error> {
+    dedup_context::build_dedup_context(topical_json, pinned_json, recent_json, cap)
+}
+
+/// Compact JSON naming the Unicode version of each Unicode-dependent step.
+pub fn unicode_versions() -> String {
+    let (cm, cn, cp) = char::UNICODE_VERSION;
+    let (nm, nn, np) = unicode_normalization::UNICODE_VERSION;
+    format!(
+        "{{\"case_mapping\":\"{cm}.{cn}.{cp}\",\"normalization\":\"{nm}.{nn}.{np}\",\"white_space\":\"contract-v1\"}}"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions() {
+        let v: serde_json::Value = serde_json::from_str(&unicode_versions()).unwrap();
+        assert_eq!(v["white_space"], "contract-v1");
+        assert_eq!(v["normalization"], "18.0.0");
+        assert_eq!(v.as_object().unwrap().len(), 3);
+    }
+
+    #[test]
+    fn normalize_errors() {
+        let e = normalize_fact_text(Err(Error::new(ErrorCode::InvalidText, "x")));
+        assert_eq!(e.unwrap_err().code, ErrorCode::InvalidText);
+        assert_eq!(normalize_fact_text(Ok("  ")), Ok(String::new()));
+    }
+}

@@ -1,0 +1,23 @@
+"""Every fixture case on every requested implementation, through the protocol's request handling."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness import protocol
+from harness.compare import mismatch
+from harness.fixtures import all_cases, fixture_paths
+
+CASES = list(all_cases())
+
+
+def test_fixture_files_present() -> None:
+    names = {path.stem for path in fixture_paths()}
+    assert {"write-gate-v1", "dedup-context-v1"} <= names
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.full_id for case in CASES])
+def test_case(impl, case) -> None:  # type: ignore[no-untyped-def]
+    response = protocol.handle(impl, {"id": case.id, "op": case.op, "args": case.raw_args})
+    problem = mismatch(case.op, case.expect, response)
+    assert problem is None, f"[{impl.name}] {case.full_id}: {problem}\n  ({case.comment})"

@@ -373,6 +373,9 @@ def _error_cases(c: CaseList) -> None:
     for text, slug, comment in bad_json:
         c.add(f"gate-error-json-embedding-{slug}", GATE, comment, "strict-json", text="t", embedding_json=text,
               candidates_json="null")
+    c.add("gate-error-json-raw-control-in-string", GATE, "A raw tab inside a JSON string is a syntax error.",
+          "strict-json project-decision", text="t", embedding_json="null",
+          candidates_json='[{"id":"a","text":"x\ty"}]')
     c.add("gate-json-underflow-ok", GATE, "1e-400 underflows to zero: fine (a zero component).", "strict-json",
           text="t", embedding_json="[1e-400,1]", candidates_json=js([cand("a", "A", [0, 1])]))
     c.add("gate-json-whitespace-ok", GATE, "The four JSON whitespace characters around tokens are fine.", "strict-json",

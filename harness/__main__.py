@@ -1,6 +1,7 @@
 """``python -m harness``: the harness's command line.
 
   run --impl NAME     serve the JSON-lines protocol on stdin/stdout with one implementation
+  check --impl NAME   run every fixture case on one implementation; exit 1 listing the failures
   lint                check every fixture file (schema, ids, counts, canonical bytes, regeneration)
   impls               list implementations and whether each is available here
 """
@@ -18,6 +19,8 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="serve the JSON-lines protocol with one implementation")
     run.add_argument("--impl", required=True, choices=sorted(impls.FACTORIES))
+    check = sub.add_parser("check", help="run every fixture case on one implementation")
+    check.add_argument("--impl", required=True, choices=sorted(impls.FACTORIES))
     lint = sub.add_parser("lint", help="lint the fixture files")
     lint.add_argument("--no-regenerate", action="store_true", help="skip the comparison with a fresh regeneration")
     sub.add_parser("impls", help="list implementations and their availability")
@@ -33,6 +36,23 @@ def main(argv: list[str] | None = None) -> int:
             return protocol.serve(impl, sys.stdin, sys.stdout)
         finally:
             impl.close()
+    if args.command == "check":
+        from .fixtures import all_cases
+        from .runner import run_cases
+
+        try:
+            impl = impls.get_impl(args.impl)
+        except impls.ImplementationUnavailable as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        try:
+            count, failures = run_cases(impl, all_cases())
+        finally:
+            impl.close()
+        for failure in failures:
+            print(f"FAIL {failure.case.full_id}: {failure.problem}")
+        print(f"{args.impl}: {count - len(failures)}/{count} fixture cases pass")
+        return 1 if failures else 0
     if args.command == "lint":
         from .lint import lint as run_lint
 

@@ -25,6 +25,8 @@ pub mod json;
 pub mod normalize;
 #[cfg(feature = "python")]
 mod python;
+#[cfg(feature = "wasm")]
+mod wasm;
 pub mod write_gate;
 
 pub use error::{Arg, Error, ErrorCode};

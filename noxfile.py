@@ -1,0 +1,173 @@
+"""Sessions of the parity harness. See README.md for the ones people run.
+
+  nox -s tests            Python tests: reference against the fixtures, generators, lint, harness
+  nox -s parity           build the PyO3 and WASM cores, run the fixture suites on all implementations
+  nox -s fixtures         regenerate the fixture files from the reference
+  nox -s fixtures-check   lint the fixture files and fail on drift from a fresh regeneration
+  nox -s rust             cargo fmt --check, clippy (-D warnings) and cargo test (fixtures in Rust)
+  nox -s build-pyo3       build the PyO3 extension wheel with maturin (build/wheels/)
+  nox -s build-wasm       build the Node package of the WASM core (wasm_host/pkg/)
+  nox -s dev              make .venv/ where `python -m harness run --impl NAME` works for every built impl
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import nox
+
+ROOT = Path(__file__).resolve().parent
+RUST = ROOT / "rust_core"
+WHEELS = ROOT / "build" / "wheels"
+ALL_IMPLS = ("reference", "pyo3", "wasm")
+
+nox.options.sessions = ["tests"]
+nox.options.reuse_existing_virtualenvs = True
+nox.options.error_on_missing_interpreters = True
+
+
+def _install_project(session: nox.Session) -> None:
+    session.install("-e", f"{ROOT}[test]")
+
+
+def _require(session: nox.Session, tool: str, remedy: str) -> str:
+    path = shutil.which(tool)
+    if path is None:
+        session.error(f"`{tool}` was not found on PATH. {remedy}")
+    return path
+
+
+def _cargo(session: nox.Session) -> str:
+    return _require(
+        session, "cargo", "Install Rust with rustup (https://rustup.rs is not reachable here: use the machine's "
+        "preinstalled rustup stable, or Debian's `apt-get install cargo`)."
+    )
+
+
+def _build_pyo3_wheel(session: nox.Session) -> Path:
+    """Build the extension with maturin (release) and return the wheel path."""
+    _cargo(session)
+    session.install("maturin>=1.5,<2")
+    if WHEELS.exists():
+        for old in WHEELS.glob("memgate_rs-*.whl"):
+            old.unlink()
+    session.run(
+        "maturin", "build", "--release", "--manifest-path", str(RUST / "Cargo.toml"),
+        "--interpreter", str(Path(session.bin) / "python"),
+        "--out", str(WHEELS),
+    )
+    wheels = sorted(WHEELS.glob("memgate_rs-*.whl"))
+    if len(wheels) != 1:
+        session.error(f"maturin produced {len(wheels)} wheels in {WHEELS}, expected one")
+    return wheels[0]
+
+
+def _install_pyo3(session: nox.Session) -> None:
+    wheel = _build_pyo3_wheel(session)
+    session.install("--force-reinstall", "--no-deps", str(wheel))
+    session.run("python", "-c", "import memgate_rs; print('memgate_rs', memgate_rs.unicode_versions())")
+
+
+def _build_wasm(session: nox.Session) -> None:
+    _require(session, "node", "Install Node.js 20 (Debian: `apt-get install nodejs`).")
+    args = ["python", str(ROOT / "wasm_host" / "build.py")]
+    if os.environ.get("CI") == "true":
+        args.append("--install-toolchain")
+    session.run(*args)
+
+
+def _impls_from_posargs(session: nox.Session) -> list[str]:
+    names = list(ALL_IMPLS)
+    for arg in session.posargs:
+        if arg.startswith("--impls="):
+            names = [n for n in arg.split("=", 1)[1].split(",") if n]
+    unknown = [n for n in names if n not in ALL_IMPLS]
+    if unknown:
+        session.error(f"unknown implementation(s) {unknown}; choose from {', '.join(ALL_IMPLS)}")
+    return names
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Python tests on the reference: fixtures, generators, lint, protocol, harness machinery."""
+    _install_project(session)
+    session.run("python", "-m", "pytest", *session.posargs)
+
+
+@nox.session
+def fixtures(session: nox.Session) -> None:
+    """Regenerate the fixture files from the reference (released fixtures are refused)."""
+    _install_project(session)
+    session.run("python", "-m", "generators", "write", *session.posargs)
+
+
+@nox.session(name="fixtures-check")
+def fixtures_check(session: nox.Session) -> None:
+    """Lint every fixture file and fail with a diff when one differs from a fresh regeneration."""
+    _install_project(session)
+    session.run("python", "-m", "harness", "lint")
+    session.run("python", "-m", "generators", "check")
+
+
+@nox.session
+def rust(session: nox.Session) -> None:
+    """cargo fmt --check, clippy with -D warnings (with and without the python feature), cargo test."""
+    cargo = _cargo(session)
+    manifest = ["--manifest-path", str(RUST / "Cargo.toml")]
+    session.run(cargo, "fmt", *manifest, "--check", external=True)
+    session.run(cargo, "clippy", *manifest, "--all-targets", "--", "-D", "warnings", external=True)
+    session.run(cargo, "clippy", *manifest, "--all-targets", "--features", "python", "--", "-D", "warnings",
+                external=True)
+    session.run(cargo, "test", *manifest, external=True)
+
+
+@nox.session(name="build-pyo3")
+def build_pyo3(session: nox.Session) -> None:
+    """Build the PyO3 extension wheel (maturin, release) into build/wheels/ and check that it imports."""
+    _install_pyo3(session)
+
+
+@nox.session(name="build-wasm")
+def build_wasm(session: nox.Session) -> None:
+    """Build the WASM core and its Node package into wasm_host/pkg/ (prints the .wasm size)."""
+    _build_wasm(session)
+
+
+@nox.session
+def parity(session: nox.Session) -> None:
+    """Build what is asked for (default: all three) and run the fixture suites on every implementation.
+
+    `nox -s parity -- --impls=reference,pyo3` restricts the run; an implementation that was asked
+    for and cannot be built fails the session.
+    """
+    names = _impls_from_posargs(session)
+    _install_project(session)
+    if "pyo3" in names:
+        _install_pyo3(session)
+    if "wasm" in names:
+        _build_wasm(session)
+    extra = [arg for arg in session.posargs if not arg.startswith("--impls=")]
+    impl_args = [f"--impl={name}" for name in names]
+    session.run("python", "-m", "pytest", "suites/test_fixtures.py", *impl_args, *extra)
+
+
+@nox.session(venv_backend="none")
+def dev(session: nox.Session) -> None:
+    """Create .venv/ with the project, the PyO3 module (maturin develop) and, when possible, the WASM build."""
+    venv = ROOT / ".venv"
+    if not (venv / "bin" / "python").exists():
+        session.run(sys.executable, "-m", "venv", str(venv), external=True)
+    python = str(venv / "bin" / "python")
+    session.run(python, "-m", "pip", "install", "--quiet", "--upgrade", "pip", external=True)
+    session.run(python, "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[test]", "maturin>=1.5,<2", external=True)
+    session.run(str(venv / "bin" / "maturin"), "develop", "--release", "--manifest-path", str(RUST / "Cargo.toml"),
+                external=True, env={"VIRTUAL_ENV": str(venv)})
+    build = [python, str(ROOT / "wasm_host" / "build.py")]
+    if os.environ.get("CI") == "true":
+        build.append("--install-toolchain")
+    session.run(*build, external=True)
+    session.log("Ready: .venv/bin/python -m harness impls")
+    session.run(python, "-m", "harness", "impls", external=True)

@@ -1,0 +1,89 @@
+"""The fixture lint: clean on the committed files, and each planted problem is reported."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from generators.framework import canonical
+from harness.fixtures import FIXTURES_DIR
+from harness.lint import lint
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_committed_fixtures_are_clean() -> None:
+    assert lint() == []
+
+
+def test_lint_cli_clean() -> None:
+    proc = subprocess.run([sys.executable, "-m", "harness", "lint"], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout
+    assert "fixture lint: clean" in proc.stdout
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    shutil.copytree(FIXTURES_DIR, tmp_path / "fixtures")
+    return tmp_path / "fixtures"
+
+
+def _edit(directory: Path, change: Callable[[dict[str, Any]], None], name: str = "dedup-context-v1") -> None:
+    path = directory / f"{name}.json"
+    document = json.loads(path.read_text())
+    change(document)
+    path.write_text(canonical(document))
+
+
+def _set(key: str, value: Any) -> Callable[[dict[str, Any]], None]:
+    return lambda d: d.__setitem__(key, value)
+
+
+PLANTED: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
+    ("duplicate-id", lambda d: d["tests"][1].__setitem__("id", d["tests"][0]["id"]), "duplicate test id"),
+    ("count", _set("numberOfTests", 1), "numberOfTests is 1"),
+    ("schema-missing-expect", lambda d: d["tests"][0].pop("expect"), "schema: at tests/0"),
+    ("schema-bad-code", lambda d: d["tests"][-1]["expect"].__setitem__("error", "oops"), "schema: at tests/"),
+    ("schema-bad-arg", lambda d: d["tests"][0]["args"].__setitem__("limit", 3), "schema: at tests/0/args"),
+    ("unknown-flag", lambda d: d["tests"][0]["flags"].append("mystery"), "flag 'mystery' has no note"),
+    ("unused-note", lambda d: d["notes"].__setitem__("spare", "x"), "note for flag 'spare'"),
+    ("name", _set("fixture", "dedup-context-v2"), "names itself"),
+    ("expectation", lambda d: d["tests"][2]["expect"].__setitem__("result", "forged"), "fresh regeneration"),
+    ("surrogate", lambda d: d["tests"][0]["args"].__setitem__("cap", {"$utf16": "x"}), "schema"),
+]
+
+
+@pytest.mark.parametrize("change, message", [(c, m) for _, c, m in PLANTED], ids=[n for n, _, _ in PLANTED])
+def test_planted_problem_reported(tree: Path, change: Callable[[dict[str, Any]], None], message: str) -> None:
+    _edit(tree, change)
+    problems = lint(tree)
+    assert any(message in p for p in problems), problems
+
+
+def test_non_canonical_formatting_reported(tree: Path) -> None:
+    path = tree / "write-gate-v1.json"
+    path.write_text(json.dumps(json.loads(path.read_text()), indent=4) + "\n")
+    assert any("not in canonical form" in p for p in lint(tree))
+
+
+def test_non_ascii_reported(tree: Path) -> None:
+    path = tree / "write-gate-v1.json"
+    path.write_text(json.dumps(json.loads(path.read_text()), indent=2, ensure_ascii=False) + "\n")
+    problems = lint(tree)
+    assert any("not ASCII-only" in p for p in problems), problems
+
+
+def test_strict_json_reported(tree: Path) -> None:
+    path = tree / "dedup-context-v1.json"
+    path.write_text(path.read_text().replace('"version": 1,', '"version": 1, "version": 1,', 1))
+    assert any("duplicate key 'version'" in p for p in lint(tree))
+
+
+def test_empty_directory_reported(tmp_path: Path) -> None:
+    assert lint(tmp_path) == [f"no fixture files in {tmp_path}"]

@@ -7,6 +7,7 @@
   nox -s rust             cargo fmt --check, clippy (-D warnings) and cargo test (fixtures in Rust)
   nox -s build-pyo3       build the PyO3 extension wheel with maturin (build/wheels/)
   nox -s build-wasm       build the Node package of the WASM core (wasm_host/pkg/)
+  nox -s mutants          plant the bugs of suites/mutants.py and check that each one is caught
   nox -s dev              make .venv/ where `python -m harness run --impl NAME` works for every built impl
 """
 
@@ -152,6 +153,15 @@ def parity(session: nox.Session) -> None:
     extra = [arg for arg in session.posargs if not arg.startswith("--impls=")]
     impl_args = [f"--impl={name}" for name in names]
     session.run("python", "-m", "pytest", "suites/test_fixtures.py", *impl_args, *extra)
+
+
+@nox.session
+def mutants(session: nox.Session) -> None:
+    """Plant every bug of suites/mutants.py (reference, Rust core, PyO3 binding); fail if one is not caught."""
+    _install_project(session)
+    _cargo(session)
+    session.install("maturin>=1.5,<2")
+    session.run("python", "-m", "suites.mutants", "--rust", *session.posargs)
 
 
 @nox.session(venv_backend="none")

@@ -7,7 +7,10 @@ fixture case on it (``python -m harness check --impl reference``) and prints the
 
 from __future__ import annotations
 
+import argparse
+import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -26,6 +29,19 @@ class Mutation:
     new: str
     must_fail: tuple[str, ...]  # fixture cases (fixture/id) that must catch it
     needs: tuple[str, ...] = ()  # modules the mutated code imports
+    more: tuple[tuple[str, str], ...] = ()  # further (old, new) edits in the same file
+
+
+def apply(mutation: Mutation, tree: Path) -> None:
+    """Edit the scratch copy; every text to replace must occur exactly once."""
+    target = tree / mutation.file
+    source = target.read_text(encoding="utf-8")
+    for old, new in ((mutation.old, mutation.new), *mutation.more):
+        if source.count(old) != 1:
+            raise AssertionError(f"{mutation.name}: the text to replace occurs {source.count(old)} times "
+                                 f"in {mutation.file}; update the mutation")
+        source = source.replace(old, new)
+    target.write_text(source, encoding="utf-8")
 
 
 REFERENCE_MUTATIONS = [
@@ -70,12 +86,7 @@ def run_mutation(mutation: Mutation) -> tuple[list[str], str]:
         shutil.copytree(ROOT / "reference", tree / "reference")
         for name in ("harness", "fixtures"):
             os.symlink(ROOT / name, tree / name)
-        target = tree / mutation.file
-        source = target.read_text(encoding="utf-8")
-        if source.count(mutation.old) != 1:
-            raise AssertionError(f"{mutation.name}: the text to replace occurs {source.count(mutation.old)} times "
-                                 f"in {mutation.file}; update the mutation")
-        target.write_text(source.replace(mutation.old, mutation.new), encoding="utf-8")
+        apply(mutation, tree)
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tree)] + sys.path[1:]))
         proc = subprocess.run([sys.executable, "-m", "harness", "check", "--impl", "reference"], cwd=tree, env=env,
                               capture_output=True, text=True, timeout=300)
@@ -83,17 +94,131 @@ def run_mutation(mutation: Mutation) -> tuple[list[str], str]:
     return failing, proc.stdout + proc.stderr
 
 
-def main() -> int:
+RUST_WS = "        '\\u{9}'..='\\u{D}'\n            | '\\u{20}'\n            | '\\u{85}'\n"
+RUST_SUMS = (
+    "    let mut dot = 0.0_f64;\n    let mut na = 0.0_f64;\n    let mut nb = 0.0_f64;\n"
+    "    for (x, y) in a.iter().zip(b) {\n        dot += x * y;\n        na += x * x;\n        nb += y * y;\n    }\n"
+)
+RUST_MUTATIONS = [
+    Mutation("white-space-accepts-u001c-u001f", "rust_core/src/normalize.rs", RUST_WS,
+             RUST_WS.replace("| '\\u{20}'", "| '\\u{1C}'..='\\u{1F}'\n            | '\\u{20}'"),
+             ("write-gate-v1/norm-not-ws-u001c", "dedup-context-v1/ctx-u001c-line-edges")),
+    Mutation("white-space-accepts-ufeff", "rust_core/src/normalize.rs", RUST_WS,
+             RUST_WS.replace("| '\\u{20}'", "| '\\u{FEFF}'\n            | '\\u{20}'"),
+             ("write-gate-v1/norm-not-ws-ufeff",)),
+    Mutation("white-space-misses-u0085", "rust_core/src/normalize.rs", RUST_WS,
+             RUST_WS.replace("            | '\\u{85}'\n", ""),
+             ("write-gate-v1/norm-ws-inside-u0085", "write-gate-v1/norm-ws-edges-u0085")),
+    Mutation("greater-than-for-at-least", "rust_core/src/write_gate.rs",
+             "*sim >= threshold", "*sim > threshold", ("write-gate-v1/gate-threshold-exactly-default",)),
+    Mutation("binary32-accumulation", "rust_core/src/write_gate.rs", RUST_SUMS,
+             "    let mut dot = 0.0_f32;\n    let mut na = 0.0_f32;\n    let mut nb = 0.0_f32;\n"
+             "    for (x, y) in a.iter().zip(b) {\n        let (x, y) = (*x as f32, *y as f32);\n"
+             "        dot += x * y;\n        na += x * x;\n        nb += y * y;\n    }\n"
+             "    let (dot, na, nb) = (f64::from(dot), f64::from(na), f64::from(nb));\n",
+             ("write-gate-v1/gate-summation-order-16d",)),
+    Mutation("pinned-kept-in-auto", "rust_core/src/write_gate.rs",
+             "if mode == Mode::Auto && c.pinned {", "if mode == Mode::Auto && c.pinned && false {",
+             ("write-gate-v1/gate-pinned-near-auto",)),
+    Mutation("cap-off-by-one", "rust_core/src/dedup_context.rs",
+             "if lines.len() >= cap {", "if lines.len() > cap {", ("dedup-context-v1/ctx-cap-after-pinned",)),
+    Mutation("cap-wrapped-in-host-helper", "rust_core/src/host.rs",
+             "    u32::try_from(v).map_err(|_| cap_error(v))\n",
+             "    if v < i128::MAX {\n        return Ok(v as u32);\n    }\n    u32::try_from(v).map_err(|_| cap_error(v))\n",
+             ("dedup-context-v1/ctx-error-cap-negative", "dedup-context-v1/ctx-error-cap-two-pow-32")),
+    # Binding-only: the Rust fixture test drives the core API, not python.rs, so only Python sees it.
+    Mutation("pyo3-cap-as-usize-unchecked", "rust_core/src/python.rs",
+             "    cap: HostArg<'py>,\n) -> PyResult<String> {",
+             "    cap: usize,\n) -> PyResult<String> {\n    #[allow(clippy::cast_possible_truncation)]\n"
+             "    let cap = HostArg::Given(pyo3::types::PyInt::new(topical_json.py(), cap as u32).into_any());",
+             ("dedup-context-v1/ctx-error-cap-negative", "dedup-context-v1/ctx-error-cap-boolean"),
+             needs=("binding-only",),
+             more=(("cap = HostArg::Omitted),", "cap = 30),"),)),
+]
+RUST_FAIL = re.compile(r"^(?P<case>[a-z0-9-]+-v[0-9]+/[a-z0-9-]+) \(")
+
+
+def _rust_tree(mutation: Mutation, scratch: Path) -> Path:
+    tree = scratch / "tree"
+    shutil.copytree(ROOT / "rust_core", tree / "rust_core", ignore=shutil.ignore_patterns("target"))
+    os.symlink(ROOT / "fixtures", tree / "fixtures")
+    apply(mutation, tree)
+    return tree
+
+
+def run_rust_mutation(mutation: Mutation) -> tuple[list[str] | None, list[str], str]:
+    """(failing ids in cargo test, or None for a binding-only mutation; failing ids through PyO3; output)."""
+    env = dict(os.environ, CARGO_TARGET_DIR=str(ROOT / "rust_core" / "target" / "mutants"))
+    with tempfile.TemporaryDirectory(prefix="mutant-rs-") as scratch_name:
+        scratch = Path(scratch_name)
+        tree = _rust_tree(mutation, scratch)
+        manifest = str(tree / "rust_core" / "Cargo.toml")
+        output = ""
+        rust_failing: list[str] | None = None
+        if "binding-only" not in mutation.needs:
+            proc = subprocess.run(["cargo", "test", "--manifest-path", manifest, "--test", "fixtures"], env=env,
+                                  capture_output=True, text=True, timeout=1800)
+            output += proc.stdout + proc.stderr
+            if "error[E" in proc.stderr or "could not compile" in proc.stderr:
+                raise AssertionError(f"{mutation.name}: the mutant does not compile:\n{proc.stderr[-3000:]}")
+            rust_failing = [m["case"] for line in output.splitlines() if (m := RUST_FAIL.match(line))]
+        wheels = scratch / "wheels"
+        proc = subprocess.run(["maturin", "build", "--manifest-path", manifest, "--out", str(wheels),
+                               "--interpreter", sys.executable], env=env, capture_output=True, text=True, timeout=1800)
+        if proc.returncode != 0:
+            raise AssertionError(f"{mutation.name}: maturin build failed:\n{proc.stderr[-3000:]}")
+        site = scratch / "site"
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site),
+                        *map(str, wheels.glob("*.whl"))], check=True, capture_output=True)
+        py_env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), str(ROOT)]))
+        proc = subprocess.run([sys.executable, "-m", "harness", "check", "--impl", "pyo3"], cwd=ROOT, env=py_env,
+                              capture_output=True, text=True, timeout=600)
+        output += proc.stdout + proc.stderr
+    py_failing = [line.split(" ", 2)[1].rstrip(":") for line in proc.stdout.splitlines() if line.startswith("FAIL ")]
+    return rust_failing, py_failing, output
+
+
+def _show(label: str, failing: list[str]) -> None:
+    print(f"  {label}: {'CAUGHT' if failing else 'NOT CAUGHT'} by {len(failing)} case(s)")
+    for case_id in failing[:12]:
+        print(f"    {case_id}")
+    if len(failing) > 12:
+        print(f"    ... and {len(failing) - 12} more")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m suites.mutants", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rust", action="store_true", help="also plant the Rust mutations (slow: one build each)")
+    parser.add_argument("--only", default=None, help="run only mutations whose name contains this text")
+    args = parser.parse_args(argv)
     status = 0
     for mutation in REFERENCE_MUTATIONS:
+        if args.only and args.only not in mutation.name:
+            continue
+        missing = [name for name in mutation.needs if importlib.util.find_spec(name) is None]
+        if missing:
+            print(f"reference / {mutation.name}: SKIPPED, needs {', '.join(missing)}")
+            continue
         failing, output = run_mutation(mutation)
-        caught = "CAUGHT" if failing else "NOT CAUGHT"
-        print(f"{mutation.name}: {caught} by {len(failing)} case(s)")
-        for case_id in failing:
-            print(f"    {case_id}")
+        print(f"reference / {mutation.name}")
+        _show("fixture suite", failing)
         if not failing:
             status = 1
             print(output[-2000:])
+    if args.rust:
+        for mutation in RUST_MUTATIONS:
+            if args.only and args.only not in mutation.name:
+                continue
+            rust_failing, py_failing, output = run_rust_mutation(mutation)
+            print(f"rust core / {mutation.name}")
+            if rust_failing is None:
+                print("  cargo test: not applicable (binding-only mutation)")
+            else:
+                _show("cargo test", rust_failing)
+            _show("Python fixture suite via PyO3", py_failing)
+            if not py_failing or rust_failing == []:
+                status = 1
+                print(output[-3000:])
     return status
 
 

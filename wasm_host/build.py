@@ -180,6 +180,55 @@ def cli_reports(binary: Path, version: str) -> bool:
     return out is not None and out.split()[-1:] == [version]
 
 
+# cargo's message when a package version pinned by a lockfile is not in the registry's index
+# (e.g. a registry mirror that lags behind crates.io).
+LOCKED_UNAVAILABLE = re.compile(r"requirement `([A-Za-z0-9_-]+) = [^`]*` \(locked to ([^)\s]+)\)")
+
+
+def cargo_home() -> Path:
+    configured = os.environ.get("CARGO_HOME")
+    return Path(configured).expanduser() if configured else Path.home() / ".cargo"
+
+
+def install_with_adjusted_lock(cargo: str, env: dict[str, str], version: str, root: Path) -> None:
+    """`cargo install --locked` from the crate's own Cargo.lock, where only the packages whose locked
+    version the registry does not have are moved to their newest available compatible version."""
+    crates = sorted(cargo_home().glob(f"registry/cache/*/wasm-bindgen-cli-{version}.crate"))
+    if not crates:
+        raise BuildError(f"cargo install wasm-bindgen-cli {version} failed and its .crate was not downloaded")
+    import tarfile
+
+    src_parent = root.parent / f"wasm-bindgen-cli-{version}-src"
+    shutil.rmtree(src_parent, ignore_errors=True)
+    src_parent.mkdir(parents=True)
+    with tarfile.open(crates[0]) as archive:
+        archive.extractall(src_parent, filter="data")
+    src = src_parent / f"wasm-bindgen-cli-{version}"
+    adjusted: list[str] = []
+    for _ in range(20):
+        check = subprocess.run([cargo, "fetch", "--locked"], cwd=src, env=env, capture_output=True, text=True)
+        if check.returncode == 0:
+            break
+        found = LOCKED_UNAVAILABLE.findall(check.stderr)
+        if not found:
+            sys.stderr.write(check.stderr[-4000:])
+            raise BuildError(f"cannot fetch the dependencies of wasm-bindgen-cli {version}; see the output above")
+        for name, locked in found:
+            log(f"{name} {locked} (locked by wasm-bindgen-cli {version}) is not in the registry: "
+                "moving only it to the newest available compatible version")
+            run([cargo, "update", "-p", f"{name}@{locked}"], cwd=src, env=env, what=f"cargo update -p {name}")
+            adjusted.append(f"{name} {locked}")
+    else:
+        raise BuildError("too many unavailable locked packages in wasm-bindgen-cli's Cargo.lock")
+    run([cargo, "install", "--locked", "--force", "--path", str(src), "--root", str(root)], env=env,
+        what=f"cargo install wasm-bindgen-cli {version} from its adjusted lockfile")
+    (root / "LOCK-ADJUSTMENTS.txt").write_text(
+        "wasm-bindgen-cli was installed from its own Cargo.lock except these locked versions, which the\n"
+        "registry did not have (replaced by the newest available compatible version):\n"
+        + "".join(f"  {line}\n" for line in adjusted), encoding="utf-8")
+    shutil.rmtree(src_parent, ignore_errors=True)
+
+
 def ensure_wasm_bindgen_cli(version: str, toolchain: Toolchain) -> Path:
     root = cache_dir() / f"wasm-bindgen-cli-{version}"
     binary = root / "bin" / "wasm-bindgen"
@@ -193,8 +242,17 @@ def ensure_wasm_bindgen_cli(version: str, toolchain: Toolchain) -> Path:
         cargo, env = toolchain.cargo, {k: v for k, v in toolchain.env.items() if k != "RUSTC_BOOTSTRAP"}
     log(f"installing wasm-bindgen-cli {version} into {root} (once; later builds reuse it)")
     started = time.monotonic()
-    run([cargo, "install", "--locked", "--force", "--version", f"={version}", "wasm-bindgen-cli",
-         "--root", str(root)], env=env, what=f"cargo install wasm-bindgen-cli {version}")
+    cmd = [cargo, "install", "--locked", "--force", "--version", f"={version}", "wasm-bindgen-cli",
+           "--root", str(root)]
+    log("$ " + " ".join(cmd))
+    result = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    sys.stderr.write(result.stderr[-4000:])
+    if result.returncode != 0:
+        unavailable = LOCKED_UNAVAILABLE.findall(result.stderr)
+        if not unavailable:
+            raise BuildError(f"cargo install wasm-bindgen-cli {version} failed (exit status "
+                             f"{result.returncode}); see the output above")
+        install_with_adjusted_lock(cargo, env, version, root)
     log(f"wasm-bindgen-cli installed in {time.monotonic() - started:.0f} s")
     if not cli_reports(binary, version):
         raise BuildError(f"{binary} does not report version {version} after installing it")

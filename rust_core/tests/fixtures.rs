@@ -324,7 +324,11 @@ fn is_fixture_file(name: &str) -> bool {
 }
 
 fn check_file(path: &Path, failures: &mut String) -> usize {
-    let name = path.display();
+    // Failures are reported as "<fixture>/<case id>", the ids the Python suites print.
+    let name = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .map_or_else(|| path.display().to_string(), str::to_string);
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) => {
@@ -369,7 +373,7 @@ fn check_file(path: &Path, failures: &mut String) -> usize {
             Some(Value::Object(m)) => m,
             None => &empty,
             Some(_) => {
-                let _ = writeln!(failures, "{name}: {id}: args is not an object");
+                let _ = writeln!(failures, "{name}/{id}: args is not an object");
                 failed += 1;
                 continue;
             }
@@ -379,18 +383,18 @@ fn check_file(path: &Path, failures: &mut String) -> usize {
                 (Some(r), None) => Outcome::Result(r.clone()),
                 (None, Some(code)) => {
                     if ErrorCode::from_code(code).is_none() {
-                        let _ = writeln!(failures, "{name}: {id}: unknown error code {code:?}");
+                        let _ = writeln!(failures, "{name}/{id}: unknown error code {code:?}");
                     }
                     Outcome::Error(code.to_string())
                 }
                 _ => {
-                    let _ = writeln!(failures, "{name}: {id}: expect needs result or error");
+                    let _ = writeln!(failures, "{name}/{id}: expect needs result or error");
                     failed += 1;
                     continue;
                 }
             },
             None => {
-                let _ = writeln!(failures, "{name}: {id}: no expect");
+                let _ = writeln!(failures, "{name}/{id}: no expect");
                 failed += 1;
                 continue;
             }
@@ -398,7 +402,7 @@ fn check_file(path: &Path, failures: &mut String) -> usize {
         let got = match run_case(op, args) {
             Ok(o) => o,
             Err(why) => {
-                let _ = writeln!(failures, "{name}: {id}: {why}");
+                let _ = writeln!(failures, "{name}/{id}: {why}");
                 failed += 1;
                 continue;
             }
@@ -412,7 +416,7 @@ fn check_file(path: &Path, failures: &mut String) -> usize {
             failed += 1;
             let _ = writeln!(
                 failures,
-                "{name}: {id} ({op}): expected {expected}, got {got}"
+                "{name}/{id} ({op}): expected {expected}, got {got}"
             );
         }
     }

@@ -1,0 +1,347 @@
+"""The WebAssembly implementation: the Rust core compiled to wasm, called from Node (wasm_host/testee.js).
+
+The testee runs out of process and speaks the JSON-lines protocol (harness/protocol.py). This client
+keeps one testee process, sends requests (one, or a whole batch before reading), matches the answers by
+id, and survives a bad input: when the process exits (``crash``), traps (the testee answers ``crash``
+and exits) or does not answer within the per-request deadline (``timeout``: the process is killed),
+THAT request is reported with the harness code, the process is restarted and the rest of the batch is
+sent again. A run is never aborted or hung by one input.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import queue
+import shutil
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from . import hostvalues
+from . import impls as _impls  # the module, not its names: impls may import this module
+
+ROOT = Path(__file__).resolve().parent.parent
+WASM_HOST = ROOT / "wasm_host"
+TESTEE_JS = WASM_HOST / "testee.js"
+DEFAULT_PKG = WASM_HOST / "pkg"
+PKG_ENTRY = "memgate_core.js"
+DEFAULT_TIMEOUT = 10.0  # seconds per request
+STARTUP_TIMEOUT = 30.0  # seconds for the handshake after a start
+BUILD_HINT = "run `nox -s build-wasm` or `python wasm_host/build.py`"
+
+_PING_ID = "__ping__"
+_STDERR_LINES = 20
+
+
+def _error(code: str, message: str) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message}}
+
+
+class _Process:
+    """One testee process, its stdout lines in a queue (a reader thread) and the tail of its stderr."""
+
+    def __init__(self, command: Sequence[str], env: dict[str, str] | None, cwd: Path | None) -> None:
+        self.popen = subprocess.Popen(
+            list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=env, cwd=cwd, bufsize=0,
+        )
+        self.lines: queue.Queue[bytes | None] = queue.Queue()  # None: EOF
+        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
+        self._threads = [
+            threading.Thread(target=self._read_stdout, name="wasm-testee-stdout", daemon=True),
+            threading.Thread(target=self._read_stderr, name="wasm-testee-stderr", daemon=True),
+        ]
+        for thread in self._threads:
+            thread.start()
+        self._write_lock = threading.Lock()
+
+    def _read_stdout(self) -> None:
+        assert self.popen.stdout is not None
+        try:
+            for line in self.popen.stdout:
+                self.lines.put(line)
+        except (OSError, ValueError):
+            pass
+        finally:
+            self.lines.put(None)
+
+    def _read_stderr(self) -> None:
+        assert self.popen.stderr is not None
+        try:
+            for line in self.popen.stderr:
+                self.stderr_tail.append(line.decode("utf-8", "replace").rstrip("\n"))
+        except (OSError, ValueError):
+            pass
+
+    def send(self, lines: list[bytes]) -> None:
+        """Write the lines from a thread, so a testee that answers before reading everything cannot
+        deadlock against us (both sides blocked on full pipes)."""
+
+        def write() -> None:
+            with self._write_lock:
+                try:
+                    assert self.popen.stdin is not None
+                    for line in lines:
+                        self.popen.stdin.write(line)
+                    self.popen.stdin.flush()
+                except (OSError, ValueError):
+                    pass  # the process died: the reader sees EOF and the client reports it
+
+        thread = threading.Thread(target=write, name="wasm-testee-stdin", daemon=True)
+        thread.start()
+
+    def next_line(self, deadline: float) -> bytes | None | str:
+        """The next stdout line, None at EOF, or "timeout" when nothing came before ``deadline``."""
+        try:
+            return self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            return "timeout"
+
+    def stderr_text(self) -> str:
+        time.sleep(0.05)  # let the stderr reader catch the last lines of a dying process
+        tail = "\n".join(self.stderr_tail)
+        return f"; stderr (last lines):\n{tail}" if tail else ""
+
+    def exit_status(self, wait: float = 1.0) -> int | None:
+        try:
+            return self.popen.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def kill(self) -> None:
+        try:
+            self.popen.kill()
+        except OSError:
+            pass
+        try:
+            self.popen.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        self._close_pipes()
+
+    def close(self, wait: float = 2.0) -> None:
+        try:
+            if self.popen.stdin is not None:
+                self.popen.stdin.close()
+        except OSError:
+            pass
+        if self.exit_status(wait) is None:
+            self.kill()
+        self._close_pipes()
+
+    def _close_pipes(self) -> None:
+        for thread in self._threads:
+            thread.join(timeout=1)
+        for pipe in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
+            try:
+                if pipe is not None:
+                    pipe.close()
+            except OSError:
+                pass
+
+
+class WasmTestee:
+    """``call(op, args)`` / ``call_batch([(op, args), ...])`` through an out-of-process testee."""
+
+    name = "wasm"
+
+    def __init__(
+        self,
+        command: Sequence[str] | None = None,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        startup_timeout: float = STARTUP_TIMEOUT,
+        pkg: Path | str | None = None,
+        env: dict[str, str] | None = None,
+        cwd: Path | str | None = None,
+        handshake: bool = True,
+    ) -> None:
+        """``command`` overrides the testee (e.g. a test double); default ``node wasm_host/testee.js``
+        with the package ``pkg`` (default wasm_host/pkg). ``timeout``: seconds per request."""
+        self.timeout = float(timeout)
+        self.startup_timeout = float(startup_timeout)
+        self.handshake = handshake
+        self._env = dict(os.environ if env is None else env)
+        self._cwd = Path(cwd) if cwd is not None else None
+        if command is None:
+            node = shutil.which("node")
+            if node is None:
+                raise _impls.ImplementationUnavailable(f"`node` is not on PATH; the wasm testee needs Node.js (>= 20). {BUILD_HINT}")
+            pkg_dir = Path(pkg) if pkg is not None else DEFAULT_PKG
+            if not (pkg_dir / PKG_ENTRY).is_file():
+                raise _impls.ImplementationUnavailable(f"the wasm package is not built ({pkg_dir / PKG_ENTRY} is missing); {BUILD_HINT}")
+            command = [node, str(TESTEE_JS), str(pkg_dir.resolve())]
+        self.command = list(command)
+        self.restarts = 0  # how many times a dead, trapped or hung process was replaced
+        self._next_id = 0
+        self._proc: _Process | None = None
+        self._start(first=True)
+
+    # --- process lifecycle -------------------------------------------------------------------------
+
+    def _start(self, first: bool = False) -> None:
+        try:
+            proc = _Process(self.command, self._env, self._cwd)
+        except OSError as exc:
+            raise _impls.ImplementationUnavailable(f"cannot start the wasm testee {self.command!r}: {exc}") from None
+        if self.handshake:
+            proc.send([self._encode({"id": _PING_ID, "op": "__ping__"})])
+            deadline = time.monotonic() + self.startup_timeout
+            while True:
+                line = proc.next_line(deadline)
+                if line == "timeout" or line is None:
+                    what = "did not answer the handshake in time" if line == "timeout" else \
+                        f"exited during startup (status {proc.exit_status()})"
+                    message = proc.stderr_text()
+                    proc.kill()
+                    hint = f" {BUILD_HINT}" if first else ""
+                    raise _impls.ImplementationUnavailable(f"the wasm testee {what}{message}.{hint}")
+                assert isinstance(line, bytes)
+                answer = self._parse(line)
+                if answer is not None and answer.get("id") == _PING_ID:
+                    break
+        self._proc = proc
+
+    def _restart(self) -> str | None:
+        """Replace the process; None on success, else why it failed."""
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc = None
+        self.restarts += 1
+        try:
+            self._start()
+        except _impls.ImplementationUnavailable as exc:
+            return str(exc)
+        return None
+
+    def close(self) -> None:
+        if self._proc is not None:
+            self._proc.close()
+            self._proc = None
+
+    def __enter__(self) -> "WasmTestee":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- protocol ----------------------------------------------------------------------------------
+
+    @staticmethod
+    def _encode(message: dict[str, Any]) -> bytes:
+        return (json.dumps(message, ensure_ascii=True, separators=(",", ":"), allow_nan=False) + "\n").encode("ascii")
+
+    @staticmethod
+    def _parse(line: bytes) -> dict[str, Any] | None:
+        try:
+            message = json.loads(line.decode("utf-8", "surrogateescape"))
+        except ValueError:
+            return None
+        return message if isinstance(message, dict) else None
+
+    @staticmethod
+    def _response(message: dict[str, Any]) -> dict[str, Any]:
+        """A protocol response line -> the implementation response ``{"ok": v} | {"error": {...}}``."""
+        if "ok" in message:
+            value = message["ok"]
+            if isinstance(value, dict):
+                try:
+                    value = hostvalues.decode(value)
+                except ValueError as exc:
+                    return _error("unexpected_exception", f"the testee answered a value that is not a host value: {exc}")
+            return {"ok": value}
+        error = message.get("error")
+        if isinstance(error, dict) and isinstance(error.get("code"), str):
+            return {"error": {"code": error["code"], "message": str(error.get("message", ""))}}
+        return _error("unexpected_exception", f"malformed response from the testee: {json.dumps(message)[:300]}")
+
+    def call(self, op_name: str, args: dict[str, Any]) -> dict[str, Any]:
+        return self.call_batch([(op_name, args)])[0]
+
+    def call_batch(self, calls: Iterable[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+        """Send every request, then read the answers in order; see the module docstring for failures."""
+        calls = list(calls)
+        results: list[dict[str, Any] | None] = [None] * len(calls)
+        encoded: dict[int, dict[str, Any]] = {}
+        for index, (op_name, args) in enumerate(calls):
+            try:
+                encoded[index] = {"op": op_name, "args": hostvalues.encode_args(args)}
+            except TypeError as exc:
+                results[index] = _error("bad_request", f"cannot encode the arguments: {exc}")
+        pending = [i for i in range(len(calls)) if results[i] is None]
+        while pending:
+            if self._proc is None:
+                failure = self._restart()
+                if failure is not None:
+                    for index in pending:
+                        results[index] = _error("crash", f"the wasm testee could not be restarted: {failure}")
+                    break
+            pending = self._run(pending, encoded, results)
+        return [r if r is not None else _error("crash", "no answer") for r in results]
+
+    def _run(self, pending: list[int], encoded: dict[int, dict[str, Any]],
+             results: list[dict[str, Any] | None]) -> list[int]:
+        """Send ``pending`` to the current process and collect answers; returns the indexes still to
+        send (after a crash, trap or timeout, the process is gone and they go to a fresh one)."""
+        proc = self._proc
+        assert proc is not None
+        ids: dict[Any, int] = {}
+        lines = []
+        for index in pending:
+            request_id = self._next_id
+            self._next_id += 1
+            ids[request_id] = index
+            lines.append(self._encode({"id": request_id, **encoded[index]}))
+        proc.send(lines)
+        waiting = collections.OrderedDict((i, None) for i in pending)  # unanswered, in send order
+        deadline = time.monotonic() + self.timeout
+        while waiting:
+            current = next(iter(waiting))
+            line = proc.next_line(deadline)
+            if line == "timeout":
+                proc.kill()
+                self._proc = None
+                results[current] = _error(
+                    "timeout", f"no answer within {self.timeout:g} s; the testee was killed and restarted"
+                    + proc.stderr_text())
+                del waiting[current]
+                return list(waiting)
+            if line is None:  # EOF: the process died on the first unanswered request
+                status = proc.exit_status()
+                message = proc.stderr_text()
+                proc.kill()
+                self._proc = None
+                results[current] = _error(
+                    "crash", f"the testee exited (status {status}) while handling this request" + message)
+                del waiting[current]
+                return list(waiting)
+            assert isinstance(line, bytes)
+            message = self._parse(line)
+            if message is None or message.get("id") not in ids:
+                continue  # not an answer to this batch (stray output, a stale handshake): ignore
+            index = ids[message["id"]]
+            if index not in waiting:
+                continue
+            response = self._response(message)
+            results[index] = response
+            del waiting[index]
+            deadline = time.monotonic() + self.timeout
+            if "error" in response and response["error"]["code"] == "crash":
+                # A trap: the testee exits after answering; never trust this instance again.
+                tail = proc.stderr_text() if proc.exit_status(wait=1.0) is not None else ""
+                if tail:
+                    response["error"]["message"] += tail
+                proc.kill()
+                self._proc = None
+                return list(waiting)
+        return []
+
+
+def wasm_impl() -> WasmTestee:
+    """The implementation factory for harness.impls (``"wasm": wasm_impl``)."""
+    timeout = os.environ.get("PARITY_WASM_TIMEOUT")
+    return WasmTestee(timeout=float(timeout) if timeout else DEFAULT_TIMEOUT)

@@ -1,0 +1,186 @@
+"""harness.wasm_client: crash, trap and hang recovery with a test double; the real testee when built.
+
+The double is a small Python testee speaking the protocol; its behaviour is chosen by the `text`
+argument: "crash" exits without answering, "hang" never answers, "trap" answers `crash` and exits
+(as wasm_host/testee.js does after a WebAssembly trap); anything else is echoed as "<pid>:<text>".
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from harness import wasm_client
+from harness.compare import mismatch
+from harness.impls import ImplementationUnavailable
+
+DOUBLE = r'''
+import json, os, sys, time
+for line in sys.stdin:
+    request = json.loads(line)
+    rid = request["id"]
+    if request["op"] == "__ping__":
+        answer = {"id": rid, "ok": "pong"}
+    else:
+        text = request["args"].get("text")
+        if text == "crash":
+            sys.stderr.write("double: dying on purpose\n"); sys.stderr.flush()
+            os._exit(1)
+        if text == "hang":
+            time.sleep(3600)
+        if text == "trap":
+            sys.stdout.write(json.dumps({"id": rid, "error": {"code": "crash",
+                             "message": "WebAssembly trap: RuntimeError: unreachable"}}) + "\n")
+            sys.stdout.flush()
+            sys.stderr.write("double: trapped\n"); sys.stderr.flush()
+            os._exit(3)
+        if text == "contract":
+            answer = {"id": rid, "error": {"code": "invalid_text", "message": "invalid_text: no"}}
+        elif text == "tagged":
+            answer = {"id": rid, "ok": {"$utf16": [97, 0xD800]}}
+        else:
+            answer = {"id": rid, "ok": "%d:%s" % (os.getpid(), text)}
+    sys.stdout.write(json.dumps(answer) + "\n")
+    sys.stdout.flush()
+'''
+
+
+@pytest.fixture()
+def double(tmp_path: Path):  # type: ignore[no-untyped-def]
+    script = tmp_path / "double.py"
+    script.write_text(DOUBLE, encoding="utf-8")
+    testees = []
+
+    def make(timeout: float = 5.0) -> wasm_client.WasmTestee:
+        testee = wasm_client.WasmTestee([sys.executable, str(script)], timeout=timeout, startup_timeout=10)
+        testees.append(testee)
+        return testee
+
+    yield make
+    for testee in testees:
+        testee.close()
+
+
+def batch(texts: list[str]) -> list[tuple[str, dict[str, str]]]:
+    return [("normalize_fact_text", {"text": text}) for text in texts]
+
+
+def pid_of(response: dict) -> str:  # type: ignore[type-arg]
+    assert "ok" in response, response
+    return response["ok"].split(":", 1)[0]
+
+
+def test_answers_in_order_and_large_batches(double) -> None:  # type: ignore[no-untyped-def]
+    testee = double()
+    texts = [f"t{i}" for i in range(1000)]  # written before any answer is read
+    responses = testee.call_batch(batch(texts))
+    assert [r["ok"].split(":", 1)[1] for r in responses] == texts
+    assert testee.call("normalize_fact_text", {"text": "contract"})["error"]["code"] == "invalid_text"
+    assert testee.call("normalize_fact_text", {"text": "tagged"}) == {"ok": "a\ud800"}
+    assert testee.restarts == 0
+
+
+def test_crash_reports_that_request_and_restarts(double) -> None:  # type: ignore[no-untyped-def]
+    testee = double()
+    responses = testee.call_batch(batch(["a", "b", "crash", "c", "d"]))
+    assert responses[2]["error"]["code"] == "crash"
+    assert "dying on purpose" in responses[2]["error"]["message"]
+    assert [r["ok"].split(":", 1)[1] for i, r in enumerate(responses) if i != 2] == ["a", "b", "c", "d"]
+    assert pid_of(responses[0]) == pid_of(responses[1]) != pid_of(responses[3]) == pid_of(responses[4])
+    assert testee.restarts == 1
+    # The fresh process keeps working, and a crash on a single call is reported too.
+    assert testee.call("normalize_fact_text", {"text": "crash"})["error"]["code"] == "crash"
+    assert "ok" in testee.call("normalize_fact_text", {"text": "e"})
+
+
+def test_hang_is_a_timeout_within_the_deadline(double) -> None:  # type: ignore[no-untyped-def]
+    testee = double(timeout=1.0)
+    started = time.monotonic()
+    responses = testee.call_batch(batch(["a", "hang", "b", "c"]))
+    elapsed = time.monotonic() - started
+    assert responses[1]["error"]["code"] == "timeout"
+    assert elapsed < 5, elapsed
+    assert [r["ok"].split(":", 1)[1] for i, r in enumerate(responses) if i != 1] == ["a", "b", "c"]
+    assert pid_of(responses[0]) != pid_of(responses[2])
+    assert testee.restarts == 1
+
+
+def test_trap_answer_then_exit(double) -> None:  # type: ignore[no-untyped-def]
+    testee = double()
+    responses = testee.call_batch(batch(["a", "trap", "b", "trap", "c"]))
+    for i in (1, 3):
+        assert responses[i]["error"]["code"] == "crash"
+        assert "trap" in responses[i]["error"]["message"]
+    assert len({pid_of(responses[i]) for i in (0, 2, 4)}) == 3
+    assert testee.restarts == 2
+
+
+def test_every_request_crashing_never_loops(double) -> None:  # type: ignore[no-untyped-def]
+    testee = double()
+    responses = testee.call_batch(batch(["crash", "crash", "trap", "x"]))
+    assert [r.get("error", {}).get("code") for r in responses] == ["crash", "crash", "crash", None]
+
+
+def test_testee_that_cannot_start_is_unavailable(tmp_path: Path) -> None:
+    with pytest.raises(ImplementationUnavailable, match="exited during startup"):
+        wasm_client.WasmTestee([sys.executable, "-c", "import sys; sys.exit(5)"], startup_timeout=10)
+
+
+def test_unbuilt_package_is_unavailable_with_a_build_hint(tmp_path: Path) -> None:
+    with pytest.raises(ImplementationUnavailable, match="build-wasm"):
+        wasm_client.WasmTestee(pkg=tmp_path / "no-such-pkg")
+
+
+# --- the real testee (needs `python wasm_host/build.py`) -------------------------------------------
+
+REAL_REASON = (
+    "the wasm package is not built (wasm_host/pkg); run `python wasm_host/build.py` or `nox -s build-wasm`"
+    if not (wasm_client.DEFAULT_PKG / wasm_client.PKG_ENTRY).is_file()
+    else "node is not on PATH" if shutil.which("node") is None else ""
+)
+
+
+@pytest.fixture(scope="module")
+def real():  # type: ignore[no-untyped-def]
+    if REAL_REASON:
+        pytest.skip(REAL_REASON)
+    testee = wasm_client.wasm_impl()
+    yield testee
+    testee.close()
+
+
+def test_real_testee_answers(real) -> None:  # type: ignore[no-untyped-def]
+    responses = real.call_batch([
+        ("normalize_fact_text", {"text": "  \u201cHello\u201d   World\u2026 "}),
+        ("normalize_fact_text", {"text": "a\ud800b"}),
+        ("decide_write", {"text": "x", "embedding_json": "null", "candidates_json": "null", "mode": "a\udc00"}),
+        ("build_dedup_context", {"topical_json": "null", "pinned_json": "null", "recent_json": "null", "cap": 2**32}),
+        ("build_dedup_context", {"topical_json": "null", "pinned_json": "null", "recent_json": "null", "cap": -1}),
+        ("build_dedup_context", {"topical_json": "null", "pinned_json": "null", "recent_json": "null", "cap": 30.5}),
+        ("build_dedup_context", {"topical_json": "null", "pinned_json": "null", "recent_json": "null", "cap": None}),
+        ("build_dedup_context", {"topical_json": '[{"id":"a","text":"b"}]', "pinned_json": "null",
+                                 "recent_json": "null", "cap": 4294967295}),
+        ("decide_write", {"text": "x", "embedding_json": "[1]", "candidates_json": "null",
+                          "threshold": math.nan}),
+        ("decide_write", {"text": "x", "embedding_json": "[1]", "candidates_json": "null", "threshold": True}),
+        ("decide_write", {"text": "x", "embedding_json": "[1]", "candidates_json": "null", "force": 0}),
+        ("decide_write", {"text": "Hello", "embedding_json": "null",
+                          "candidates_json": '[{"id":"m1","text":"hello."}]'}),
+        ("unicode_versions", {}),
+    ])
+    codes = [r["error"]["code"] if "error" in r else None for r in responses]
+    assert codes == [None, "invalid_text", "invalid_mode", "invalid_cap", "invalid_cap", "invalid_cap",
+                     "invalid_cap", None, "invalid_threshold", "invalid_threshold", "invalid_force", None, None]
+    assert responses[0]["ok"] == '"hello" world'
+    assert mismatch("decide_write", {"result": {"action": "skip", "reason": "exact_duplicate", "match": {
+        "id": "m1", "text": "hello.", "similarity": None, "pinned": False}}}, responses[11]) is None
+    assert set(json.loads(responses[12]["ok"])) == {"case_mapping", "normalization", "white_space"}
+    for response in responses:
+        if "error" in response:
+            assert response["error"]["message"].startswith(response["error"]["code"] + ": ")

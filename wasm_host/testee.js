@@ -1,0 +1,179 @@
+#!/usr/bin/env node
+// The WebAssembly testee: answers the harness's JSON-lines protocol (harness/protocol.py) by calling
+// the wasm-bindgen Node package of the Rust core. CommonJS, no npm dependencies.
+//
+//   node wasm_host/testee.js [PKG_DIR]      (else $MEMGATE_WASM_PKG, else wasm_host/pkg)
+//
+// Request  {"id": <string|integer>, "op": <python op name>, "args": {<python param name>: <host value>}}
+// Response {"id": ..., "ok": <value>} | {"id": ..., "error": {"code": ..., "message": ...}}
+// Handshake: {"id": X, "op": "__ping__"} -> {"id": X, "ok": "pong"} (sent by harness/wasm_client.py
+// after each start, so a package that does not load is found before any real request).
+//
+// Lines are answered in order, each as soon as it is answered. A WebAssembly trap is answered with
+// code "crash" and the process then exits with status 3: an instance is not trusted after a trap.
+'use strict';
+
+const path = require('path');
+const readline = require('readline');
+
+// Mirrors harness/registry.py: op name -> JS function and the Python parameter names in signature
+// order (positional in JS). `required` is how many leading parameters have no default.
+const OPS = {
+  normalize_fact_text: { js: 'normalizeFactText', params: ['text'], required: 1 },
+  decide_write: {
+    js: 'decideWrite',
+    params: ['text', 'embedding_json', 'candidates_json', 'threshold', 'mode', 'force'],
+    required: 3,
+  },
+  build_dedup_context: {
+    js: 'buildDedupContext',
+    params: ['topical_json', 'pinned_json', 'recent_json', 'cap'],
+    required: 3,
+  },
+  unicode_versions: { js: 'unicodeVersions', params: [], required: 0 },
+};
+
+const CODES = new Set([
+  'invalid_text', 'empty_text', 'invalid_json', 'invalid_shape', 'invalid_embedding',
+  'invalid_threshold', 'invalid_mode', 'invalid_force', 'invalid_cap',
+]);
+
+const TRAP_EXIT_STATUS = 3;
+const LOAD_EXIT_STATUS = 4;
+
+const hasOwn = (obj, key) => Object.prototype.hasOwnProperty.call(obj, key);
+
+class BadRequest extends Error {}
+
+function isPlainObject(value) {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+// harness/hostvalues.py: plain JSON scalars, {"$float": "NaN"|"Infinity"|"-Infinity"},
+// {"$utf16": [code units]} (lone surrogates allowed).
+const FLOATS = { NaN: NaN, Infinity: Infinity, '-Infinity': -Infinity };
+
+function decodeHostValue(value, name) {
+  if (value === null || typeof value === 'boolean' || typeof value === 'number' || typeof value === 'string') {
+    return value;
+  }
+  if (isPlainObject(value)) {
+    const keys = Object.keys(value);
+    if (keys.length === 1 && keys[0] === '$float' && typeof value.$float === 'string' && hasOwn(FLOATS, value.$float)) {
+      return FLOATS[value.$float];
+    }
+    if (keys.length === 1 && keys[0] === '$utf16' && Array.isArray(value.$utf16) &&
+        value.$utf16.every((u) => Number.isInteger(u) && u >= 0 && u <= 0xffff)) {
+      let text = '';
+      for (let i = 0; i < value.$utf16.length; i += 8192) {
+        text += String.fromCharCode(...value.$utf16.slice(i, i + 8192));
+      }
+      return text;
+    }
+  }
+  throw new BadRequest(`argument ${name} is not a host value: ${JSON.stringify(value).slice(0, 200)}`);
+}
+
+function badRequest(id, message) {
+  return { id, error: { code: 'bad_request', message } };
+}
+
+function describe(err) {
+  if (err instanceof Error) return `${err.name}: ${err.message}`;
+  try {
+    return `non-Error thrown: ${String(err)}`;
+  } catch (_) {
+    return 'non-Error thrown';
+  }
+}
+
+// Returns [response, trapped].
+function handle(mod, request) {
+  if (!isPlainObject(request)) return [badRequest(null, 'a request must be a JSON object'), false];
+  const id = request.id;
+  if (!(typeof id === 'string' || Number.isSafeInteger(id))) {
+    return [badRequest(id === undefined ? null : id, 'id must be a string or an integer'), false];
+  }
+  if (request.op === '__ping__') return [{ id, ok: 'pong' }, false];
+  if (typeof request.op !== 'string' || !hasOwn(OPS, request.op)) {
+    return [badRequest(id, `unknown op ${JSON.stringify(request.op)}; known ops: ${Object.keys(OPS).join(', ')}`), false];
+  }
+  const op = OPS[request.op];
+  const args = request.args === undefined ? {} : request.args;
+  let positional;
+  try {
+    if (!isPlainObject(args)) throw new BadRequest('args must be an object');
+    const unknown = Object.keys(args).filter((k) => !op.params.includes(k));
+    if (unknown.length) {
+      throw new BadRequest(`${request.op}: unknown argument(s) ${unknown.join(', ')}; parameters: ${op.params.join(', ')}`);
+    }
+    const missing = op.params.slice(0, op.required).filter((k) => !hasOwn(args, k));
+    if (missing.length) throw new BadRequest(`${request.op}: missing required argument(s) ${missing.join(', ')}`);
+    // An omitted argument is passed as undefined (the binding's default); trailing ones are dropped.
+    positional = op.params.map((k) => (hasOwn(args, k) ? decodeHostValue(args[k], k) : undefined));
+    while (positional.length && positional[positional.length - 1] === undefined) positional.pop();
+  } catch (err) {
+    if (err instanceof BadRequest) return [badRequest(id, err.message), false];
+    throw err;
+  }
+  const fn = mod[op.js];
+  if (typeof fn !== 'function') {
+    return [{ id, error: { code: 'unexpected_exception', message: `the package does not export ${op.js}` } }, false];
+  }
+  try {
+    return [{ id, ok: fn(...positional) }, false];
+  } catch (err) {
+    if (err instanceof WebAssembly.RuntimeError) {
+      return [{ id, error: { code: 'crash', message: `WebAssembly trap: ${describe(err)}` } }, true];
+    }
+    if (err instanceof Error && typeof err.message === 'string') {
+      const match = /^([a-z_]+):/.exec(err.message);
+      if (match && CODES.has(match[1])) return [{ id, error: { code: match[1], message: err.message } }, false];
+    }
+    return [{ id, error: { code: 'unexpected_exception', message: describe(err) } }, false];
+  }
+}
+
+function main() {
+  const pkg = path.resolve(process.argv[2] || process.env.MEMGATE_WASM_PKG || path.join(__dirname, 'pkg'));
+  let mod;
+  try {
+    mod = require(pkg);
+  } catch (err) {
+    process.stderr.write(`testee: cannot load the wasm package ${pkg}: ${describe(err)}\n` +
+                         'build it with `python wasm_host/build.py` (or `nox -s build-wasm`)\n');
+    process.exit(LOAD_EXIT_STATUS);
+  }
+
+  let dead = false;
+  process.stdout.on('error', () => process.exit(1)); // the client went away (EPIPE)
+  const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
+  rl.on('line', (line) => {
+    if (dead || !line.trim()) return;
+    let response;
+    let trapped = false;
+    let request;
+    try {
+      request = JSON.parse(line);
+    } catch (err) {
+      response = badRequest(null, `not JSON: ${err.message}`);
+    }
+    if (response === undefined) [response, trapped] = handle(mod, request);
+    let text;
+    try {
+      text = JSON.stringify(response);
+    } catch (err) {
+      text = JSON.stringify({ id: response.id, error: { code: 'unexpected_exception', message: describe(err) } });
+    }
+    if (trapped) {
+      dead = true;
+      rl.close();
+      process.stderr.write(`testee: ${response.error.message}; exiting (status ${TRAP_EXIT_STATUS})\n`);
+      process.stdout.write(text + '\n', () => process.exit(TRAP_EXIT_STATUS));
+      return;
+    }
+    process.stdout.write(text + '\n');
+  });
+}
+
+main();

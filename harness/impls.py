@@ -81,9 +81,16 @@ def pyo3_impl() -> InProcess:
     return InProcess("pyo3", resolve)
 
 
+def wasm_impl() -> Any:
+    from .wasm_client import wasm_impl as start
+
+    return start()
+
+
 FACTORIES: dict[str, Callable[[], Any]] = {
     "reference": reference_impl,
     "pyo3": pyo3_impl,
+    "wasm": wasm_impl,
 }
 
 

@@ -170,10 +170,12 @@ class WasmTestee:
         if command is None:
             node = shutil.which("node")
             if node is None:
-                raise _impls.ImplementationUnavailable(f"`node` is not on PATH; the wasm testee needs Node.js (>= 20). {BUILD_HINT}")
+                raise _impls.ImplementationUnavailable(
+                    f"`node` is not on PATH; the wasm testee needs Node.js (>= 20). {BUILD_HINT}")
             pkg_dir = Path(pkg) if pkg is not None else DEFAULT_PKG
             if not (pkg_dir / PKG_ENTRY).is_file():
-                raise _impls.ImplementationUnavailable(f"the wasm package is not built ({pkg_dir / PKG_ENTRY} is missing); {BUILD_HINT}")
+                raise _impls.ImplementationUnavailable(
+                    f"the wasm package is not built ({pkg_dir / PKG_ENTRY} is missing); {BUILD_HINT}")
             command = [node, str(TESTEE_JS), str(pkg_dir.resolve())]
         self.command = list(command)
         self.restarts = 0  # how many times a dead, trapped or hung process was replaced
@@ -252,7 +254,8 @@ class WasmTestee:
                 try:
                     value = hostvalues.decode(value)
                 except ValueError as exc:
-                    return _error("unexpected_exception", f"the testee answered a value that is not a host value: {exc}")
+                    return _error("unexpected_exception",
+                                  f"the testee answered a value that is not a host value: {exc}")
             return {"ok": value}
         error = message.get("error")
         if isinstance(error, dict) and isinstance(error.get("code"), str):

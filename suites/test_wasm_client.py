@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+import reference
 from harness import wasm_client
 from harness.compare import mismatch
 from harness.impls import ImplementationUnavailable
@@ -177,10 +178,92 @@ def test_real_testee_answers(real) -> None:  # type: ignore[no-untyped-def]
     codes = [r["error"]["code"] if "error" in r else None for r in responses]
     assert codes == [None, "invalid_text", "invalid_mode", "invalid_cap", "invalid_cap", "invalid_cap",
                      "invalid_cap", None, "invalid_threshold", "invalid_threshold", "invalid_force", None, None]
-    assert responses[0]["ok"] == '"hello" world'
+    assert responses[0]["ok"] == reference.normalize_fact_text("  \u201cHello\u201d   World\u2026 ") == 'hello" world'
     assert mismatch("decide_write", {"result": {"action": "skip", "reason": "exact_duplicate", "match": {
         "id": "m1", "text": "hello.", "similarity": None, "pinned": False}}}, responses[11]) is None
     assert set(json.loads(responses[12]["ok"])) == {"case_mapping", "normalization", "white_space"}
     for response in responses:
         if "error" in response:
             assert response["error"]["message"].startswith(response["error"]["code"] + ": ")
+
+
+# --- wasm_host/testee.js with a fake package (needs node, not the wasm build) ------------------------
+
+FAKE_PKG = r'''
+'use strict';
+exports.normalizeFactText = function (text) {
+  if (text === 'trap') throw new WebAssembly.RuntimeError('unreachable executed');
+  if (text === 'exit') process.exit(9);
+  if (text === 'contract') throw new Error('invalid_text: text must be a string');
+  if (text === 'other') throw new TypeError('boom');
+  if (typeof text !== 'string') throw new Error('invalid_text: text must be a string, got ' + typeof text);
+  return process.pid + ':' + Array.from(text, (c) => c.codePointAt(0).toString(16)).join(',');
+};
+exports.decideWrite = (...args) => JSON.stringify(args.map((a) => (a === undefined ? '<undefined>' : a)));
+exports.buildDedupContext = (...args) => JSON.stringify([args.length, ...args.map(String)]);
+exports.unicodeVersions = () => '{}';
+'''
+
+
+@pytest.fixture()
+def fake_pkg(tmp_path: Path) -> Path:
+    if shutil.which("node") is None:
+        pytest.skip("node is not on PATH")
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / wasm_client.PKG_ENTRY).write_text(FAKE_PKG, encoding="utf-8")
+    return pkg
+
+
+def test_testee_js_maps_errors_traps_and_args(fake_pkg: Path) -> None:
+    with wasm_client.WasmTestee(pkg=fake_pkg, timeout=5) as testee:
+        r = testee.call_batch([
+            ("normalize_fact_text", {"text": "a\ud800\U0001F600"}),  # sent as $utf16, lone surrogate kept
+            ("normalize_fact_text", {"text": "contract"}),
+            ("normalize_fact_text", {"text": "other"}),
+            ("normalize_fact_text", {"text": "trap"}),
+            ("normalize_fact_text", {"text": "b"}),
+            ("normalize_fact_text", {"text": "exit"}),
+            ("normalize_fact_text", {"text": "c"}),
+            ("decide_write", {"text": "t", "embedding_json": "e", "candidates_json": "c", "force": True}),
+            ("decide_write", {"text": "t", "embedding_json": "e", "candidates_json": "c", "threshold": math.inf,
+                              "mode": None}),
+            ("build_dedup_context", {"topical_json": "a", "pinned_json": "b", "recent_json": "c"}),
+            ("build_dedup_context", {"topical_json": "a", "pinned_json": "b", "recent_json": "c", "cap": 2**32}),
+            ("normalize_fact_text", {"nope": 1}),
+            ("no_such_op", {}),
+        ])
+        assert r[0]["ok"].split(":")[1] == "61,d800,1f600"
+        assert r[1]["error"] == {"code": "invalid_text", "message": "invalid_text: text must be a string"}
+        assert r[2]["error"]["code"] == "unexpected_exception" and "TypeError: boom" in r[2]["error"]["message"]
+        assert r[3]["error"]["code"] == "crash" and "trap" in r[3]["error"]["message"]
+        assert r[5]["error"]["code"] == "crash" and "status 9" in r[5]["error"]["message"]
+        pids = [r[i]["ok"].split(":")[0] for i in (0, 4, 6)]
+        assert len(set(pids)) == 3 and testee.restarts == 2
+        assert json.loads(r[7]["ok"]) == ["t", "e", "c", "<undefined>", "<undefined>", True]
+        assert json.loads(r[8]["ok"]) == ["t", "e", "c", None, None]  # Infinity -> null in JSON.stringify
+        assert json.loads(r[9]["ok"]) == [3, "a", "b", "c"]  # trailing omitted args are not passed
+        assert json.loads(r[10]["ok"]) == [4, "a", "b", "c", "4294967296"]
+        assert [r[i]["error"]["code"] for i in (11, 12)] == ["bad_request", "bad_request"]
+
+
+def test_testee_js_raw_lines(fake_pkg: Path) -> None:
+    import subprocess
+
+    lines = [
+        "not json",
+        json.dumps({"id": 1, "op": "__ping__"}),
+        json.dumps({"id": True, "op": "unicode_versions"}),
+        json.dumps({"id": "x", "op": "normalize_fact_text", "args": {}}),
+        json.dumps({"id": 2, "op": "normalize_fact_text", "args": {"text": [1]}}),
+        json.dumps({"id": 3, "op": "normalize_fact_text", "args": {"text": {"$float": "NaN"}}}),
+        '{"id": 4, "op": "normalize_fact_text", "args": {"text": "\\ud800"}}',
+    ]
+    out = subprocess.run(["node", str(wasm_client.TESTEE_JS), str(fake_pkg)], input="\n".join(lines) + "\n",
+                         capture_output=True, text=True, timeout=30)
+    answers = [json.loads(line) for line in out.stdout.splitlines()]
+    assert out.returncode == 0, out.stderr
+    assert [a.get("error", {}).get("code") for a in answers] == [
+        "bad_request", None, "bad_request", "bad_request", "bad_request", "invalid_text", None]
+    assert answers[1] == {"id": 1, "ok": "pong"}
+    assert answers[6]["ok"].endswith(":d800")  # a lone surrogate escape survives JSON.parse

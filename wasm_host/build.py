@@ -276,11 +276,13 @@ def build_wasm(toolchain: Toolchain) -> Path:
     return wasm
 
 
-def bindgen(cli: Path, wasm: Path, out: Path) -> Path:
+def bindgen(cli: Path, wasm: Path, out: Path, keep_names: bool) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
     try:
-        run([str(cli), "--target", "nodejs", "--out-dir", str(staging), str(wasm)], what="wasm-bindgen")
+        staging.chmod(0o755)  # mkdtemp makes it private
+        names = [] if keep_names else ["--remove-name-section"]
+        run([str(cli), "--target", "nodejs", *names, "--out-dir", str(staging), str(wasm)], what="wasm-bindgen")
         if out.exists():
             shutil.rmtree(out)
         staging.rename(out)
@@ -299,7 +301,8 @@ def smoke(out: Path) -> None:
         log("node not found: skipped the smoke load")
         return
     script = "const m = require(process.argv[1]); process.stdout.write(m.unicodeVersions());"
-    result = subprocess.run([node, "-e", script, str(out)], capture_output=True, text=True)
+    entry = out / f"{CRATE_LIB}.js"
+    result = subprocess.run([node, "-e", script, str(entry)], capture_output=True, text=True)
     if result.returncode != 0:
         raise BuildError(f"the package does not load in Node: {result.stderr.strip()[-2000:]}")
     log(f"smoke load ok: unicodeVersions() = {result.stdout.strip()}")
@@ -310,6 +313,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--install-toolchain", action="store_true",
                         help="apt-get install the Debian toolchain when it is missing (needs root)")
     parser.add_argument("--out", type=Path, default=HERE / "pkg", help="output directory (default wasm_host/pkg)")
+    parser.add_argument("--keep-names", action="store_true",
+                        help="keep the wasm name section (function names in trap stack traces; ~70 KiB more)")
     args = parser.parse_args(argv)
     started = time.monotonic()
     try:
@@ -319,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
         cli = ensure_wasm_bindgen_cli(version, toolchain)
         wasm = build_wasm(toolchain)
         out = args.out.resolve()
-        bg = bindgen(cli, wasm, out)
+        bg = bindgen(cli, wasm, out, args.keep_names)
         smoke(out)
     except BuildError as exc:
         print(f"build.py: error: {exc}", file=sys.stderr, flush=True)

@@ -2,7 +2,8 @@
 // The WebAssembly testee: answers the harness's JSON-lines protocol (harness/protocol.py) by calling
 // the wasm-bindgen Node package of the Rust core. CommonJS, no npm dependencies.
 //
-//   node wasm_host/testee.js [PKG_DIR]      (else $MEMGATE_WASM_PKG, else wasm_host/pkg)
+//   node wasm_host/testee.js [PKG]   PKG: a package dir (its memgate_core.js) or the entry .js file;
+//                                    else $MEMGATE_WASM_PKG, else wasm_host/pkg
 //
 // Request  {"id": <string|integer>, "op": <python op name>, "args": {<python param name>: <host value>}}
 // Response {"id": ..., "ok": <value>} | {"id": ..., "error": {"code": ..., "message": ...}}
@@ -96,7 +97,8 @@ function handle(mod, request) {
   }
   if (request.op === '__ping__') return [{ id, ok: 'pong' }, false];
   if (typeof request.op !== 'string' || !hasOwn(OPS, request.op)) {
-    return [badRequest(id, `unknown op ${JSON.stringify(request.op)}; known ops: ${Object.keys(OPS).join(', ')}`), false];
+    const known = Object.keys(OPS).join(', ');
+    return [badRequest(id, `unknown op ${JSON.stringify(request.op)}; known ops: ${known}`), false];
   }
   const op = OPS[request.op];
   const args = request.args === undefined ? {} : request.args;
@@ -105,7 +107,8 @@ function handle(mod, request) {
     if (!isPlainObject(args)) throw new BadRequest('args must be an object');
     const unknown = Object.keys(args).filter((k) => !op.params.includes(k));
     if (unknown.length) {
-      throw new BadRequest(`${request.op}: unknown argument(s) ${unknown.join(', ')}; parameters: ${op.params.join(', ')}`);
+      const params = op.params.join(', ');
+      throw new BadRequest(`${request.op}: unknown argument(s) ${unknown.join(', ')}; parameters: ${params}`);
     }
     const missing = op.params.slice(0, op.required).filter((k) => !hasOwn(args, k));
     if (missing.length) throw new BadRequest(`${request.op}: missing required argument(s) ${missing.join(', ')}`);
@@ -138,7 +141,9 @@ function main() {
   const pkg = path.resolve(process.argv[2] || process.env.MEMGATE_WASM_PKG || path.join(__dirname, 'pkg'));
   let mod;
   try {
-    mod = require(pkg);
+    // wasm-bindgen --target nodejs writes no package.json: load the entry file of a package dir.
+    const fs = require('fs');
+    mod = require(fs.statSync(pkg).isDirectory() ? path.join(pkg, 'memgate_core.js') : pkg);
   } catch (err) {
     process.stderr.write(`testee: cannot load the wasm package ${pkg}: ${describe(err)}\n` +
                          'build it with `python wasm_host/build.py` (or `nox -s build-wasm`)\n');

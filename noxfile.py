@@ -7,6 +7,7 @@
   nox -s rust             cargo fmt --check, clippy (-D warnings) and cargo test (fixtures in Rust)
   nox -s build-pyo3       build the PyO3 extension wheel with maturin (build/wheels/)
   nox -s build-wasm       build the Node package of the WASM core (wasm_host/pkg/)
+  nox -s bench            requests per second (reference, PyO3, WASM testee one-by-one and batched)
   nox -s mutants          plant the bugs of suites/mutants.py and check that each one is caught
   nox -s dev              make .venv/ where `python -m harness run --impl NAME` works for every built impl
 """
@@ -153,6 +154,15 @@ def parity(session: nox.Session) -> None:
     extra = [arg for arg in session.posargs if not arg.startswith("--impls=")]
     impl_args = [f"--impl={name}" for name in names]
     session.run("python", "-m", "pytest", "suites/test_fixtures.py", *impl_args, *extra)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Requests per second on the fixture inputs: reference and PyO3 in process, WASM through the testee."""
+    _install_project(session)
+    _install_pyo3(session)
+    _build_wasm(session)
+    session.run("python", "-m", "harness", "bench", *session.posargs)
 
 
 @nox.session

@@ -3,6 +3,7 @@
   run --impl NAME     serve the JSON-lines protocol on stdin/stdout with one implementation
   check --impl NAME   run every fixture case on one implementation; exit 1 listing the failures
   lint                check every fixture file (schema, ids, counts, canonical bytes, regeneration)
+  bench               requests per second on the fixture inputs (table + reports/bench.json)
   impls               list implementations and whether each is available here
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from . import impls, protocol
 
@@ -24,6 +26,9 @@ def main(argv: list[str] | None = None) -> int:
     lint = sub.add_parser("lint", help="lint the fixture files")
     lint.add_argument("--no-regenerate", action="store_true", help="skip the comparison with a fresh regeneration")
     sub.add_parser("impls", help="list implementations and their availability")
+    bench = sub.add_parser("bench", help="requests per second on the fixture inputs")
+    bench.add_argument("--out", type=Path, default=Path("reports/bench.json"))
+    bench.add_argument("--seconds", type=float, default=2.0, help="minimum measuring time per row")
     args = parser.parse_args(argv)
 
     if args.command == "run":
@@ -61,6 +66,10 @@ def main(argv: list[str] | None = None) -> int:
             print(problem)
         print(f"fixture lint: {'FAILED, ' + str(len(problems)) + ' problem(s)' if problems else 'clean'}")
         return 1 if problems else 0
+    if args.command == "bench":
+        from .bench import main as run_bench
+
+        return run_bench(args.out, args.seconds)
     if args.command == "impls":
         for name in impls.FACTORIES:
             try:

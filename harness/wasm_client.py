@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from . import hostvalues
+from .registry import OPS
 from . import impls as _impls  # the module, not its names: impls may import this module
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,6 +36,15 @@ BUILD_HINT = "run `nox -s build-wasm` or `python wasm_host/build.py`"
 
 _PING_ID = "__ping__"
 _STDERR_LINES = 20
+
+
+def op_table() -> dict[str, Any]:
+    """The registry as the testee needs it: JS name and Python parameter names in signature order."""
+    return {
+        op.name: {"js": op.js_name, "params": [p.name for p in op.params],
+                  "required": sum(1 for p in op.params if p.required)}
+        for op in OPS.values()
+    }
 
 
 def _error(code: str, message: str) -> dict[str, Any]:
@@ -191,7 +201,7 @@ class WasmTestee:
         except OSError as exc:
             raise _impls.ImplementationUnavailable(f"cannot start the wasm testee {self.command!r}: {exc}") from None
         if self.handshake:
-            proc.send([self._encode({"id": _PING_ID, "op": "__ping__"})])
+            proc.send([self._encode({"id": _PING_ID, "op": "__ping__", "args": {"ops": op_table()}})])
             deadline = time.monotonic() + self.startup_timeout
             while True:
                 line = proc.next_line(deadline)

@@ -252,7 +252,8 @@ def test_testee_js_raw_lines(fake_pkg: Path) -> None:
 
     lines = [
         "not json",
-        json.dumps({"id": 1, "op": "__ping__"}),
+        json.dumps({"id": 0, "op": "normalize_fact_text", "args": {"text": "before the op table"}}),
+        json.dumps({"id": 1, "op": "__ping__", "args": {"ops": wasm_client.op_table()}}),
         json.dumps({"id": True, "op": "unicode_versions"}),
         json.dumps({"id": "x", "op": "normalize_fact_text", "args": {}}),
         json.dumps({"id": 2, "op": "normalize_fact_text", "args": {"text": [1]}}),
@@ -264,6 +265,7 @@ def test_testee_js_raw_lines(fake_pkg: Path) -> None:
     answers = [json.loads(line) for line in out.stdout.splitlines()]
     assert out.returncode == 0, out.stderr
     assert [a.get("error", {}).get("code") for a in answers] == [
-        "bad_request", None, "bad_request", "bad_request", "bad_request", "invalid_text", None]
-    assert answers[1] == {"id": 1, "ok": "pong"}
-    assert answers[6]["ok"].endswith(":d800")  # a lone surrogate escape survives JSON.parse
+        "bad_request", "bad_request", None, "bad_request", "bad_request", "bad_request", "invalid_text", None]
+    assert "send __ping__ with args.ops first" in answers[1]["error"]["message"]
+    assert answers[2] == {"id": 1, "ok": "pong"}
+    assert answers[7]["ok"].endswith(":d800")  # a lone surrogate escape survives JSON.parse

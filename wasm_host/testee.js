@@ -7,8 +7,9 @@
 //
 // Request  {"id": <string|integer>, "op": <python op name>, "args": {<python param name>: <host value>}}
 // Response {"id": ..., "ok": <value>} | {"id": ..., "error": {"code": ..., "message": ...}}
-// Handshake: {"id": X, "op": "__ping__"} -> {"id": X, "ok": "pong"} (sent by harness/wasm_client.py
-// after each start, so a package that does not load is found before any real request).
+// Handshake: {"id": X, "op": "__ping__", "args": {"ops": <op table>}} -> {"id": X, "ok": "pong"} (sent
+// by harness/wasm_client.py after each start with the table of harness/registry.py, so a package
+// that does not load is found before any real request).
 //
 // Lines are answered in order, each as soon as it is answered. A WebAssembly trap is answered with
 // code "crash" and the process then exits with status 3: an instance is not trusted after a trap.
@@ -17,22 +18,21 @@
 const path = require('path');
 const readline = require('readline');
 
-// Mirrors harness/registry.py: op name -> JS function and the Python parameter names in signature
-// order (positional in JS). `required` is how many leading parameters have no default.
-const OPS = {
-  normalize_fact_text: { js: 'normalizeFactText', params: ['text'], required: 1 },
-  decide_write: {
-    js: 'decideWrite',
-    params: ['text', 'embedding_json', 'candidates_json', 'threshold', 'mode', 'force'],
-    required: 3,
-  },
-  build_dedup_context: {
-    js: 'buildDedupContext',
-    params: ['topical_json', 'pinned_json', 'recent_json', 'cap'],
-    required: 3,
-  },
-  unicode_versions: { js: 'unicodeVersions', params: [], required: 0 },
-};
+// The op table comes from harness/registry.py, the one place ops are declared: the client sends it
+// in the handshake ({"op": "__ping__", "args": {"ops": {name: {js, params, required}}}}). Until then
+// every request is a bad_request.
+let OPS = null;
+
+function setOps(table) {
+  if (!isPlainObject(table)) throw new BadRequest('__ping__ needs args.ops, the op table of harness/registry.py');
+  for (const [name, op] of Object.entries(table)) {
+    const ok = isPlainObject(op) && typeof op.js === 'string' && Array.isArray(op.params) &&
+      op.params.every((p) => typeof p === 'string') && Number.isSafeInteger(op.required) &&
+      op.required >= 0 && op.required <= op.params.length;
+    if (!ok) throw new BadRequest(`op table entry ${JSON.stringify(name)} is malformed`);
+  }
+  OPS = table;
+}
 
 const CODES = new Set([
   'invalid_text', 'empty_text', 'invalid_json', 'invalid_shape', 'invalid_embedding',
@@ -95,7 +95,16 @@ function handle(mod, request) {
   if (!(typeof id === 'string' || Number.isSafeInteger(id))) {
     return [badRequest(id === undefined ? null : id, 'id must be a string or an integer'), false];
   }
-  if (request.op === '__ping__') return [{ id, ok: 'pong' }, false];
+  if (request.op === '__ping__') {
+    try {
+      setOps(isPlainObject(request.args) ? request.args.ops : undefined);
+    } catch (err) {
+      if (err instanceof BadRequest) return [badRequest(id, err.message), false];
+      throw err;
+    }
+    return [{ id, ok: 'pong' }, false];
+  }
+  if (OPS === null) return [badRequest(id, 'no op table yet: send __ping__ with args.ops first'), false];
   if (typeof request.op !== 'string' || !hasOwn(OPS, request.op)) {
     const known = Object.keys(OPS).join(', ');
     return [badRequest(id, `unknown op ${JSON.stringify(request.op)}; known ops: ${known}`), false];

@@ -22,6 +22,8 @@ from . import unicode_stability
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES_DIR = ROOT / "fixtures"
+PROMOTED_DIR = Path(__file__).resolve().parent / "promoted"
+PROMOTED_NOTE = "Found by the divergence fuzzer and promoted with `python -m harness promote`."
 SCHEMA_PATH = "schemas/fixture-v1.schema.json"  # relative to fixtures/
 
 
@@ -58,6 +60,26 @@ class FixtureSpec:
     def path(self) -> Path:
         return FIXTURES_DIR / f"{self.name}.json"
 
+    @property
+    def promoted_path(self) -> Path:
+        return PROMOTED_DIR / f"{self.name}.json"
+
+    def all_cases(self) -> list[Case]:
+        """The module's cases, then the promoted ones (generators/promoted/<name>.json), in file order."""
+        cases = list(self.cases())
+        if self.promoted_path.exists():
+            document = json.loads(self.promoted_path.read_text(encoding="utf-8"))
+            for raw in document["cases"]:
+                cases.append(Case(raw["id"], raw["op"], raw["comment"], tuple(raw["flags"]),
+                                  hostvalues.decode_args(raw["args"])))
+        return cases
+
+    def all_notes(self) -> dict[str, str]:
+        notes = dict(self.notes)
+        if self.promoted_path.exists():
+            notes.setdefault("promoted", PROMOTED_NOTE)
+        return notes
+
 
 def expectation(op_name: str, args: dict[str, Any]) -> dict[str, Any]:
     """Run the reference; a contract error becomes ``{"error": code}``, anything else is a bug."""
@@ -72,7 +94,8 @@ def expectation(op_name: str, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def build_document(spec: FixtureSpec) -> dict[str, Any]:
-    cases = spec.cases()
+    cases = spec.all_cases()
+    notes = spec.all_notes()
     problems: list[str] = []
     seen: set[str] = set()
     used_flags: set[str] = set()
@@ -89,7 +112,7 @@ def build_document(spec: FixtureSpec) -> dict[str, Any]:
         except ValueError as exc:
             problems.append(f"{case.id}: {exc}")
             continue
-        unknown_flags = [flag for flag in case.flags if flag not in spec.notes]
+        unknown_flags = [flag for flag in case.flags if flag not in notes]
         if unknown_flags:
             problems.append(f"{case.id}: flags without a note: {', '.join(unknown_flags)}")
         if not case.comment:
@@ -106,7 +129,7 @@ def build_document(spec: FixtureSpec) -> dict[str, Any]:
                 "expect": expectation(case.op, case.args),
             }
         )
-    unused = sorted(set(spec.notes) - used_flags)
+    unused = sorted(set(notes) - used_flags)
     if unused:
         problems.append(f"notes for flags no case uses: {', '.join(unused)}")
     if len(tests) < spec.min_cases:
@@ -123,7 +146,7 @@ def build_document(spec: FixtureSpec) -> dict[str, Any]:
             "reference": json.loads(unicode_versions()),
             "inputsStableAcross": [unicode_stability.OLDEST, unicode_stability.NEWEST],
         },
-        "notes": dict(sorted(spec.notes.items())),
+        "notes": dict(sorted(notes.items())),
         "numberOfTests": len(tests),
         "tests": tests,
     }

@@ -20,6 +20,7 @@ class Param:
     name: str  # the Python parameter name (also the key in fixture args and protocol requests)
     js_name: str  # the JavaScript parameter name
     error_code: str  # the code for a wrong value of this parameter
+    kind: str  # what values it takes; harness/strategies.py has one generator per kind
     default: Any = _REQUIRED
 
     @property
@@ -49,7 +50,7 @@ OPS: dict[str, Op] = {
         Op(
             name="normalize_fact_text",
             js_name="normalizeFactText",
-            params=(Param("text", "text", "invalid_text"),),
+            params=(Param("text", "text", "invalid_text", "text"),),
             reference=reference.normalize_fact_text,
             result_kind="text",
             fixture="write-gate",
@@ -58,12 +59,12 @@ OPS: dict[str, Op] = {
             name="decide_write",
             js_name="decideWrite",
             params=(
-                Param("text", "text", "invalid_text"),
-                Param("embedding_json", "embeddingJson", "invalid_json"),
-                Param("candidates_json", "candidatesJson", "invalid_json"),
-                Param("threshold", "threshold", "invalid_threshold", 0.85),
-                Param("mode", "mode", "invalid_mode", "auto"),
-                Param("force", "force", "invalid_force", False),
+                Param("text", "text", "invalid_text", "text"),
+                Param("embedding_json", "embeddingJson", "invalid_json", "embedding_json"),
+                Param("candidates_json", "candidatesJson", "invalid_json", "candidates_json"),
+                Param("threshold", "threshold", "invalid_threshold", "threshold", 0.85),
+                Param("mode", "mode", "invalid_mode", "mode", "auto"),
+                Param("force", "force", "invalid_force", "force", False),
             ),
             reference=reference.decide_write,
             result_kind="json",
@@ -73,10 +74,10 @@ OPS: dict[str, Op] = {
             name="build_dedup_context",
             js_name="buildDedupContext",
             params=(
-                Param("topical_json", "topicalJson", "invalid_json"),
-                Param("pinned_json", "pinnedJson", "invalid_json"),
-                Param("recent_json", "recentJson", "invalid_json"),
-                Param("cap", "cap", "invalid_cap", 30),
+                Param("topical_json", "topicalJson", "invalid_json", "section_json"),
+                Param("pinned_json", "pinnedJson", "invalid_json", "section_json"),
+                Param("recent_json", "recentJson", "invalid_json", "section_json"),
+                Param("cap", "cap", "invalid_cap", "cap", 30),
             ),
             reference=reference.build_dedup_context,
             result_kind="text",

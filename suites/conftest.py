@@ -9,8 +9,11 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import settings
 
-from harness import impls
+from harness import impls, profiles  # noqa: F401  (registers the Hypothesis profiles)
+
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -38,3 +41,25 @@ def impl(impl_name: str):  # type: ignore[no-untyped-def]
         except impls.ImplementationUnavailable as exc:
             pytest.fail(f"implementation {impl_name!r} was requested but is unavailable: {exc}", pytrace=False)
     return _LOADED[impl_name]
+
+
+@pytest.fixture(scope="session")
+def impl_set(request: pytest.FixtureRequest) -> dict[str, object]:
+    """Every requested implementation at once (the reference always included), for differential tests."""
+    names = list(dict.fromkeys(["reference", *requested_impls(request.config)]))
+    opened: dict[str, object] = {}
+    for name in names:
+        if name not in _LOADED:
+            try:
+                _LOADED[name] = impls.get_impl(name)
+            except impls.ImplementationUnavailable as exc:
+                pytest.fail(f"implementation {name!r} was requested but is unavailable: {exc}", pytrace=False)
+        opened[name] = _LOADED[name]
+    return opened
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    for impl in _LOADED.values():
+        close = getattr(impl, "close", None)
+        if close:
+            close()

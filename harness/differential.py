@@ -1,0 +1,315 @@
+"""Differential machinery: run one input on several implementations, decide whether they agree,
+and explain a disagreement (the cause, the code points involved).
+
+Causes (a fixed list, in the order they are tried):
+
+* ``boundary_coercion``: a host value at a boundary (negative, >= 2^32, fractional, NaN, boolean, a
+  lone surrogate, a wrong type) is validated by one side and coerced by another; replacing that
+  argument by a plain value removes the divergence;
+* ``unicode_version_skew``: replacing every character whose Unicode data differs between the versions
+  in play (assigned after 14.0, or with changed properties) removes it;
+* ``whitespace_definition``: replacing every White_Space character and near miss (U+001C-U+001F,
+  U+FEFF, U+180E, U+200B, ...) removes it;
+* ``float_rounding``: every side returns a decision and they differ in a similarity or in the
+  action for a similarity next to the threshold;
+* ``error_versus_result``: one side raises (or crashes) where another returns;
+* ``other``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Callable
+
+import unicodedata2
+
+from generators.unicode_stability import unstable_reason
+from reference import strict_json
+from reference.errors import ContractError
+from reference.unicode_data import WHITE_SPACE
+
+from . import hostvalues
+from .compare import parse_result, same_json
+from .registry import OPS, Op, get_op
+from .strategies import NEAR_WHITE_SPACE
+from .unicode_info import assigned_in, describe, interesting
+
+CAUSES = (
+    "boundary_coercion",
+    "unicode_version_skew",
+    "whitespace_definition",
+    "float_rounding",
+    "error_versus_result",
+    "other",
+)
+ORACLE = "reference"
+
+Responses = dict[str, dict[str, Any]]
+
+
+def observe(impls: dict[str, Any], op_name: str, args: dict[str, Any]) -> Responses:
+    return {name: impl.call(op_name, args) for name, impl in impls.items()}
+
+
+def outcome(op_name: str, response: dict[str, Any]) -> tuple[str, Any]:
+    """What is compared: ("error", code) or ("ok", parsed value)."""
+    if "error" in response:
+        return "error", response["error"]["code"]
+    ok, value = parse_result(op_name, response["ok"])
+    return ("ok", value) if ok else ("unparseable", response["ok"])
+
+
+def same_outcome(op_name: str, a: dict[str, Any], b: dict[str, Any]) -> bool:
+    kind_a, value_a = outcome(op_name, a)
+    kind_b, value_b = outcome(op_name, b)
+    return kind_a == kind_b and same_json(value_a, value_b)
+
+
+def divergent(op_name: str, responses: Responses) -> list[str]:
+    """Implementations whose outcome differs from the oracle's (or from the first one's)."""
+    names = list(responses)
+    if not names:
+        return []
+    oracle = ORACLE if ORACLE in responses else names[0]
+    return [n for n in names if n != oracle and not same_outcome(op_name, responses[oracle], responses[n])]
+
+
+# ---- cause classification ------------------------------------------------------------------------
+
+def _is_boundary_host_value(param_kind: str, value: Any) -> bool:
+    if isinstance(value, bool):
+        return param_kind != "force"
+    if value is None:
+        return True
+    if isinstance(value, float):
+        return not math.isfinite(value) or value != math.floor(value) or value < 0 or value >= 2**32 or \
+            math.copysign(1.0, value) < 0
+    if isinstance(value, int):
+        return value < 0 or value >= 2**32
+    if isinstance(value, str):
+        return any(0xD800 <= ord(ch) <= 0xDFFF for ch in value)
+    return True
+
+
+PLAIN_VALUES = {"text": "plain text", "embedding_json": "null", "candidates_json": "null", "section_json": "null",
+                "threshold": 0.85, "mode": "auto", "force": False, "cap": 30}
+
+
+def _map_strings(value: Any, fn: Callable[[str], str]) -> Any:
+    """Apply ``fn`` to a host string and, when it holds JSON, to every string inside it."""
+    if not isinstance(value, str):
+        return value
+    try:
+        parsed = strict_json.loads(value, "arg")
+    except ContractError:
+        return fn(value)
+
+    def walk(item: Any) -> Any:
+        if isinstance(item, str):
+            return fn(item)
+        if isinstance(item, list):
+            return [walk(x) for x in item]
+        if isinstance(item, dict):
+            return {fn(k): walk(v) for k, v in item.items()}
+        return item
+
+    if not isinstance(parsed, (list, dict, str)):
+        return value
+    return json.dumps(walk(parsed), ensure_ascii=False, separators=(",", ":"))
+
+
+def _replace_chars(args: dict[str, Any], predicate: Callable[[str], bool]) -> dict[str, Any]:
+    def fn(text: str) -> str:
+        return "".join("x" if predicate(ch) else ch for ch in text)
+
+    return {name: _map_strings(value, fn) for name, value in args.items()}
+
+
+def _version_sensitive(ch: str) -> bool:
+    return unstable_reason(ch) is not None and not 0xD800 <= ord(ch) <= 0xDFFF
+
+
+def _white_space_like(ch: str) -> bool:
+    return (ch in WHITE_SPACE and ch not in "\n ") or ch in NEAR_WHITE_SPACE or ch.isspace()
+
+
+def _similarities(op_name: str, responses: Responses) -> list[Any]:
+    sims = []
+    for response in responses.values():
+        kind, value = outcome(op_name, response)
+        if kind != "ok" or not isinstance(value, dict):
+            return []
+        match = value.get("match")
+        sims.append(match.get("similarity") if isinstance(match, dict) else None)
+    return sims
+
+
+_CASE_RELEVANT = {"Lu", "Lt", "Ll", "Lm", "Mn", "Me", "Cf", "Sk"}
+
+
+def _relevant(ch: str, step: str) -> bool:
+    """Whether ``ch`` can matter to a step: cased or case-ignorable for case mapping; decomposable,
+    combining or part of a canonical decomposition for NFC."""
+    if step == "case_mapping":
+        return unicodedata2.category(ch) in _CASE_RELEVANT
+    if step == "normalization":
+        decomposition = unicodedata2.decomposition(ch)
+        return bool(decomposition and not decomposition.startswith("<")) or unicodedata2.combining(ch) != 0 \
+            or ord(ch) in _decomposition_parts()
+    return False
+
+
+@lru_cache(maxsize=1)
+def _decomposition_parts() -> frozenset[int]:
+    parts = set()
+    for cp in range(0x110000):
+        if 0xD800 <= cp <= 0xDFFF:
+            continue
+        decomposition = unicodedata2.decomposition(chr(cp))
+        if decomposition and not decomposition.startswith("<"):
+            parts.update(int(h, 16) for h in decomposition.split())
+    return frozenset(parts)
+
+
+def skew_steps(args: dict[str, Any], versions: dict[str, dict[str, str]]) -> str:
+    """Which Unicode-dependent steps the implementations disagree on for the input's characters."""
+    steps = []
+    chars = {ch for text in _all_strings(args) for ch in text if _version_sensitive(ch)}
+    for step in ("case_mapping", "normalization"):
+        for ch in chars:
+            if not _relevant(ch, step):
+                continue
+            states = {assigned_in(ord(ch), v[step]) for v in versions.values() if step in v}
+            if len(states) > 1:
+                steps.append(step)
+                break
+    return "+".join(steps) or "properties"
+
+
+def classify(impls: dict[str, Any], op_name: str, args: dict[str, Any], responses: Responses,
+             versions: dict[str, dict[str, str]] | None = None) -> tuple[str, str, str | None]:
+    """(cause, one-line explanation, detail) for a divergence, by counterfactual re-runs on the same impls.
+
+    The detail narrows a cause: for unicode_version_skew, the steps whose data differs
+    ("case_mapping", "normalization", both joined by "+").
+    """
+    op = get_op(op_name)
+    names = list(responses)
+
+    def still_diverges(new_args: dict[str, Any]) -> bool:
+        return bool(divergent(op_name, observe(impls, op_name, new_args)))
+
+    codes = {name: outcome(op_name, r) for name, r in responses.items()}
+    for param in op.params:
+        if param.name not in args or not _is_boundary_host_value(param.kind, args[param.name]):
+            continue
+        involved = any(kind == "error" and code in (param.error_code, "unexpected_exception")
+                       for kind, code in codes.values())
+        if involved and not still_diverges({**args, param.name: PLAIN_VALUES[param.kind]}):
+            return "boundary_coercion", (f"{param.name}={hostvalues.encode(args[param.name])!r} is validated by some "
+                                         "implementations and coerced by others"), param.name
+    if any(_version_sensitive(ch) for text in _all_strings(args) for ch in text):
+        if not still_diverges(_replace_chars(args, _version_sensitive)):
+            steps = skew_steps(args, versions or {})
+            return "unicode_version_skew", f"characters whose Unicode data differs between the versions in play " \
+                f"({steps})", steps
+    if any(_white_space_like(ch) for text in _all_strings(args) for ch in text):
+        if not still_diverges(_replace_chars(args, _white_space_like)):
+            return "whitespace_definition", "White_Space (or a near miss) is treated differently", None
+    sims = _similarities(op_name, responses)
+    if sims and any(not same_json(s, sims[0]) for s in sims):
+        return "float_rounding", f"similarities differ: {dict(zip(names, sims))}", None
+    if sims and op_name == "decide_write":
+        threshold = args.get("threshold", 0.85)
+        close = [s for s in sims if isinstance(s, float) and isinstance(threshold, float) and
+                 abs(s - threshold) <= 1e-6]
+        if close:
+            return "float_rounding", "a similarity next to the threshold is compared differently", None
+    kinds = {kind for kind, _ in codes.values()}
+    if "ok" in kinds and kinds & {"error", "unparseable"}:
+        return "error_versus_result", "one implementation raises where another returns", None
+    return "other", "no single cause explains it", None
+
+
+def _all_strings(args: dict[str, Any]) -> list[str]:
+    found: list[str] = []
+    for value in args.values():
+        _map_strings(value, lambda s: found.append(s) or s)
+    return found
+
+
+def code_points(args: dict[str, Any], versions: dict[str, dict[str, str]]) -> list[dict[str, Any]]:
+    seen: list[int] = []
+    for text in _all_strings(args):
+        for ch in text:
+            cp = ord(ch)
+            if interesting(cp) and cp not in seen:
+                seen.append(cp)
+    return [describe(cp, versions) for cp in seen[:40]]
+
+
+@dataclass
+class Divergence:
+    op: str
+    args: dict[str, Any]
+    responses: Responses
+    divergent: list[str]
+    cause: str
+    explanation: str
+    code_points: list[dict[str, Any]] = field(default_factory=list)
+    detail: str | None = None  # narrows the cause (skewed Unicode steps, the coerced parameter)
+    status: str = "new"  # "new" or "expected"
+    expected_entry: str | None = None
+
+    @property
+    def key(self) -> tuple[str, str, str | None, tuple[str, ...]]:
+        return self.op, self.cause, self.detail, tuple(self.divergent)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "op": self.op,
+            "args": hostvalues.encode_args(self.args),
+            "outputs": {name: _encode_response(r) for name, r in self.responses.items()},
+            "divergent": self.divergent,
+            "cause": self.cause,
+            "detail": self.detail,
+            "explanation": self.explanation,
+            "codePoints": self.code_points,
+            "status": self.status,
+            "expectedEntry": self.expected_entry,
+        }
+
+
+def _encode_response(response: dict[str, Any]) -> dict[str, Any]:
+    if "ok" in response:
+        return {"ok": hostvalues.encode(response["ok"])}
+    return {"error": response["error"]}
+
+
+def examine(impls: dict[str, Any], op_name: str, args: dict[str, Any],
+            versions: dict[str, dict[str, str]]) -> Divergence | None:
+    """Run ``args`` everywhere; a Divergence with its cause when some implementation disagrees."""
+    responses = observe(impls, op_name, args)
+    names = divergent(op_name, responses)
+    if not names:
+        return None
+    cause, explanation, detail = classify(impls, op_name, args, responses, versions)
+    return Divergence(op_name, args, responses, names, cause, explanation, code_points(args, versions), detail)
+
+
+def unicode_versions_of(impls: dict[str, Any]) -> dict[str, dict[str, str]]:
+    out = {}
+    for name, impl in impls.items():
+        response = impl.call("unicode_versions", {})
+        try:
+            out[name] = json.loads(response["ok"]) if "ok" in response else {}
+        except (ValueError, TypeError):
+            out[name] = {}
+    return out
+
+
+def fixture_ops() -> list[Op]:
+    return [op for op in OPS.values() if op.fixture is not None]

@@ -1,0 +1,163 @@
+"""Expected divergences: one declarative file per implementation (``expected/<impl>.json``), like a
+conformance suite's failure list.
+
+An entry names an op, a cause and a witness input. During a run, a divergence of that implementation
+with the same op and cause is *expected* and does not fail the run. Every entry is also re-checked
+on its witness: if the witness no longer diverges (an unexpected pass), diverges for another cause,
+or the entry is malformed or names an unknown op (stale), the run fails until the file is updated
+(``python -m harness expected update``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from . import hostvalues
+from .registry import OPS
+
+ROOT = Path(__file__).resolve().parent.parent
+EXPECTED_DIR = ROOT / "expected"
+SCHEMA = Path(__file__).resolve().parent / "schemas" / "expected-divergences-v1.schema.json"
+
+
+@dataclass(frozen=True)
+class Entry:
+    impl: str
+    id: str
+    op: str
+    cause: str
+    args: dict[str, Any]  # host-value encoded
+    note: str
+    detail: str | None = None
+
+    def matches(self, op: str, cause: str, detail: str | None) -> bool:
+        return self.op == op and self.cause == cause and (self.detail is None or self.detail == detail)
+
+
+class ExpectedSet:
+    def __init__(self, entries: list[Entry], problems: list[str]) -> None:
+        self.entries = entries
+        self.problems = problems  # stale or malformed entries, found while loading
+
+    def find(self, impl: str, op: str, cause: str, detail: str | None) -> Entry | None:
+        for entry in self.entries:
+            if entry.impl == impl and entry.matches(op, cause, detail):
+                return entry
+        return None
+
+    def covers(self, divergent: list[str], op: str, cause: str, detail: str | None) -> Entry | None:
+        """The entry covering a divergence when every divergent implementation lists it."""
+        found = [self.find(impl, op, cause, detail) for impl in divergent]
+        return found[0] if found and all(found) else None
+
+
+def path_for(impl: str, directory: Path = EXPECTED_DIR) -> Path:
+    return directory / f"{impl}.json"
+
+
+def load(impls: list[str], directory: Path = EXPECTED_DIR) -> ExpectedSet:
+    validator = jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text(encoding="utf-8")))
+    entries: list[Entry] = []
+    problems: list[str] = []
+    for impl in impls:
+        path = path_for(impl, directory)
+        if not path.exists():
+            continue
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            problems.append(f"{path.name}: not JSON: {exc}")
+            continue
+        errors = list(validator.iter_errors(document))
+        if errors:
+            problems += [f"{path.name}: {e.message[:200]}" for e in errors]
+            continue
+        if document["implementation"] != impl:
+            problems.append(f"{path.name}: names implementation {document['implementation']!r}")
+        seen: set[str] = set()
+        for raw in document["entries"]:
+            if raw["id"] in seen:
+                problems.append(f"{path.name}: duplicate entry id {raw['id']!r}")
+            seen.add(raw["id"])
+            if raw["op"] not in OPS:
+                problems.append(f"{path.name}: stale entry {raw['id']!r}: unknown op {raw['op']!r}")
+                continue
+            entries.append(Entry(impl, raw["id"], raw["op"], raw["cause"], raw["args"], raw["note"],
+                                 raw.get("detail")))
+    return ExpectedSet(entries, problems)
+
+
+def recheck(expected: ExpectedSet, impls: dict[str, Any], versions: dict[str, dict[str, str]]) -> list[str]:
+    """Run every entry's witness again; problems for unexpected passes and changed causes."""
+    from .differential import examine
+
+    problems = list(expected.problems)
+    for entry in expected.entries:
+        if entry.impl not in impls:
+            continue
+        try:
+            args = hostvalues.decode_args(entry.args)
+        except ValueError as exc:
+            problems.append(f"{entry.impl}/{entry.id}: stale entry, bad witness args: {exc}")
+            continue
+        divergence = examine(impls, entry.op, args, versions)
+        if divergence is None or entry.impl not in divergence.divergent:
+            problems.append(f"{entry.impl}/{entry.id}: unexpected pass: the witness no longer diverges; "
+                            "remove the entry (python -m harness expected update)")
+        elif not entry.matches(entry.op, divergence.cause, divergence.detail):
+            problems.append(f"{entry.impl}/{entry.id}: the witness now diverges for {divergence.cause} "
+                            f"({divergence.detail}), not {entry.cause} ({entry.detail})")
+    return problems
+
+
+def entry_id(op: str, cause: str, args: dict[str, Any]) -> str:
+    digest = hashlib.sha256(json.dumps([op, cause, args], sort_keys=True).encode()).hexdigest()[:8]
+    return f"{op.replace('_', '-')}-{cause.replace('_', '-')}-{digest}"
+
+
+def update_from_report(report: dict[str, Any], directory: Path = EXPECTED_DIR) -> list[str]:
+    """Add the report's new divergences, drop entries it found passing; returns what changed."""
+    changes: list[str] = []
+    by_impl: dict[str, list[dict[str, Any]]] = {}
+    for impl in report.get("implementations", {}):
+        if impl == "reference":
+            continue
+        path = path_for(impl, directory)
+        document = json.loads(path.read_text()) if path.exists() else {
+            "schema": "expected-divergences-v1", "implementation": impl, "entries": []}
+        by_impl[impl] = document["entries"]
+    stale = {(p["impl"], p["id"]) for p in report.get("expectedCheck", {}).get("unexpectedPasses", [])}
+    for impl, entries in by_impl.items():
+        kept = [e for e in entries if (impl, e["id"]) not in stale]
+        changes += [f"{impl}: removed {e['id']} (no longer diverges)" for e in entries if (impl, e["id"]) in stale]
+        entries[:] = kept
+    for divergence in report.get("divergences", []):
+        if divergence.get("status") != "new":
+            continue
+        for impl in divergence["divergent"]:
+            entries = by_impl.setdefault(impl, [])
+            if any(e["op"] == divergence["op"] and e["cause"] == divergence["cause"] and
+                   e.get("detail") in (None, divergence.get("detail")) for e in entries):
+                continue
+            new_id = entry_id(divergence["op"], divergence["cause"], divergence["args"])
+            entries.append({"id": new_id, "op": divergence["op"], "cause": divergence["cause"],
+                            "detail": divergence.get("detail"), "args": divergence["args"],
+                            "note": f"TODO: explain. Found by {report.get('profile', 'a run')}: "
+                                    f"{divergence.get('explanation', '')}"})
+            changes.append(f"{impl}: added {new_id} ({divergence['op']}, {divergence['cause']})")
+    for impl, entries in by_impl.items():
+        path = path_for(impl, directory)
+        document = {"schema": "expected-divergences-v1", "implementation": impl, "entries": entries}
+        text = json.dumps(document, indent=2, ensure_ascii=True) + "\n"
+        if not path.exists() or path.read_text() != text:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".json.tmp")
+            tmp.write_text(text, encoding="ascii")
+            tmp.replace(path)
+    return changes

@@ -1,0 +1,31 @@
+"""Hypothesis profiles.
+
+* ``ci``: derandomized (the same examples on every run) and bounded; part of ``nox -s parity``.
+* ``fuzz``: random and open-ended; the fuzzer (harness/fuzz.py) runs it in time-boxed chunks.
+
+Neither keeps an example database: a divergence worth keeping becomes a fixture case
+(``python -m harness promote``) or an expected-divergence entry, never a database row.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis.errors import HypothesisWarning
+
+SLOW = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
+        HealthCheck.large_base_example]
+
+settings.register_profile(
+    "ci", derandomize=True, max_examples=int(os.environ.get("PARITY_CI_EXAMPLES", "1000")), deadline=None,
+    database=None, print_blob=False, suppress_health_check=SLOW,
+)
+settings.register_profile(
+    "fuzz", derandomize=False, max_examples=200, deadline=None, database=None, print_blob=False,
+    suppress_health_check=list(HealthCheck), phases=[Phase.generate, Phase.shrink], report_multiple_bugs=False,
+)
+
+# Strategy reprs that hold long sample lists are harmless; the warning about them is noise.
+warnings.filterwarnings("ignore", message="Generating overly large repr", category=HypothesisWarning)

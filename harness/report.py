@@ -1,0 +1,93 @@
+"""Divergence reports: a readable table on the terminal and a JSON file (schema:
+harness/schemas/divergence-report-v1.schema.json)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from . import hostvalues
+from .differential import Divergence
+
+SCHEMA = Path(__file__).resolve().parent / "schemas" / "divergence-report-v1.schema.json"
+
+
+def document(profile: str, versions: dict[str, dict[str, str]], divergences: list[Divergence], examples: int,
+             seconds: float, expected_problems: list[str], seed: int | None = None) -> dict[str, Any]:
+    new = [d for d in divergences if d.status == "new"]
+    return {
+        "schema": "divergence-report-v1",
+        "profile": profile,
+        "seed": seed,
+        "implementations": versions,
+        "examples": examples,
+        "seconds": round(seconds, 3),
+        "ok": not new and not expected_problems,
+        "divergences": [d.to_json() for d in divergences],
+        "expectedCheck": {"problems": expected_problems},
+    }
+
+
+def write(path: Path, report: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="ascii") as handle:
+        handle.write(json.dumps(report, indent=2, ensure_ascii=True) + "\n")
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, path)
+
+
+def validate(report: dict[str, Any]) -> list[str]:
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text()))
+    return [error.message for error in validator.iter_errors(report)]
+
+
+def _show(value: Any, width: int = 100) -> str:
+    text = json.dumps(hostvalues.encode(value) if not isinstance(value, dict) else value, ensure_ascii=True)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def render_divergence(index: int, divergence: Divergence) -> str:
+    lines = [
+        f"#{index} {divergence.op}  cause: {divergence.cause}"
+        + (f" ({divergence.detail})" if divergence.detail else "") + f"  [{divergence.status}"
+        + (f": {divergence.expected_entry}" if divergence.expected_entry else "") + "]",
+        f"   {divergence.explanation}",
+        "   input:",
+    ]
+    for name, value in divergence.args.items():
+        lines.append(f"     {name} = {_show(value)}")
+    lines.append("   outputs:")
+    width = max(len(name) for name in divergence.responses)
+    for name, response in divergence.responses.items():
+        mark = "*" if name in divergence.divergent else " "
+        if "ok" in response:
+            shown = f"ok    {_show(response['ok'])}"
+        else:
+            error = response["error"]
+            shown = f"error {error['code']}: {error.get('message', '')[:80]}"
+        lines.append(f"   {mark} {name:<{width}}  {shown}")
+    if divergence.code_points:
+        lines.append("   code points:")
+        for info in divergence.code_points[:12]:
+            versions = "; ".join(
+                f"{impl} " + ", ".join(f"{step} {state}" for step, state in steps.items())
+                for impl, steps in info["versions"].items()
+            )
+            lines.append(f"     {info['codePoint']:<8} {info['generalCategory']}  {info['name'][:40]:<40} "
+                         f"age {info['age']}  | {versions}")
+    return "\n".join(lines)
+
+
+def render(divergences: list[Divergence], expected_problems: list[str]) -> str:
+    out = [render_divergence(i, d) for i, d in enumerate(divergences, 1)]
+    if expected_problems:
+        out.append("expected-divergence list problems:\n" + "\n".join(f"   {p}" for p in expected_problems))
+    if not out:
+        return "no divergences"
+    return "\n\n".join(out)

@@ -1,0 +1,83 @@
+"""What the harness can say about a code point: name, category, and whether each implementation's
+Unicode data (as reported by its ``unicode_versions()``) has it assigned."""
+
+from __future__ import annotations
+
+import bisect
+import json
+import unicodedata
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import unicodedata2
+
+AGE_TABLE = Path(__file__).resolve().parent / "data" / "unicode-age.json"
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+@lru_cache(maxsize=1)
+def _ages() -> tuple[str, list[int], list[tuple[int, int, str]]]:
+    document = json.loads(AGE_TABLE.read_text(encoding="ascii"))
+    ranges = [tuple(r) for r in document["ranges"]]
+    return document["base"], [r[0] for r in ranges], ranges  # type: ignore[return-value]
+
+
+def age(cp: int) -> str | None:
+    """The Unicode version that assigned ``cp`` (base version for anything older), None if unassigned."""
+    base, starts, ranges = _ages()
+    index = bisect.bisect_right(starts, cp) - 1
+    if index >= 0 and ranges[index][0] <= cp <= ranges[index][1]:
+        return ranges[index][2]
+    if 0xD800 <= cp <= 0xDFFF:
+        return None
+    return base if unicodedata.category(chr(cp)) != "Cn" else None
+
+
+def assigned_in(cp: int, version: str) -> bool | None:
+    """Whether ``cp`` is assigned in Unicode ``version``; None when the tables cannot tell."""
+    assigned = age(cp)
+    if assigned is None:
+        newest = unicodedata2.unidata_version
+        return False if _version_key(version) <= _version_key(newest) else None
+    return _version_key(assigned) <= _version_key(version)
+
+
+def describe(cp: int, versions: dict[str, dict[str, str]]) -> dict[str, Any]:
+    """A report entry for one code point; ``versions`` maps implementation -> its unicode_versions()."""
+    ch = chr(cp)
+    surrogate = 0xD800 <= cp <= 0xDFFF
+    name = "" if surrogate else unicodedata2.name(ch, "")
+    if not name:
+        name = "<lone surrogate>" if surrogate else ("<control>" if unicodedata2.category(ch) == "Cc" else "<unnamed>")
+    per_impl: dict[str, dict[str, str]] = {}
+    for impl, steps in versions.items():
+        per_impl[impl] = {}
+        for step, version in steps.items():
+            if step == "white_space":
+                continue
+            state = assigned_in(cp, version)
+            label = {True: "assigned", False: "unassigned", None: "unknown"}[state]
+            per_impl[impl][step] = f"{version} ({label})"
+    return {
+        "codePoint": f"U+{cp:04X}",
+        "name": name,
+        "generalCategory": "Cs" if surrogate else unicodedata2.category(ch),
+        "age": _age_label(cp),
+        "versions": per_impl,
+    }
+
+
+def _age_label(cp: int) -> str | None:
+    assigned = age(cp)
+    if assigned is not None and assigned == _ages()[0]:
+        return f"{assigned} or earlier"
+    return assigned
+
+
+def interesting(cp: int) -> bool:
+    """Worth listing in a report: anything outside printable ASCII."""
+    return not 0x20 < cp < 0x7F

@@ -1,12 +1,15 @@
 """Sessions of the parity harness. See README.md for the ones people run.
 
   nox -s tests            Python tests: reference against the fixtures, generators, lint, harness
-  nox -s parity           build the PyO3 and WASM cores, run the fixture suites on all implementations
+  nox -s parity           build the PyO3 and WASM cores; fixture, surface, conformance, differential and
+                          property suites (ci profile) on all implementations
   nox -s fixtures         regenerate the fixture files from the reference
   nox -s fixtures-check   lint the fixture files and fail on drift from a fresh regeneration
   nox -s rust             cargo fmt --check, clippy (-D warnings) and cargo test (fixtures in Rust)
   nox -s build-pyo3       build the PyO3 extension wheel with maturin (build/wheels/)
   nox -s build-wasm       build the Node package of the WASM core (wasm_host/pkg/)
+  nox -s fuzz             fuzz for divergences (`-- --minutes N`), minimal explained reports in reports/
+  nox -s plants           plant the divergences of suites/plants.py; the fuzzer must find each in 60 s
   nox -s bench            requests per second (reference, PyO3, WASM testee one-by-one and batched)
   nox -s mutants          plant the bugs of suites/mutants.py and check that each one is caught
   nox -s dev              make .venv/ where `python -m harness run --impl NAME` works for every built impl
@@ -25,6 +28,13 @@ ROOT = Path(__file__).resolve().parent
 RUST = ROOT / "rust_core"
 WHEELS = ROOT / "build" / "wheels"
 ALL_IMPLS = ("reference", "pyo3", "wasm")
+PARITY_SUITES = (
+    "suites/test_fixtures.py",  # every fixture case on every implementation
+    "suites/test_surface.py",  # exports, parameters and defaults match the registry
+    "suites/test_unicode_conformance.py",  # NFC against NormalizationTest.txt, version skew reported
+    "suites/test_differential.py",  # ci profile: all implementations agree (expected/<impl>.json aside)
+    "suites/test_properties.py",  # ci profile: idempotence, NFC output, dedup and write-gate invariants
+)
 
 nox.options.sessions = ["tests"]
 nox.options.reuse_existing_virtualenvs = True
@@ -153,7 +163,9 @@ def parity(session: nox.Session) -> None:
         _build_wasm(session)
     extra = [arg for arg in session.posargs if not arg.startswith("--impls=")]
     impl_args = [f"--impl={name}" for name in names]
-    session.run("python", "-m", "pytest", "suites/test_fixtures.py", *impl_args, *extra)
+    report = ROOT / "reports" / "parity-junit.xml"
+    session.run("python", "-m", "pytest", *PARITY_SUITES, *impl_args, f"--junitxml={report}", *extra,
+                env={"HYPOTHESIS_PROFILE": "ci"})
 
 
 @nox.session
@@ -163,6 +175,25 @@ def bench(session: nox.Session) -> None:
     _install_pyo3(session)
     _build_wasm(session)
     session.run("python", "-m", "harness", "bench", *session.posargs)
+
+
+@nox.session
+def fuzz(session: nox.Session) -> None:
+    """Fuzz every implementation for divergences: `nox -s fuzz -- --minutes 10` (other options: see
+    `python -m harness fuzz --help`). Exits non-zero on a new divergence; report in reports/."""
+    _install_project(session)
+    _install_pyo3(session)
+    _build_wasm(session)
+    session.run("python", "-m", "harness", "fuzz", *(session.posargs or ["--minutes", "1"]))
+
+
+@nox.session
+def plants(session: nox.Session) -> None:
+    """Plant the divergences of suites/plants.py; each must be found by the fuzzer within 60 s with its cause."""
+    _install_project(session)
+    _install_pyo3(session)
+    _build_wasm(session)
+    session.run("python", "-m", "suites.plants", *session.posargs)
 
 
 @nox.session

@@ -263,6 +263,7 @@ class Divergence:
     detail: str | None = None  # narrows the cause (skewed Unicode steps, the coerced parameter)
     status: str = "new"  # "new" or "expected"
     expected_entry: str | None = None
+    found_after: float | None = None  # seconds into a fuzz run
 
     @property
     def key(self) -> tuple[str, str, str | None, tuple[str, ...]]:
@@ -280,6 +281,7 @@ class Divergence:
             "codePoints": self.code_points,
             "status": self.status,
             "expectedEntry": self.expected_entry,
+            "foundAfterSeconds": None if self.found_after is None else round(self.found_after, 1),
         }
 
 
@@ -311,5 +313,5 @@ def unicode_versions_of(impls: dict[str, Any]) -> dict[str, dict[str, str]]:
     return out
 
 
-def fixture_ops() -> list[Op]:
-    return [op for op in OPS.values() if op.fixture is not None]
+def differential_ops() -> list[Op]:
+    return [op for op in OPS.values() if op.differential]

@@ -70,13 +70,14 @@ class Progress:
 
 
 def fuzz(impls: dict[str, Any], expected: ExpectedSet, seconds: float, seed: int | None = None,
-         ops: list[str] | None = None, chunk: int = 200, stream: TextIO = sys.stderr) -> FuzzResult:
+         ops: list[str] | None = None, chunk: int = 100, stream: TextIO = sys.stderr) -> FuzzResult:
     result = FuzzResult(versions=unicode_versions_of(impls))
     result.expected_problems = recheck(expected, impls, result.versions)
     ops = ops or comparable_ops()
     known: set[tuple[Any, ...]] = set()
     progress = Progress(stream, seconds)
-    deadline = time.monotonic() + seconds
+    started = time.monotonic()
+    deadline = started + seconds
     round_no = 0
 
     def expected_count() -> int:
@@ -86,6 +87,7 @@ def fuzz(impls: dict[str, Any], expected: ExpectedSet, seconds: float, seed: int
         op = ops[round_no % len(ops)]
         round_no += 1
         target: list[tuple[Any, ...]] = []
+        first_seen: list[float] = []
         last: list[Divergence] = []
 
         @settings(settings.get_profile("fuzz"), max_examples=chunk)
@@ -108,10 +110,12 @@ def fuzz(impls: dict[str, Any], expected: ExpectedSet, seconds: float, seed: int
                 entry = expected.covers(divergence.divergent, op, divergence.cause, divergence.detail)
                 if entry is not None:
                     divergence.status, divergence.expected_entry = "expected", f"{entry.impl}/{entry.id}"
+                    divergence.found_after = time.monotonic() - started
                     known.add(key)
                     result.divergences.append(divergence)
                     return
                 target.append(key)
+                first_seen.append(time.monotonic() - started)
             last[:] = [divergence]
             raise _Found()
 
@@ -121,6 +125,7 @@ def fuzz(impls: dict[str, Any], expected: ExpectedSet, seconds: float, seed: int
             probe()
         except _Found:
             divergence = last[0]
+            divergence.found_after = first_seen[0]
             known.add(target[0])
             result.divergences.append(divergence)
         progress.update(result.examples, len(result.new), expected_count(), force=True)

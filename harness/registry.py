@@ -35,7 +35,8 @@ class Op:
     params: tuple[Param, ...]
     reference: Callable[..., str]
     result_kind: str  # "text": compared as a string; "json": parsed and compared as a JSON value
-    fixture: str | None  # the fixture family that pins it, None when not fixture-comparable
+    fixture: str | None  # the fixture family that pins it, None when no fixture does
+    differential: bool = True  # compared across implementations by the differential suites and the fuzzer
 
     def param(self, name: str) -> Param:
         for param in self.params:
@@ -89,7 +90,18 @@ OPS: dict[str, Op] = {
             params=(),
             reference=reference.unicode_versions,
             result_kind="json",
-            fixture=None,  # differs between implementations by design; reported, not compared
+            fixture=None,
+            differential=False,  # differs between implementations by design; reported, not compared
+        ),
+        Op(
+            # Diagnostic, not in contract v1: NFC alone, for the NormalizationTest.txt conformance check
+            # (suites/test_unicode_conformance.py); compared across implementations like the others.
+            name="unicode_nfc",
+            js_name="unicodeNfc",
+            params=(Param("text", "text", "invalid_text", "text"),),
+            reference=reference.unicode_nfc,
+            result_kind="text",
+            fixture=None,
         ),
     )
 }

@@ -298,4 +298,4 @@ def args_for(op_name: str) -> st.SearchStrategy[dict[str, Any]]:
 
 
 def comparable_ops() -> list[str]:
-    return [name for name, op in OPS.items() if op.fixture is not None]
+    return [name for name, op in OPS.items() if op.differential]

@@ -357,4 +357,5 @@ class WasmTestee:
 def wasm_impl() -> WasmTestee:
     """The implementation factory for harness.impls (``"wasm": wasm_impl``)."""
     timeout = os.environ.get("PARITY_WASM_TIMEOUT")
-    return WasmTestee(timeout=float(timeout) if timeout else DEFAULT_TIMEOUT)
+    pkg = os.environ.get("MEMGATE_WASM_PKG")  # another build of the package (as testee.js reads it)
+    return WasmTestee(timeout=float(timeout) if timeout else DEFAULT_TIMEOUT, pkg=Path(pkg) if pkg else None)

@@ -6,7 +6,7 @@ Rust core. The four public functions have exactly the contract's binding-level s
 
 from .dedup_context import build_dedup_context
 from .errors import CODES, ContractError
-from .normalize import normalize_fact_text
+from .normalize import normalize_fact_text, unicode_nfc
 from .unicode_data import unicode_versions
 from .write_gate import decide_write
 
@@ -16,5 +16,6 @@ __all__ = [
     "build_dedup_context",
     "decide_write",
     "normalize_fact_text",
+    "unicode_nfc",
     "unicode_versions",
 ]

@@ -52,3 +52,8 @@ def normalize_valid(text: str) -> str:
 
 def normalize_fact_text(text: object) -> str:
     return normalize_valid(require_text(text))
+
+
+def unicode_nfc(text: object) -> str:
+    """Diagnostic op (not in contract v1): NFC alone, with the data unicode_versions() reports."""
+    return nfc(require_text(text))

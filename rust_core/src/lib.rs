@@ -65,6 +65,14 @@ pub fn build_dedup_context(
     dedup_context::build_dedup_context(topical_json, pinned_json, recent_json, cap)
 }
 
+/// `unicode_nfc(text)`: canonical composition (NFC) alone, with the normalization tables
+/// `unicode_versions()` reports. A diagnostic op, not part of contract v1: it lets the harness check
+/// the NFC step against Unicode's NormalizationTest.txt.
+pub fn unicode_nfc(text: Arg<&str>) -> Result<String, Error> {
+    use unicode_normalization::UnicodeNormalization;
+    Ok(text?.nfc().collect())
+}
+
 /// Compact JSON naming the Unicode version of each Unicode-dependent step.
 pub fn unicode_versions() -> String {
     let (cm, cn, cp) = char::UNICODE_VERSION;

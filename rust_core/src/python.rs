@@ -122,6 +122,14 @@ fn normalize_fact_text(text: &Bound<'_, PyAny>) -> PyResult<String> {
     raise(crate::normalize_fact_text(host::as_str_arg(&text)))
 }
 
+/// unicode_nfc(text) -> str (diagnostic: NFC alone)
+#[pyfunction]
+#[pyo3(signature = (text))]
+fn unicode_nfc(text: &Bound<'_, PyAny>) -> PyResult<String> {
+    let text = str_arg(text, ErrorCode::InvalidText, "text");
+    raise(crate::unicode_nfc(host::as_str_arg(&text)))
+}
+
 /// decide_write(text, embedding_json, candidates_json, threshold=0.85, mode="auto", force=False) -> str
 #[pyfunction]
 #[pyo3(
@@ -201,5 +209,6 @@ fn memgate_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(decide_write, m)?)?;
     m.add_function(wrap_pyfunction!(build_dedup_context, m)?)?;
     m.add_function(wrap_pyfunction!(unicode_versions, m)?)?;
+    m.add_function(wrap_pyfunction!(unicode_nfc, m)?)?;
     Ok(())
 }

@@ -1,5 +1,5 @@
 //! WebAssembly binding (wasm-bindgen): `normalizeFactText`, `decideWrite`, `buildDedupContext`,
-//! `unicodeVersions`.
+//! `unicodeVersions`, and the diagnostic `unicodeNfc`.
 //!
 //! Every parameter is taken as a raw `JsValue`, so `undefined` (an omitted argument), `null` and
 //! values of the wrong JavaScript type are all seen here, and converted to an [`Arg`] with its
@@ -126,6 +126,13 @@ fn throw(r: Result<String, Error>) -> Result<String, JsError> {
 pub fn normalize_fact_text(text: JsValue) -> Result<String, JsError> {
     let text = str_arg(&text, ErrorCode::InvalidText, "text");
     throw(crate::normalize_fact_text(host::as_str_arg(&text)))
+}
+
+/// unicodeNfc(text) -> string (diagnostic: NFC alone)
+#[wasm_bindgen(js_name = unicodeNfc)]
+pub fn unicode_nfc(text: JsValue) -> Result<String, JsError> {
+    let text = str_arg(&text, ErrorCode::InvalidText, "text");
+    throw(crate::unicode_nfc(host::as_str_arg(&text)))
 }
 
 /// decideWrite(text, embeddingJson, candidatesJson, threshold = 0.85, mode = "auto", force = false)

@@ -1,0 +1,128 @@
+"""Surface check: every op of the registry is exported by each implementation under the contract's
+names, with the same parameters (names, order) and the same defaults; nothing else is exported.
+
+* Python (reference package, PyO3 module): public callables and ``inspect.signature``;
+* JavaScript (the wasm-bindgen package): exported functions and their parameter names, read by Node;
+* every implementation: an omitted argument behaves exactly like passing the registry's default.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from .fixtures import all_cases
+from .registry import OPS
+
+_MISSING = inspect.Parameter.empty
+
+
+def python_surface(module: ModuleType | Any, label: str) -> list[str]:
+    problems = []
+    exported = {name for name in dir(module) if not name.startswith("_") and callable(getattr(module, name))
+                and not inspect.ismodule(getattr(module, name)) and not inspect.isclass(getattr(module, name))}
+    expected = set(OPS)
+    for name in sorted(expected - exported):
+        problems.append(f"{label}: missing export {name}")
+    for name in sorted(exported - expected):
+        problems.append(f"{label}: extra export {name} (not in harness/registry.py)")
+    for name in sorted(expected & exported):
+        op = OPS[name]
+        try:
+            signature = inspect.signature(getattr(module, name))
+        except (TypeError, ValueError) as exc:
+            problems.append(f"{label}: {name} has no inspectable signature ({exc})")
+            continue
+        got = [(p.name, p.default) for p in signature.parameters.values()]
+        want = [(p.name, _MISSING if p.required else p.default) for p in op.params]
+        if [n for n, _ in got] != [n for n, _ in want]:
+            problems.append(f"{label}: {name}{signature} has parameters {[n for n, _ in got]}, "
+                            f"expected {[n for n, _ in want]}")
+            continue
+        for (param, default), (_, wanted) in zip(got, want):
+            if default is not wanted and (type(default) is not type(wanted) or default != wanted):
+                problems.append(f"{label}: {name}: parameter {param} defaults to {default!r}, expected "
+                                f"{'no default' if wanted is _MISSING else repr(wanted)}")
+    return problems
+
+
+NODE_LIST = """
+const m = require(process.argv[1]);
+const out = {};
+for (const [name, value] of Object.entries(m)) {
+  if (typeof value !== 'function') { out[name] = null; continue; }
+  const head = value.toString().match(/^[^(]*\\(([^)]*)\\)/);
+  out[name] = head ? head[1].split(',').map((s) => s.trim()).filter(Boolean) : [];
+}
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def js_exports(entry: Path) -> dict[str, list[str] | None]:
+    node = shutil.which("node")
+    if node is None:
+        raise RuntimeError("node is not on PATH")
+    proc = subprocess.run([node, "-e", NODE_LIST, str(entry.resolve())], capture_output=True, text=True, timeout=60)
+    if proc.returncode != 0:
+        raise RuntimeError(f"cannot load {entry}: {proc.stderr[-500:]}")
+    return json.loads(proc.stdout)
+
+
+def js_surface(exports: dict[str, list[str] | None], label: str = "wasm") -> list[str]:
+    problems = []
+    expected = {op.js_name: op for op in OPS.values()}
+    functions = {name: params for name, params in exports.items() if params is not None}
+    for name in sorted(set(expected) - set(functions)):
+        problems.append(f"{label}: missing export {name}")
+    for name in sorted(set(functions) - set(expected)):
+        problems.append(f"{label}: extra export {name} (not in harness/registry.py)")
+    for name in sorted(set(expected) & set(functions)):
+        want = [p.js_name for p in expected[name].params]
+        if functions[name] != want:
+            problems.append(f"{label}: {name}({', '.join(functions[name] or [])}) should take ({', '.join(want)})")
+    return problems
+
+
+def default_behaviour(impl: Any, label: str, per_op: int = 12) -> list[str]:
+    """Omitting a defaulted argument must equal passing the registry's default explicitly."""
+    from .differential import same_outcome
+
+    problems = []
+    seen: dict[str, int] = {}
+    for case in all_cases():
+        op = OPS[case.op]
+        defaulted = [p for p in op.params if not p.required and p.name not in case.raw_args]
+        if not defaulted or seen.get(case.op, 0) >= per_op:
+            continue
+        seen[case.op] = seen.get(case.op, 0) + 1
+        args = case.args
+        explicit = {**args, **{p.name: p.default for p in defaulted}}
+        omitted, given = impl.call(case.op, args), impl.call(case.op, explicit)
+        if not same_outcome(case.op, omitted, given):
+            problems.append(f"{label}: {case.full_id}: omitting {', '.join(p.name for p in defaulted)} gives "
+                            f"{omitted}, passing the registry defaults gives {given}")
+    return problems
+
+
+def check(impl_name: str, impl: Any) -> list[str]:
+    if impl_name == "reference":
+        problems = python_surface(importlib.import_module("reference"), "reference")
+    elif impl_name == "pyo3":
+        from .impls import PYO3_MODULE
+
+        problems = python_surface(importlib.import_module(PYO3_MODULE), "pyo3")
+    elif impl_name == "wasm":
+        from .wasm_client import DEFAULT_PKG, PKG_ENTRY
+
+        pkg = Path(os.environ.get("MEMGATE_WASM_PKG") or DEFAULT_PKG)
+        problems = js_surface(js_exports(pkg / PKG_ENTRY))
+    else:
+        problems = [f"no surface check for implementation {impl_name!r}"]
+    return problems + default_behaviour(impl, impl_name)

@@ -1,0 +1,54 @@
+"""NFC conformance against NormalizationTest.txt, per implementation, with the version skew reported."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from typing import Any
+
+import pytest
+import unicodedata2
+
+from harness.conformance import check, load
+from harness.impls import InProcess
+
+
+@pytest.fixture(scope="module")
+def normalization_test() -> tuple[str, list[tuple[str, ...]]]:
+    return load()
+
+
+def test_nfc_conformance(impl_name: str, impl: Any, normalization_test: tuple[str, list[tuple[str, ...]]]) -> None:
+    version, rows = normalization_test
+    result = check(impl_name, impl, rows, version)
+    print(result.summary())
+    assert result.checks == 5 * len(rows)
+    assert result.ok, f"{result.summary()}\nfirst failures: {result.nonconforming[:5]}"
+
+
+def _fake(nfc: Any, normalization: str) -> InProcess:
+    versions = json.dumps({"case_mapping": "14.0.0", "normalization": normalization, "white_space": "contract-v1"})
+
+    def resolve(op):  # type: ignore[no-untyped-def]
+        if op.name == "unicode_versions":
+            return lambda: versions
+        if op.name == "unicode_nfc":
+            return lambda text: nfc(text)
+        return op.reference
+
+    return InProcess("fake", resolve)
+
+
+def test_older_unicode_is_reported_as_skew(normalization_test: tuple[str, list[tuple[str, ...]]]) -> None:
+    """CPython 3.11's own tables (14.0) fail the 15.0 file only on characters new in 15.0: skew, not a bug."""
+    version, rows = normalization_test
+    result = check("py-builtin", _fake(lambda t: unicodedata.normalize("NFC", t), unicodedata.unidata_version),
+                   rows, version)
+    assert result.ok and result.skew, result.summary()
+    assert "characters from Unicode 15.0.0, newer than 14.0.0" in result.summary()
+
+
+def test_wrong_normalization_is_nonconformance(normalization_test: tuple[str, list[tuple[str, ...]]]) -> None:
+    version, rows = normalization_test
+    result = check("nfd", _fake(lambda t: unicodedata2.normalize("NFD", t), "18.0.0"), rows, version)
+    assert not result.ok and len(result.nonconforming) > 1000

@@ -150,7 +150,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     finally:
         close_all(opened)
     report = document("fuzz", result.versions, result.divergences, result.examples, result.seconds,
-                      result.expected_problems, seed=args.seed)
+                      result.expected_problems, seed=args.seed, unexpected_passes=result.unexpected_passes)
     write(args.report, report)
     print(render(result.divergences, result.expected_problems))
     print(f"\n{result.examples:,} examples in {result.seconds:.0f}s: {len(result.new)} new divergence(s), "

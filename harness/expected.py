@@ -95,24 +95,31 @@ def load(impls: list[str], directory: Path = EXPECTED_DIR) -> ExpectedSet:
 
 def recheck(expected: ExpectedSet, impls: dict[str, Any], versions: dict[str, dict[str, str]]) -> list[str]:
     """Run every entry's witness again; problems for unexpected passes and changed causes."""
+    return [message for message, _ in recheck_detailed(expected, impls, versions)]
+
+
+def recheck_detailed(expected: ExpectedSet, impls: dict[str, Any],
+                     versions: dict[str, dict[str, str]]) -> list[tuple[str, dict[str, str] | None]]:
+    """(message, {"impl", "id"} for an unexpected pass else None) for every problem."""
     from .differential import examine
 
-    problems = list(expected.problems)
+    problems: list[tuple[str, dict[str, str] | None]] = [(p, None) for p in expected.problems]
     for entry in expected.entries:
         if entry.impl not in impls:
             continue
         try:
             args = hostvalues.decode_args(entry.args)
         except ValueError as exc:
-            problems.append(f"{entry.impl}/{entry.id}: stale entry, bad witness args: {exc}")
+            problems.append((f"{entry.impl}/{entry.id}: stale entry, bad witness args: {exc}", None))
             continue
         divergence = examine(impls, entry.op, args, versions)
         if divergence is None or entry.impl not in divergence.divergent:
-            problems.append(f"{entry.impl}/{entry.id}: unexpected pass: the witness no longer diverges; "
-                            "remove the entry (python -m harness expected update)")
+            problems.append((f"{entry.impl}/{entry.id}: unexpected pass: the witness no longer diverges; "
+                             "remove the entry (python -m harness expected update)",
+                             {"impl": entry.impl, "id": entry.id}))
         elif not entry.matches(entry.op, divergence.cause, divergence.detail):
-            problems.append(f"{entry.impl}/{entry.id}: the witness now diverges for {divergence.cause} "
-                            f"({divergence.detail}), not {entry.cause} ({entry.detail})")
+            problems.append((f"{entry.impl}/{entry.id}: the witness now diverges for {divergence.cause} "
+                             f"({divergence.detail}), not {entry.cause} ({entry.detail})", None))
     return problems
 
 

@@ -18,7 +18,7 @@ from hypothesis import seed as hypothesis_seed
 
 from . import profiles  # noqa: F401  (registers the Hypothesis profiles)
 from .differential import Divergence, examine, unicode_versions_of
-from .expected import ExpectedSet, recheck
+from .expected import ExpectedSet, recheck_detailed
 from .strategies import args_for, comparable_ops
 
 
@@ -32,6 +32,7 @@ class FuzzResult:
     examples: int = 0
     seconds: float = 0.0
     expected_problems: list[str] = field(default_factory=list)
+    unexpected_passes: list[dict[str, str]] = field(default_factory=list)
     versions: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @property
@@ -72,7 +73,9 @@ class Progress:
 def fuzz(impls: dict[str, Any], expected: ExpectedSet, seconds: float, seed: int | None = None,
          ops: list[str] | None = None, chunk: int = 100, stream: TextIO = sys.stderr) -> FuzzResult:
     result = FuzzResult(versions=unicode_versions_of(impls))
-    result.expected_problems = recheck(expected, impls, result.versions)
+    checked = recheck_detailed(expected, impls, result.versions)
+    result.expected_problems = [message for message, _ in checked]
+    result.unexpected_passes = [passed for _, passed in checked if passed]
     ops = ops or comparable_ops()
     known: set[tuple[Any, ...]] = set()
     progress = Progress(stream, seconds)
@@ -128,7 +131,8 @@ def fuzz(impls: dict[str, Any], expected: ExpectedSet, seconds: float, seed: int
             divergence.found_after = first_seen[0]
             known.add(target[0])
             result.divergences.append(divergence)
-        progress.update(result.examples, len(result.new), expected_count(), force=True)
+        progress.update(result.examples, len(result.new), expected_count())
+    progress.update(result.examples, len(result.new), expected_count(), force=True)
     progress.done()
     result.seconds = seconds
     return result

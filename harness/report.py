@@ -16,7 +16,8 @@ SCHEMA = Path(__file__).resolve().parent / "schemas" / "divergence-report-v1.sch
 
 
 def document(profile: str, versions: dict[str, dict[str, str]], divergences: list[Divergence], examples: int,
-             seconds: float, expected_problems: list[str], seed: int | None = None) -> dict[str, Any]:
+             seconds: float, expected_problems: list[str], seed: int | None = None,
+             unexpected_passes: list[dict[str, str]] | None = None) -> dict[str, Any]:
     new = [d for d in divergences if d.status == "new"]
     return {
         "schema": "divergence-report-v1",
@@ -27,7 +28,7 @@ def document(profile: str, versions: dict[str, dict[str, str]], divergences: lis
         "seconds": round(seconds, 3),
         "ok": not new and not expected_problems,
         "divergences": [d.to_json() for d in divergences],
-        "expectedCheck": {"problems": expected_problems},
+        "expectedCheck": {"problems": expected_problems, "unexpectedPasses": unexpected_passes or []},
     }
 
 

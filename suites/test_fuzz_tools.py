@@ -1,0 +1,213 @@
+"""The fuzzer, cause classification, reports, expected lists and promotion, on planted test doubles
+(no Rust build needed): each check must see the bug it exists for."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import reference
+from generators import FIXTURES, framework
+from generators.framework import GeneratorError
+from generators.promote import promote
+from harness import hostvalues
+from harness.differential import examine, unicode_versions_of
+from harness.expected import ExpectedSet, Entry, load, recheck, update_from_report
+from harness.fuzz import fuzz
+from harness.impls import InProcess, reference_impl
+from harness.report import document, render, validate
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _impl(name: str, **overrides: Any) -> InProcess:
+    return InProcess(name, lambda op: overrides.get(op.name, op.reference))
+
+
+def strip_normalize(text: object) -> str:
+    return reference.normalize_fact_text(text.strip() if isinstance(text, str) else text)
+
+
+def wrapping_cap(topical_json: object, pinned_json: object, recent_json: object, cap: object = 30) -> str:
+    if isinstance(cap, int) and not isinstance(cap, bool):
+        cap = cap % 2**32  # the `>>> 0` of a JavaScript binding
+    return reference.build_dedup_context(topical_json, pinned_json, recent_json, cap)
+
+
+def float32_decide(text, embedding_json, candidates_json, threshold=0.85, mode="auto", force=False):  # type: ignore[no-untyped-def]
+    import reference.write_gate as gate
+
+    original = gate.plain_sum_of_products
+
+    def f32_sums(a, b):  # type: ignore[no-untyped-def]
+        total = 0.0
+        for x, y in zip(a, b):
+            total = gate.to_binary32(total + gate.to_binary32(x * y))
+        return total
+
+    gate.plain_sum_of_products = f32_sums
+    try:
+        return reference.decide_write(text, embedding_json, candidates_json, threshold, mode, force)
+    finally:
+        gate.plain_sum_of_products = original
+
+
+def leaking(text: object) -> str:
+    if isinstance(text, str) and any(0xD800 <= ord(c) <= 0xDFFF for c in text):
+        raise UnicodeEncodeError("utf-8", text, 0, 1, "surrogates not allowed")
+    return reference.normalize_fact_text(text)
+
+
+def impls_with(**overrides: Any) -> dict[str, Any]:
+    return {"reference": reference_impl(), "bugged": _impl("bugged", **overrides)}
+
+
+@pytest.mark.parametrize(
+    "overrides, op, args, cause",
+    [
+        ({"normalize_fact_text": strip_normalize}, "normalize_fact_text", {"text": "a\u001c"}, "whitespace_definition"),
+        ({"build_dedup_context": wrapping_cap}, "build_dedup_context",
+         {"topical_json": '[{"id":"a","text":"b"}]', "pinned_json": "null", "recent_json": "null", "cap": -1},
+         "boundary_coercion"),
+        ({"decide_write": float32_decide}, "decide_write",
+         {"text": "n", "embedding_json": "[0.1,0.2,0.3]", "candidates_json": '[{"id":"a","text":"b","embedding":[0.3,0.2,0.1]}]',
+          "threshold": 0.0}, "float_rounding"),
+        ({"normalize_fact_text": leaking}, "normalize_fact_text", {"text": "\ud800"}, "boundary_coercion"),
+        ({"normalize_fact_text": lambda text: "x"}, "normalize_fact_text", {"text": ""}, "other"),
+        ({"normalize_fact_text": lambda text: 1 / 0}, "normalize_fact_text", {"text": "abc"}, "error_versus_result"),
+    ],
+)
+def test_classification(overrides: dict[str, Any], op: str, args: dict[str, Any], cause: str) -> None:
+    impls = impls_with(**overrides)
+    divergence = examine(impls, op, args, unicode_versions_of(impls))
+    assert divergence is not None and divergence.cause == cause, divergence and divergence.to_json()
+
+
+def test_fuzzer_finds_and_shrinks() -> None:
+    impls = impls_with(normalize_fact_text=strip_normalize)
+    stream = io.StringIO()
+    result = fuzz(impls, ExpectedSet([], []), seconds=8, seed=3, ops=["normalize_fact_text"], stream=stream)
+    assert result.new, "the planted whitespace bug was not found"
+    found = result.new[0]
+    assert found.cause == "whitespace_definition" and found.divergent == ["bugged"]
+    assert len(found.args["text"]) <= 2, f"not shrunk: {found.args!r}"
+    assert "[fuzz]" in stream.getvalue() and "examples" in stream.getvalue()
+    report = document("fuzz", result.versions, result.divergences, result.examples, result.seconds, [])
+    assert validate(report) == [] and report["ok"] is False
+    assert "whitespace_definition" in render(result.divergences, [])
+    stripped = {f"U+{ord(ch):04X}" for ch in found.args["text"] if ch.isspace()}
+    assert stripped and stripped <= {cp["codePoint"] for cp in found.code_points}, found.code_points
+
+
+def test_fuzzer_skips_expected() -> None:
+    impls = impls_with(normalize_fact_text=strip_normalize)
+    entry = Entry("bugged", "strip", "normalize_fact_text", "whitespace_definition", {"text": "a\u001c"}, "known")
+    result = fuzz(impls, ExpectedSet([entry], []), seconds=4, seed=3, ops=["normalize_fact_text"],
+                  stream=io.StringIO())
+    assert not result.new and result.divergences and result.divergences[0].status == "expected"
+    assert result.expected_problems == []
+
+
+def test_recheck_reports_unexpected_pass_and_changed_cause() -> None:
+    impls = impls_with(normalize_fact_text=strip_normalize)
+    versions = unicode_versions_of(impls)
+    ok = Entry("bugged", "ok", "normalize_fact_text", "whitespace_definition", {"text": "a\u001c"}, "n")
+    passing = Entry("bugged", "gone", "normalize_fact_text", "whitespace_definition", {"text": "abc"}, "n")
+    changed = Entry("bugged", "changed", "normalize_fact_text", "float_rounding", {"text": "a\u001c"}, "n")
+    problems = recheck(ExpectedSet([ok, passing, changed], []), impls, versions)
+    assert len(problems) == 2
+    assert "bugged/gone: unexpected pass" in problems[0]
+    assert "bugged/changed: the witness now diverges for whitespace_definition" in problems[1]
+
+
+def test_stale_and_malformed_entries(tmp_path: Path) -> None:
+    (tmp_path / "bugged.json").write_text(json.dumps({"schema": "expected-divergences-v1", "implementation": "bugged",
+        "entries": [{"id": "old", "op": "removed_op", "cause": "other", "args": {}, "note": "n"},
+                    {"id": "old", "op": "normalize_fact_text", "cause": "other", "args": {}, "note": "n"}]}))
+    (tmp_path / "other.json").write_text('{"schema": "expected-divergences-v1", "entries": []}')
+    loaded = load(["bugged", "other"], tmp_path)
+    assert any("stale entry 'old': unknown op 'removed_op'" in p for p in loaded.problems)
+    assert any("duplicate entry id 'old'" in p for p in loaded.problems)
+    assert any(p.startswith("other.json:") for p in loaded.problems)
+
+
+def test_update_from_report(tmp_path: Path) -> None:
+    impls = impls_with(normalize_fact_text=strip_normalize)
+    divergence = examine(impls, "normalize_fact_text", {"text": "a\u001c"}, unicode_versions_of(impls))
+    assert divergence is not None
+    report = document("fuzz", {"reference": {}, "bugged": {}}, [divergence], 1, 1.0, [])
+    changes = update_from_report(report, tmp_path)
+    assert len(changes) == 1 and "added" in changes[0]
+    entries = json.loads((tmp_path / "bugged.json").read_text())["entries"]
+    assert entries[0]["cause"] == "whitespace_definition" and entries[0]["note"].startswith("TODO")
+    assert update_from_report(report, tmp_path) == []  # idempotent
+    report["divergences"] = []
+    report["expectedCheck"]["unexpectedPasses"] = [{"impl": "bugged", "id": entries[0]["id"]}]
+    assert "removed" in update_from_report(report, tmp_path)[0]
+    assert json.loads((tmp_path / "bugged.json").read_text())["entries"] == []
+
+
+@pytest.fixture
+def scratch_fixtures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    fixtures = tmp_path / "fixtures"
+    shutil.copytree(framework.FIXTURES_DIR, fixtures)
+    monkeypatch.setattr(framework, "FIXTURES_DIR", fixtures)
+    monkeypatch.setattr(framework, "PROMOTED_DIR", tmp_path / "promoted")
+    return tmp_path
+
+
+def _report(op: str, args: dict[str, Any]) -> dict[str, Any]:
+    return {"divergences": [{"op": op, "args": hostvalues.encode_args(args), "cause": "whitespace_definition",
+                             "explanation": "planted", "divergent": ["bugged"], "status": "new"}]}
+
+
+def test_promote_adds_a_case_through_the_generator(scratch_fixtures: Path) -> None:
+    message = promote(_report("normalize_fact_text", {"text": "A\u001cb "}), 1, "norm-promoted-u001c")
+    assert "norm-promoted-u001c added" in message
+    document_ = json.loads((scratch_fixtures / "fixtures" / "write-gate-v1.json").read_text())
+    case = [t for t in document_["tests"] if t["id"] == "norm-promoted-u001c"][0]
+    assert case["expect"] == {"result": "a\u001cb"} and case["flags"] == ["promoted"]
+    assert document_["numberOfTests"] == json.loads((ROOT / "fixtures" / "write-gate-v1.json").read_text())["numberOfTests"] + 1
+    with pytest.raises(GeneratorError, match="already has a case"):
+        promote(_report("normalize_fact_text", {"text": "x"}), 1, "norm-promoted-u001c")
+
+
+def test_promote_refuses_released(scratch_fixtures: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(FIXTURES["dedup-context-v1"], "status", "released")
+    with pytest.raises(GeneratorError, match="dedup-context-v1 is released.*dedup-context-v2"):
+        promote(_report("build_dedup_context", {"topical_json": "null", "pinned_json": "null",
+                                                "recent_json": "null"}), 1, "ctx-promoted")
+    assert not (scratch_fixtures / "promoted").exists()
+
+
+def test_promote_refuses_version_skew_and_rolls_back(scratch_fixtures: Path) -> None:
+    before = (scratch_fixtures / "fixtures" / "write-gate-v1.json").read_bytes()
+    with pytest.raises(GeneratorError, match="U\\+1C89"):
+        promote(_report("normalize_fact_text", {"text": "\u1c89"}), 1, "norm-promoted-skew")
+    assert (scratch_fixtures / "fixtures" / "write-gate-v1.json").read_bytes() == before
+    assert not (scratch_fixtures / "promoted" / "write-gate-v1.json").exists()
+
+
+def test_diff_cli_exit_codes() -> None:
+    run = [sys.executable, "-m", "harness", "diff", "--impls", "reference"]
+    agree = subprocess.run([*run, "normalize_fact_text", "A\\x1cb"], cwd=ROOT, capture_output=True, text=True)
+    assert agree.returncode == 0 and "agree" in agree.stdout and "a\\u001cb" in agree.stdout
+    bad = subprocess.run([*run, "nope"], cwd=ROOT, capture_output=True, text=True)
+    assert bad.returncode != 0 and "unknown op" in bad.stderr
+    typed = subprocess.run([*run, "build_dedup_context", "null", "null", "null", "--arg", "cap=-1"], cwd=ROOT,
+                           capture_output=True, text=True)
+    assert typed.returncode == 0 and "invalid_cap" in typed.stdout
+
+
+def test_unescape() -> None:
+    from harness.cli_tools import unescape
+
+    assert unescape("A\\x1cb\\u00e9\\U0001f600\\n\\\\") == "A\u001cb\u00e9\U0001f600\n\\"
+    assert unescape("\\ud800") == "\ud800"

@@ -198,11 +198,13 @@ def plants(session: nox.Session) -> None:
 
 @nox.session
 def mutants(session: nox.Session) -> None:
-    """Plant every bug of suites/mutants.py (reference, Rust core, PyO3 binding); fail if one is not caught."""
+    """Plant every bug of suites/mutants.py (reference, Rust core, PyO3 and WASM bindings); fail if one is
+    not caught by the fixture cases it names."""
     _install_project(session)
     _cargo(session)
     session.install("maturin>=1.5,<2")
-    session.run("python", "-m", "suites.mutants", "--rust", *session.posargs)
+    _build_wasm(session)  # provisions the wasm toolchain the WASM mutants are built with
+    session.run("python", "-m", "suites.mutants", "--rust", "--wasm", *session.posargs)
 
 
 @nox.session(venv_backend="none")

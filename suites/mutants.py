@@ -135,6 +135,26 @@ RUST_MUTATIONS = [
              needs=("binding-only",),
              more=(("cap = HostArg::Omitted),", "cap = 30),"),)),
 ]
+WASM_MUTATIONS = [
+    Mutation("wasm-cap-as-usize", "rust_core/src/wasm.rs",
+             "    cap: JsValue,\n) -> Result<String, JsError> {",
+             "    cap: Option<usize>,\n) -> Result<String, JsError> {",
+             ("dedup-context-v1/ctx-error-cap-negative", "dedup-context-v1/ctx-error-cap-fractional"),
+             more=(("    let cap = or_default(&cap, host::DEFAULT_CAP, cap_arg);\n",
+                    "    #[allow(clippy::cast_possible_truncation)]\n"
+                    "    let cap = Ok(cap.map_or(host::DEFAULT_CAP, |c| c as u32));\n"),)),
+    Mutation("wasm-text-as-rust-string", "rust_core/src/wasm.rs",
+             "pub fn normalize_fact_text(text: JsValue) -> Result<String, JsError> {\n"
+             "    let text = str_arg(&text, ErrorCode::InvalidText, \"text\");\n",
+             "pub fn normalize_fact_text(text: String) -> Result<String, JsError> {\n"
+             "    let text: Arg<String> = Ok(text);\n",
+             ("write-gate-v1/norm-error-lone-high-surrogate", "write-gate-v1/norm-error-lone-low-surrogate")),
+    Mutation("panic-on-empty-candidate-list", "rust_core/src/write_gate.rs",
+             "    let candidates = candidates_from(&candidates_doc)?;\n",
+             "    let candidates = candidates_from(&candidates_doc)?;\n"
+             "    if candidates.is_empty() {\n        panic!(\"no candidates\");\n    }\n",
+             ("write-gate-v1/gate-no-candidates-empty", "write-gate-v1/gate-no-candidates-null")),
+]
 RUST_FAIL = re.compile(r"^(?P<case>[a-z0-9-]+-v[0-9]+/[a-z0-9-]+) \(")
 
 
@@ -178,6 +198,24 @@ def run_rust_mutation(mutation: Mutation) -> tuple[list[str] | None, list[str], 
     return rust_failing, py_failing, output
 
 
+def run_wasm_mutation(mutation: Mutation) -> tuple[list[str], str]:
+    """Build the WASM package from a mutated copy and run every fixture case on it through the testee."""
+    with tempfile.TemporaryDirectory(prefix="mutant-wasm-") as scratch_name:
+        scratch = Path(scratch_name)
+        tree = _rust_tree(mutation, scratch)
+        pkg = scratch / "pkg"
+        proc = subprocess.run([sys.executable, str(ROOT / "wasm_host" / "build.py"), "--crate", str(tree / "rust_core"),
+                               "--target-dir", str(ROOT / "rust_core" / "target" / "wasm-mutants"), "--out", str(pkg)],
+                              capture_output=True, text=True, timeout=3600)
+        if proc.returncode != 0:
+            raise AssertionError(f"{mutation.name}: the wasm build failed:\n{proc.stderr[-3000:]}")
+        env = dict(os.environ, MEMGATE_WASM_PKG=str(pkg), PARITY_WASM_TIMEOUT="10")
+        proc = subprocess.run([sys.executable, "-m", "harness", "check", "--impl", "wasm"], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=900)
+    failing = [line.split(" ", 2)[1].rstrip(":") for line in proc.stdout.splitlines() if line.startswith("FAIL ")]
+    return failing, proc.stdout + proc.stderr
+
+
 def _show(label: str, failing: list[str]) -> None:
     print(f"  {label}: {'CAUGHT' if failing else 'NOT CAUGHT'} by {len(failing)} case(s)")
     for case_id in failing[:12]:
@@ -189,6 +227,7 @@ def _show(label: str, failing: list[str]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m suites.mutants", description=__doc__.split("\n\n")[0])
     parser.add_argument("--rust", action="store_true", help="also plant the Rust mutations (slow: one build each)")
+    parser.add_argument("--wasm", action="store_true", help="also plant the WASM binding mutations (one build each)")
     parser.add_argument("--only", default=None, help="run only mutations whose name contains this text")
     args = parser.parse_args(argv)
     status = 0
@@ -217,6 +256,16 @@ def main(argv: list[str] | None = None) -> int:
                 _show("cargo test", rust_failing)
             _show("Python fixture suite via PyO3", py_failing)
             if not py_failing or rust_failing == []:
+                status = 1
+                print(output[-3000:])
+    if args.wasm:
+        for mutation in WASM_MUTATIONS:
+            if args.only and args.only not in mutation.name:
+                continue
+            failing, output = run_wasm_mutation(mutation)
+            print(f"wasm binding / {mutation.name}")
+            _show("fixture suite via the WASM testee", failing)
+            if not failing or not set(mutation.must_fail) <= set(failing):
                 status = 1
                 print(output[-3000:])
     return status

@@ -261,14 +261,14 @@ def ensure_wasm_bindgen_cli(version: str, toolchain: Toolchain) -> Path:
 
 # --- build -----------------------------------------------------------------------------------------
 
-def build_wasm(toolchain: Toolchain) -> Path:
-    target_dir = CORE / "target" / "wasm"
+def build_wasm(toolchain: Toolchain, crate: Path = CORE, target_dir: Path | None = None) -> Path:
+    target_dir = target_dir or crate / "target" / "wasm"
     env = dict(toolchain.env, CARGO_TARGET_DIR=str(target_dir))
     cmd = [toolchain.cargo, "build", *toolchain.extra_args, "--target", TARGET, "--profile", PROFILE,
            "--lib", "--no-default-features", "--features", "wasm", "--locked",
-           "--manifest-path", str(CORE / "Cargo.toml")]
+           "--manifest-path", str(crate / "Cargo.toml")]
     started = time.monotonic()
-    run(cmd, env=env, cwd=CORE, what="cargo build for wasm32")
+    run(cmd, env=env, cwd=crate, what="cargo build for wasm32")
     log(f"cargo build took {time.monotonic() - started:.0f} s")
     wasm = target_dir / TARGET / PROFILE / f"{CRATE_LIB}.wasm"
     if not wasm.is_file():
@@ -313,6 +313,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--install-toolchain", action="store_true",
                         help="apt-get install the Debian toolchain when it is missing (needs root)")
     parser.add_argument("--out", type=Path, default=HERE / "pkg", help="output directory (default wasm_host/pkg)")
+    parser.add_argument("--crate", type=Path, default=CORE,
+                        help="the crate to build (default rust_core; another copy, e.g. a planted bug's)")
+    parser.add_argument("--target-dir", type=Path, default=None, help="cargo target dir (default <crate>/target/wasm)")
     parser.add_argument("--keep-names", action="store_true",
                         help="keep the wasm name section (function names in trap stack traces; ~70 KiB more)")
     args = parser.parse_args(argv)
@@ -322,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
         toolchain = find_toolchain(args.install_toolchain)
         log(f"toolchain: {toolchain.name}; wasm-bindgen {version}")
         cli = ensure_wasm_bindgen_cli(version, toolchain)
-        wasm = build_wasm(toolchain)
+        wasm = build_wasm(toolchain, args.crate.resolve(), args.target_dir.resolve() if args.target_dir else None)
         out = args.out.resolve()
         bg = bindgen(cli, wasm, out, args.keep_names)
         smoke(out)

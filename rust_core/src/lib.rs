@@ -37,33 +37,10 @@ pub fn normalize_fact_text(text: Arg<&str>) -> Result<String, Error> {
 }
 
 /// `decide_write(...)`: compact JSON `{"action","reason","match"}`.
-pub fn decide_write(
-    text: Arg<&str>,
-    embedding_json: Arg<&str>,
-    candidates_json: Arg<&str>,
-    threshold: Arg<f64>,
-    mode: Arg<&str>,
-    force: Arg<bool>,
-) -> Result<String, Error> {
-    write_gate::decide_write(
-        text,
-        embedding_json,
-        candidates_json,
-        threshold,
-        mode,
-        force,
-    )
-}
+pub use write_gate::decide_write;
 
 /// `build_dedup_context(...)`: the context text, or "" when no line survives.
-pub fn build_dedup_context(
-    topical_json: Arg<&str>,
-    pinned_json: Arg<&str>,
-    recent_json: Arg<&str>,
-    cap: Arg<u32>,
-) -> Result<String, Error> {
-    dedup_context::build_dedup_context(topical_json, pinned_json, recent_json, cap)
-}
+pub use dedup_context::build_dedup_context;
 
 /// `unicode_nfc(text)`: canonical composition (NFC) alone, with the normalization tables
 /// `unicode_versions()` reports. A diagnostic op, not part of contract v1: it lets the harness check

@@ -133,7 +133,8 @@ def _version_sensitive(ch: str) -> bool:
 
 
 def _white_space_like(ch: str) -> bool:
-    return (ch in WHITE_SPACE and ch not in "\n ") or ch in NEAR_WHITE_SPACE or ch.isspace()
+    """White_Space, its near misses, and what Python calls space; plain U+0020 is kept (it is structure)."""
+    return ch != " " and (ch in WHITE_SPACE or ch in NEAR_WHITE_SPACE or ch.isspace())
 
 
 def _similarities(op_name: str, responses: Responses) -> list[Any]:

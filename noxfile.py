@@ -85,10 +85,12 @@ def _install_pyo3(session: nox.Session) -> None:
 
 def _build_wasm(session: nox.Session) -> None:
     _require(session, "node", "Install Node.js 20 (Debian: `apt-get install nodejs`).")
-    args = ["python", str(ROOT / "wasm_host" / "build.py")]
-    if os.environ.get("CI") == "true":
-        args.append("--install-toolchain")
-    session.run(*args)
+    session.run("python", str(ROOT / "wasm_host" / "build.py"), *_toolchain_flags())
+
+
+def _toolchain_flags() -> list[str]:
+    """Let build.py apt-get the Debian wasm toolchain when it can: as root (a fresh CI or dev machine)."""
+    return ["--install-toolchain"] if os.environ.get("CI") == "true" or os.geteuid() == 0 else []
 
 
 def _impls_from_posargs(session: nox.Session) -> list[str]:
@@ -218,9 +220,6 @@ def dev(session: nox.Session) -> None:
     session.run(python, "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[test]", "maturin>=1.5,<2", external=True)
     session.run(str(venv / "bin" / "maturin"), "develop", "--release", "--manifest-path", str(RUST / "Cargo.toml"),
                 external=True, env={"VIRTUAL_ENV": str(venv)})
-    build = [python, str(ROOT / "wasm_host" / "build.py")]
-    if os.environ.get("CI") == "true":
-        build.append("--install-toolchain")
-    session.run(*build, external=True)
+    session.run(python, str(ROOT / "wasm_host" / "build.py"), *_toolchain_flags(), external=True)
     session.log("Ready: .venv/bin/python -m harness impls")
     session.run(python, "-m", "harness", "impls", external=True)

@@ -9,15 +9,26 @@ from typing import Any
 import pytest
 from hypothesis import given
 
-from harness.differential import examine, unicode_versions_of
-from harness.expected import load, recheck
-from harness.report import render_divergence
+from pathlib import Path
+
+from harness.differential import Divergence, examine, unicode_versions_of
+from harness.expected import load, recheck_detailed
+from harness.report import document, render_divergence, write
 from harness.strategies import args_for, comparable_ops
+
+REPORT = Path(__file__).resolve().parent.parent / "reports" / "parity-report.json"
+SEEN: list[Divergence] = []
+PROBLEMS: list[str] = []
+PASSES: list[dict[str, str]] = []
 
 
 @pytest.fixture(scope="module")
-def versions(impl_set: dict[str, Any]) -> dict[str, dict[str, str]]:
-    return unicode_versions_of(impl_set)
+def versions(impl_set: dict[str, Any]) -> Any:
+    """The implementations' Unicode versions; at the end, reports/parity-report.json for CI."""
+    found = unicode_versions_of(impl_set)
+    yield found
+    if len(impl_set) > 1:
+        write(REPORT, document("ci", found, SEEN, 0, 0.0, PROBLEMS, unexpected_passes=PASSES))
 
 
 @pytest.mark.parametrize("op_name", comparable_ops())
@@ -31,13 +42,21 @@ def test_implementations_agree(op_name: str, impl_set: dict[str, Any], versions:
         divergence = examine(impl_set, op_name, args, versions)
         if divergence is None:
             return
-        if expected.covers(divergence.divergent, op_name, divergence.cause, divergence.detail):
+        entry = expected.covers(divergence.divergent, op_name, divergence.cause, divergence.detail)
+        if entry:
+            if not any(seen.key == divergence.key for seen in SEEN):
+                divergence.status, divergence.expected_entry = "expected", f"{entry.impl}/{entry.id}"
+                SEEN.append(divergence)
             return
+        # Hypothesis replays the shrunk example last: keep the latest one of each kind.
+        SEEN[:] = [seen for seen in SEEN if seen.key != divergence.key] + [divergence]
         raise AssertionError("unexpected divergence:\n" + render_divergence(1, divergence))
 
     agree()
 
 
 def test_expected_divergences_still_happen(impl_set: dict[str, Any], versions: dict[str, dict[str, str]]) -> None:
-    problems = recheck(load(list(impl_set)), impl_set, versions)
-    assert not problems, "\n".join(problems)
+    checked = recheck_detailed(load(list(impl_set)), impl_set, versions)
+    PROBLEMS.extend(message for message, _ in checked)
+    PASSES.extend(passed for _, passed in checked if passed)
+    assert not PROBLEMS, "\n".join(PROBLEMS)

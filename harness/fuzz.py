@@ -3,7 +3,8 @@ several implementations until a time budget is spent, shrinking each new diverge
 input and explaining it (``python -m harness fuzz`` / ``nox -s fuzz -- --minutes N``).
 
 A divergence is *new* unless every implementation that differs from the reference lists its op and
-cause in ``expected/<impl>.json``; one new divergence per (op, cause, implementations) is reported.
+cause in ``expected/<impl>.json``. One divergence per (op, cause, detail, implementations) is reported,
+shrunk to a minimal input, whether new or expected.
 """
 
 from __future__ import annotations
@@ -110,13 +111,7 @@ def fuzz(impls: dict[str, Any], expected: ExpectedSet, seconds: float, seed: int
             else:
                 if key in known:
                     return
-                entry = expected.covers(divergence.divergent, op, divergence.cause, divergence.detail)
-                if entry is not None:
-                    divergence.status, divergence.expected_entry = "expected", f"{entry.impl}/{entry.id}"
-                    divergence.found_after = time.monotonic() - started
-                    known.add(key)
-                    result.divergences.append(divergence)
-                    return
+                # New or expected, the first of each kind is shrunk so that reports show a minimal witness.
                 target.append(key)
                 first_seen.append(time.monotonic() - started)
             last[:] = [divergence]
@@ -129,6 +124,9 @@ def fuzz(impls: dict[str, Any], expected: ExpectedSet, seconds: float, seed: int
         except _Found:
             divergence = last[0]
             divergence.found_after = first_seen[0]
+            entry = expected.covers(divergence.divergent, op, divergence.cause, divergence.detail)
+            if entry is not None:
+                divergence.status, divergence.expected_entry = "expected", f"{entry.impl}/{entry.id}"
             known.add(target[0])
             result.divergences.append(divergence)
         progress.update(result.examples, len(result.new), expected_count())

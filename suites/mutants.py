@@ -224,49 +224,47 @@ def _show(label: str, failing: list[str]) -> None:
         print(f"    ... and {len(failing) - 12} more")
 
 
+def caught(mutation: Mutation, *failing: list[str] | None) -> bool:
+    """Every suite that can see the mutation fails, each on at least the cases the mutation names."""
+    return all(ids and set(mutation.must_fail) <= set(ids) for ids in failing if ids is not None)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m suites.mutants", description=__doc__.split("\n\n")[0])
     parser.add_argument("--rust", action="store_true", help="also plant the Rust mutations (slow: one build each)")
     parser.add_argument("--wasm", action="store_true", help="also plant the WASM binding mutations (one build each)")
     parser.add_argument("--only", default=None, help="run only mutations whose name contains this text")
     args = parser.parse_args(argv)
+    plans: list[tuple[str, list[Mutation]]] = [("reference", REFERENCE_MUTATIONS)]
+    plans += [("rust core", RUST_MUTATIONS)] if args.rust else []
+    plans += [("wasm binding", WASM_MUTATIONS)] if args.wasm else []
     status = 0
-    for mutation in REFERENCE_MUTATIONS:
-        if args.only and args.only not in mutation.name:
-            continue
-        missing = [name for name in mutation.needs if importlib.util.find_spec(name) is None]
-        if missing:
-            print(f"reference / {mutation.name}: SKIPPED, needs {', '.join(missing)}")
-            continue
-        failing, output = run_mutation(mutation)
-        print(f"reference / {mutation.name}")
-        _show("fixture suite", failing)
-        if not failing:
-            status = 1
-            print(output[-2000:])
-    if args.rust:
-        for mutation in RUST_MUTATIONS:
+    for layer, mutations in plans:
+        for mutation in mutations:
             if args.only and args.only not in mutation.name:
                 continue
-            rust_failing, py_failing, output = run_rust_mutation(mutation)
-            print(f"rust core / {mutation.name}")
-            if rust_failing is None:
-                print("  cargo test: not applicable (binding-only mutation)")
+            missing = [n for n in mutation.needs if n != "binding-only" and importlib.util.find_spec(n) is None]
+            if missing:
+                print(f"{layer} / {mutation.name}: SKIPPED, needs {', '.join(missing)}")
+                continue
+            print(f"{layer} / {mutation.name}")
+            if layer == "reference":
+                failing, output = run_mutation(mutation)
+                results: list[tuple[str, list[str] | None]] = [("fixture suite", failing)]
+            elif layer == "rust core":
+                rust_failing, py_failing, output = run_rust_mutation(mutation)
+                results = [("cargo test", rust_failing), ("Python fixture suite via PyO3", py_failing)]
             else:
-                _show("cargo test", rust_failing)
-            _show("Python fixture suite via PyO3", py_failing)
-            if not py_failing or rust_failing == []:
+                failing, output = run_wasm_mutation(mutation)
+                results = [("fixture suite via the WASM testee", failing)]
+            for label, ids in results:
+                if ids is None:
+                    print(f"  {label}: not applicable (binding-only mutation)")
+                else:
+                    _show(label, ids)
+            if not caught(mutation, *(ids for _, ids in results)):
                 status = 1
-                print(output[-3000:])
-    if args.wasm:
-        for mutation in WASM_MUTATIONS:
-            if args.only and args.only not in mutation.name:
-                continue
-            failing, output = run_wasm_mutation(mutation)
-            print(f"wasm binding / {mutation.name}")
-            _show("fixture suite via the WASM testee", failing)
-            if not failing or not set(mutation.must_fail) <= set(failing):
-                status = 1
+                print(f"  NOT CAUGHT as required: each suite must fail at least {', '.join(mutation.must_fail)}")
                 print(output[-3000:])
     return status
 

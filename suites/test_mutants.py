@@ -6,7 +6,7 @@ import importlib.util
 
 import pytest
 
-from suites.mutants import REFERENCE_MUTATIONS, Mutation, run_mutation
+from suites.mutants import REFERENCE_MUTATIONS, Mutation, caught, run_mutation
 
 
 @pytest.mark.parametrize("mutation", REFERENCE_MUTATIONS, ids=[m.name for m in REFERENCE_MUTATIONS])
@@ -15,5 +15,14 @@ def test_reference_mutation_caught(mutation: Mutation) -> None:
     if missing:
         pytest.skip(f"needs {', '.join(missing)} (installed by the `tests` session's extras)")
     failing, output = run_mutation(mutation)
-    assert failing, f"{mutation.name} was not caught by any fixture case:\n{output[-3000:]}"
-    assert set(mutation.must_fail) <= set(failing), f"{mutation.name}: caught by {failing}, expected {mutation.must_fail}"
+    assert caught(mutation, failing), f"{mutation.name}: failing cases {failing}, required {mutation.must_fail}\n" \
+        f"{output[-3000:]}"
+
+
+def test_caught_requires_every_named_case() -> None:
+    mutation = REFERENCE_MUTATIONS[0]
+    assert caught(mutation, list(mutation.must_fail) + ["other"])
+    assert not caught(mutation, [])
+    assert not caught(mutation, list(mutation.must_fail)[1:] + ["other"])
+    assert not caught(mutation, list(mutation.must_fail), [])  # a second suite that saw nothing
+    assert caught(mutation, None, list(mutation.must_fail))  # None: that suite cannot see it

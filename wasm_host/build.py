@@ -34,7 +34,7 @@ CORE = ROOT / "rust_core"
 TARGET = "wasm32-unknown-unknown"
 PROFILE = "wasm-release"
 CRATE_LIB = "memgate_core"
-DEBIAN_PACKAGES = ("rustc-web", "cargo-web", "rust-web-src", "lld-22")
+DEBIAN_PACKAGES = ("rustc-web", "cargo-web", "rust-web-src", "rust-web-llvm", "lld-22")
 
 
 class BuildError(Exception):

@@ -2,18 +2,22 @@
 """Build the WebAssembly Node package of the Rust core: wasm_host/pkg (stdlib only).
 
 Steps:
-1. Toolchain: rustup's stable with the wasm32-unknown-unknown target if it is installed, else Debian's
-   rustc-web + cargo-web + rust-web-src + lld-22 (std is built from source with -Zbuild-std).
-   Missing: installed with apt-get when running as root with CI=true or --install-toolchain,
-   otherwise exit 2 naming both remedies.
-2. wasm-bindgen-cli at exactly the version of the wasm-bindgen crate in rust_core/Cargo.lock, installed
-   with `cargo install --locked` into a cache ($PARITY_CACHE or ~/.cache/memgate-parity) and reused.
+1. Toolchain: rustup's stable if it has the wasm32-unknown-unknown target, else Debian's rustc-web,
+   cargo-web, rust-web-src, rust-web-llvm and lld-22 (std built from source with -Zbuild-std). The
+   readiness check looks for each piece where that toolchain looks (rustc, cargo, rust-lld, the std
+   sources or the target's std), then compiles and links a tiny wasm32 crate with the same toolchain
+   and flags. Debian's packages are installed with apt-get when missing and the script runs as root
+   with CI=true or --install-toolchain; otherwise, or when a piece is still missing, it exits 2 naming
+   each missing piece and both remedies, before any build output. `--check` runs this step alone.
+2. wasm-bindgen-cli at exactly the version of the wasm-bindgen crate in rust_core/Cargo.lock: the one on
+   PATH if it reports that version, else one installed with `cargo install --locked` into a cache
+   ($PARITY_CACHE or ~/.cache/memgate-parity) and reused.
 3. `cargo build --lib --features wasm --no-default-features --profile wasm-release` for
    wasm32-unknown-unknown, in its own target dir (rust_core/target/wasm) so host builds stay valid.
 4. `wasm-bindgen --target nodejs` into the output dir (default wasm_host/pkg), then a smoke load with
    Node when it is installed.
 
-Exit status: 0 built; 1 a step failed; 2 the toolchain is missing and was not installed.
+Exit status: 0 built (or ready, with --check); 1 a step failed; 2 the toolchain is not ready.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -34,7 +39,6 @@ CORE = ROOT / "rust_core"
 TARGET = "wasm32-unknown-unknown"
 PROFILE = "wasm-release"
 CRATE_LIB = "memgate_core"
-DEBIAN_PACKAGES = ("rustc-web", "cargo-web", "rust-web-src", "rust-web-llvm", "lld-22")
 
 
 class BuildError(Exception):
@@ -65,6 +69,12 @@ def capture(cmd: list[str], env: dict[str, str] | None = None) -> str | None:
     return result.stdout if result.returncode == 0 else None
 
 
+def cache_dir() -> Path:
+    """Where provisioned tools live across checkouts: wasm-bindgen-cli, the readiness probe's std build."""
+    configured = os.environ.get("PARITY_CACHE")
+    return Path(configured).expanduser() if configured else Path.home() / ".cache" / "memgate-parity"
+
+
 # --- versions --------------------------------------------------------------------------------------
 
 def wasm_bindgen_version(lock: Path = CORE / "Cargo.lock") -> str:
@@ -89,95 +99,229 @@ def wasm_bindgen_version(lock: Path = CORE / "Cargo.lock") -> str:
 
 # --- toolchain -------------------------------------------------------------------------------------
 
+# The pieces a wasm32 build uses, and the Debian packages that hold each one. Every package named here
+# is installed, and none other: `--no-install-recommends` keeps apt from pulling in a piece by luck
+# (rustc-web only *recommends* rust-web-llvm, the package of rust-lld).
+DEBIAN_PACKAGES_OF = {
+    "rustc": ("rustc-web",),  # /usr/bin/rustc; its dependency libstd-rust-web-dev is the host std
+    "cargo": ("cargo-web",),  # /usr/bin/cargo
+    "rust-lld": ("rust-web-llvm", "lld-22"),  # /usr/bin/rust-lld -> lld-22 -> /usr/lib/llvm-22/bin/lld
+    "std sources": ("rust-web-src",),  # <sysroot>/lib/rustlib/src/rust/library, for -Zbuild-std
+}
+DEBIAN_PACKAGES = tuple(dict.fromkeys(p for packages in DEBIAN_PACKAGES_OF.values() for p in packages))
+LINKER = "rust-lld"  # rustc's default linker for wasm32-unknown-unknown
+
+
+@dataclass(frozen=True)
 class Toolchain:
-    def __init__(self, name: str, cargo: str, env: dict[str, str], extra_args: list[str]) -> None:
-        self.name = name
-        self.cargo = cargo
-        self.env = env
-        self.extra_args = extra_args
+    """How to run a wasm32 build: which rustc and cargo, their environment and extra cargo flags."""
+
+    kind: str  # "rustup" (prebuilt wasm32 std) or "debian" (std built from source with -Zbuild-std)
+    rustc: str
+    cargo: str
+    env: dict[str, str]
+    extra_args: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        if self.kind == "rustup":
+            return f"rustup ({TARGET} target installed)"
+        return "Debian rustc-web + cargo-web + rust-web-src + rust-web-llvm (-Zbuild-std)"
+
+
+@dataclass(frozen=True)
+class Gap:
+    """A piece the build needs and cannot find, and where it was looked for."""
+
+    piece: str
+    detail: str
 
 
 def rustup_toolchain() -> Toolchain | None:
+    """rustup's toolchain when it has the wasm32 target (rustup target list --installed), else None."""
     if shutil.which("rustup") is None or shutil.which("cargo") is None:
         return None
     installed = capture(["rustup", "target", "list", "--installed"])
     if installed is None or TARGET not in installed.split():
         return None
-    return Toolchain("rustup (wasm32-unknown-unknown target installed)", "cargo", dict(os.environ), [])
+    return Toolchain("rustup", "rustc", "cargo", dict(os.environ))
 
 
-def debian_missing() -> list[str]:
-    """Debian packages of the fallback toolchain that are not installed (all of them without dpkg)."""
-    missing = []
-    for package in DEBIAN_PACKAGES:
-        status = capture(["dpkg-query", "-W", "-f=${Status}", package])
-        if status is None or "install ok installed" not in status:
-            missing.append(package)
-    if not missing:
-        # The packages' files, in case dpkg's database and the filesystem disagree.
-        if not (Path("/usr/bin/rustc").exists() and Path("/usr/bin/cargo").exists()):
-            missing += ["rustc-web", "cargo-web"]
-        if shutil.which("lld-22") is None:
-            missing.append("lld-22")
-    return sorted(set(missing), key=DEBIAN_PACKAGES.index)
-
-
-def debian_toolchain() -> Toolchain:
-    sysroot = (capture(["/usr/bin/rustc", "--print", "sysroot"]) or "/usr").strip()
-    library = Path(sysroot) / "lib" / "rustlib" / "src" / "rust" / "library"
-    if not library.is_dir():
-        raise BuildError(f"rust-web-src is installed but {library} is missing; reinstall rust-web-src")
+def debian_toolchain(rustc: str = "/usr/bin/rustc", cargo: str = "/usr/bin/cargo") -> Toolchain:
     env = dict(os.environ)
-    env["RUSTC"] = "/usr/bin/rustc"
+    env["RUSTC"] = rustc
     env["RUSTC_BOOTSTRAP"] = "1"  # -Zbuild-std on a stable compiler: std is built from rust-web-src
     env.pop("RUSTUP_TOOLCHAIN", None)
-    return Toolchain("Debian rustc-web + rust-web-src + lld-22 (-Zbuild-std)", "/usr/bin/cargo", env,
-                     ["-Zbuild-std=std,panic_abort"])
+    return Toolchain("debian", rustc, cargo, env, ("-Zbuild-std=std,panic_abort",))
 
 
-def remedies(missing: list[str]) -> str:
-    return (
-        f"no Rust toolchain for {TARGET} here: rustup has no {TARGET} target and the Debian packages "
-        f"{', '.join(missing)} are not installed. Either\n"
-        f"  - rustup target add {TARGET}   (needs access to static.rust-lang.org), or\n"
-        f"  - apt-get install -y {' '.join(DEBIAN_PACKAGES)}   (as root; or rerun this script as root "
-        "with --install-toolchain, or with CI=true)"
-    )
+def linker_search(toolchain: Toolchain, sysroot: Path, host: str) -> list[Path]:
+    """Where rustc looks for rust-lld: its sysroot's tool directory for the host, then PATH."""
+    return [sysroot / "lib" / "rustlib" / host / "bin", *map(Path, toolchain.env.get("PATH", "").split(os.pathsep))]
 
 
-def find_toolchain(install: bool) -> Toolchain:
-    toolchain = rustup_toolchain()
-    if toolchain is not None:
-        return toolchain
-    missing = debian_missing()
-    if missing:
-        is_root = hasattr(os, "geteuid") and os.geteuid() == 0
-        wants_install = install or os.environ.get("CI", "").lower() == "true"
-        if not (wants_install and is_root):
-            why = "" if not wants_install else "\n(--install-toolchain / CI=true given, but not running as root)"
-            raise BuildError(remedies(missing) + why, status=2)
-        if shutil.which("apt-get") is None:
-            raise BuildError(remedies(missing) + "\n(apt-get is not available here)", status=2)
-        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-        run(["apt-get", "update"], env=env, what="apt-get update")
-        run(["apt-get", "install", "-y", "--no-install-recommends", *DEBIAN_PACKAGES], env=env,
-            what="apt-get install of the Debian Rust toolchain")
-        still = debian_missing()
-        if still:
-            raise BuildError(f"after apt-get install, still missing: {', '.join(still)}")
-    return debian_toolchain()
+def static_gaps(toolchain: Toolchain) -> list[Gap]:
+    """The pieces of `toolchain` that are missing, looked for where that toolchain looks (no build)."""
+    env = toolchain.env
+    gaps = []
+    version = capture([toolchain.rustc, "-vV"], env)
+    if version is None:
+        gaps.append(Gap("rustc", f"`{toolchain.rustc} -vV` does not run"))
+    if capture([toolchain.cargo, "--version"], env) is None:
+        gaps.append(Gap("cargo", f"`{toolchain.cargo} --version` does not run"))
+    if version is None:
+        return gaps  # everything else is found through rustc
+    host = next((line.split(":", 1)[1].strip() for line in version.splitlines() if line.startswith("host:")), "")
+    sysroot = Path((capture([toolchain.rustc, "--print", "sysroot"], env) or "").strip() or "/nonexistent")
+    search = linker_search(toolchain, sysroot, host)
+    # A dangling symlink (rust-lld -> lld-22 without lld-22) is missing: Path.is_file follows links.
+    if not any((directory / LINKER).is_file() and os.access(directory / LINKER, os.X_OK) for directory in search):
+        dangling = [str(d / LINKER) for d in search if (d / LINKER).is_symlink() and not (d / LINKER).exists()]
+        where = f"{search[0]}, then PATH"
+        gaps.append(Gap(LINKER, f"not found where {toolchain.rustc} looks ({where})"
+                        + (f"; dangling link {', '.join(dangling)}" if dangling else "")))
+    if toolchain.kind == "debian":
+        library = sysroot / "lib" / "rustlib" / "src" / "rust" / "library"
+        if not (library / "Cargo.lock").is_file() or not (library / "std" / "src" / "lib.rs").is_file():
+            gaps.append(Gap("std sources", f"{library} (Cargo.lock, std/src/lib.rs) is missing; "
+                            "-Zbuild-std builds std from it"))
+    else:
+        libdir = sysroot / "lib" / "rustlib" / TARGET / "lib"
+        if not any(libdir.glob("libstd-*.rlib")):
+            gaps.append(Gap(f"{TARGET} std", f"no libstd-*.rlib in {libdir}"))
+    return gaps
+
+
+# cargo/rustc messages of a failed probe build, and the piece each one names.
+PROBE_FAILURES = (
+    (re.compile(r"linker `rust-lld` not found|could not exec the linker `rust-lld`"), LINKER),
+    (re.compile(r"unable to build with the standard library|src/rust/library"), "std sources"),
+    (re.compile(r"can't find crate for `(std|core)`|target may not be installed"), f"{TARGET} std"),
+)
+PROBE_SOURCE = """\
+// Written by wasm_host/build.py: the readiness probe (a tiny cdylib that needs std and the linker).
+#[no_mangle]
+pub extern "C" fn probe(n: u32) -> u32 {
+    format!("{n}").len() as u32
+}
+"""
+PROBE_MANIFEST = """\
+[package]
+name = "wasm_probe"
+version = "0.0.0"
+edition = "2021"
+publish = false
+
+[lib]
+path = "lib.rs"
+crate-type = ["cdylib"]
+
+[profile.release]
+panic = "abort"
+
+[workspace]
+"""
+
+
+def probe_gaps(toolchain: Toolchain, probe_dir: Path) -> tuple[list[Gap], float]:
+    """Compile and link a tiny wasm32 cdylib with the toolchain and the build's flags.
+
+    Its std build is kept in `probe_dir`; a later probe recompiles and relinks only the crate (its source
+    is rewritten and its output removed every time, so the compiler and the linker always run)."""
+    probe_dir.mkdir(parents=True, exist_ok=True)
+    (probe_dir / "Cargo.toml").write_text(PROBE_MANIFEST, encoding="utf-8")
+    (probe_dir / "lib.rs").write_text(PROBE_SOURCE, encoding="utf-8")
+    output = probe_dir / "target" / TARGET / "release" / "wasm_probe.wasm"
+    output.unlink(missing_ok=True)
+    env = dict(toolchain.env, CARGO_TARGET_DIR=str(probe_dir / "target"))
+    cmd = [toolchain.cargo, "build", *toolchain.extra_args, "--target", TARGET, "--release", "--quiet",
+           "--manifest-path", str(probe_dir / "Cargo.toml")]
+    started = time.monotonic()
+    try:
+        result = subprocess.run(cmd, env=env, cwd=probe_dir, capture_output=True, text=True, timeout=1800)
+        stderr, status = result.stderr, result.returncode
+    except (OSError, subprocess.SubprocessError) as exc:
+        stderr, status = str(exc), -1
+    seconds = time.monotonic() - started
+    if status == 0 and output.is_file() and output.read_bytes()[:4] == b"\0asm":
+        return [], seconds
+    pieces = [piece for pattern, piece in PROBE_FAILURES if pattern.search(stderr)]
+    tail = "\n      ".join(stderr.strip().splitlines()[-12:])
+    why = f"`{' '.join(cmd)}` failed (exit status {status}):\n      {tail}"
+    return [Gap(piece, why) for piece in pieces] or [Gap("wasm32 build", why)], seconds
+
+
+def remedies(toolchain: Toolchain, gaps: list[Gap]) -> str:
+    """The error for a toolchain with gaps: each missing piece by name, then both remedies."""
+    packages = [p for gap in gaps for p in DEBIAN_PACKAGES_OF.get(gap.piece, DEBIAN_PACKAGES)]
+    lines = [f"the {TARGET} toolchain is not ready ({toolchain.name}); missing:"]
+    lines += [f"  - {gap.piece}: {gap.detail}" for gap in gaps]
+    lines += [
+        "Either",
+        f"  - rustup target add {TARGET}   (rustup's stable then builds it; needs static.rust-lang.org), or",
+        f"  - apt-get install -y --no-install-recommends {' '.join(dict.fromkeys(packages))}   (Debian's "
+        "toolchain; as root, or rerun this script as root with --install-toolchain, or with CI=true)",
+    ]
+    return "\n".join(lines)
+
+
+def install_debian_toolchain() -> float:
+    """apt-get install every package of DEBIAN_PACKAGES; returns the seconds it took."""
+    if shutil.which("apt-get") is None:
+        raise BuildError("apt-get is not available here: install the Debian packages "
+                         f"{' '.join(DEBIAN_PACKAGES)} another way, or use rustup's {TARGET} target", status=2)
+    started = time.monotonic()
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    run(["apt-get", "update"], env=env, what="apt-get update")
+    run(["apt-get", "install", "-y", "--no-install-recommends", *DEBIAN_PACKAGES], env=env,
+        what="apt-get install of the Debian Rust toolchain")
+    return time.monotonic() - started
+
+
+def may_install(install: bool) -> tuple[bool, str]:
+    """Whether the Debian toolchain may be installed here, and why not."""
+    is_root = hasattr(os, "geteuid") and os.geteuid() == 0
+    wants = install or os.environ.get("CI", "").lower() == "true"
+    if not wants:
+        return False, ""
+    return (True, "") if is_root else (False, "\n(--install-toolchain / CI=true given, but not running as root)")
+
+
+def find_toolchain(install: bool, timings: dict[str, float], why_not: str = "") -> Toolchain:
+    """The toolchain the build will use (static checks only); Debian's is installed when it has gaps
+    and `install` is true, otherwise the error names the gaps and both remedies (+ `why_not`)."""
+    toolchain = rustup_toolchain() or debian_toolchain()
+    gaps = static_gaps(toolchain)
+    if gaps and toolchain.kind == "debian":
+        if not install:
+            raise BuildError(remedies(toolchain, gaps) + why_not, status=2)
+        log(f"installing the Debian toolchain; missing: {', '.join(g.piece for g in gaps)}")
+        timings["apt-get install"] = install_debian_toolchain()
+        gaps = static_gaps(toolchain)
+    if gaps:
+        raise BuildError(remedies(toolchain, gaps), status=2)
+    return toolchain
+
+
+def ready_toolchain(install: bool, timings: dict[str, float], why_not: str = "") -> Toolchain:
+    """find_toolchain, then the probe: a toolchain returned here has compiled and linked a wasm32 cdylib.
+    The probe's std build is cached per toolchain kind (cargo rebuilds it when the toolchain changes)."""
+    toolchain = find_toolchain(install, timings, why_not)
+    gaps, seconds = probe_gaps(toolchain, cache_dir() / f"wasm-probe-{toolchain.kind}")
+    timings["readiness probe"] = seconds
+    if gaps:
+        raise BuildError(remedies(toolchain, gaps), status=2)
+    log(f"readiness: {toolchain.name} compiled and linked a {TARGET} probe in {seconds:.0f} s")
+    return toolchain
 
 
 # --- wasm-bindgen-cli ------------------------------------------------------------------------------
 
-def cache_dir() -> Path:
-    configured = os.environ.get("PARITY_CACHE")
-    return Path(configured).expanduser() if configured else Path.home() / ".cache" / "memgate-parity"
-
-
-def cli_reports(binary: Path, version: str) -> bool:
+def cli_version(binary: Path) -> str | None:
+    """The version a wasm-bindgen binary reports (`wasm-bindgen 0.2.130` -> "0.2.130"), else None."""
     out = capture([str(binary), "--version"]) if binary.is_file() else None
-    return out is not None and out.split()[-1:] == [version]
+    words = out.split() if out else []
+    return words[-1] if words else None
 
 
 # cargo's message when a package version pinned by a lockfile is not in the registry's index
@@ -229,12 +373,34 @@ def install_with_adjusted_lock(cargo: str, env: dict[str, str], version: str, ro
     shutil.rmtree(src_parent, ignore_errors=True)
 
 
-def ensure_wasm_bindgen_cli(version: str, toolchain: Toolchain) -> Path:
-    root = cache_dir() / f"wasm-bindgen-cli-{version}"
-    binary = root / "bin" / "wasm-bindgen"
-    if cli_reports(binary, version):
-        log(f"wasm-bindgen-cli {version}: reusing {binary}")
-        return binary
+def cached_cli(version: str) -> Path:
+    return cache_dir() / f"wasm-bindgen-cli-{version}" / "bin" / "wasm-bindgen"
+
+
+def find_wasm_bindgen_cli(version: str) -> Path | None:
+    """A wasm-bindgen that reports exactly `version`: the one on PATH, else the cached one, else None.
+    One of another version on PATH is ignored, with a line saying so."""
+    cached = cached_cli(version)
+    on_path = shutil.which("wasm-bindgen")
+    if on_path is not None and Path(on_path).resolve() != cached.resolve():
+        found = cli_version(Path(on_path))
+        if found == version:
+            log(f"wasm-bindgen-cli {version}: using {on_path} from PATH")
+            return Path(on_path)
+        log(f"ignoring {on_path} on PATH: it reports {found or 'no version'}, the wasm-bindgen crate is {version}")
+    if cli_version(cached) == version:
+        log(f"wasm-bindgen-cli {version}: reusing {cached}")
+        return cached
+    return None
+
+
+def ensure_wasm_bindgen_cli(version: str, toolchain: Toolchain, timings: dict[str, float]) -> Path:
+    """find_wasm_bindgen_cli, else `cargo install --locked` of exactly `version` into the cache."""
+    found = find_wasm_bindgen_cli(version)
+    if found is not None:
+        return found
+    binary = cached_cli(version)
+    root = binary.parent.parent
     # Any host cargo can build the CLI; prefer rustup's (newer), else the Debian one.
     if shutil.which("cargo") is not None:
         cargo, env = "cargo", dict(os.environ)
@@ -253,8 +419,9 @@ def ensure_wasm_bindgen_cli(version: str, toolchain: Toolchain) -> Path:
             raise BuildError(f"cargo install wasm-bindgen-cli {version} failed (exit status "
                              f"{result.returncode}); see the output above")
         install_with_adjusted_lock(cargo, env, version, root)
-    log(f"wasm-bindgen-cli installed in {time.monotonic() - started:.0f} s")
-    if not cli_reports(binary, version):
+    timings["wasm-bindgen-cli install"] = time.monotonic() - started
+    log(f"wasm-bindgen-cli installed in {timings['wasm-bindgen-cli install']:.0f} s")
+    if cli_version(binary) != version:
         raise BuildError(f"{binary} does not report version {version} after installing it")
     return binary
 
@@ -308,8 +475,23 @@ def smoke(out: Path) -> None:
     log(f"smoke load ok: unicodeVersions() = {result.stdout.strip()}")
 
 
+def check() -> int:
+    """--check: the readiness check alone (static checks, then the probe); installs and builds nothing."""
+    version = wasm_bindgen_version()
+    toolchain = ready_toolchain(False, {}, "\n(--check installs nothing)")
+    cli = find_wasm_bindgen_cli(version)
+    if cli is None:
+        log(f"wasm-bindgen-cli {version} is not installed: a build installs it into {cached_cli(version).parent.parent} "
+            "(cargo install, a few minutes, once)")
+    log(f"ready: {toolchain.name}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--check", action="store_true",
+                        help="only check that the toolchain can build (static checks, then a tiny wasm32 crate "
+                        "compiled and linked); build and install nothing; exit 0 ready, 2 not")
     parser.add_argument("--install-toolchain", action="store_true",
                         help="apt-get install the Debian toolchain when it is missing (needs root)")
     parser.add_argument("--out", type=Path, default=HERE / "pkg", help="output directory (default wasm_host/pkg)")
@@ -320,11 +502,18 @@ def main(argv: list[str] | None = None) -> int:
                         help="keep the wasm name section (function names in trap stack traces; ~70 KiB more)")
     args = parser.parse_args(argv)
     started = time.monotonic()
+    timings: dict[str, float] = {}
     try:
+        if args.check:
+            return check()
         version = wasm_bindgen_version()
-        toolchain = find_toolchain(args.install_toolchain)
+        install, why_not = may_install(args.install_toolchain)
+        toolchain = ready_toolchain(install, timings, why_not)
         log(f"toolchain: {toolchain.name}; wasm-bindgen {version}")
-        cli = ensure_wasm_bindgen_cli(version, toolchain)
+        cli = ensure_wasm_bindgen_cli(version, toolchain, timings)
+        log("provisioning took " + ", ".join(f"{what} {seconds:.0f} s" for what, seconds in timings.items())
+            + ("" if "apt-get install" in timings else " (toolchain already installed)")
+            + ("" if "wasm-bindgen-cli install" in timings else " (wasm-bindgen-cli already installed)"))
         wasm = build_wasm(toolchain, args.crate.resolve(), args.target_dir.resolve() if args.target_dir else None)
         out = args.out.resolve()
         bg = bindgen(cli, wasm, out, args.keep_names)

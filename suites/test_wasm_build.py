@@ -123,7 +123,11 @@ def test_missing_std_sources_are_named(tmp_path):
 
 
 def test_missing_rustc_and_cargo_are_named(tmp_path):
-    assert pieces(build.static_gaps(fake_toolchain(tmp_path, rustc=False))) == ["rustc"]
+    toolchain = fake_toolchain(tmp_path, rustc=False)
+    gaps = build.static_gaps(toolchain)
+    assert pieces(gaps) == ["rustc"]
+    # Without rustc nothing else can be looked up: the Debian remedy names every package.
+    assert f"--no-install-recommends {' '.join(build.DEBIAN_PACKAGES)}   " in build.remedies(toolchain, gaps)
     assert pieces(build.static_gaps(fake_toolchain(tmp_path / "c", cargo=False))) == ["cargo"]
 
 

@@ -166,7 +166,8 @@ def static_gaps(toolchain: Toolchain) -> list[Gap]:
     gaps = []
     version = capture([toolchain.rustc, "-vV"], env)
     if version is None:
-        gaps.append(Gap("rustc", f"`{toolchain.rustc} -vV` does not run"))
+        gaps.append(Gap("rustc", f"`{toolchain.rustc} -vV` does not run (the linker and std are looked up "
+                        "through rustc: not checked)"))
     if capture([toolchain.cargo, "--version"], env) is None:
         gaps.append(Gap("cargo", f"`{toolchain.cargo} --version` does not run"))
     if version is None:
@@ -253,7 +254,9 @@ def probe_gaps(toolchain: Toolchain, probe_dir: Path) -> tuple[list[Gap], float]
 
 def remedies(toolchain: Toolchain, gaps: list[Gap]) -> str:
     """The error for a toolchain with gaps: each missing piece by name, then both remedies."""
+    unchecked = any(gap.piece == "rustc" for gap in gaps)  # then the rest is unknown: name every package
     packages = [p for gap in gaps for p in DEBIAN_PACKAGES_OF.get(gap.piece, DEBIAN_PACKAGES)]
+    packages = list(DEBIAN_PACKAGES) if unchecked else packages
     lines = [f"the {TARGET} toolchain is not ready ({toolchain.name}); missing:"]
     lines += [f"  - {gap.piece}: {gap.detail}" for gap in gaps]
     lines += [

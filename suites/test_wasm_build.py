@@ -46,13 +46,14 @@ def _script(path: Path, body: str) -> Path:
 def fake_toolchain(tmp: Path, *, lld: str | None = "sysroot", std_sources: bool = True, rustc: bool = True,
                    cargo: bool = True, cargo_error: str = "") -> build.Toolchain:
     """A Debian-kind toolchain of scripts. `lld`: where rust-lld is ("sysroot": the sysroot's host tool
-    dir; "path": on PATH; "elsewhere": in a dir rustc does not search; "dangling": a broken link in the
+    dir; "self-contained": its self-contained/; "path": on PATH; "elsewhere": in a dir rustc does not search; "dangling": a broken link in the
     sysroot's tool dir; None: nowhere). `cargo_error`: what `cargo build` prints before failing."""
     sysroot, path_dir = tmp / "sysroot", tmp / "bin"
     tools = sysroot / "lib" / "rustlib" / HOST / "bin"
     tools.mkdir(parents=True)
     path_dir.mkdir()
-    lld_dirs = {"sysroot": tools, "path": path_dir, "elsewhere": tmp / "rustup-sysroot" / "bin"}
+    lld_dirs = {"sysroot": tools, "self-contained": tools / "self-contained", "path": path_dir,
+                "elsewhere": tmp / "rustup-sysroot" / "bin"}
     if lld in lld_dirs:
         _script(lld_dirs[lld] / "rust-lld", "")
     elif lld == "dangling":
@@ -99,7 +100,7 @@ def pieces(gaps) -> list[str]:
 
 # --- static checks: where the chosen toolchain looks ---------------------------------------------------
 
-@pytest.mark.parametrize("lld", ["sysroot", "path"])
+@pytest.mark.parametrize("lld", ["sysroot", "self-contained", "path"])
 def test_a_complete_toolchain_is_ready(tmp_path, lld):
     toolchain = fake_toolchain(tmp_path, lld=lld)
     assert build.static_gaps(toolchain) == []

@@ -156,8 +156,10 @@ def debian_toolchain(rustc: str = "/usr/bin/rustc", cargo: str = "/usr/bin/cargo
 
 
 def linker_search(toolchain: Toolchain, sysroot: Path, host: str) -> list[Path]:
-    """Where rustc looks for rust-lld: its sysroot's tool directory for the host, then PATH."""
-    return [sysroot / "lib" / "rustlib" / host / "bin", *map(Path, toolchain.env.get("PATH", "").split(os.pathsep))]
+    """Where rustc looks for rust-lld, in order (seen with strace on Debian's rustc 1.96): its sysroot's
+    tool directory for the host, that directory's self-contained/, then PATH."""
+    tools = sysroot / "lib" / "rustlib" / host / "bin"
+    return [tools, tools / "self-contained", *map(Path, toolchain.env.get("PATH", "").split(os.pathsep))]
 
 
 def static_gaps(toolchain: Toolchain) -> list[Gap]:
@@ -178,7 +180,7 @@ def static_gaps(toolchain: Toolchain) -> list[Gap]:
     # A dangling symlink (rust-lld -> lld-22 without lld-22) is missing: Path.is_file follows links.
     if not any((directory / LINKER).is_file() and os.access(directory / LINKER, os.X_OK) for directory in search):
         dangling = [str(d / LINKER) for d in search if (d / LINKER).is_symlink() and not (d / LINKER).exists()]
-        where = f"{search[0]}, then PATH"
+        where = f"{search[0]}, {search[1]}, then PATH"
         gaps.append(Gap(LINKER, f"not found where {toolchain.rustc} looks ({where})"
                         + (f"; dangling link {', '.join(dangling)}" if dangling else "")))
     if toolchain.kind == "debian":

@@ -516,9 +516,11 @@ def main(argv: list[str] | None = None) -> int:
         toolchain = ready_toolchain(install, timings, why_not)
         log(f"toolchain: {toolchain.name}; wasm-bindgen {version}")
         cli = ensure_wasm_bindgen_cli(version, toolchain, timings)
-        log("provisioning took " + ", ".join(f"{what} {seconds:.0f} s" for what, seconds in timings.items())
-            + ("" if "apt-get install" in timings else " (toolchain already installed)")
-            + ("" if "wasm-bindgen-cli install" in timings else " (wasm-bindgen-cli already installed)"))
+        present = [what for what, step in (("the toolchain", "apt-get install"),
+                                           ("wasm-bindgen-cli", "wasm-bindgen-cli install")) if step not in timings]
+        log(f"provisioning took {sum(timings.values()):.0f} s: "
+            + ", ".join(f"{what} {seconds:.0f} s" for what, seconds in timings.items())
+            + (f" ({' and '.join(present)} already installed)" if present else ""))
         wasm = build_wasm(toolchain, args.crate.resolve(), args.target_dir.resolve() if args.target_dir else None)
         out = args.out.resolve()
         bg = bindgen(cli, wasm, out, args.keep_names)

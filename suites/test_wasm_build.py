@@ -160,6 +160,9 @@ def test_every_piece_has_its_packages_in_the_install_list():
     ("error[E0463]: can't find crate for `std`\n  = note: the `wasm32-unknown-unknown` target may not be installed\n",
      f"{build.TARGET} std"),
     ("error: something nobody planned for\n", "wasm32 build"),
+    # An error inside std's sources is not missing std sources.
+    ("error[E0425]: cannot find value `x` in this scope\n --> /usr/lib/rustlib/src/rust/library/std/src/lib.rs:1:1\n",
+     "wasm32 build"),
 ])
 def test_a_failed_probe_names_the_piece(tmp_path, stderr, piece):
     # The static checks pass here: only the probe can see the gap (e.g. a broken lld behind rust-lld).

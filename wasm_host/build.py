@@ -198,7 +198,7 @@ def static_gaps(toolchain: Toolchain) -> list[Gap]:
 # cargo/rustc messages of a failed probe build, and the piece each one names.
 PROBE_FAILURES = (
     (re.compile(r"linker `rust-lld` not found|could not exec the linker `rust-lld`"), LINKER),
-    (re.compile(r"unable to build with the standard library|src/rust/library"), "std sources"),
+    (re.compile(r"unable to build with the standard library|failed to read `[^`]*/src/rust/library/"), "std sources"),
     (re.compile(r"can't find crate for `(std|core)`|target may not be installed"), f"{TARGET} std"),
 )
 PROBE_SOURCE = """\

@@ -5,7 +5,7 @@
                           property suites (ci profile) on all implementations
   nox -s fixtures         regenerate the fixture files from the reference
   nox -s fixtures-check   lint the fixture files and fail on drift from a fresh regeneration
-  nox -s rust             cargo fmt --check, clippy (-D warnings) and cargo test (fixtures in Rust)
+  nox -s rust             cargo fmt --check, clippy (-D warnings) and cargo test, crate by crate
   nox -s build-pyo3       build the PyO3 extension wheel with maturin (build/wheels/)
   nox -s build-wasm       build the Node package of the WASM core (wasm_host/pkg/)
   nox -s fuzz             fuzz for divergences (`-- --minutes N`), minimal explained reports in reports/
@@ -25,7 +25,9 @@ from pathlib import Path
 import nox
 
 ROOT = Path(__file__).resolve().parent
-RUST = ROOT / "rust_core"
+RUST = ROOT / "rust_core"  # the Cargo workspace: core/, python/ (PyO3), wasm/, fixture-tests/
+PYO3_MANIFEST = RUST / "python" / "Cargo.toml"
+RUST_PACKAGES = ("memgate-core", "memgate-rs", "memgate-wasm", "memgate-fixture-tests")
 WHEELS = ROOT / "build" / "wheels"
 ALL_IMPLS = ("reference", "pyo3", "wasm")
 PARITY_SUITES = (
@@ -67,7 +69,7 @@ def _build_pyo3_wheel(session: nox.Session) -> Path:
         for old in WHEELS.glob("memgate_rs-*.whl"):
             old.unlink()
     session.run(
-        "maturin", "build", "--release", "--manifest-path", str(RUST / "Cargo.toml"),
+        "maturin", "build", "--release", "--manifest-path", str(PYO3_MANIFEST),
         "--interpreter", str(Path(session.bin) / "python"),
         "--out", str(WHEELS),
     )
@@ -128,14 +130,17 @@ def fixtures_check(session: nox.Session) -> None:
 
 @nox.session
 def rust(session: nox.Session) -> None:
-    """cargo fmt --check, clippy with -D warnings (with and without the python feature), cargo test."""
+    """cargo fmt --check, then clippy (-D warnings) and cargo test on every crate of the workspace, one
+    crate per command: cargo unifies the features of the crates one command selects, and each crate must
+    be tested with the features it ships with (the wasm crate is linted on the host target)."""
     cargo = _cargo(session)
     manifest = ["--manifest-path", str(RUST / "Cargo.toml")]
-    session.run(cargo, "fmt", *manifest, "--check", external=True)
-    session.run(cargo, "clippy", *manifest, "--all-targets", "--", "-D", "warnings", external=True)
-    session.run(cargo, "clippy", *manifest, "--all-targets", "--features", "python", "--", "-D", "warnings",
-                external=True)
-    session.run(cargo, "test", *manifest, external=True)
+    session.run(cargo, "fmt", *manifest, "--all", "--check", external=True)
+    for package in RUST_PACKAGES:
+        session.run(cargo, "clippy", *manifest, "-p", package, "--all-targets", "--", "-D", "warnings",
+                    external=True)
+    for package in ("memgate-core", "memgate-fixture-tests"):
+        session.run(cargo, "test", *manifest, "-p", package, external=True)
 
 
 @nox.session(name="build-pyo3")
@@ -218,7 +223,7 @@ def dev(session: nox.Session) -> None:
     python = str(venv / "bin" / "python")
     session.run(python, "-m", "pip", "install", "--quiet", "--upgrade", "pip", external=True)
     session.run(python, "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[test]", "maturin>=1.5,<2", external=True)
-    session.run(str(venv / "bin" / "maturin"), "develop", "--release", "--manifest-path", str(RUST / "Cargo.toml"),
+    session.run(str(venv / "bin" / "maturin"), "develop", "--release", "--manifest-path", str(PYO3_MANIFEST),
                 external=True, env={"VIRTUAL_ENV": str(venv)})
     session.run(python, str(ROOT / "wasm_host" / "build.py"), *_toolchain_flags(), external=True)
     session.log("Ready: .venv/bin/python -m harness impls")

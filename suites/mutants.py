@@ -100,56 +100,55 @@ RUST_SUMS = (
     "    for (x, y) in a.iter().zip(b) {\n        dot += x * y;\n        na += x * x;\n        nb += y * y;\n    }\n"
 )
 RUST_MUTATIONS = [
-    Mutation("white-space-accepts-u001c-u001f", "rust_core/src/normalize.rs", RUST_WS,
+    Mutation("white-space-accepts-u001c-u001f", "rust_core/core/src/normalize.rs", RUST_WS,
              RUST_WS.replace("| '\\u{20}'", "| '\\u{1C}'..='\\u{1F}'\n            | '\\u{20}'"),
              ("write-gate-v1/norm-not-ws-u001c", "dedup-context-v1/ctx-u001c-line-edges")),
-    Mutation("white-space-accepts-ufeff", "rust_core/src/normalize.rs", RUST_WS,
+    Mutation("white-space-accepts-ufeff", "rust_core/core/src/normalize.rs", RUST_WS,
              RUST_WS.replace("| '\\u{20}'", "| '\\u{FEFF}'\n            | '\\u{20}'"),
              ("write-gate-v1/norm-not-ws-ufeff",)),
-    Mutation("white-space-misses-u0085", "rust_core/src/normalize.rs", RUST_WS,
+    Mutation("white-space-misses-u0085", "rust_core/core/src/normalize.rs", RUST_WS,
              RUST_WS.replace("            | '\\u{85}'\n", ""),
              ("write-gate-v1/norm-ws-inside-u0085", "write-gate-v1/norm-ws-edges-u0085")),
-    Mutation("greater-than-for-at-least", "rust_core/src/write_gate.rs",
+    Mutation("greater-than-for-at-least", "rust_core/core/src/write_gate.rs",
              "*sim >= threshold", "*sim > threshold", ("write-gate-v1/gate-threshold-exactly-default",)),
-    Mutation("binary32-accumulation", "rust_core/src/write_gate.rs", RUST_SUMS,
+    Mutation("binary32-accumulation", "rust_core/core/src/write_gate.rs", RUST_SUMS,
              "    let mut dot = 0.0_f32;\n    let mut na = 0.0_f32;\n    let mut nb = 0.0_f32;\n"
              "    for (x, y) in a.iter().zip(b) {\n        let (x, y) = (*x as f32, *y as f32);\n"
              "        dot += x * y;\n        na += x * x;\n        nb += y * y;\n    }\n"
              "    let (dot, na, nb) = (f64::from(dot), f64::from(na), f64::from(nb));\n",
              ("write-gate-v1/gate-summation-order-16d",)),
-    Mutation("pinned-kept-in-auto", "rust_core/src/write_gate.rs",
+    Mutation("pinned-kept-in-auto", "rust_core/core/src/write_gate.rs",
              "if mode == Mode::Auto && c.pinned {", "if mode == Mode::Auto && c.pinned && false {",
              ("write-gate-v1/gate-pinned-near-auto",)),
-    Mutation("cap-off-by-one", "rust_core/src/dedup_context.rs",
+    Mutation("cap-off-by-one", "rust_core/core/src/dedup_context.rs",
              "if lines.len() >= cap {", "if lines.len() > cap {", ("dedup-context-v1/ctx-cap-after-pinned",)),
-    Mutation("cap-wrapped-in-host-helper", "rust_core/src/host.rs",
+    Mutation("cap-wrapped-in-host-helper", "rust_core/core/src/host.rs",
              "    u32::try_from(v).map_err(|_| cap_error(v))\n",
              "    if v < i128::MAX {\n        return Ok(v as u32);\n    }\n    u32::try_from(v).map_err(|_| cap_error(v))\n",
              ("dedup-context-v1/ctx-error-cap-negative", "dedup-context-v1/ctx-error-cap-two-pow-32")),
     # Binding-only: the Rust fixture test drives the core API, not python.rs, so only Python sees it.
-    Mutation("pyo3-cap-as-usize-unchecked", "rust_core/src/python.rs",
+    Mutation("pyo3-cap-as-usize-unchecked", "rust_core/python/src/lib.rs",
              "    cap: HostArg<'py>,\n) -> PyResult<String> {",
-             "    cap: usize,\n) -> PyResult<String> {\n    #[allow(clippy::cast_possible_truncation)]\n"
-             "    let cap = HostArg::Given(pyo3::types::PyInt::new(topical_json.py(), cap as u32).into_any());",
+             "    cap: usize,\n) -> PyResult<String> {",
              ("dedup-context-v1/ctx-error-cap-negative", "dedup-context-v1/ctx-error-cap-boolean"),
              needs=("binding-only",),
-             more=(("cap = HostArg::Omitted),", "cap = 30),"),)),
+             more=(("cap = HostArg::Omitted),", "cap = 30),"),
+                   ("        optional(&cap),\n", "        HostValue::Int(Some(cap as i128)),\n"))),
 ]
 WASM_MUTATIONS = [
-    Mutation("wasm-cap-as-usize", "rust_core/src/wasm.rs",
+    Mutation("wasm-cap-as-usize", "rust_core/wasm/src/lib.rs",
              "    cap: JsValue,\n) -> Result<String, JsError> {",
              "    cap: Option<usize>,\n) -> Result<String, JsError> {",
              ("dedup-context-v1/ctx-error-cap-negative", "dedup-context-v1/ctx-error-cap-fractional"),
-             more=(("    let cap = or_default(&cap, host::DEFAULT_CAP, cap_arg);\n",
-                    "    #[allow(clippy::cast_possible_truncation)]\n"
-                    "    let cap = Ok(cap.map_or(host::DEFAULT_CAP, |c| c as u32));\n"),)),
-    Mutation("wasm-text-as-rust-string", "rust_core/src/wasm.rs",
+             more=(("        host_value(&cap),\n",
+                    "        cap.map_or(HostValue::Omitted, |c| HostValue::Float(c as f64)),\n"),)),
+    Mutation("wasm-text-as-rust-string", "rust_core/wasm/src/lib.rs",
              "pub fn normalize_fact_text(text: JsValue) -> Result<String, JsError> {\n"
-             "    let text = str_arg(&text, ErrorCode::InvalidText, \"text\");\n",
+             "    throw(host::normalize_fact_text(host_value(&text)))\n",
              "pub fn normalize_fact_text(text: String) -> Result<String, JsError> {\n"
-             "    let text: Arg<String> = Ok(text);\n",
+             "    throw(host::normalize_fact_text(HostValue::Str(Cow::Owned(text))))\n",
              ("write-gate-v1/norm-error-lone-high-surrogate", "write-gate-v1/norm-error-lone-low-surrogate")),
-    Mutation("panic-on-empty-candidate-list", "rust_core/src/write_gate.rs",
+    Mutation("panic-on-empty-candidate-list", "rust_core/core/src/write_gate.rs",
              "    let candidates = candidates_from(&candidates_doc)?;\n",
              "    let candidates = candidates_from(&candidates_doc)?;\n"
              "    if candidates.is_empty() {\n        panic!(\"no candidates\");\n    }\n",
@@ -176,14 +175,16 @@ def run_rust_mutation(mutation: Mutation) -> tuple[list[str] | None, list[str], 
         output = ""
         rust_failing: list[str] | None = None
         if "binding-only" not in mutation.needs:
-            proc = subprocess.run(["cargo", "test", "--manifest-path", manifest, "--test", "fixtures"], env=env,
+            proc = subprocess.run(["cargo", "test", "--manifest-path", manifest, "-p", "memgate-fixture-tests",
+                                   "--test", "fixtures"], env=env,
                                   capture_output=True, text=True, timeout=1800)
             output += proc.stdout + proc.stderr
             if "error[E" in proc.stderr or "could not compile" in proc.stderr:
                 raise AssertionError(f"{mutation.name}: the mutant does not compile:\n{proc.stderr[-3000:]}")
             rust_failing = [m["case"] for line in output.splitlines() if (m := RUST_FAIL.match(line))]
         wheels = scratch / "wheels"
-        proc = subprocess.run(["maturin", "build", "--manifest-path", manifest, "--out", str(wheels),
+        proc = subprocess.run(["maturin", "build", "--manifest-path", str(tree / "rust_core" / "python" / "Cargo.toml"),
+                               "--out", str(wheels),
                                "--interpreter", sys.executable], env=env, capture_output=True, text=True, timeout=1800)
         if proc.returncode != 0:
             raise AssertionError(f"{mutation.name}: maturin build failed:\n{proc.stderr[-3000:]}")

@@ -77,7 +77,8 @@ def _prepare(plant: Plant, scratch: Path) -> tuple[Path, dict[str, str]]:
         apply(plant.mutation, tree)
         wheels = scratch / "wheels"
         build_env = dict(env, CARGO_TARGET_DIR=str(ROOT / "rust_core" / "target" / "mutants"))
-        subprocess.run(["maturin", "build", "--release", "--manifest-path", str(tree / "rust_core" / "Cargo.toml"),
+        subprocess.run(["maturin", "build", "--release", "--manifest-path",
+                        str(tree / "rust_core" / "python" / "Cargo.toml"),
                         "--out", str(wheels), "--interpreter", sys.executable], env=build_env, check=True,
                        capture_output=True)
         site = scratch / "site"
@@ -87,7 +88,7 @@ def _prepare(plant: Plant, scratch: Path) -> tuple[Path, dict[str, str]]:
     if plant.kind == "wasm-glue":
         pkg = scratch / "pkg"
         shutil.copytree(ROOT / "wasm_host" / "pkg", pkg)
-        glue = pkg / "memgate_core.js"
+        glue = pkg / "memgate_wasm.js"
         text = glue.read_text()
         if text.count(CAP_WRAP) != 1:
             raise AssertionError("the wasm-bindgen glue changed; update CAP_WRAP in suites/plants.py")

@@ -12,7 +12,7 @@ Steps:
 2. wasm-bindgen-cli at exactly the version of the wasm-bindgen crate in rust_core/Cargo.lock: the one on
    PATH if it reports that version, else one installed with `cargo install --locked` into a cache
    ($PARITY_CACHE or ~/.cache/memgate-parity) and reused.
-3. `cargo build --lib --features wasm --no-default-features --profile wasm-release` for
+3. `cargo build -p memgate-wasm --lib --profile wasm-release` (the workspace rust_core/) for
    wasm32-unknown-unknown, in its own target dir (rust_core/target/wasm) so host builds stay valid.
 4. `wasm-bindgen --target nodejs` into the output dir (default wasm_host/pkg), then a smoke load with
    Node when it is installed.
@@ -38,7 +38,8 @@ ROOT = HERE.parent
 CORE = ROOT / "rust_core"
 TARGET = "wasm32-unknown-unknown"
 PROFILE = "wasm-release"
-CRATE_LIB = "memgate_core"
+WASM_PACKAGE = "memgate-wasm"  # the workspace member with the wasm-bindgen binding
+CRATE_LIB = "memgate_wasm"
 
 
 class BuildError(Exception):
@@ -437,8 +438,7 @@ def build_wasm(toolchain: Toolchain, crate: Path = CORE, target_dir: Path | None
     target_dir = target_dir or crate / "target" / "wasm"
     env = dict(toolchain.env, CARGO_TARGET_DIR=str(target_dir))
     cmd = [toolchain.cargo, "build", *toolchain.extra_args, "--target", TARGET, "--profile", PROFILE,
-           "--lib", "--no-default-features", "--features", "wasm", "--locked",
-           "--manifest-path", str(crate / "Cargo.toml")]
+           "-p", WASM_PACKAGE, "--lib", "--locked", "--manifest-path", str(crate / "Cargo.toml")]
     started = time.monotonic()
     run(cmd, env=env, cwd=crate, what="cargo build for wasm32")
     log(f"cargo build took {time.monotonic() - started:.0f} s")
@@ -501,7 +501,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="apt-get install the Debian toolchain when it is missing (needs root)")
     parser.add_argument("--out", type=Path, default=HERE / "pkg", help="output directory (default wasm_host/pkg)")
     parser.add_argument("--crate", type=Path, default=CORE,
-                        help="the crate to build (default rust_core; another copy, e.g. a planted bug's)")
+                        help="the Rust workspace to build (default rust_core; another copy, e.g. a planted bug's)")
     parser.add_argument("--target-dir", type=Path, default=None, help="cargo target dir (default <crate>/target/wasm)")
     parser.add_argument("--keep-names", action="store_true",
                         help="keep the wasm name section (function names in trap stack traces; ~70 KiB more)")

@@ -2,7 +2,7 @@
 // The WebAssembly testee: answers the harness's JSON-lines protocol (harness/protocol.py) by calling
 // the wasm-bindgen Node package of the Rust core. CommonJS, no npm dependencies.
 //
-//   node wasm_host/testee.js [PKG]   PKG: a package dir (its memgate_core.js) or the entry .js file;
+//   node wasm_host/testee.js [PKG]   PKG: a package dir (its memgate_wasm.js) or the entry .js file;
 //                                    else $MEMGATE_WASM_PKG, else wasm_host/pkg
 //
 // Request  {"id": <string|integer>, "op": <python op name>, "args": {<python param name>: <host value>}}
@@ -152,7 +152,7 @@ function main() {
   try {
     // wasm-bindgen --target nodejs writes no package.json: load the entry file of a package dir.
     const fs = require('fs');
-    mod = require(fs.statSync(pkg).isDirectory() ? path.join(pkg, 'memgate_core.js') : pkg);
+    mod = require(fs.statSync(pkg).isDirectory() ? path.join(pkg, 'memgate_wasm.js') : pkg);
   } catch (err) {
     process.stderr.write(`testee: cannot load the wasm package ${pkg}: ${describe(err)}\n` +
                          'build it with `python wasm_host/build.py` (or `nox -s build-wasm`)\n');

@@ -1,60 +1,48 @@
 //! Runs every fixture file (`*-v<N>.json`, not `*.schema.json`) of the project's fixtures
 //! directory against the Rust core. `FIXTURES_DIR` overrides the directory
-//! (default: `$CARGO_MANIFEST_DIR/../fixtures`).
+//! (default: `$CARGO_MANIFEST_DIR/../../fixtures`).
 //!
-//! Each argument is a host value converted to an `Arg` with the same rules as the Python binding.
+//! Each argument is the fixture's host value as a `HostValue` (what the Python binding would pass);
+//! the core's own host rules and ops (`memgate_core::host`) do the rest, as for every binding.
 //! Every failing case is reported; the test fails once at the end.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use memgate_core::host;
-use memgate_core::{Arg, Error, ErrorCode};
+use memgate_core::host::{self, HostValue};
+use memgate_core::{Error, ErrorCode};
 use serde_json::Value;
 
-/// A host value as the fixture encodes it.
-enum Host {
-    None,
-    Bool(bool),
-    Int(i128),
-    /// An integer beyond i128 (no parameter accepts one).
-    BigInt,
-    Float(f64),
-    Str(String),
-    Utf16(Vec<u16>),
-    Other(&'static str),
-}
-
-fn host_value(v: &Value) -> Result<Host, String> {
+/// A fixture's host value (the harness's encoding: `{"$float": ...}`, `{"$utf16": [...]}`) as the
+/// host value a Python caller passes; the core's own rules (`memgate_core::host`) do the rest.
+fn host_value(v: &Value) -> Result<HostValue<'_>, String> {
     Ok(match v {
-        Value::Null => Host::None,
-        Value::Bool(b) => Host::Bool(*b),
+        Value::Null => HostValue::Other(Cow::Borrowed("NoneType")),
+        Value::Bool(b) => HostValue::Bool(*b),
         Value::Number(n) => {
             // The literal as written (serde_json's arbitrary_precision): an integer literal is a
             // host int of any size, anything else a host float (overflow to ±inf, as Python's
             // json module reads it).
             let lit = n.to_string();
             if lit.bytes().all(|b| b.is_ascii_digit() || b == b'-') {
-                match lit.parse::<i128>() {
-                    Ok(i) => Host::Int(i),
-                    Err(_) => Host::BigInt,
-                }
+                HostValue::Int(lit.parse::<i128>().ok())
             } else {
-                Host::Float(
+                HostValue::Float(
                     lit.parse::<f64>()
                         .map_err(|e| format!("bad number {lit}: {e}"))?,
                 )
             }
         }
-        Value::String(s) => Host::Str(s.clone()),
-        Value::Array(_) => Host::Other("list"),
+        Value::String(s) => HostValue::Str(Cow::Borrowed(s)),
+        Value::Array(_) => HostValue::Other(Cow::Borrowed("list")),
         Value::Object(m) => {
             if m.len() == 1 {
                 if let Some(Value::String(tag)) = m.get("$float") {
                     return match tag.as_str() {
-                        "NaN" => Ok(Host::Float(f64::NAN)),
-                        "Infinity" => Ok(Host::Float(f64::INFINITY)),
-                        "-Infinity" => Ok(Host::Float(f64::NEG_INFINITY)),
+                        "NaN" => Ok(HostValue::Float(f64::NAN)),
+                        "Infinity" => Ok(HostValue::Float(f64::INFINITY)),
+                        "-Infinity" => Ok(HostValue::Float(f64::NEG_INFINITY)),
                         other => Err(format!("bad $float tag {other:?}")),
                     };
                 }
@@ -67,58 +55,12 @@ fn host_value(v: &Value) -> Result<Host, String> {
                             .ok_or_else(|| format!("bad $utf16 unit {u}"))?;
                         out.push(unit);
                     }
-                    return Ok(Host::Utf16(out));
+                    return Ok(HostValue::Utf16(Cow::Owned(out)));
                 }
             }
-            Host::Other("dict")
+            HostValue::Other(Cow::Borrowed("dict"))
         }
     })
-}
-
-fn kind(h: &Host) -> &'static str {
-    match h {
-        Host::None => "NoneType",
-        Host::Bool(_) => "bool",
-        Host::Int(_) | Host::BigInt => "int",
-        Host::Float(_) => "float",
-        Host::Str(_) | Host::Utf16(_) => "str",
-        Host::Other(k) => k,
-    }
-}
-
-fn wrong(code: ErrorCode, param: &str, h: &Host) -> Error {
-    host::wrong_type(code, param, "another type", kind(h))
-}
-
-fn str_arg(h: &Host, code: ErrorCode, param: &str) -> Arg<String> {
-    match h {
-        Host::Str(s) => Ok(s.clone()),
-        Host::Utf16(units) => host::text_from_utf16(units, code),
-        other => Err(wrong(code, param, other)),
-    }
-}
-
-fn threshold_arg(h: &Host) -> Arg<f64> {
-    match h {
-        Host::Int(i) => host::threshold_from_i128(*i),
-        Host::Float(f) => Ok(*f),
-        other => Err(wrong(ErrorCode::InvalidThreshold, "threshold", other)),
-    }
-}
-
-fn force_arg(h: &Host) -> Arg<bool> {
-    match h {
-        Host::Bool(b) => Ok(*b),
-        other => Err(wrong(ErrorCode::InvalidForce, "force", other)),
-    }
-}
-
-fn cap_arg(h: &Host) -> Arg<u32> {
-    match h {
-        Host::Int(i) => host::cap_from_i128(*i),
-        Host::Float(f) => host::cap_from_f64(*f),
-        other => Err(wrong(ErrorCode::InvalidCap, "cap", other)),
-    }
 }
 
 struct Args<'a> {
@@ -126,25 +68,28 @@ struct Args<'a> {
     allowed: &'static [&'static str],
 }
 
-impl Args<'_> {
-    fn check_keys(&self) -> Result<(), String> {
-        for k in self.map.keys() {
-            if !self.allowed.contains(&k.as_str()) {
-                return Err(format!("unknown argument {k:?}"));
-            }
+impl<'a> Args<'a> {
+    fn new(
+        map: &'a serde_json::Map<String, Value>,
+        allowed: &'static [&'static str],
+    ) -> Result<Self, String> {
+        if let Some(k) = map.keys().find(|k| !allowed.contains(&k.as_str())) {
+            return Err(format!("unknown argument {k:?}"));
         }
-        Ok(())
+        Ok(Args { map, allowed })
     }
 
-    fn required(&self, name: &str) -> Result<Host, String> {
-        match self.map.get(name) {
-            Some(v) => host_value(v),
-            None => Err(format!("missing required argument {name:?}")),
-        }
-    }
-
-    fn optional(&self, name: &str) -> Result<Option<Host>, String> {
-        self.map.get(name).map(host_value).transpose()
+    /// The host value of each allowed parameter, in signature order (`Omitted` when absent).
+    fn values(&self, required: usize) -> Result<Vec<HostValue<'a>>, String> {
+        self.allowed
+            .iter()
+            .enumerate()
+            .map(|(i, name)| match self.map.get(*name) {
+                Some(v) => host_value(v),
+                None if i < required => Err(format!("missing required argument {name:?}")),
+                None => Ok(HostValue::Omitted),
+            })
+            .collect()
     }
 }
 
@@ -183,102 +128,42 @@ fn run_case(op: &str, args: &serde_json::Map<String, Value>) -> Result<Outcome, 
     };
     match op {
         "normalize_fact_text" => {
-            let a = Args {
-                map: args,
-                allowed: &["text"],
-            };
-            a.check_keys()?;
-            let text = str_arg(&a.required("text")?, ErrorCode::InvalidText, "text");
-            done(
-                memgate_core::normalize_fact_text(host::as_str_arg(&text)),
-                false,
-            )
+            let [text] = take(Args::new(args, &["text"])?.values(1)?)?;
+            done(host::normalize_fact_text(text), false)
         }
         "decide_write" => {
-            let a = Args {
-                map: args,
-                allowed: &[
-                    "text",
-                    "embedding_json",
-                    "candidates_json",
-                    "threshold",
-                    "mode",
-                    "force",
-                ],
-            };
-            a.check_keys()?;
-            let text = str_arg(&a.required("text")?, ErrorCode::InvalidText, "text");
-            let emb = str_arg(
-                &a.required("embedding_json")?,
-                ErrorCode::InvalidJson,
+            const PARAMS: &[&str] = &[
+                "text",
                 "embedding_json",
-            );
-            let cands = str_arg(
-                &a.required("candidates_json")?,
-                ErrorCode::InvalidJson,
                 "candidates_json",
-            );
-            let threshold = match a.optional("threshold")? {
-                Some(h) => threshold_arg(&h),
-                None => Ok(host::DEFAULT_THRESHOLD),
-            };
-            let mode = match a.optional("mode")? {
-                Some(h) => str_arg(&h, ErrorCode::InvalidMode, "mode"),
-                None => Ok(host::DEFAULT_MODE.to_string()),
-            };
-            let force = match a.optional("force")? {
-                Some(h) => force_arg(&h),
-                None => Ok(host::DEFAULT_FORCE),
-            };
+                "threshold",
+                "mode",
+                "force",
+            ];
+            let [text, embedding, candidates, threshold, mode, force] =
+                take(Args::new(args, PARAMS)?.values(3)?)?;
             done(
-                memgate_core::decide_write(
-                    host::as_str_arg(&text),
-                    host::as_str_arg(&emb),
-                    host::as_str_arg(&cands),
-                    threshold,
-                    host::as_str_arg(&mode),
-                    force,
-                ),
+                host::decide_write(text, embedding, candidates, threshold, mode, force),
                 true,
             )
         }
         "build_dedup_context" => {
-            let a = Args {
-                map: args,
-                allowed: &["topical_json", "pinned_json", "recent_json", "cap"],
-            };
-            a.check_keys()?;
-            let t = str_arg(
-                &a.required("topical_json")?,
-                ErrorCode::InvalidJson,
-                "topical_json",
-            );
-            let p = str_arg(
-                &a.required("pinned_json")?,
-                ErrorCode::InvalidJson,
-                "pinned_json",
-            );
-            let r = str_arg(
-                &a.required("recent_json")?,
-                ErrorCode::InvalidJson,
-                "recent_json",
-            );
-            let cap = match a.optional("cap")? {
-                Some(h) => cap_arg(&h),
-                None => Ok(host::DEFAULT_CAP),
-            };
+            const PARAMS: &[&str] = &["topical_json", "pinned_json", "recent_json", "cap"];
+            let [topical, pinned, recent, cap] = take(Args::new(args, PARAMS)?.values(3)?)?;
             done(
-                memgate_core::build_dedup_context(
-                    host::as_str_arg(&t),
-                    host::as_str_arg(&p),
-                    host::as_str_arg(&r),
-                    cap,
-                ),
+                host::build_dedup_context(topical, pinned, recent, cap),
                 false,
             )
         }
         other => Err(format!("unknown op {other:?}")),
     }
+}
+
+/// The values as an array of exactly `N` (one per parameter).
+fn take<const N: usize>(values: Vec<HostValue<'_>>) -> Result<[HostValue<'_>; N], String> {
+    values
+        .try_into()
+        .map_err(|v: Vec<_>| format!("expected {N} parameters, got {}", v.len()))
 }
 
 /// JSON equality with numbers compared as binary64, bit-exactly.
@@ -302,6 +187,7 @@ fn fixtures_dir() -> PathBuf {
     match std::env::var_os("FIXTURES_DIR") {
         Some(d) => PathBuf::from(d),
         None => Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
             .join("..")
             .join("fixtures"),
     }

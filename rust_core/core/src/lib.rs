@@ -1,8 +1,10 @@
-//! Rust core of contract v1: `normalize_fact_text`, `decide_write`, `build_dedup_context`.
+//! Rust core of contract v1: `normalize_fact_text`, `decide_write`, `build_dedup_context`. Pure logic:
+//! no Python, no JavaScript.
 //!
-//! Every host-converted argument arrives as an [`Arg`]: a binding converts each host value to the
-//! value or to the error of that parameter's code without failing early, and the core validates in
-//! signature order so that the first failing argument decides the code.
+//! Bindings call the ops in [`host`] with each argument as a [`host::HostValue`]; the rules for host
+//! values (types, ranges, defaults, error codes) live there, once. Every argument is converted to an
+//! [`Arg`] without failing early, and the ops here validate in signature order, so the first failing
+//! argument decides the code.
 
 #![cfg_attr(
     not(test),
@@ -23,10 +25,6 @@ pub mod error;
 pub mod host;
 pub mod json;
 pub mod normalize;
-#[cfg(feature = "python")]
-mod python;
-#[cfg(feature = "wasm")]
-mod wasm;
 pub mod write_gate;
 
 pub use error::{Arg, Error, ErrorCode};

@@ -1,0 +1,377 @@
+//! Host values and the contract's rules for them, decided once for every host.
+//!
+//! A binding (PyO3, wasm-bindgen) or the fixture test only translates each value its host passed into
+//! a [`HostValue`]; which values a parameter accepts (types, ranges, integrality), its default, and the
+//! code of each error are decided here. Every argument is converted to an [`Arg`] without failing
+//! early; the core then picks the first failing argument in signature order.
+
+use std::borrow::Cow;
+
+use crate::error::{Arg, Error, ErrorCode};
+
+/// A value a host passed for one parameter, in host-neutral terms.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HostValue<'a> {
+    /// Not passed (JavaScript `undefined` too): a parameter with a default takes it.
+    Omitted,
+    /// A host boolean (never a number, even where the host treats it as one).
+    Bool(bool),
+    /// A host integer type (Python `int`); `None` when it does not fit an i128.
+    Int(Option<i128>),
+    /// A host floating-point number (Python `float`, every JavaScript number).
+    Float(f64),
+    /// A host string of Unicode scalar values.
+    Str(Cow<'a, str>),
+    /// A host string that may not be well formed, as UTF-16 code units (a lone surrogate is an error,
+    /// never replaced by U+FFFD).
+    Utf16(Cow<'a, [u16]>),
+    /// A value of any other type, by its host's name for that type (`NoneType`, `list`, `null`, ...).
+    Other(Cow<'a, str>),
+}
+
+impl HostValue<'_> {
+    fn type_name(&self) -> Cow<'_, str> {
+        match self {
+            HostValue::Omitted => Cow::Borrowed("nothing"),
+            HostValue::Bool(_) => Cow::Borrowed("a boolean"),
+            HostValue::Int(_) => Cow::Borrowed("an integer"),
+            HostValue::Float(_) => Cow::Borrowed("a float"),
+            HostValue::Str(_) | HostValue::Utf16(_) => Cow::Borrowed("a string"),
+            HostValue::Other(name) => Cow::Borrowed(name),
+        }
+    }
+}
+
+/// Default `threshold` of `decide_write` (binary64 0.85).
+pub const DEFAULT_THRESHOLD: f64 = 0.85;
+/// Default `mode` of `decide_write`.
+pub const DEFAULT_MODE: &str = "auto";
+/// Default `force` of `decide_write`.
+pub const DEFAULT_FORCE: bool = false;
+/// Default `cap` of `build_dedup_context`.
+pub const DEFAULT_CAP: u32 = 30;
+
+/// The error for a host value of the wrong type, e.g. `invalid_cap: cap must be ..., got bool`.
+pub fn wrong_type(code: ErrorCode, param: &str, expected: &str, got: &str) -> Error {
+    Error::new(code, format!("{param} must be {expected}, got {got}"))
+}
+
+/// A host string given as UTF-16 code units. A lone surrogate is an error with `code`
+/// (never replaced by U+FFFD).
+pub fn text_from_utf16(units: &[u16], code: ErrorCode) -> Arg<String> {
+    let mut out = String::with_capacity(units.len());
+    for (i, r) in char::decode_utf16(units.iter().copied()).enumerate() {
+        match r {
+            Ok(c) => out.push(c),
+            Err(e) => {
+                return Err(Error::new(
+                    code,
+                    format!(
+                        "string contains a lone surrogate U+{:04X} (code point {i})",
+                        e.unpaired_surrogate()
+                    ),
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn cap_error(got: impl std::fmt::Display) -> Error {
+    Error::new(
+        ErrorCode::InvalidCap,
+        format!("cap must be an integer in [0, 4294967295], got {got}"),
+    )
+}
+
+/// `cap` from a host float: finite, integral, in [0, 2^32 − 1] (-0.0 is 0), else `invalid_cap`.
+pub fn cap_from_f64(v: f64) -> Arg<u32> {
+    if v.is_finite() && v.fract() == 0.0 && (0.0..=4_294_967_295.0).contains(&v) {
+        // In range and integral, so the conversion is exact.
+        Ok(v as u32)
+    } else {
+        Err(cap_error(v))
+    }
+}
+
+/// `cap` from a host integer: in [0, 2^32 − 1], else `invalid_cap` (never wrapped).
+pub fn cap_from_i128(v: i128) -> Arg<u32> {
+    u32::try_from(v).map_err(|_| cap_error(v))
+}
+
+/// `threshold` from a host integer: its value as binary64 if it fits an i64, else
+/// `invalid_threshold` (the core then checks the [0, 1] range).
+pub fn threshold_from_i128(v: i128) -> Arg<f64> {
+    match i64::try_from(v) {
+        Ok(i) => Ok(i as f64),
+        Err(_) => Err(Error::new(
+            ErrorCode::InvalidThreshold,
+            format!("threshold must be a number in [0, 1], got {v}"),
+        )),
+    }
+}
+
+/// Borrow the text of a converted host argument (`Arg<Cow<str>>` → `Arg<&str>`).
+fn as_str_arg<'a>(arg: &'a Arg<Cow<'_, str>>) -> Arg<&'a str> {
+    match arg {
+        Ok(s) => Ok(s.as_ref()),
+        Err(e) => Err(e.clone()),
+    }
+}
+
+// --- the rules of each parameter kind ----------------------------------------------------------------
+
+/// A text parameter: a string of Unicode scalar values, else `code`.
+pub fn text<'a>(value: HostValue<'a>, code: ErrorCode, param: &str) -> Arg<Cow<'a, str>> {
+    match value {
+        HostValue::Str(s) => Ok(s),
+        HostValue::Utf16(units) => text_from_utf16(&units, code)
+            .map(Cow::Owned)
+            .map_err(|e| Error::new(code, format!("{param}: {}", e.detail))),
+        HostValue::Omitted => Err(Error::new(code, format!("{param} is required"))),
+        other => Err(wrong_type(code, param, "a string", &other.type_name())),
+    }
+}
+
+/// `threshold`: a host integer (its value, if it fits an i64) or float; the core checks [0, 1].
+pub fn threshold(value: HostValue<'_>) -> Arg<f64> {
+    match value {
+        HostValue::Omitted => Ok(DEFAULT_THRESHOLD),
+        HostValue::Int(Some(v)) => threshold_from_i128(v),
+        HostValue::Float(v) => Ok(v),
+        other => Err(wrong_type(
+            ErrorCode::InvalidThreshold,
+            "threshold",
+            "a number in [0, 1]",
+            &other.type_name(),
+        )),
+    }
+}
+
+/// `mode`: a string (the core checks its value).
+pub fn mode(value: HostValue<'_>) -> Arg<Cow<'_, str>> {
+    match value {
+        HostValue::Omitted => Ok(Cow::Borrowed(DEFAULT_MODE)),
+        other => text(other, ErrorCode::InvalidMode, "mode"),
+    }
+}
+
+/// `force`: a host boolean.
+pub fn force(value: HostValue<'_>) -> Arg<bool> {
+    match value {
+        HostValue::Omitted => Ok(DEFAULT_FORCE),
+        HostValue::Bool(b) => Ok(b),
+        other => Err(wrong_type(
+            ErrorCode::InvalidForce,
+            "force",
+            "a boolean",
+            &other.type_name(),
+        )),
+    }
+}
+
+/// `cap`: an integer in [0, 2^32 − 1], from a host integer or an integral float (never wrapped).
+pub fn cap(value: HostValue<'_>) -> Arg<u32> {
+    match value {
+        HostValue::Omitted => Ok(DEFAULT_CAP),
+        HostValue::Int(Some(v)) => cap_from_i128(v),
+        HostValue::Float(v) => cap_from_f64(v),
+        other => Err(wrong_type(
+            ErrorCode::InvalidCap,
+            "cap",
+            "an integer in [0, 4294967295]",
+            &other.type_name(),
+        )),
+    }
+}
+
+// --- the ops, from host values -------------------------------------------------------------------------
+
+/// `normalize_fact_text(text)` from a host value.
+pub fn normalize_fact_text(text_value: HostValue<'_>) -> Result<String, Error> {
+    let fact = text(text_value, ErrorCode::InvalidText, "text");
+    crate::normalize_fact_text(as_str_arg(&fact))
+}
+
+/// `unicode_nfc(text)` (diagnostic) from a host value.
+pub fn unicode_nfc(text_value: HostValue<'_>) -> Result<String, Error> {
+    let chars = text(text_value, ErrorCode::InvalidText, "text");
+    crate::unicode_nfc(as_str_arg(&chars))
+}
+
+/// `decide_write(text, embedding_json, candidates_json, threshold, mode, force)` from host values.
+pub fn decide_write(
+    text_value: HostValue<'_>,
+    embedding_json: HostValue<'_>,
+    candidates_json: HostValue<'_>,
+    threshold_value: HostValue<'_>,
+    mode_value: HostValue<'_>,
+    force_value: HostValue<'_>,
+) -> Result<String, Error> {
+    let fact = text(text_value, ErrorCode::InvalidText, "text");
+    let embedding = text(embedding_json, ErrorCode::InvalidJson, "embedding_json");
+    let candidates = text(candidates_json, ErrorCode::InvalidJson, "candidates_json");
+    let mode_arg = mode(mode_value);
+    crate::decide_write(
+        as_str_arg(&fact),
+        as_str_arg(&embedding),
+        as_str_arg(&candidates),
+        threshold(threshold_value),
+        as_str_arg(&mode_arg),
+        force(force_value),
+    )
+}
+
+/// `build_dedup_context(topical_json, pinned_json, recent_json, cap)` from host values.
+pub fn build_dedup_context(
+    topical_json: HostValue<'_>,
+    pinned_json: HostValue<'_>,
+    recent_json: HostValue<'_>,
+    cap_value: HostValue<'_>,
+) -> Result<String, Error> {
+    let topical = text(topical_json, ErrorCode::InvalidJson, "topical_json");
+    let pinned = text(pinned_json, ErrorCode::InvalidJson, "pinned_json");
+    let recent = text(recent_json, ErrorCode::InvalidJson, "recent_json");
+    crate::build_dedup_context(
+        as_str_arg(&topical),
+        as_str_arg(&pinned),
+        as_str_arg(&recent),
+        cap(cap_value),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utf16() {
+        assert_eq!(
+            text_from_utf16(&[0x61, 0xD83D, 0xDE00], ErrorCode::InvalidText),
+            Ok("a\u{1F600}".to_string())
+        );
+        let e = text_from_utf16(&[0xD800, 0x61], ErrorCode::InvalidJson).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidJson);
+        let e = text_from_utf16(&[0x61, 0xDC00], ErrorCode::InvalidText).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidText);
+        assert!(text_from_utf16(&[0xDC00, 0xD800], ErrorCode::InvalidMode).is_err());
+    }
+
+    #[test]
+    fn caps() {
+        assert_eq!(cap_from_f64(30.0), Ok(30));
+        assert_eq!(cap_from_f64(-0.0), Ok(0));
+        assert_eq!(cap_from_f64(4_294_967_295.0), Ok(u32::MAX));
+        for v in [
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            30.5,
+            -1.0,
+            4_294_967_296.0,
+            1e300,
+        ] {
+            assert_eq!(
+                cap_from_f64(v).unwrap_err().code,
+                ErrorCode::InvalidCap,
+                "{v}"
+            );
+        }
+        assert_eq!(cap_from_i128(0), Ok(0));
+        assert_eq!(cap_from_i128(4_294_967_295), Ok(u32::MAX));
+        assert!(cap_from_i128(-1).is_err());
+        assert!(cap_from_i128(4_294_967_296).is_err());
+        assert_eq!(
+            cap_from_i128(-1).unwrap_err().to_string(),
+            "invalid_cap: cap must be an integer in [0, 4294967295], got -1"
+        );
+    }
+
+    fn code(r: Result<String, Error>) -> Option<ErrorCode> {
+        r.err().map(|e| e.code)
+    }
+
+    #[test]
+    fn parameter_rules() {
+        use HostValue::*;
+        let s = |t: &'static str| Str(Cow::Borrowed(t));
+        let other = |t: &'static str| Other(Cow::Borrowed(t));
+        // Defaults only for an omitted value; a host's null/None is a value of another type.
+        assert_eq!(threshold(Omitted), Ok(DEFAULT_THRESHOLD));
+        assert_eq!(cap(Omitted), Ok(DEFAULT_CAP));
+        assert_eq!(force(Omitted), Ok(DEFAULT_FORCE));
+        assert_eq!(mode(Omitted).as_deref(), Ok(DEFAULT_MODE));
+        assert!(cap(other("null")).is_err() && force(other("NoneType")).is_err());
+        // A boolean is never a number; an integral float is a cap; huge integers are errors.
+        assert!(threshold(Bool(true)).is_err() && cap(Bool(false)).is_err());
+        assert_eq!(cap(Float(30.0)), Ok(30));
+        assert!(
+            cap(Float(30.5)).is_err() && cap(Int(None)).is_err() && cap(Int(Some(-1))).is_err()
+        );
+        assert!(threshold(Int(None)).is_err());
+        assert_eq!(threshold(Int(Some(1))), Ok(1.0));
+        // Text: a required parameter has no default; UTF-16 is decoded, a lone surrogate refused.
+        let units = |u: &'static [u16]| Utf16(Cow::Borrowed(u));
+        assert_eq!(
+            text(
+                units(&[0x61, 0xD83D, 0xDE00]),
+                ErrorCode::InvalidText,
+                "text"
+            )
+            .as_deref(),
+            Ok("a\u{1F600}")
+        );
+        for bad in [units(&[0xD800]), Omitted, Int(Some(1)), other("list")] {
+            assert_eq!(
+                text(bad, ErrorCode::InvalidJson, "x").unwrap_err().code,
+                ErrorCode::InvalidJson
+            );
+        }
+        // The first failing argument in signature order decides the code.
+        assert_eq!(
+            code(decide_write(
+                s("t"),
+                s("[1]"),
+                s("[]"),
+                Omitted,
+                Omitted,
+                Omitted
+            )),
+            None
+        );
+        assert_eq!(
+            code(decide_write(
+                other("NoneType"),
+                s("x"),
+                Omitted,
+                Bool(true),
+                s("?"),
+                Int(Some(1))
+            )),
+            Some(ErrorCode::InvalidText)
+        );
+        assert_eq!(
+            code(build_dedup_context(s("[]"), s("[]"), s("[]"), Float(-1.0))),
+            Some(ErrorCode::InvalidCap)
+        );
+        assert_eq!(
+            normalize_fact_text(units(&[0x41, 0x20])),
+            Ok("a".to_string())
+        );
+    }
+
+    #[test]
+    fn tested_with_the_serde_json_features_it_ships_with() {
+        // Under serde_json's `arbitrary_precision` (a dev-dependency feature of fixture-tests, unified
+        // into this crate only when both are built by one cargo command) this number parses; as shipped
+        // it is out of range. Run `cargo test -p memgate-core` on its own.
+        assert!(serde_json::from_str::<serde_json::Value>("1e400").is_err());
+    }
+
+    #[test]
+    fn thresholds() {
+        assert_eq!(threshold_from_i128(1), Ok(1.0));
+        assert_eq!(threshold_from_i128(-5), Ok(-5.0));
+        assert!(threshold_from_i128(i128::from(i64::MAX) + 1).is_err());
+    }
+}

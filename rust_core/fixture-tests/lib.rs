@@ -1,0 +1,1 @@
+//! No library: the fixture test is `tests/fixtures.rs`.

@@ -1,17 +1,29 @@
-//! Strict RFC 8259 JSON parser of contract v1.
+//! Strict RFC 8259 JSON of contract v1, on serde_json.
 //!
 //! Rejects (all as `invalid_json`): any syntax error (a leading BOM included, whitespace other than
-//! space/tab/LF/CR), `NaN`/`Infinity` literals, duplicate object keys (compared after unescaping),
-//! escapes that decode to lone surrogates, numbers whose correctly rounded binary64 value is
-//! infinite, and more than [`MAX_DEPTH`] levels of nested arrays/objects. Every number is kept as
-//! its correctly rounded binary64 value. Recursion is bounded by the depth limit.
+//! space/tab/LF/CR), `NaN`/`Infinity` literals, escapes that decode to lone surrogates, numbers whose
+//! correctly rounded binary64 value is infinite (serde_json, with `float_roundtrip` for correct
+//! rounding, refuses each of these); and, added here while the document is built, duplicate object
+//! keys (compared after unescaping) and more than [`MAX_DEPTH`] levels of nested arrays/objects.
+//! Every number is kept as its correctly rounded binary64 value. Recursion is bounded by the depth
+//! limit, which is checked before serde_json's own (128) is reached.
+//!
+//! Built with serde_json's default number handling: its `arbitrary_precision` feature would hand
+//! numbers to the visitor as maps, so nothing in this crate's build may turn it on (see the workspace
+//! manifest).
 
 use std::collections::HashSet;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
 use crate::error::{Error, ErrorCode};
 
 /// Deepest nesting of arrays/objects accepted; the outermost array/object is level 1.
 pub const MAX_DEPTH: usize = 100;
+
+/// Objects up to this many members look for a duplicate key by scanning; larger ones use a set.
+const SCAN_KEYS: usize = 16;
 
 /// A parsed JSON value. Object members keep document order (keys are unique).
 #[derive(Debug, Clone, PartialEq)]
@@ -48,293 +60,111 @@ impl Value {
 
 /// Parse `text` as one strict JSON document.
 pub fn parse(text: &str) -> Result<Value, Error> {
-    let mut p = Parser {
-        src: text,
-        bytes: text.as_bytes(),
-        pos: 0,
-    };
-    p.skip_ws();
-    let value = p.value(0)?;
-    p.skip_ws();
-    if p.pos < p.bytes.len() {
-        return Err(p.err("unexpected data after the JSON value"));
-    }
+    let invalid = |e: serde_json::Error| Error::new(ErrorCode::InvalidJson, e.to_string());
+    let mut reader = serde_json::Deserializer::from_str(text);
+    let value = Level(0).deserialize(&mut reader).map_err(invalid)?;
+    reader.end().map_err(invalid)?;
     Ok(value)
 }
 
-struct Parser<'a> {
-    src: &'a str,
-    bytes: &'a [u8],
-    pos: usize,
+/// Builds the value found at nesting level `.0` (0: the document itself).
+#[derive(Clone, Copy)]
+struct Level(usize);
+
+impl Level {
+    /// The level of a container's members, or an error past [`MAX_DEPTH`].
+    fn inner<E: de::Error>(self) -> Result<Level, E> {
+        let inner = self.0.saturating_add(1);
+        if inner > MAX_DEPTH {
+            Err(E::custom(format_args!(
+                "more than {MAX_DEPTH} levels of nesting"
+            )))
+        } else {
+            Ok(Level(inner))
+        }
+    }
 }
 
-impl Parser<'_> {
-    fn err(&self, what: &str) -> Error {
-        Error::new(
-            ErrorCode::InvalidJson,
-            format!("{what} at byte {}", self.pos),
-        )
+impl<'de> DeserializeSeed<'de> for Level {
+    type Value = Value;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, reader: D) -> Result<Value, D::Error> {
+        reader.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Level {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
     }
 
-    fn peek(&self) -> Option<u8> {
-        self.bytes.get(self.pos).copied()
+    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
+        Ok(Value::Null)
     }
 
-    fn bump(&mut self) {
-        self.pos = self.pos.saturating_add(1);
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
     }
 
-    fn next_byte(&mut self) -> Option<u8> {
-        let b = self.peek();
-        if b.is_some() {
-            self.bump();
-        }
-        b
+    // An integer literal that fits i64/u64: its correctly rounded binary64 value (`as` rounds to
+    // nearest, ties to even). Larger ones reach visit_f64, correctly rounded by serde_json; "-0"
+    // arrives as the float -0.0.
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v as f64))
     }
 
-    fn skip_ws(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
-            self.bump();
-        }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v as f64))
     }
 
-    fn expect_literal(&mut self, lit: &str) -> Result<(), Error> {
-        let end = self.pos.saturating_add(lit.len());
-        if self.bytes.get(self.pos..end) == Some(lit.as_bytes()) {
-            self.pos = end;
-            Ok(())
-        } else {
-            Err(self.err("invalid literal"))
-        }
-    }
-
-    /// Parse one value; `depth` is the number of arrays/objects enclosing it.
-    fn value(&mut self, depth: usize) -> Result<Value, Error> {
-        match self.peek() {
-            None => Err(self.err("unexpected end of input")),
-            Some(b'n') => self.expect_literal("null").map(|()| Value::Null),
-            Some(b't') => self.expect_literal("true").map(|()| Value::Bool(true)),
-            Some(b'f') => self.expect_literal("false").map(|()| Value::Bool(false)),
-            Some(b'"') => self.string().map(Value::String),
-            Some(b'-' | b'0'..=b'9') => self.number().map(Value::Number),
-            Some(b'[') => self.array(depth),
-            Some(b'{') => self.object(depth),
-            Some(_) => Err(self.err("unexpected character")),
-        }
-    }
-
-    fn enter(&self, depth: usize) -> Result<usize, Error> {
-        let inner = depth.saturating_add(1);
-        if inner > MAX_DEPTH {
-            Err(self.err("more than 100 levels of nesting"))
-        } else {
-            Ok(inner)
-        }
-    }
-
-    fn array(&mut self, depth: usize) -> Result<Value, Error> {
-        let inner = self.enter(depth)?;
-        self.bump(); // '['
-        let mut items = Vec::new();
-        self.skip_ws();
-        if self.peek() == Some(b']') {
-            self.bump();
-            return Ok(Value::Array(items));
-        }
-        loop {
-            self.skip_ws();
-            items.push(self.value(inner)?);
-            self.skip_ws();
-            match self.next_byte() {
-                Some(b',') => continue,
-                Some(b']') => return Ok(Value::Array(items)),
-                _ => return Err(self.err("expected ',' or ']'")),
-            }
-        }
-    }
-
-    fn object(&mut self, depth: usize) -> Result<Value, Error> {
-        let inner = self.enter(depth)?;
-        self.bump(); // '{'
-        let mut members: Vec<(String, Value)> = Vec::new();
-        let mut seen: HashSet<String> = HashSet::new();
-        self.skip_ws();
-        if self.peek() == Some(b'}') {
-            self.bump();
-            return Ok(Value::Object(members));
-        }
-        loop {
-            self.skip_ws();
-            if self.peek() != Some(b'"') {
-                return Err(self.err("expected a string key"));
-            }
-            let key_pos = self.pos;
-            let key = self.string()?;
-            if !seen.insert(key.clone()) {
-                return Err(Error::new(
-                    ErrorCode::InvalidJson,
-                    format!("duplicate object key {key:?} at byte {key_pos}"),
-                ));
-            }
-            self.skip_ws();
-            if self.next_byte() != Some(b':') {
-                return Err(self.err("expected ':'"));
-            }
-            self.skip_ws();
-            let value = self.value(inner)?;
-            members.push((key, value));
-            self.skip_ws();
-            match self.next_byte() {
-                Some(b',') => continue,
-                Some(b'}') => return Ok(Value::Object(members)),
-                _ => return Err(self.err("expected ',' or '}'")),
-            }
-        }
-    }
-
-    fn hex4(&mut self) -> Result<u16, Error> {
-        let mut v: u16 = 0;
-        for _ in 0..4 {
-            let d = match self.next_byte() {
-                Some(b @ b'0'..=b'9') => b.wrapping_sub(b'0'),
-                Some(b @ b'a'..=b'f') => b.wrapping_sub(b'a').wrapping_add(10),
-                Some(b @ b'A'..=b'F') => b.wrapping_sub(b'A').wrapping_add(10),
-                _ => return Err(self.err("invalid \\u escape")),
-            };
-            v = (v << 4) | u16::from(d);
-        }
-        Ok(v)
-    }
-
-    /// Parse a string starting at its opening quote.
-    fn string(&mut self) -> Result<String, Error> {
-        self.bump(); // '"'
-        let mut out = String::new();
-        let mut run_start = self.pos;
-        loop {
-            match self.peek() {
-                None => return Err(self.err("unterminated string")),
-                Some(b'"') => {
-                    self.push_run(&mut out, run_start)?;
-                    self.bump();
-                    return Ok(out);
-                }
-                Some(b'\\') => {
-                    self.push_run(&mut out, run_start)?;
-                    self.bump();
-                    self.escape(&mut out)?;
-                    run_start = self.pos;
-                }
-                Some(b) if b < 0x20 => {
-                    return Err(self.err("unescaped control character in string"))
-                }
-                Some(_) => self.bump(),
-            }
-        }
-    }
-
-    /// Append the raw (unescaped) bytes from `start` to the current position.
-    fn push_run(&self, out: &mut String, start: usize) -> Result<(), Error> {
-        // Runs end at an ASCII '"' or '\\', so they are char boundaries of valid UTF-8.
-        match self.src.get(start..self.pos) {
-            Some(run) => {
-                out.push_str(run);
-                Ok(())
-            }
-            None => Err(self.err("internal: string run not on a char boundary")),
-        }
-    }
-
-    fn escape(&mut self, out: &mut String) -> Result<(), Error> {
-        let c = match self.next_byte() {
-            Some(b'"') => '"',
-            Some(b'\\') => '\\',
-            Some(b'/') => '/',
-            Some(b'b') => '\u{8}',
-            Some(b'f') => '\u{c}',
-            Some(b'n') => '\n',
-            Some(b'r') => '\r',
-            Some(b't') => '\t',
-            Some(b'u') => {
-                let first = self.hex4()?;
-                match first {
-                    0xD800..=0xDBFF => {
-                        if self.bytes.get(self.pos..self.pos.saturating_add(2)) != Some(b"\\u") {
-                            return Err(self.err("escape decodes to a lone surrogate"));
-                        }
-                        self.pos = self.pos.saturating_add(2);
-                        let second = self.hex4()?;
-                        if !(0xDC00..=0xDFFF).contains(&second) {
-                            return Err(self.err("escape decodes to a lone surrogate"));
-                        }
-                        let mut it = char::decode_utf16([first, second]);
-                        match it.next() {
-                            Some(Ok(c)) => c,
-                            _ => return Err(self.err("escape decodes to a lone surrogate")),
-                        }
-                    }
-                    0xDC00..=0xDFFF => return Err(self.err("escape decodes to a lone surrogate")),
-                    _ => match char::from_u32(u32::from(first)) {
-                        Some(c) => c,
-                        None => return Err(self.err("invalid \\u escape")),
-                    },
-                }
-            }
-            _ => return Err(self.err("invalid escape")),
-        };
-        out.push(c);
-        Ok(())
-    }
-
-    fn digits(&mut self) -> usize {
-        let start = self.pos;
-        while let Some(b'0'..=b'9') = self.peek() {
-            self.bump();
-        }
-        self.pos.saturating_sub(start)
-    }
-
-    fn number(&mut self) -> Result<f64, Error> {
-        let start = self.pos;
-        if self.peek() == Some(b'-') {
-            self.bump();
-        }
-        match self.peek() {
-            Some(b'0') => self.bump(),
-            Some(b'1'..=b'9') => {
-                self.digits();
-            }
-            _ => return Err(self.err("invalid number")),
-        }
-        if self.peek() == Some(b'.') {
-            self.bump();
-            if self.digits() == 0 {
-                return Err(self.err("invalid number: no digits after '.'"));
-            }
-        }
-        if let Some(b'e' | b'E') = self.peek() {
-            self.bump();
-            if let Some(b'+' | b'-') = self.peek() {
-                self.bump();
-            }
-            if self.digits() == 0 {
-                return Err(self.err("invalid number: no exponent digits"));
-            }
-        }
-        let lexeme = self
-            .src
-            .get(start..self.pos)
-            .ok_or_else(|| self.err("invalid number"))?;
-        // Rust's float parsing is correctly rounded (round to nearest, ties to even).
-        let v: f64 = lexeme.parse().map_err(|_| self.err("invalid number"))?;
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
         if v.is_finite() {
-            Ok(v)
+            Ok(Value::Number(v))
         } else {
-            Err(Error::new(
-                ErrorCode::InvalidJson,
-                format!("number {lexeme} is out of binary64 range at byte {start}"),
-            ))
+            Err(E::custom("number out of binary64 range"))
         }
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let inner = self.inner()?;
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element_seed(inner)? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let inner = self.inner()?;
+        let mut members: Vec<(String, Value)> = Vec::new();
+        let mut seen: Option<HashSet<String>> = None;
+        while let Some(key) = map.next_key::<String>()? {
+            let duplicate = match &mut seen {
+                Some(set) => !set.insert(key.clone()),
+                None => members.iter().any(|(k, _)| *k == key),
+            };
+            if duplicate {
+                return Err(de::Error::custom(format_args!(
+                    "duplicate object key {key:?}"
+                )));
+            }
+            let value = map.next_value_seed(inner)?;
+            members.push((key, value));
+            if seen.is_none() && members.len() >= SCAN_KEYS {
+                seen = Some(members.iter().map(|(k, _)| k.clone()).collect());
+            }
+        }
+        Ok(Value::Object(members))
     }
 }
 
@@ -459,6 +289,34 @@ mod tests {
         // Correctly rounded: 0.1 and a halfway case.
         assert_eq!(ok("0.1"), Value::Number(0.1));
         assert_eq!(ok("9007199254740993"), Value::Number(9007199254740992.0));
+    }
+
+    #[test]
+    fn serde_json_edges() {
+        // The sign of zero survives ("-0" is read as a float, not as the integer 0).
+        for s in ["-0", "-0.0", "-0e5", "[-0]"] {
+            let v = ok(s);
+            let n = match &v {
+                Value::Array(items) => items.first().cloned(),
+                other => Some(other.clone()),
+            };
+            match n {
+                Some(Value::Number(x)) => assert_eq!(x.to_bits(), (-0.0_f64).to_bits(), "{s}"),
+                other => panic!("{s}: {other:?}"),
+            }
+        }
+        // Correct rounding (float_roundtrip) on 17 significant digits and at the halfway point.
+        assert_eq!(ok("0.10000000000000001"), Value::Number(0.1));
+        assert_eq!(ok("9007199254740993"), Value::Number(9007199254740992.0));
+        assert_eq!(ok("1e-400"), Value::Number(0.0));
+        // Lone surrogate escapes, both halves, and a reversed pair.
+        for s in ["\"\\udc00\"", "\"\\ud800x\"", "\"\\udc00\\ud800\""] {
+            bad(s);
+        }
+        // Duplicate keys in a large object (the set, not the scan).
+        let mut big: Vec<String> = (0..40).map(|i| format!("\"k{i}\":{i}")).collect();
+        big.push("\"k7\":0".into());
+        bad(&format!("{{{}}}", big.join(",")));
     }
 
     #[test]

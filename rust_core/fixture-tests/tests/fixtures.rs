@@ -7,34 +7,41 @@
 //! Every failing case is reported; the test fails once at the end.
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use memgate_core::host::{self, HostValue};
 use memgate_core::{Error, ErrorCode};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 /// A fixture's host value (the harness's encoding: `{"$float": ...}`, `{"$utf16": [...]}`) as the
 /// host value a Python caller passes; the core's own rules (`memgate_core::host`) do the rest.
-fn host_value(v: &Value) -> Result<HostValue<'_>, String> {
-    Ok(match v {
-        Value::Null => HostValue::Other(Cow::Borrowed("NoneType")),
-        Value::Bool(b) => HostValue::Bool(*b),
-        Value::Number(n) => {
-            // The literal as written (serde_json's arbitrary_precision): an integer literal is a
-            // host int of any size, anything else a host float (overflow to ±inf, as Python's
-            // json module reads it).
-            let lit = n.to_string();
-            if lit.bytes().all(|b| b.is_ascii_digit() || b == b'-') {
-                HostValue::Int(lit.parse::<i128>().ok())
+fn host_value(raw: &RawValue) -> Result<HostValue<'static>, String> {
+    let literal = raw.get().trim();
+    if literal.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
+        // A number as written: an integer literal is a host int of any size, anything else a host
+        // float (overflow to ±inf, as Python's json module reads it).
+        return Ok(
+            if literal.bytes().all(|b| b.is_ascii_digit() || b == b'-') {
+                HostValue::Int(literal.parse::<i128>().ok())
             } else {
                 HostValue::Float(
-                    lit.parse::<f64>()
-                        .map_err(|e| format!("bad number {lit}: {e}"))?,
+                    literal
+                        .parse::<f64>()
+                        .map_err(|e| format!("bad number {literal}: {e}"))?,
                 )
-            }
-        }
-        Value::String(s) => HostValue::Str(Cow::Borrowed(s)),
+            },
+        );
+    }
+    let value: Value = serde_json::from_str(literal).map_err(|e| format!("bad host value: {e}"))?;
+    Ok(match value {
+        Value::Null => HostValue::Other(Cow::Borrowed("NoneType")),
+        Value::Bool(b) => HostValue::Bool(b),
+        Value::Number(_) => return Err(format!("unexpected number {literal}")),
+        Value::String(s) => HostValue::Str(Cow::Owned(s)),
         Value::Array(_) => HostValue::Other(Cow::Borrowed("list")),
         Value::Object(m) => {
             if m.len() == 1 {
@@ -63,16 +70,15 @@ fn host_value(v: &Value) -> Result<HostValue<'_>, String> {
     })
 }
 
+type RawArgs<'a> = BTreeMap<String, &'a RawValue>;
+
 struct Args<'a> {
-    map: &'a serde_json::Map<String, Value>,
+    map: &'a RawArgs<'a>,
     allowed: &'static [&'static str],
 }
 
 impl<'a> Args<'a> {
-    fn new(
-        map: &'a serde_json::Map<String, Value>,
-        allowed: &'static [&'static str],
-    ) -> Result<Self, String> {
+    fn new(map: &'a RawArgs<'a>, allowed: &'static [&'static str]) -> Result<Self, String> {
         if let Some(k) = map.keys().find(|k| !allowed.contains(&k.as_str())) {
             return Err(format!("unknown argument {k:?}"));
         }
@@ -80,7 +86,7 @@ impl<'a> Args<'a> {
     }
 
     /// The host value of each allowed parameter, in signature order (`Omitted` when absent).
-    fn values(&self, required: usize) -> Result<Vec<HostValue<'a>>, String> {
+    fn values(&self, required: usize) -> Result<Vec<HostValue<'static>>, String> {
         self.allowed
             .iter()
             .enumerate()
@@ -108,7 +114,7 @@ impl std::fmt::Display for Outcome {
     }
 }
 
-fn run_case(op: &str, args: &serde_json::Map<String, Value>) -> Result<Outcome, String> {
+fn run_case(op: &str, args: &RawArgs<'_>) -> Result<Outcome, String> {
     let done = |r: Result<String, Error>, parse: bool| -> Result<Outcome, String> {
         match r {
             Ok(s) if parse => serde_json::from_str(&s)
@@ -164,6 +170,24 @@ fn take<const N: usize>(values: Vec<HostValue<'_>>) -> Result<[HostValue<'_>; N]
     values
         .try_into()
         .map_err(|v: Vec<_>| format!("expected {N} parameters, got {}", v.len()))
+}
+
+/// A fixture file: its cases, each with its arguments as raw literals (fields not named are ignored).
+#[derive(Deserialize)]
+struct FixtureFile<'a> {
+    #[serde(borrow)]
+    tests: Vec<Case<'a>>,
+    #[serde(rename = "numberOfTests")]
+    number_of_tests: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct Case<'a> {
+    id: Option<String>,
+    op: Option<String>,
+    #[serde(borrow)]
+    args: Option<RawArgs<'a>>,
+    expect: Option<Value>,
 }
 
 /// JSON equality with numbers compared as binary64, bit-exactly.
@@ -222,18 +246,15 @@ fn check_file(path: &Path, failures: &mut String) -> usize {
             return 0;
         }
     };
-    let doc: Value = match serde_json::from_str(&text) {
+    let doc: FixtureFile<'_> = match serde_json::from_str(&text) {
         Ok(d) => d,
         Err(e) => {
-            let _ = writeln!(failures, "{name}: not JSON: {e}");
+            let _ = writeln!(failures, "{name}: not a fixture file: {e}");
             return 0;
         }
     };
-    let Some(tests) = doc.get("tests").and_then(Value::as_array) else {
-        let _ = writeln!(failures, "{name}: no \"tests\" array");
-        return 0;
-    };
-    if let Some(n) = doc.get("numberOfTests").and_then(Value::as_u64) {
+    let tests = &doc.tests;
+    if let Some(n) = doc.number_of_tests {
         if usize::try_from(n).ok() != Some(tests.len()) {
             let _ = writeln!(
                 failures,
@@ -244,27 +265,15 @@ fn check_file(path: &Path, failures: &mut String) -> usize {
     }
     let mut seen_ids = std::collections::HashSet::new();
     let mut failed = 0usize;
+    let empty = RawArgs::new();
     for (i, case) in tests.iter().enumerate() {
-        let id = case
-            .get("id")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .unwrap_or_else(|| format!("#{i}"));
+        let id = case.id.clone().unwrap_or_else(|| format!("#{i}"));
         if !seen_ids.insert(id.clone()) {
             let _ = writeln!(failures, "{name}: duplicate test id {id}");
         }
-        let op = case.get("op").and_then(Value::as_str).unwrap_or("");
-        let empty = serde_json::Map::new();
-        let args = match case.get("args") {
-            Some(Value::Object(m)) => m,
-            None => &empty,
-            Some(_) => {
-                let _ = writeln!(failures, "{name}/{id}: args is not an object");
-                failed += 1;
-                continue;
-            }
-        };
-        let expected = match case.get("expect") {
+        let op = case.op.as_deref().unwrap_or("");
+        let args = case.args.as_ref().unwrap_or(&empty);
+        let expected = match &case.expect {
             Some(e) => match (e.get("result"), e.get("error").and_then(Value::as_str)) {
                 (Some(r), None) => Outcome::Result(r.clone()),
                 (None, Some(code)) => {

@@ -126,7 +126,7 @@ RUST_MUTATIONS = [
              "    u32::try_from(v).map_err(|_| cap_error(v))\n",
              "    if v < i128::MAX {\n        return Ok(v as u32);\n    }\n    u32::try_from(v).map_err(|_| cap_error(v))\n",
              ("dedup-context-v1/ctx-error-cap-negative", "dedup-context-v1/ctx-error-cap-two-pow-32")),
-    # Binding-only: the Rust fixture test drives the core API, not python.rs, so only Python sees it.
+    # Binding-only: the Rust fixture test drives the core, not the PyO3 crate, so only Python sees it.
     Mutation("pyo3-cap-as-usize-unchecked", "rust_core/python/src/lib.rs",
              "    cap: HostArg<'py>,\n) -> PyResult<String> {",
              "    cap: usize,\n) -> PyResult<String> {",

@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -29,7 +30,7 @@ RUST = ROOT / "rust_core"  # the Cargo workspace: core/, python/ (PyO3), wasm/, 
 PYO3_MANIFEST = RUST / "python" / "Cargo.toml"
 RUST_PACKAGES = ("memgate-core", "memgate-rs", "memgate-wasm", "memgate-fixture-tests")
 WHEELS = ROOT / "build" / "wheels"
-ALL_IMPLS = ("reference", "pyo3", "wasm")
+IMPLEMENTATIONS = ROOT / "implementations"  # one declaration per implementation (harness/impls.py)
 PARITY_SUITES = (
     "suites/test_fixtures.py",  # every fixture case on every implementation
     "suites/test_surface.py",  # exports, parameters and defaults match the registry
@@ -87,22 +88,43 @@ def _install_pyo3(session: nox.Session) -> None:
 
 def _build_wasm(session: nox.Session) -> None:
     _require(session, "node", "Install Node.js 20 (Debian: `apt-get install nodejs`).")
-    session.run("python", str(ROOT / "wasm_host" / "build.py"), *_toolchain_flags())
+    session.run("python", str(ROOT / "wasm_host" / "build.py"), env=_toolchain_env())
 
 
-def _toolchain_flags() -> list[str]:
+def _toolchain_env() -> dict[str, str]:
     """Let build.py apt-get the Debian wasm toolchain when it can: as root (a fresh CI or dev machine)."""
-    return ["--install-toolchain"] if os.environ.get("CI") == "true" or os.geteuid() == 0 else []
+    return {"PARITY_INSTALL_TOOLCHAIN": "1"} if os.environ.get("CI") == "true" or os.geteuid() == 0 else {}
+
+
+def _declared() -> dict[str, dict]:
+    """The declared implementations, read as data (the harness validates them against their schema)."""
+    return {path.stem: json.loads(path.read_text(encoding="utf-8")) for path in sorted(IMPLEMENTATIONS.glob("*.json"))}
+
+
+def _build_impls(session: nox.Session, names: list[str], python: str | None = None) -> None:
+    """Run each implementation's declared build commands (from the project root), after checking that
+    the program its start command needs is on PATH."""
+    python = python or str(Path(session.bin) / "python")
+    declared = _declared()
+    for name in names:
+        declaration = declared[name]
+        program = declaration["start"].get("command", [None])[0]
+        if program and "{" not in program and shutil.which(program) is None:
+            session.error(f"{name}: `{program}` is not on PATH; {declaration['hint']}")
+        for command in declaration["build"]:
+            expanded = [token.replace("{python}", python).replace("{root}", str(ROOT)) for token in command]
+            session.run(*expanded, env=_toolchain_env(), external=True)
 
 
 def _impls_from_posargs(session: nox.Session) -> list[str]:
-    names = list(ALL_IMPLS)
+    declared = list(_declared())
+    names = declared
     for arg in session.posargs:
         if arg.startswith("--impls="):
             names = [n for n in arg.split("=", 1)[1].split(",") if n]
-    unknown = [n for n in names if n not in ALL_IMPLS]
+    unknown = [n for n in names if n not in declared]
     if unknown:
-        session.error(f"unknown implementation(s) {unknown}; choose from {', '.join(ALL_IMPLS)}")
+        session.error(f"unknown implementation(s) {unknown}; declared in implementations/: {', '.join(declared)}")
     return names
 
 
@@ -157,17 +179,14 @@ def build_wasm(session: nox.Session) -> None:
 
 @nox.session
 def parity(session: nox.Session) -> None:
-    """Build what is asked for (default: all three) and run the fixture suites on every implementation.
+    """Build what is asked for (default: every declared implementation) and run the parity suites on each.
 
     `nox -s parity -- --impls=reference,pyo3` restricts the run; an implementation that was asked
     for and cannot be built fails the session.
     """
     names = _impls_from_posargs(session)
     _install_project(session)
-    if "pyo3" in names:
-        _install_pyo3(session)
-    if "wasm" in names:
-        _build_wasm(session)
+    _build_impls(session, names)
     extra = [arg for arg in session.posargs if not arg.startswith("--impls=")]
     impl_args = [f"--impl={name}" for name in names]
     report = ROOT / "reports" / "parity-junit.xml"
@@ -179,8 +198,7 @@ def parity(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """Requests per second on the fixture inputs: reference and PyO3 in process, WASM through the testee."""
     _install_project(session)
-    _install_pyo3(session)
-    _build_wasm(session)
+    _build_impls(session, list(_declared()))
     session.run("python", "-m", "harness", "bench", *session.posargs)
 
 
@@ -189,8 +207,7 @@ def fuzz(session: nox.Session) -> None:
     """Fuzz every implementation for divergences: `nox -s fuzz -- --minutes 10` (other options: see
     `python -m harness fuzz --help`). Exits non-zero on a new divergence; report in reports/."""
     _install_project(session)
-    _install_pyo3(session)
-    _build_wasm(session)
+    _build_impls(session, list(_declared()))
     session.run("python", "-m", "harness", "fuzz", *(session.posargs or ["--minutes", "1"]))
 
 
@@ -198,8 +215,7 @@ def fuzz(session: nox.Session) -> None:
 def plants(session: nox.Session) -> None:
     """Plant the divergences of suites/plants.py; each must be found by the fuzzer within 60 s with its cause."""
     _install_project(session)
-    _install_pyo3(session)
-    _build_wasm(session)
+    _build_impls(session, list(_declared()))
     session.run("python", "-m", "suites.plants", *session.posargs)
 
 
@@ -223,8 +239,6 @@ def dev(session: nox.Session) -> None:
     python = str(venv / "bin" / "python")
     session.run(python, "-m", "pip", "install", "--quiet", "--upgrade", "pip", external=True)
     session.run(python, "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[test]", "maturin>=1.5,<2", external=True)
-    session.run(str(venv / "bin" / "maturin"), "develop", "--release", "--manifest-path", str(PYO3_MANIFEST),
-                external=True, env={"VIRTUAL_ENV": str(venv)})
-    session.run(python, str(ROOT / "wasm_host" / "build.py"), *_toolchain_flags(), external=True)
+    _build_impls(session, list(_declared()), python=python)
     session.log("Ready: .venv/bin/python -m harness impls")
     session.run(python, "-m", "harness", "impls", external=True)

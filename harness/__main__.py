@@ -27,9 +27,9 @@ def _parser() -> argparse.ArgumentParser:
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="serve the JSON-lines protocol with one implementation")
-    run.add_argument("--impl", required=True, choices=sorted(impls.FACTORIES))
+    run.add_argument("--impl", required=True, help="a declared implementation (implementations/<name>.json)")
     check = sub.add_parser("check", help="run every fixture case on one implementation")
-    check.add_argument("--impl", required=True, choices=sorted(impls.FACTORIES))
+    check.add_argument("--impl", required=True, help="a declared implementation (implementations/<name>.json)")
     diff = sub.add_parser("diff", help="run one op on every implementation and show the differences")
     diff.add_argument("op")
     diff.add_argument("args", nargs="*", help="positional string arguments; Python escapes (\\x1c, \\ud800) decoded")
@@ -65,14 +65,14 @@ def _parser() -> argparse.ArgumentParser:
 def _one_impl(name: str):  # type: ignore[no-untyped-def]
     try:
         return impls.get_impl(name)
-    except impls.ImplementationUnavailable as exc:
+    except (impls.ImplementationUnavailable, impls.DeclarationError) as exc:
         raise SystemExit(f"error: {exc}") from None
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     impl = _one_impl(args.impl)
     try:
-        return protocol.serve(impl, sys.stdin, sys.stdout)
+        return protocol.serve(impl, sys.stdin, sys.stdout, impl.description)
     finally:
         impl.close()
 
@@ -207,12 +207,17 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_impls(args: argparse.Namespace) -> int:
-    for name in impls.FACTORIES:
+    for name, declared in impls.declarations().items():
+        how = f"in process ({declared.python_module})" if declared.in_process else "command testee"
+        role = ", the oracle" if declared.oracle else ""
+        print(f"{name}: {declared.language}; {how}{role}; contracts {', '.join(declared.contracts)}")
         try:
-            impls.get_impl(name).close()
-            print(f"{name}\tavailable")
+            impl = impls.get_impl(name)
         except impls.ImplementationUnavailable as exc:
-            print(f"{name}\tunavailable: {exc}")
+            print(f"  unavailable: {exc}")
+            continue
+        print(f"  available: {json.dumps(impl.description, sort_keys=True)}")
+        impl.close()
     return 0
 
 

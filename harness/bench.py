@@ -1,7 +1,7 @@
 """Throughput benchmark on the fixture inputs (``nox -s bench`` / ``python -m harness bench``).
 
-Measures requests per second for in-process calls (reference, PyO3: the binding function called
-directly) and for the WASM testee (one request per round trip, and batches of 1,000). Numbers are
+Measures requests per second for every declared implementation: in-process ones (the function called
+directly) and command testees (one request per round trip, and batches of 1,000). Numbers are
 printed as a table and written as JSON; nothing is asserted: speed is measured, not tested.
 """
 
@@ -36,14 +36,14 @@ def _rate(run: Callable[[], int], min_seconds: float) -> tuple[float, int]:
 def bench(min_seconds: float = 2.0, names: list[str] | None = None, batch: int = 1000) -> list[dict[str, Any]]:
     inputs = _inputs()
     rows: list[dict[str, Any]] = []
-    for name in names or ["reference", "pyo3", "wasm"]:
+    for name in names or impls.names():
         try:
             impl = impls.get_impl(name)
         except impls.ImplementationUnavailable as exc:
             rows.append({"implementation": name, "mode": "unavailable", "note": str(exc)})
             continue
         try:
-            if name == "wasm":
+            if not isinstance(impl, impls.InProcess):
                 def one_by_one() -> int:
                     for op, args in inputs[:200]:
                         impl.call(op, args)

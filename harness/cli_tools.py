@@ -35,9 +35,9 @@ def parse_typed(text: str) -> Any:
 
 
 def open_impls(names: list[str] | None) -> dict[str, Any]:
-    """The requested implementations (default: every available one); the reference always first."""
+    """The requested implementations (default: every available one); the oracle always first."""
     if names:
-        chosen = list(dict.fromkeys(["reference", *names]))
+        chosen = list(dict.fromkeys([impls.oracle(), *names]))
         opened = {}
         for name in chosen:
             try:
@@ -48,7 +48,7 @@ def open_impls(names: list[str] | None) -> dict[str, Any]:
                 raise SystemExit(f"error: {exc}") from None
         return opened
     opened = {}
-    for name in impls.FACTORIES:
+    for name in [impls.oracle(), *[n for n in impls.names() if n != impls.oracle()]]:
         try:
             opened[name] = impls.get_impl(name)
         except impls.ImplementationUnavailable:

@@ -36,6 +36,7 @@ from .compare import parse_result, same_json
 from .registry import OPS, Op, get_op
 from .strategies import NEAR_WHITE_SPACE
 from .unicode_info import assigned_in, describe, interesting
+from .impls import oracle as oracle_name
 
 CAUSES = (
     "boundary_coercion",
@@ -45,7 +46,6 @@ CAUSES = (
     "error_versus_result",
     "other",
 )
-ORACLE = "reference"
 
 Responses = dict[str, dict[str, Any]]
 
@@ -73,7 +73,7 @@ def divergent(op_name: str, responses: Responses) -> list[str]:
     names = list(responses)
     if not names:
         return []
-    oracle = ORACLE if ORACLE in responses else names[0]
+    oracle = oracle_name() if oracle_name() in responses else names[0]
     return [n for n in names if n != oracle and not same_outcome(op_name, responses[oracle], responses[n])]
 
 

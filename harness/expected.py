@@ -21,6 +21,8 @@ import jsonschema
 from . import hostvalues
 from .registry import OPS
 
+from .impls import ImplementationUnavailable, declaration, oracle
+
 ROOT = Path(__file__).resolve().parent.parent
 EXPECTED_DIR = ROOT / "expected"
 SCHEMA = Path(__file__).resolve().parent / "schemas" / "expected-divergences-v1.schema.json"
@@ -57,11 +59,18 @@ class ExpectedSet:
         return found[0] if found and all(found) else None
 
 
-def path_for(impl: str, directory: Path = EXPECTED_DIR) -> Path:
-    return directory / f"{impl}.json"
+def path_for(impl: str, directory: Path | None = None) -> Path:
+    """The implementation's list: the one its declaration names, or ``<directory>/<impl>.json``."""
+    if directory is not None:
+        return directory / f"{impl}.json"
+    try:
+        declared = declaration(impl).expected
+    except ImplementationUnavailable:
+        declared = None
+    return declared or EXPECTED_DIR / f"{impl}.json"
 
 
-def load(impls: list[str], directory: Path = EXPECTED_DIR) -> ExpectedSet:
+def load(impls: list[str], directory: Path | None = None) -> ExpectedSet:
     validator = jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text(encoding="utf-8")))
     entries: list[Entry] = []
     problems: list[str] = []
@@ -128,12 +137,12 @@ def entry_id(op: str, cause: str, args: dict[str, Any]) -> str:
     return f"{op.replace('_', '-')}-{cause.replace('_', '-')}-{digest}"
 
 
-def update_from_report(report: dict[str, Any], directory: Path = EXPECTED_DIR) -> list[str]:
+def update_from_report(report: dict[str, Any], directory: Path | None = None) -> list[str]:
     """Add the report's new divergences, drop entries it found passing; returns what changed."""
     changes: list[str] = []
     by_impl: dict[str, list[dict[str, Any]]] = {}
     for impl in report.get("implementations", {}):
-        if impl == "reference":
+        if impl == oracle():
             continue
         path = path_for(impl, directory)
         document = json.loads(path.read_text()) if path.exists() else {

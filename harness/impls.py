@@ -1,35 +1,170 @@
-"""The implementation registry: every implementation answers ``call(op, args) -> response``.
+"""Implementations as plug-ins: each one is declared once, in ``implementations/<name>.json``.
 
-A response is the protocol's: ``{"ok": <return value>}`` or ``{"error": {"code", "message"}}``.
-Codes are the contract's, plus the harness's own for failures that are not contract errors:
+A declaration (schema ``harness/schemas/implementation-v1.schema.json``) says how to build the
+implementation, how to start it (a Python module called in process, or a command speaking the protocol
+of docs/protocol.md), whether it is the oracle, which contract versions it serves, its deadlines and its
+expected-divergence list. The CLI, the suites, the nox sessions, the surface check and the bench all
+read the declarations; adding an implementation changes nothing here.
+
+More declarations can be added from outside the project with ``PARITY_IMPLEMENTATIONS`` (folders,
+separated by the path separator), e.g. a fake implementation in a test.
+
+Every implementation answers ``call(op, args) -> response``, where a response is the protocol's
+``{"ok": <return value>}`` or ``{"error": {"code", "message"}}``. Codes are the contract's, plus the
+harness's own for failures that are not contract errors:
 
 * ``unexpected_exception``: the implementation raised something that is not a contract error
   (e.g. a ``UnicodeEncodeError`` or ``OverflowError`` leaking from a binding);
-* ``crash`` / ``timeout``: an out-of-process testee died or hung on this request (wasm, later);
-* ``unavailable``: the implementation is not built or cannot be loaded.
+* ``crash`` / ``timeout``: a command testee died or hung on this request;
+* ``unavailable``: the implementation is not built or cannot be loaded;
+* ``bad_request``: the request itself was malformed.
 """
 
 from __future__ import annotations
 
 import importlib
+import json
+import os
+import platform
 import re
-from dataclasses import dataclass
+import sys
+from importlib import metadata
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
 from typing import Any, Callable
 
+import jsonschema
+
+from reference.errors import CODES
+
+from .command_testee import PROTOCOL_VERSION, CommandTestee
+from .errors import HARNESS_CODES, ImplementationUnavailable
 from .registry import OPS, Op, get_op
 
-HARNESS_CODES = ("unexpected_exception", "crash", "timeout", "unavailable", "bad_request")
+ROOT = Path(__file__).resolve().parent.parent
+DECLARATIONS = ROOT / "implementations"
+SCHEMA = Path(__file__).resolve().parent / "schemas" / "implementation-v1.schema.json"
+EXTRA_ENV = "PARITY_IMPLEMENTATIONS"
 _CODE = re.compile(r"^([a-z_]+):")
 
 
-class ImplementationUnavailable(Exception):
-    """The implementation cannot be used here; the message says how to build it."""
+class DeclarationError(Exception):
+    """A declaration is missing, malformed or inconsistent; the message names the file and the problem."""
 
+
+@dataclass(frozen=True)
+class Implementation:
+    """One implementation's declaration, its placeholders resolved."""
+
+    name: str
+    description: str
+    language: str
+    oracle: bool
+    contracts: tuple[str, ...]
+    python_module: str | None  # in process: the module with one function per op
+    command: tuple[str, ...] | None  # out of process: the testee program
+    env: dict[str, str]
+    build: tuple[tuple[str, ...], ...]
+    expected: Path | None
+    startup_deadline: float
+    request_deadline: float
+    hint: str
+    source: Path  # the declaration file
+
+    @property
+    def in_process(self) -> bool:
+        return self.python_module is not None
+
+    def serves(self, contract: str) -> bool:
+        return contract in self.contracts
+
+
+def _expand(text: str, here: Path) -> str:
+    return text.replace("{python}", sys.executable).replace("{root}", str(ROOT)).replace("{here}", str(here))
+
+
+def _load(path: Path) -> Implementation:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DeclarationError(f"{path}: cannot read the declaration: {exc}") from None
+    errors = sorted(jsonschema.Draft202012Validator(_schema()).iter_errors(data), key=lambda e: list(e.path))
+    if errors:
+        where = "/".join(map(str, errors[0].path)) or "(top)"
+        raise DeclarationError(f"{path}: not a valid implementation-v1 declaration at {where}: {errors[0].message}")
+    if data["name"] != path.stem:
+        raise DeclarationError(f"{path}: its name {data['name']!r} must equal the file name {path.stem!r}")
+    here = path.parent
+    start = data["start"]
+    return Implementation(
+        name=data["name"],
+        description=data["description"],
+        language=data["language"],
+        oracle=data["oracle"],
+        contracts=tuple(data["contracts"]),
+        python_module=start.get("python"),
+        command=tuple(_expand(t, here) for t in start["command"]) if "command" in start else None,
+        env={k: _expand(v, here) for k, v in start.get("env", {}).items()},
+        build=tuple(tuple(_expand(t, here) for t in cmd) for cmd in data["build"]),
+        expected=ROOT / data["expected"] if data["expected"] else None,
+        startup_deadline=float(data["deadlines"]["startup"]),
+        request_deadline=float(data["deadlines"]["request"]),
+        hint=data["hint"],
+        source=path,
+    )
+
+
+@lru_cache(maxsize=1)
+def _schema() -> dict[str, Any]:
+    return json.loads(SCHEMA.read_text(encoding="utf-8"))
+
+
+def declaration_dirs() -> list[Path]:
+    extra = [Path(p) for p in os.environ.get(EXTRA_ENV, "").split(os.pathsep) if p]
+    return [DECLARATIONS, *extra]
+
+
+def declarations() -> dict[str, Implementation]:
+    """Every declared implementation by name (the project's, then those of PARITY_IMPLEMENTATIONS)."""
+    found: dict[str, Implementation] = {}
+    for directory in declaration_dirs():
+        if not directory.is_dir():
+            raise DeclarationError(f"{directory}: no such folder of implementation declarations")
+        for path in sorted(directory.glob("*.json")):
+            declared = _load(path)
+            if declared.name in found:
+                raise DeclarationError(f"{path}: implementation {declared.name!r} is already declared in "
+                                       f"{found[declared.name].source}")
+            found[declared.name] = declared
+    oracles = [d.name for d in found.values() if d.oracle]
+    if len(oracles) != 1:
+        raise DeclarationError(f"exactly one implementation must be the oracle; declared: {oracles or 'none'}")
+    return found
+
+
+def names() -> list[str]:
+    """Every declared implementation, the oracle first."""
+    found = declarations()
+    return sorted(found, key=lambda name: (not found[name].oracle, name))
+
+
+def oracle() -> str:
+    return next(d.name for d in declarations().values() if d.oracle)
+
+
+def declaration(name: str) -> Implementation:
+    found = declarations()
+    try:
+        return found[name]
+    except KeyError:
+        raise ImplementationUnavailable(f"unknown implementation {name!r}; declared: {', '.join(found)}") from None
+
+
+# --- calling an implementation ----------------------------------------------------------------------
 
 def error_response(exc: BaseException) -> dict[str, Any]:
     """Map an exception to a response. Only ValueError/TypeError with a contract code count as contract errors."""
-    from reference.errors import CODES
-
     message = str(exc)
     match = _CODE.match(message)
     if isinstance(exc, (ValueError, TypeError)) and match and match.group(1) in CODES and \
@@ -40,10 +175,11 @@ def error_response(exc: BaseException) -> dict[str, Any]:
 
 @dataclass
 class InProcess:
-    """An implementation called in this process: the reference, or the PyO3 module."""
+    """An implementation called in this process (a module with one function per op)."""
 
     name: str
     resolve: Callable[[Op], Callable[..., Any]]
+    description: dict[str, Any] = field(default_factory=dict)  # what a command testee answers to `start`
 
     def call(self, op_name: str, args: dict[str, Any]) -> dict[str, Any]:
         function = self.resolve(get_op(op_name))
@@ -52,65 +188,74 @@ class InProcess:
         except Exception as exc:  # every failure becomes a reported result, never an aborted run
             return error_response(exc)
 
+    def call_batch(self, calls: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+        return [self.call(op_name, args) for op_name, args in calls]
+
     def close(self) -> None:
         pass
 
 
-def reference_impl() -> InProcess:
-    return InProcess("reference", lambda op: op.reference)
-
-
-PYO3_MODULE = "memgate_rs"
-
-
-def pyo3_impl() -> InProcess:
+def _in_process(declared: Implementation) -> InProcess:
+    assert declared.python_module is not None
     try:
-        module = importlib.import_module(PYO3_MODULE)
+        module = importlib.import_module(declared.python_module)
     except ImportError as exc:
         raise ImplementationUnavailable(
-            f"the PyO3 module {PYO3_MODULE!r} is not importable ({exc}); build it with `nox -s build-pyo3` "
-            "or use the .venv made by `nox -s dev`"
+            f"{declared.name}: the module {declared.python_module!r} is not importable ({exc}); {declared.hint}"
         ) from None
+    missing = [op.name for op in OPS.values() if not callable(getattr(module, op.name, None))]
+    if missing:
+        raise ImplementationUnavailable(f"{declared.name}: {declared.python_module} does not export {', '.join(missing)}")
+    impl = InProcess(declared.name, lambda op: getattr(module, op.name))
+    versions = impl.call("unicode_versions", {})
+    impl.description = {
+        "protocol": PROTOCOL_VERSION,
+        "name": declared.python_module,
+        "version": _version_of(module),
+        "language": f"{declared.language} on CPython {platform.python_version()}",
+        "unicode": json.loads(versions["ok"]) if "ok" in versions else versions,
+        "contracts": list(declared.contracts),
+    }
+    return impl
 
-    def resolve(op: Op) -> Callable[..., Any]:
-        function = getattr(module, op.name, None)
-        if function is None:
-            raise ImplementationUnavailable(f"{PYO3_MODULE} does not export {op.name}")
-        return function
 
-    return InProcess("pyo3", resolve)
-
-
-def wasm_impl() -> Any:
-    from .wasm_client import wasm_impl as start
-
-    return start()
-
-
-FACTORIES: dict[str, Callable[[], Any]] = {
-    "reference": reference_impl,
-    "pyo3": pyo3_impl,
-    "wasm": wasm_impl,
-}
+def _version_of(module: Any) -> str:
+    version = getattr(module, "__version__", None)
+    if isinstance(version, str):
+        return version
+    top = module.__name__.split(".")[0]
+    for dist in metadata.packages_distributions().get(top, []):
+        return metadata.version(dist)
+    return "unknown"
 
 
 def get_impl(name: str) -> Any:
-    try:
-        factory = FACTORIES[name]
-    except KeyError:
-        raise ImplementationUnavailable(f"unknown implementation {name!r}; known: {', '.join(FACTORIES)}") from None
-    return factory()
+    """Start the implementation `name` as its declaration says; ImplementationUnavailable if it cannot."""
+    declared = declaration(name)
+    if declared.in_process:
+        return _in_process(declared)
+    assert declared.command is not None
+    return CommandTestee(declared.command, name=declared.name, timeout=_override("REQUEST", declared.request_deadline),
+                         startup_timeout=_override("STARTUP", declared.startup_deadline),
+                         env={**os.environ, **declared.env}, hint=declared.hint)
+
+
+def _override(which: str, declared: float) -> float:
+    """A deadline from the declaration, unless PARITY_{STARTUP,REQUEST}_TIMEOUT overrides every one."""
+    value = os.environ.get(f"PARITY_{which}_TIMEOUT")
+    return float(value) if value else declared
 
 
 def available() -> list[str]:
-    names = []
-    for name in FACTORIES:
+    found = []
+    for name in names():
         try:
             get_impl(name).close()
         except ImplementationUnavailable:
             continue
-        names.append(name)
-    return names
+        found.append(name)
+    return found
 
 
-__all__ = ["FACTORIES", "HARNESS_CODES", "OPS", "ImplementationUnavailable", "available", "get_impl"]
+__all__ = ["HARNESS_CODES", "OPS", "CommandTestee", "DeclarationError", "InProcess", "Implementation",
+           "ImplementationUnavailable", "available", "declaration", "declarations", "get_impl", "names", "oracle"]

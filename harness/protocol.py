@@ -1,10 +1,17 @@
-"""The one JSON-lines protocol every implementation speaks (docs/protocol.md).
+"""The one JSON-lines protocol every implementation speaks (docs/protocol.md, version 2; JSON Schema
+harness/schemas/protocol-v2.schema.json).
 
+Start:    ``{"id": X, "op": "start", "args": {"protocol": 2, "ops": <op table>}}`` -> ``{"id": X, "ok":
+          <self-description>}`` (protocol, name, version, language, unicode, contracts)
 Request:  ``{"id": <string|integer>, "op": <op name>, "args": {<python parameter name>: <host value>}}``
 Response: ``{"id": ..., "ok": <return value>}`` or ``{"id": ..., "error": {"code": ..., "message": ...}}``
+Batch:    ``{"id": B, "batch": [request, ...]}`` -> ``{"id": B, "batch": [response, ...]}``, in order
 
 Args and return values use the host-value encoding of ``harness.hostvalues`` (plain JSON plus the
 ``$float`` and ``$utf16`` forms). An omitted argument takes the binding's default.
+
+``serve`` is the protocol's server side for an implementation called in process (``python -m harness
+run --impl NAME``); harness/command_testee.py is its client side.
 """
 
 from __future__ import annotations
@@ -13,22 +20,31 @@ import json
 from typing import Any, TextIO
 
 from . import hostvalues
+from .command_testee import PROTOCOL_VERSION
 from .registry import check_args, get_op
-
-PROTOCOL_VERSION = 1
 
 
 def bad_request(request_id: Any, message: str) -> dict[str, Any]:
     return {"id": request_id, "error": {"code": "bad_request", "message": message}}
 
 
-def handle(impl: Any, request: Any) -> dict[str, Any]:
-    """Answer one parsed request with ``impl``; never raises."""
+def handle(impl: Any, request: Any, description: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Answer one parsed request (or batch) with ``impl``; never raises. ``description``: the answer to
+    ``start`` (served only when given)."""
     if not isinstance(request, dict):
         return bad_request(None, "a request must be a JSON object")
     request_id = request.get("id")
     if not isinstance(request_id, (str, int)) or isinstance(request_id, bool):
         return bad_request(request_id, "id must be a string or an integer")
+    if "batch" in request:
+        if not isinstance(request["batch"], list):
+            return bad_request(request_id, "batch must be an array of requests")
+        return {"id": request_id, "batch": [handle(impl, item) for item in request["batch"]]}
+    if request.get("op") == "start" and description is not None:
+        version = (request.get("args") or {}).get("protocol") if isinstance(request.get("args"), dict) else None
+        if version != PROTOCOL_VERSION:
+            return bad_request(request_id, f"protocol {version!r} is not supported: this testee speaks {PROTOCOL_VERSION}")
+        return {"id": request_id, "ok": description}
     try:
         op = get_op(request.get("op"))  # type: ignore[arg-type]
         raw_args = request.get("args", {})
@@ -48,7 +64,7 @@ def encode_line(message: dict[str, Any]) -> str:
     return json.dumps(message, ensure_ascii=True, separators=(",", ":"), allow_nan=False) + "\n"
 
 
-def serve(impl: Any, stdin: TextIO, stdout: TextIO) -> int:
+def serve(impl: Any, stdin: TextIO, stdout: TextIO, description: dict[str, Any] | None = None) -> int:
     """Read requests line by line and answer each; a malformed line gets a bad_request answer."""
     for line in stdin:
         if not line.strip():
@@ -58,7 +74,7 @@ def serve(impl: Any, stdin: TextIO, stdout: TextIO) -> int:
         except ValueError as exc:
             response = bad_request(None, f"not JSON: {exc}")
         else:
-            response = handle(impl, request)
+            response = handle(impl, request, description)
         stdout.write(encode_line(response))
         stdout.flush()
     return 0

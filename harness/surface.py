@@ -10,15 +10,11 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import json
-import os
-import shutil
-import subprocess
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from .fixtures import all_cases
+from .impls import declaration
 from .registry import OPS
 
 _MISSING = inspect.Parameter.empty
@@ -51,28 +47,6 @@ def python_surface(module: ModuleType | Any, label: str) -> list[str]:
                 problems.append(f"{label}: {name}: parameter {param} defaults to {default!r}, expected "
                                 f"{'no default' if wanted is _MISSING else repr(wanted)}")
     return problems
-
-
-NODE_LIST = """
-const m = require(process.argv[1]);
-const out = {};
-for (const [name, value] of Object.entries(m)) {
-  if (typeof value !== 'function') { out[name] = null; continue; }
-  const head = value.toString().match(/^[^(]*\\(([^)]*)\\)/);
-  out[name] = head ? head[1].split(',').map((s) => s.trim()).filter(Boolean) : [];
-}
-process.stdout.write(JSON.stringify(out));
-"""
-
-
-def js_exports(entry: Path) -> dict[str, list[str] | None]:
-    node = shutil.which("node")
-    if node is None:
-        raise RuntimeError("node is not on PATH")
-    proc = subprocess.run([node, "-e", NODE_LIST, str(entry.resolve())], capture_output=True, text=True, timeout=60)
-    if proc.returncode != 0:
-        raise RuntimeError(f"cannot load {entry}: {proc.stderr[-500:]}")
-    return json.loads(proc.stdout)
 
 
 def js_surface(exports: dict[str, list[str] | None], label: str = "wasm") -> list[str]:
@@ -112,17 +86,15 @@ def default_behaviour(impl: Any, label: str, per_op: int = 12) -> list[str]:
 
 
 def check(impl_name: str, impl: Any) -> list[str]:
-    if impl_name == "reference":
-        problems = python_surface(importlib.import_module("reference"), "reference")
-    elif impl_name == "pyo3":
-        from .impls import PYO3_MODULE
-
-        problems = python_surface(importlib.import_module(PYO3_MODULE), "pyo3")
-    elif impl_name == "wasm":
-        from .wasm_client import DEFAULT_PKG, PKG_ENTRY
-
-        pkg = Path(os.environ.get("MEMGATE_WASM_PKG") or DEFAULT_PKG)
-        problems = js_surface(js_exports(pkg / PKG_ENTRY))
+    """The surface of an implementation, as its declaration says where to find it: the module of an
+    in-process one, or the exports a command testee reports in its answer to `start`."""
+    declared = declaration(impl_name)
+    if declared.python_module is not None:
+        problems = python_surface(importlib.import_module(declared.python_module), impl_name)
     else:
-        problems = [f"no surface check for implementation {impl_name!r}"]
+        surface = impl.description.get("surface") if isinstance(impl.description, dict) else None
+        if isinstance(surface, dict) and surface.get("kind") == "js" and isinstance(surface.get("exports"), dict):
+            problems = js_surface(surface["exports"], impl_name)
+        else:
+            problems = []  # the testee reports no surface of its own: only its behaviour is checked
     return problems + default_behaviour(impl, impl_name)

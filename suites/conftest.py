@@ -1,6 +1,7 @@
 """Shared pytest wiring: which implementations the parity suites run on.
 
-``--impl NAME`` (repeatable) or ``PARITY_IMPLS=reference,pyo3``; default ``reference``. An
+``--impl NAME`` (repeatable) or ``PARITY_IMPLS=reference,pyo3``; default: the oracle. Implementations are
+the declared ones (implementations/*.json, plus any folder in PARITY_IMPLEMENTATIONS). An
 implementation that was asked for and cannot be loaded fails the run: it is never silently skipped.
 """
 
@@ -22,7 +23,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def requested_impls(config: pytest.Config) -> list[str]:
     names = config.getoption("--impl") or [n for n in os.environ.get("PARITY_IMPLS", "").split(",") if n]
-    return names or ["reference"]
+    return names or [impls.oracle()]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -45,8 +46,8 @@ def impl(impl_name: str):  # type: ignore[no-untyped-def]
 
 @pytest.fixture(scope="session")
 def impl_set(request: pytest.FixtureRequest) -> dict[str, object]:
-    """Every requested implementation at once (the reference always included), for differential tests."""
-    names = list(dict.fromkeys(["reference", *requested_impls(request.config)]))
+    """Every requested implementation at once (the oracle always included), for differential tests."""
+    names = list(dict.fromkeys([impls.oracle(), *requested_impls(request.config)]))
     opened: dict[str, object] = {}
     for name in names:
         if name not in _LOADED:

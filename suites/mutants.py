@@ -210,7 +210,7 @@ def run_wasm_mutation(mutation: Mutation) -> tuple[list[str], str]:
                               capture_output=True, text=True, timeout=3600)
         if proc.returncode != 0:
             raise AssertionError(f"{mutation.name}: the wasm build failed:\n{proc.stderr[-3000:]}")
-        env = dict(os.environ, MEMGATE_WASM_PKG=str(pkg), PARITY_WASM_TIMEOUT="10")
+        env = dict(os.environ, MEMGATE_WASM_PKG=str(pkg), PARITY_REQUEST_TIMEOUT="10")
         proc = subprocess.run([sys.executable, "-m", "harness", "check", "--impl", "wasm"], cwd=ROOT, env=env,
                               capture_output=True, text=True, timeout=900)
     failing = [line.split(" ", 2)[1].rstrip(":") for line in proc.stdout.splitlines() if line.startswith("FAIL ")]

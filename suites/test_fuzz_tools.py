@@ -21,7 +21,7 @@ from harness import hostvalues
 from harness.differential import examine, unicode_versions_of
 from harness.expected import ExpectedSet, Entry, load, recheck, update_from_report
 from harness.fuzz import fuzz
-from harness.impls import InProcess, reference_impl
+from harness.impls import InProcess, get_impl
 from harness.report import document, render, validate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,7 +66,7 @@ def leaking(text: object) -> str:
 
 
 def impls_with(**overrides: Any) -> dict[str, Any]:
-    return {"reference": reference_impl(), "bugged": _impl("bugged", **overrides)}
+    return {"reference": get_impl("reference"), "bugged": _impl("bugged", **overrides)}
 
 
 @pytest.mark.parametrize(

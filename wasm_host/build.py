@@ -7,7 +7,7 @@ Steps:
    readiness check looks for each piece where that toolchain looks (rustc, cargo, rust-lld, the std
    sources or the target's std), then compiles and links a tiny wasm32 crate with the same toolchain
    and flags. Debian's packages are installed with apt-get when missing and the script runs as root
-   with CI=true or --install-toolchain; otherwise, or when a piece is still missing, it exits 2 naming
+   with --install-toolchain, CI=true or PARITY_INSTALL_TOOLCHAIN=1 (what the nox sessions set as root); otherwise, or when a piece is still missing, it exits 2 naming
    each missing piece and both remedies, before any build output. `--check` runs this step alone.
 2. wasm-bindgen-cli at exactly the version of the wasm-bindgen crate in rust_core/Cargo.lock: the one on
    PATH if it reports that version, else one installed with `cargo install --locked` into a cache
@@ -287,10 +287,11 @@ def install_debian_toolchain() -> float:
 def may_install(install: bool) -> tuple[bool, str]:
     """Whether the Debian toolchain may be installed here, and why not."""
     is_root = hasattr(os, "geteuid") and os.geteuid() == 0
-    wants = install or os.environ.get("CI", "").lower() == "true"
+    wants = install or os.environ.get("CI", "").lower() == "true" or os.environ.get("PARITY_INSTALL_TOOLCHAIN") == "1"
     if not wants:
         return False, ""
-    return (True, "") if is_root else (False, "\n(--install-toolchain / CI=true given, but not running as root)")
+    return (True, "") if is_root else (False, "\n(--install-toolchain / CI=true / PARITY_INSTALL_TOOLCHAIN=1 "
+                                       "given, but not running as root)")
 
 
 def find_toolchain(install: bool, timings: dict[str, float], why_not: str = "") -> Toolchain:

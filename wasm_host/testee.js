@@ -5,11 +5,15 @@
 //   node wasm_host/testee.js [PKG]   PKG: a package dir (its memgate_wasm.js) or the entry .js file;
 //                                    else $MEMGATE_WASM_PKG, else wasm_host/pkg
 //
+// The protocol is docs/protocol.md (version 2; schema harness/schemas/protocol-v2.schema.json):
 // Request  {"id": <string|integer>, "op": <python op name>, "args": {<python param name>: <host value>}}
 // Response {"id": ..., "ok": <value>} | {"id": ..., "error": {"code": ..., "message": ...}}
-// Handshake: {"id": X, "op": "__ping__", "args": {"ops": <op table>}} -> {"id": X, "ok": "pong"} (sent
-// by harness/wasm_client.py after each start with the table of harness/registry.py, so a package
-// that does not load is found before any real request).
+// Batch    {"id": B, "batch": [request, ...]} -> {"id": B, "batch": [response, ...]} (in order)
+// Start    {"id": X, "op": "start", "args": {"protocol": 2, "ops": <op table>}}
+//          -> {"id": X, "ok": {"protocol": 2, "name", "version", "language", "unicode", "contracts"}}
+// The harness sends `start` after each start of this process, with the op table of harness/registry.py;
+// until then every request is a bad_request, and a package that does not load is found before any
+// real request.
 //
 // Lines are answered in order, each as soon as it is answered. A WebAssembly trap is answered with
 // code "crash" and the process then exits with status 3: an instance is not trusted after a trap.
@@ -19,12 +23,13 @@ const path = require('path');
 const readline = require('readline');
 
 // The op table comes from harness/registry.py, the one place ops are declared: the client sends it
-// in the handshake ({"op": "__ping__", "args": {"ops": {name: {js, params, required}}}}). Until then
-// every request is a bad_request.
+// in the `start` handshake ({"op": "start", "args": {"protocol": 2, "ops": {name: {js, params,
+// required}}}}). Until then every request is a bad_request.
+const PROTOCOL_VERSION = 2;
 let OPS = null;
 
 function setOps(table) {
-  if (!isPlainObject(table)) throw new BadRequest('__ping__ needs args.ops, the op table of harness/registry.py');
+  if (!isPlainObject(table)) throw new BadRequest('start needs args.ops, the op table of harness/registry.py');
   for (const [name, op] of Object.entries(table)) {
     const ok = isPlainObject(op) && typeof op.js === 'string' && Array.isArray(op.params) &&
       op.params.every((p) => typeof p === 'string') && Number.isSafeInteger(op.required) &&
@@ -95,16 +100,20 @@ function handle(mod, request) {
   if (!(typeof id === 'string' || Number.isSafeInteger(id))) {
     return [badRequest(id === undefined ? null : id, 'id must be a string or an integer'), false];
   }
-  if (request.op === '__ping__') {
+  if (request.op === 'start') {
+    const args = isPlainObject(request.args) ? request.args : {};
+    if (args.protocol !== PROTOCOL_VERSION) {
+      return [badRequest(id, `protocol ${JSON.stringify(args.protocol)} is not supported: this testee speaks ${PROTOCOL_VERSION}`), false];
+    }
     try {
-      setOps(isPlainObject(request.args) ? request.args.ops : undefined);
+      setOps(args.ops);
     } catch (err) {
       if (err instanceof BadRequest) return [badRequest(id, err.message), false];
       throw err;
     }
-    return [{ id, ok: 'pong' }, false];
+    return [{ id, ok: describeSelf(mod) }, false];
   }
-  if (OPS === null) return [badRequest(id, 'no op table yet: send __ping__ with args.ops first'), false];
+  if (OPS === null) return [badRequest(id, 'no op table yet: send start first'), false];
   if (typeof request.op !== 'string' || !hasOwn(OPS, request.op)) {
     const known = Object.keys(OPS).join(', ');
     return [badRequest(id, `unknown op ${JSON.stringify(request.op)}; known ops: ${known}`), false];
@@ -146,13 +155,73 @@ function handle(mod, request) {
   }
 }
 
+let SELF = null; // the self-description, computed once
+
+function describeSelf(mod) {
+  if (SELF === null) {
+    let unicode = {};
+    try {
+      unicode = JSON.parse(mod.unicodeVersions());
+    } catch (err) {
+      unicode = { error: describe(err) };
+    }
+    SELF = {
+      protocol: PROTOCOL_VERSION,
+      name: 'memgate-wasm',
+      version: PKG_VERSION,
+      language: `Rust (wasm-bindgen) on Node.js ${process.version}`,
+      unicode,
+      contracts: ['v1'],
+      surface: { kind: 'js', exports: exportsOf(mod) },
+    };
+  }
+  return SELF;
+}
+
+// The package's exports as the surface check reads them: each function's parameter names (from its
+// source text, as wasm-bindgen writes them), null for anything that is not a function.
+function exportsOf(mod) {
+  const out = {};
+  for (const [name, value] of Object.entries(mod)) {
+    if (typeof value !== 'function') {
+      out[name] = null;
+      continue;
+    }
+    const head = value.toString().match(/^[^(]*\(([^)]*)\)/);
+    out[name] = head ? head[1].split(',').map((s) => s.trim()).filter(Boolean) : [];
+  }
+  return out;
+}
+
+// A batch answers each request in order; a trap ends it (the rest is not run) and the process.
+function handleBatch(mod, message) {
+  const id = message.id;
+  if (!(typeof id === 'string' || Number.isSafeInteger(id)) || !Array.isArray(message.batch)) {
+    return [badRequest(id === undefined ? null : id, 'a batch needs an id and a "batch" array of requests'), false];
+  }
+  const answers = [];
+  for (const request of message.batch) {
+    const [response, trapped] = handle(mod, request);
+    answers.push(response);
+    if (trapped) return [{ id, batch: answers }, true];
+  }
+  return [{ id, batch: answers }, false];
+}
+
+let PKG_VERSION = 'unknown';
+
 function main() {
   const pkg = path.resolve(process.argv[2] || process.env.MEMGATE_WASM_PKG || path.join(__dirname, 'pkg'));
   let mod;
   try {
     // wasm-bindgen --target nodejs writes no package.json: load the entry file of a package dir.
     const fs = require('fs');
-    mod = require(fs.statSync(pkg).isDirectory() ? path.join(pkg, 'memgate_wasm.js') : pkg);
+    const entry = fs.statSync(pkg).isDirectory() ? path.join(pkg, 'memgate_wasm.js') : pkg;
+    mod = require(entry);
+    // The build has no version of its own: name it by the wasm file's digest.
+    const wasmFile = entry.replace(/\.js$/, '_bg.wasm');
+    const digest = require('crypto').createHash('sha256').update(fs.readFileSync(wasmFile)).digest('hex');
+    PKG_VERSION = `0.1.0+sha256.${digest.slice(0, 12)}`;
   } catch (err) {
     process.stderr.write(`testee: cannot load the wasm package ${pkg}: ${describe(err)}\n` +
                          'build it with `python wasm_host/build.py` (or `nox -s build-wasm`)\n');
@@ -172,7 +241,10 @@ function main() {
     } catch (err) {
       response = badRequest(null, `not JSON: ${err.message}`);
     }
-    if (response === undefined) [response, trapped] = handle(mod, request);
+    if (response === undefined) {
+      [response, trapped] = isPlainObject(request) && hasOwn(request, 'batch')
+        ? handleBatch(mod, request) : handle(mod, request);
+    }
     let text;
     try {
       text = JSON.stringify(response);
@@ -182,7 +254,8 @@ function main() {
     if (trapped) {
       dead = true;
       rl.close();
-      process.stderr.write(`testee: ${response.error.message}; exiting (status ${TRAP_EXIT_STATUS})\n`);
+      const last = response.batch ? response.batch[response.batch.length - 1] : response;
+      process.stderr.write(`testee: ${last.error.message}; exiting (status ${TRAP_EXIT_STATUS})\n`);
       process.stdout.write(text + '\n', () => process.exit(TRAP_EXIT_STATUS));
       return;
     }

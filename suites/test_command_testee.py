@@ -1,7 +1,8 @@
-"""harness.wasm_client: crash, trap and hang recovery with a test double; the real testee when built.
+"""harness.command_testee: the start handshake, crash, trap and hang recovery with a test double; the
+wasm testee (wasm_host/testee.js) with a fake package, and the real one when built.
 
-The double is a small Python testee speaking the protocol; its behaviour is chosen by the `text`
-argument: "crash" exits without answering, "hang" never answers, "trap" answers `crash` and exits
+The double is a small Python testee speaking the protocol; it answers `start` with the protocol version
+in $DOUBLE_PROTOCOL (default the harness's); its behaviour is chosen by the `text` argument: "crash" exits without answering, "hang" never answers, "trap" answers `crash` and exits
 (as wasm_host/testee.js does after a WebAssembly trap); anything else is echoed as "<pid>:<text>".
 """
 
@@ -13,21 +14,29 @@ import shutil
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import reference
-from harness import wasm_client
+from harness import impls
+from harness.command_testee import PROTOCOL_VERSION, CommandTestee, op_table, start_request
 from harness.compare import mismatch
 from harness.impls import ImplementationUnavailable
+
+WASM_PKG = impls.ROOT / "wasm_host" / "pkg"
+PKG_ENTRY = "memgate_wasm.js"
+TESTEE_JS = impls.ROOT / "wasm_host" / "testee.js"
 
 DOUBLE = r'''
 import json, os, sys, time
 for line in sys.stdin:
     request = json.loads(line)
     rid = request["id"]
-    if request["op"] == "__ping__":
-        answer = {"id": rid, "ok": "pong"}
+    if request["op"] == "start":
+        version = int(os.environ.get("DOUBLE_PROTOCOL", request["args"]["protocol"]))
+        answer = {"id": rid, "ok": {"protocol": version, "name": "double", "version": "0", "language": "Python",
+                                    "unicode": {}, "contracts": ["v1"]}}
     else:
         text = request["args"].get("text")
         if text == "crash":
@@ -58,8 +67,8 @@ def double(tmp_path: Path):  # type: ignore[no-untyped-def]
     script.write_text(DOUBLE, encoding="utf-8")
     testees = []
 
-    def make(timeout: float = 5.0) -> wasm_client.WasmTestee:
-        testee = wasm_client.WasmTestee([sys.executable, str(script)], timeout=timeout, startup_timeout=10)
+    def make(timeout: float = 5.0, **kwargs: Any) -> CommandTestee:
+        testee = CommandTestee([sys.executable, str(script)], timeout=timeout, startup_timeout=10, **kwargs)
         testees.append(testee)
         return testee
 
@@ -129,20 +138,34 @@ def test_every_request_crashing_never_loops(double) -> None:  # type: ignore[no-
 
 
 def test_testee_that_cannot_start_is_unavailable(tmp_path: Path) -> None:
-    with pytest.raises(ImplementationUnavailable, match="exited during startup"):
-        wasm_client.WasmTestee([sys.executable, "-c", "import sys; sys.exit(5)"], startup_timeout=10)
+    with pytest.raises(ImplementationUnavailable, match="exited during start-up.*try this"):
+        CommandTestee([sys.executable, "-c", "import sys; sys.exit(5)"], startup_timeout=10, hint="try this")
 
 
-def test_unbuilt_package_is_unavailable_with_a_build_hint(tmp_path: Path) -> None:
+def test_the_handshake_gives_the_self_description(double) -> None:  # type: ignore[no-untyped-def]
+    testee = double()
+    assert testee.description["protocol"] == PROTOCOL_VERSION and testee.description["name"] == "double"
+
+
+def test_another_protocol_version_is_a_clear_error(double, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("DOUBLE_PROTOCOL", str(PROTOCOL_VERSION + 1))
+    with pytest.raises(ImplementationUnavailable, match=f"protocol version mismatch: the harness speaks {PROTOCOL_VERSION}"):
+        double()
+
+
+def test_unbuilt_package_is_unavailable_with_a_build_hint(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    if shutil.which("node") is None:
+        pytest.skip("node is not on PATH")
+    monkeypatch.setenv("MEMGATE_WASM_PKG", str(tmp_path / "no-such-pkg"))
     with pytest.raises(ImplementationUnavailable, match="build-wasm"):
-        wasm_client.WasmTestee(pkg=tmp_path / "no-such-pkg")
+        impls.get_impl("wasm")
 
 
 # --- the real testee (needs `python wasm_host/build.py`) -------------------------------------------
 
 REAL_REASON = (
     "the wasm package is not built (wasm_host/pkg); run `python wasm_host/build.py` or `nox -s build-wasm`"
-    if not (wasm_client.DEFAULT_PKG / wasm_client.PKG_ENTRY).is_file()
+    if not (WASM_PKG / PKG_ENTRY).is_file()
     else "node is not on PATH" if shutil.which("node") is None else ""
 )
 
@@ -151,7 +174,7 @@ REAL_REASON = (
 def real():  # type: ignore[no-untyped-def]
     if REAL_REASON:
         pytest.skip(REAL_REASON)
-    testee = wasm_client.wasm_impl()
+    testee = impls.get_impl("wasm")
     yield testee
     testee.close()
 
@@ -211,12 +234,14 @@ def fake_pkg(tmp_path: Path) -> Path:
         pytest.skip("node is not on PATH")
     pkg = tmp_path / "pkg"
     pkg.mkdir()
-    (pkg / wasm_client.PKG_ENTRY).write_text(FAKE_PKG, encoding="utf-8")
+    (pkg / PKG_ENTRY).write_text(FAKE_PKG, encoding="utf-8")
+    (pkg / PKG_ENTRY.replace(".js", "_bg.wasm")).write_bytes(b"\0asm")
     return pkg
 
 
-def test_testee_js_maps_errors_traps_and_args(fake_pkg: Path) -> None:
-    with wasm_client.WasmTestee(pkg=fake_pkg, timeout=5) as testee:
+def test_testee_js_maps_errors_traps_and_args(fake_pkg: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("MEMGATE_WASM_PKG", str(fake_pkg))
+    with impls.get_impl("wasm") as testee:
         r = testee.call_batch([
             ("normalize_fact_text", {"text": "a\ud800\U0001F600"}),  # sent as $utf16, lone surrogate kept
             ("normalize_fact_text", {"text": "contract"}),
@@ -253,19 +278,29 @@ def test_testee_js_raw_lines(fake_pkg: Path) -> None:
     lines = [
         "not json",
         json.dumps({"id": 0, "op": "normalize_fact_text", "args": {"text": "before the op table"}}),
-        json.dumps({"id": 1, "op": "__ping__", "args": {"ops": wasm_client.op_table()}}),
+        json.dumps({**start_request(), "id": 1}),
         json.dumps({"id": True, "op": "unicode_versions"}),
         json.dumps({"id": "x", "op": "normalize_fact_text", "args": {}}),
         json.dumps({"id": 2, "op": "normalize_fact_text", "args": {"text": [1]}}),
         json.dumps({"id": 3, "op": "normalize_fact_text", "args": {"text": {"$float": "NaN"}}}),
         '{"id": 4, "op": "normalize_fact_text", "args": {"text": "\\ud800"}}',
     ]
-    out = subprocess.run(["node", str(wasm_client.TESTEE_JS), str(fake_pkg)], input="\n".join(lines) + "\n",
+    lines += [
+        json.dumps({"id": 5, "batch": [{"id": 6, "op": "normalize_fact_text", "args": {"text": "b"}},
+                                       {"id": 7, "op": "normalize_fact_text", "args": {"text": "contract"}}]}),
+        json.dumps({"id": 8, "op": "start", "args": {"protocol": 1, "ops": op_table()}}),
+    ]
+    out = subprocess.run(["node", str(TESTEE_JS), str(fake_pkg)], input="\n".join(lines) + "\n",
                          capture_output=True, text=True, timeout=30)
     answers = [json.loads(line) for line in out.stdout.splitlines()]
     assert out.returncode == 0, out.stderr
     assert [a.get("error", {}).get("code") for a in answers] == [
-        "bad_request", "bad_request", None, "bad_request", "bad_request", "bad_request", "invalid_text", None]
-    assert "send __ping__ with args.ops first" in answers[1]["error"]["message"]
-    assert answers[2] == {"id": 1, "ok": "pong"}
+        "bad_request", "bad_request", None, "bad_request", "bad_request", "bad_request", "invalid_text", None,
+        None, "bad_request"]
+    assert "send start first" in answers[1]["error"]["message"]
+    assert answers[2]["id"] == 1 and answers[2]["ok"]["protocol"] == PROTOCOL_VERSION
+    assert answers[2]["ok"]["surface"]["exports"]["decideWrite"] == ["...args"]  # the fake's rest parameters
     assert answers[7]["ok"].endswith(":d800")  # a lone surrogate escape survives JSON.parse
+    assert [r.get("ok", r.get("error", {}).get("code")) for r in answers[8]["batch"]][1] == "invalid_text"
+    assert answers[8]["batch"][0]["ok"].endswith(":62") and answers[8]["id"] == 5
+    assert "protocol 1 is not supported" in answers[9]["error"]["message"]

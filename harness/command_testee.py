@@ -1,20 +1,21 @@
-"""The WebAssembly implementation: the Rust core compiled to wasm, called from Node (wasm_host/testee.js).
+"""The client of a command testee: an implementation in another process that speaks the protocol
+(docs/protocol.md, schema harness/schemas/protocol-v2.schema.json) on stdin/stdout.
 
-The testee runs out of process and speaks the JSON-lines protocol (harness/protocol.py). This client
-keeps one testee process, sends requests (one, or a whole batch before reading), matches the answers by
-id, and survives a bad input: when the process exits (``crash``), traps (the testee answers ``crash``
-and exits) or does not answer within the per-request deadline (``timeout``: the process is killed),
-THAT request is reported with the harness code, the process is restarted and the rest of the batch is
-sent again. A run is never aborted or hung by one input.
+The client keeps one testee process. After each start it sends the ``start`` handshake (the protocol
+version and the op table) and gets back the testee's self-description; a testee that does not answer,
+answers with another protocol version or dies is unavailable, with a clear message. It then sends
+requests (one, or a whole batch before reading), matches the answers by id, and survives a bad input:
+when the process exits (``crash``), traps (the testee answers ``crash`` and exits) or does not answer
+within the per-request deadline (``timeout``: the process is killed), THAT request is reported with the
+harness code, the process is restarted and the rest of the batch is sent again. A run is never aborted
+or hung by one input.
 """
 
 from __future__ import annotations
 
 import collections
 import json
-import os
 import queue
-import shutil
 import subprocess
 import threading
 import time
@@ -22,29 +23,28 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from . import hostvalues
+from .errors import ImplementationUnavailable
 from .registry import OPS
-from . import impls as _impls  # the module, not its names: impls may import this module
 
-ROOT = Path(__file__).resolve().parent.parent
-WASM_HOST = ROOT / "wasm_host"
-TESTEE_JS = WASM_HOST / "testee.js"
-DEFAULT_PKG = WASM_HOST / "pkg"
-PKG_ENTRY = "memgate_wasm.js"
+PROTOCOL_VERSION = 2
 DEFAULT_TIMEOUT = 10.0  # seconds per request
 STARTUP_TIMEOUT = 30.0  # seconds for the handshake after a start
-BUILD_HINT = "run `nox -s build-wasm` or `python wasm_host/build.py`"
 
-_PING_ID = "__ping__"
+_START_ID = "__start__"
 _STDERR_LINES = 20
 
 
 def op_table() -> dict[str, Any]:
-    """The registry as the testee needs it: JS name and Python parameter names in signature order."""
+    """The registry as a testee needs it: JS name and Python parameter names in signature order."""
     return {
         op.name: {"js": op.js_name, "params": [p.name for p in op.params],
                   "required": sum(1 for p in op.params if p.required)}
         for op in OPS.values()
     }
+
+
+def start_request() -> dict[str, Any]:
+    return {"id": _START_ID, "op": "start", "args": {"protocol": PROTOCOL_VERSION, "ops": op_table()}}
 
 
 def _error(code: str, message: str) -> dict[str, Any]:
@@ -62,8 +62,8 @@ class _Process:
         self.lines: queue.Queue[bytes | None] = queue.Queue()  # None: EOF
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
         self._threads = [
-            threading.Thread(target=self._read_stdout, name="wasm-testee-stdout", daemon=True),
-            threading.Thread(target=self._read_stderr, name="wasm-testee-stderr", daemon=True),
+            threading.Thread(target=self._read_stdout, name="testee-stdout", daemon=True),
+            threading.Thread(target=self._read_stderr, name="testee-stderr", daemon=True),
         ]
         for thread in self._threads:
             thread.start()
@@ -101,7 +101,7 @@ class _Process:
                 except (OSError, ValueError):
                     pass  # the process died: the reader sees EOF and the client reports it
 
-        thread = threading.Thread(target=write, name="wasm-testee-stdin", daemon=True)
+        thread = threading.Thread(target=write, name="testee-stdin", daemon=True)
         thread.start()
 
     def next_line(self, deadline: float) -> bytes | None | str:
@@ -154,40 +154,32 @@ class _Process:
                 pass
 
 
-class WasmTestee:
-    """``call(op, args)`` / ``call_batch([(op, args), ...])`` through an out-of-process testee."""
-
-    name = "wasm"
+class CommandTestee:
+    """``call(op, args)`` / ``call_batch([(op, args), ...])`` through a testee in another process."""
 
     def __init__(
         self,
-        command: Sequence[str] | None = None,
+        command: Sequence[str],
         *,
+        name: str = "testee",
         timeout: float = DEFAULT_TIMEOUT,
         startup_timeout: float = STARTUP_TIMEOUT,
-        pkg: Path | str | None = None,
         env: dict[str, str] | None = None,
         cwd: Path | str | None = None,
+        hint: str = "",
         handshake: bool = True,
     ) -> None:
-        """``command`` overrides the testee (e.g. a test double); default ``node wasm_host/testee.js``
-        with the package ``pkg`` (default wasm_host/pkg). ``timeout``: seconds per request."""
+        """``timeout``: seconds per request; ``hint``: how to make the testee available, shown when the
+        first start fails. ``handshake=False`` only for test doubles that do not speak ``start``."""
+        self.name = name
+        self.command = list(command)
         self.timeout = float(timeout)
         self.startup_timeout = float(startup_timeout)
         self.handshake = handshake
-        self._env = dict(os.environ if env is None else env)
+        self.hint = hint
+        self.description: dict[str, Any] = {}  # the testee's answer to `start`
+        self._env = env
         self._cwd = Path(cwd) if cwd is not None else None
-        if command is None:
-            node = shutil.which("node")
-            if node is None:
-                raise _impls.ImplementationUnavailable(
-                    f"`node` is not on PATH; the wasm testee needs Node.js (>= 20). {BUILD_HINT}")
-            pkg_dir = Path(pkg) if pkg is not None else DEFAULT_PKG
-            if not (pkg_dir / PKG_ENTRY).is_file():
-                raise _impls.ImplementationUnavailable(
-                    f"the wasm package is not built ({pkg_dir / PKG_ENTRY} is missing); {BUILD_HINT}")
-            command = [node, str(TESTEE_JS), str(pkg_dir.resolve())]
-        self.command = list(command)
         self.restarts = 0  # how many times a dead, trapped or hung process was replaced
         self._next_id = 0
         self._proc: _Process | None = None
@@ -199,24 +191,43 @@ class WasmTestee:
         try:
             proc = _Process(self.command, self._env, self._cwd)
         except OSError as exc:
-            raise _impls.ImplementationUnavailable(f"cannot start the wasm testee {self.command!r}: {exc}") from None
+            raise ImplementationUnavailable(
+                f"{self.name}: cannot start {self.command!r}: {exc}" + (f"; {self.hint}" if first else "")) from None
         if self.handshake:
-            proc.send([self._encode({"id": _PING_ID, "op": "__ping__", "args": {"ops": op_table()}})])
-            deadline = time.monotonic() + self.startup_timeout
-            while True:
-                line = proc.next_line(deadline)
-                if line == "timeout" or line is None:
-                    what = "did not answer the handshake in time" if line == "timeout" else \
-                        f"exited during startup (status {proc.exit_status()})"
-                    message = proc.stderr_text()
-                    proc.kill()
-                    hint = f" {BUILD_HINT}" if first else ""
-                    raise _impls.ImplementationUnavailable(f"the wasm testee {what}{message}.{hint}")
-                assert isinstance(line, bytes)
-                answer = self._parse(line)
-                if answer is not None and answer.get("id") == _PING_ID:
-                    break
+            try:
+                self.description = self._handshake(proc)
+            except ImplementationUnavailable as exc:
+                proc.kill()
+                raise ImplementationUnavailable(f"{exc}" + (f"; {self.hint}" if first and self.hint else "")) from None
         self._proc = proc
+
+    def _handshake(self, proc: _Process) -> dict[str, Any]:
+        """Send `start`; the testee's self-description, or ImplementationUnavailable saying why not."""
+        proc.send([self._encode(start_request())])
+        deadline = time.monotonic() + self.startup_timeout
+        while True:
+            line = proc.next_line(deadline)
+            if line == "timeout":
+                raise ImplementationUnavailable(
+                    f"{self.name}: no answer to the start handshake within {self.startup_timeout:g} s"
+                    + proc.stderr_text())
+            if line is None:
+                raise ImplementationUnavailable(
+                    f"{self.name}: the testee exited during start-up (status {proc.exit_status()})" + proc.stderr_text())
+            assert isinstance(line, bytes)
+            answer = self._parse(line)
+            if answer is None or answer.get("id") != _START_ID:
+                continue  # stray output before the answer
+            if "error" in answer:
+                raise ImplementationUnavailable(f"{self.name}: the testee refused the start handshake: "
+                                                f"{json.dumps(answer['error'])[:500]}")
+            description = answer.get("ok")
+            version = description.get("protocol") if isinstance(description, dict) else None
+            if version != PROTOCOL_VERSION:
+                raise ImplementationUnavailable(
+                    f"{self.name}: protocol version mismatch: the harness speaks {PROTOCOL_VERSION}, the testee "
+                    f"answered start with {json.dumps(description)[:300]}")
+            return description
 
     def _restart(self) -> str | None:
         """Replace the process; None on success, else why it failed."""
@@ -226,7 +237,7 @@ class WasmTestee:
         self.restarts += 1
         try:
             self._start()
-        except _impls.ImplementationUnavailable as exc:
+        except ImplementationUnavailable as exc:
             return str(exc)
         return None
 
@@ -235,7 +246,7 @@ class WasmTestee:
             self._proc.close()
             self._proc = None
 
-    def __enter__(self) -> "WasmTestee":
+    def __enter__(self) -> "CommandTestee":
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -291,7 +302,7 @@ class WasmTestee:
                 failure = self._restart()
                 if failure is not None:
                     for index in pending:
-                        results[index] = _error("crash", f"the wasm testee could not be restarted: {failure}")
+                        results[index] = _error("crash", f"the testee could not be restarted: {failure}")
                     break
             pending = self._run(pending, encoded, results)
         return [r if r is not None else _error("crash", "no answer") for r in results]
@@ -352,10 +363,3 @@ class WasmTestee:
                 self._proc = None
                 return list(waiting)
         return []
-
-
-def wasm_impl() -> WasmTestee:
-    """The implementation factory for harness.impls (``"wasm": wasm_impl``)."""
-    timeout = os.environ.get("PARITY_WASM_TIMEOUT")
-    pkg = os.environ.get("MEMGATE_WASM_PKG")  # another build of the package (as testee.js reads it)
-    return WasmTestee(timeout=float(timeout) if timeout else DEFAULT_TIMEOUT, pkg=Path(pkg) if pkg else None)

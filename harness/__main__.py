@@ -8,7 +8,8 @@
   promote --report R --index N --id ID   turn a reported divergence into a fixture case
   lint                       check every fixture file (schema, ids, counts, canonical bytes, regeneration)
   bench                      requests per second on the fixture inputs (table + reports/bench.json)
-  impls                      list implementations and whether each is available here
+  impls                      list the declared implementations and whether each is available here
+  selftest --impl NAME       check a testee against the protocol (handshake, schema, batches, bad requests, crash)
 """
 
 from __future__ import annotations
@@ -58,7 +59,9 @@ def _parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="requests per second on the fixture inputs")
     bench.add_argument("--out", type=Path, default=Path("reports/bench.json"))
     bench.add_argument("--seconds", type=float, default=2.0, help="minimum measuring time per row")
-    sub.add_parser("impls", help="list implementations and their availability")
+    sub.add_parser("impls", help="list the declared implementations and their availability")
+    selftest = sub.add_parser("selftest", help="check a testee against the protocol")
+    selftest.add_argument("--impl", required=True, help="a declared implementation (implementations/<name>.json)")
     return parser
 
 
@@ -221,7 +224,16 @@ def cmd_impls(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"run": cmd_run, "check": cmd_check, "diff": cmd_diff, "fuzz": cmd_fuzz, "expected": cmd_expected,
+def cmd_selftest(args: argparse.Namespace) -> int:
+    from .selftest import main as run_selftest
+
+    try:
+        return run_selftest(args.impl)
+    except (impls.ImplementationUnavailable, impls.DeclarationError) as exc:
+        raise SystemExit(f"error: {exc}") from None
+
+
+COMMANDS = {"selftest": cmd_selftest, "run": cmd_run, "check": cmd_check, "diff": cmd_diff, "fuzz": cmd_fuzz, "expected": cmd_expected,
             "promote": cmd_promote, "lint": cmd_lint, "bench": cmd_bench, "impls": cmd_impls}
 
 

@@ -51,7 +51,7 @@ def _error(code: str, message: str) -> dict[str, Any]:
     return {"error": {"code": code, "message": message}}
 
 
-class _Process:
+class TesteeProcess:
     """One testee process, its stdout lines in a queue (a reader thread) and the tail of its stderr."""
 
     def __init__(self, command: Sequence[str], env: dict[str, str] | None, cwd: Path | None) -> None:
@@ -182,14 +182,14 @@ class CommandTestee:
         self._cwd = Path(cwd) if cwd is not None else None
         self.restarts = 0  # how many times a dead, trapped or hung process was replaced
         self._next_id = 0
-        self._proc: _Process | None = None
+        self._proc: TesteeProcess | None = None
         self._start(first=True)
 
     # --- process lifecycle -------------------------------------------------------------------------
 
     def _start(self, first: bool = False) -> None:
         try:
-            proc = _Process(self.command, self._env, self._cwd)
+            proc = TesteeProcess(self.command, self._env, self._cwd)
         except OSError as exc:
             raise ImplementationUnavailable(
                 f"{self.name}: cannot start {self.command!r}: {exc}" + (f"; {self.hint}" if first else "")) from None
@@ -201,7 +201,7 @@ class CommandTestee:
                 raise ImplementationUnavailable(f"{exc}" + (f"; {self.hint}" if first and self.hint else "")) from None
         self._proc = proc
 
-    def _handshake(self, proc: _Process) -> dict[str, Any]:
+    def _handshake(self, proc: TesteeProcess) -> dict[str, Any]:
         """Send `start`; the testee's self-description, or ImplementationUnavailable saying why not."""
         proc.send([self._encode(start_request())])
         deadline = time.monotonic() + self.startup_timeout

@@ -1,0 +1,166 @@
+"""``python -m harness selftest --impl NAME``: what an implementer runs on a new testee.
+
+It talks to the testee line by line (an in-process implementation through ``python -m harness run``),
+validates every line it gets back against the protocol's JSON Schema (harness/schemas/protocol-v2
+.schema.json), and checks: the start handshake and self-description; one request per op and a batch,
+answered in order with their ids; bad requests answered ``bad_request``, not a crash; and that the
+harness's client survives the testee dying mid-run (the request reports ``crash``, the next one is
+answered by a fresh process). Prints one line per check; exit status 1 if any fails.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from .command_testee import PROTOCOL_VERSION, CommandTestee, TesteeProcess, start_request
+from .fixtures import all_cases
+from .impls import ROOT, Implementation, declaration, get_impl
+from .registry import OPS
+
+SCHEMA = Path(__file__).resolve().parent / "schemas" / "protocol-v2.schema.json"
+
+
+@dataclass
+class Report:
+    lines: list[str] = field(default_factory=list)
+    failures: int = 0
+
+    def check(self, ok: bool, what: str, detail: str = "") -> bool:
+        self.lines.append(f"{'ok  ' if ok else 'FAIL'} {what}" + (f": {detail}" if detail else ""))
+        self.failures += 0 if ok else 1
+        print(self.lines[-1], flush=True)
+        return ok
+
+
+def _validator(definition: str) -> jsonschema.Draft202012Validator:
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    return jsonschema.Draft202012Validator({**schema, "oneOf": [{"$ref": f"#/$defs/{definition}"}]})
+
+
+def _problem(definition: str, message: Any) -> str:
+    errors = list(_validator(definition).iter_errors(message))
+    return "" if not errors else f"{errors[0].message[:300]} (at {'/'.join(map(str, errors[0].path)) or 'top'})"
+
+
+def command_of(declared: Implementation) -> list[str]:
+    if declared.command is not None:
+        return list(declared.command)
+    return [sys.executable, "-m", "harness", "run", "--impl", declared.name]
+
+
+class _Raw:
+    """The testee as a process: one line out, one line back, within the request deadline."""
+
+    def __init__(self, command: list[str], env: dict[str, str], deadline: float) -> None:
+        self.deadline = deadline
+        self.proc = TesteeProcess(command, env, ROOT)
+
+    def ask(self, line: str) -> Any:
+        self.proc.send([(line + "\n").encode("utf-8")])
+        answer = self.proc.next_line(time.monotonic() + self.deadline)
+        if answer == "timeout":
+            raise RuntimeError(f"no answer within {self.deadline:g} s to {line[:200]}")
+        if answer is None:
+            raise RuntimeError(f"the testee closed its output (exit status {self.proc.exit_status()})"
+                               + self.proc.stderr_text())
+        assert isinstance(answer, bytes)
+        return json.loads(answer)
+
+    def close(self) -> None:
+        self.proc.close()
+
+
+def selftest(name: str) -> Report:
+    report = Report()
+    declared = declaration(name)
+    env = {**os.environ, **declared.env}
+    raw = _Raw(command_of(declared), env, declared.request_deadline)
+    try:
+        _protocol_checks(report, declared, raw)
+    except (RuntimeError, ValueError, OSError) as exc:
+        report.check(False, "the testee kept answering", str(exc))
+    finally:
+        raw.close()
+    if declared.command is not None:
+        _crash_check(report, name)
+    return report
+
+
+def _protocol_checks(report: Report, declared: Implementation, raw: _Raw) -> None:
+    started = time.monotonic()
+    answer = raw.ask(json.dumps(start_request()))
+    seconds = time.monotonic() - started
+    if not report.check(not _problem("startResponse", answer), "start: a valid self-description",
+                        _problem("startResponse", answer) or json.dumps(answer.get("ok", {}), sort_keys=True)[:300]):
+        return
+    report.check(seconds <= declared.startup_deadline, f"start answered in {seconds:.2f} s",
+                 f"declared start-up deadline {declared.startup_deadline:g} s")
+    served = set(answer["ok"]["contracts"])
+    report.check(set(declared.contracts) <= served, "the testee serves the contracts its declaration names",
+                 f"declared {sorted(declared.contracts)}, testee says {sorted(served)}")
+
+    # One request per op: its first fixture case, else its required parameters as plain text.
+    first: dict[str, tuple[str, dict[str, Any]]] = {}
+    for case in all_cases():
+        first.setdefault(case.op, (case.full_id, case.raw_args))
+    for op in OPS.values():
+        first.setdefault(op.name, (f"{op.name}(plain text)", {p.name: "Abc" for p in op.params if p.required}))
+    for number, (op_name, (label, args)) in enumerate(first.items()):
+        answer = raw.ask(json.dumps({"id": number, "op": op_name, "args": args}))
+        problem = _problem("response", answer) or ("" if answer.get("id") == number else f"id {answer.get('id')!r}")
+        report.check(not problem, f"request {label}: a valid response with its id", problem)
+
+    batch = [{"id": f"b{i}", "op": op_name, "args": args} for i, (op_name, (_, args)) in enumerate(first.items())]
+    answer = raw.ask(json.dumps({"id": "batch", "batch": batch}))
+    problem = _problem("batchResponse", answer)
+    if not problem and [r.get("id") for r in answer["batch"]] != [r["id"] for r in batch]:
+        problem = f"answers out of order or missing: {[r.get('id') for r in answer['batch']]}"
+    report.check(not problem, f"a batch of {len(batch)}: answered in order", problem)
+
+    bad = [
+        ("not JSON", "{not json"),
+        ("an unknown op", json.dumps({"id": 90, "op": "no_such_op", "args": {}})),
+        ("an unknown argument", json.dumps({"id": 91, "op": "normalize_fact_text", "args": {"txt": "a"}})),
+        ("a missing argument", json.dumps({"id": 92, "op": "normalize_fact_text", "args": {}})),
+        ("args that are not an object", json.dumps({"id": 93, "op": "normalize_fact_text", "args": [1]})),
+        ("a start with another protocol version",
+         json.dumps({"id": 94, "op": "start", "args": {"protocol": PROTOCOL_VERSION + 1, "ops": {}}})),
+    ]
+    for what, line in bad:
+        answer = raw.ask(line)
+        problem = _problem("response", answer)
+        if not problem and answer.get("error", {}).get("code") != "bad_request":
+            problem = f"answered {json.dumps(answer)[:200]}"
+        report.check(not problem, f"{what}: answered bad_request", problem)
+    answer = raw.ask(json.dumps({"id": 95, "op": "unicode_versions", "args": {}}))
+    report.check("ok" in answer, "still answering after the bad requests", json.dumps(answer)[:200])
+
+
+def _crash_check(report: Report, name: str) -> None:
+    """The harness's client survives the testee dying: that request is `crash`, the next one answered."""
+    impl = get_impl(name)
+    try:
+        assert isinstance(impl, CommandTestee) and impl._proc is not None
+        impl._proc.popen.kill()
+        dead = impl.call("normalize_fact_text", {"text": "after a crash"})
+        report.check(dead.get("error", {}).get("code") == "crash", "a testee killed mid-run: that request is crash",
+                     json.dumps(dead)[:200])
+        alive = impl.call("normalize_fact_text", {"text": "Hello"})
+        report.check("ok" in alive and impl.restarts == 1, "then a fresh process answers the next one",
+                     f"{json.dumps(alive)[:200]}, restarts {impl.restarts}")
+    finally:
+        impl.close()
+
+
+def main(name: str) -> int:
+    report = selftest(name)
+    print(f"selftest {name}: {'FAILED, ' + str(report.failures) + ' check(s)' if report.failures else 'passed'}")
+    return 1 if report.failures else 0

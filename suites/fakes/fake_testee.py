@@ -1,0 +1,58 @@
+"""A whole fake implementation, for the plug-in tests (suites/test_plugins.py): a command testee that
+serves the protocol with the reference's functions, one of them broken on purpose when FAKE_BUG says so.
+
+    FAKE_BUG=            a faithful copy of the reference
+    FAKE_BUG=capitalize  normalize_fact_text capitalizes its first letter (the contract lowercases)
+    FAKE_BUG=protocol    answers requests with "result" where the protocol says "ok"
+
+It joins the harness through a declaration alone (implementations/<name>.json in a folder named by
+PARITY_IMPLEMENTATIONS), like any implementation in any language.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+import reference  # noqa: E402
+from harness import protocol  # noqa: E402
+from harness.command_testee import PROTOCOL_VERSION  # noqa: E402
+from harness.impls import InProcess  # noqa: E402
+from harness.registry import Op  # noqa: E402
+
+BUG = os.environ.get("FAKE_BUG", "")
+
+
+def capitalized(text: Any) -> str:
+    result = reference.normalize_fact_text(text)
+    return result[:1].upper() + result[1:]
+
+
+def resolve(op: Op) -> Callable[..., Any]:
+    if BUG == "capitalize" and op.name == "normalize_fact_text":
+        return capitalized
+    return getattr(reference, op.name)
+
+
+def main() -> int:
+    impl = InProcess("fake", resolve)
+    description = {"protocol": PROTOCOL_VERSION, "name": "fake-testee", "version": BUG or "faithful",
+                   "language": "Python (a test double)", "unicode": {}, "contracts": ["v1"]}
+    if BUG != "protocol":
+        return protocol.serve(impl, sys.stdin, sys.stdout, description)
+    for line in sys.stdin:
+        response = protocol.handle(impl, json.loads(line), description)
+        if "ok" in response and response["id"] != "__start__":
+            response["result"] = response.pop("ok")
+        sys.stdout.write(json.dumps(response) + "\n")
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,111 @@
+"""Implementations join through their declaration alone: a whole fake implementation (a command testee,
+suites/fakes/fake_testee.py) declared in a temporary folder runs the fixture suite and the differential
+suite, which pass on a faithful fake and catch a bug planted in it. Declarations are checked too."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness import impls
+
+ROOT = Path(__file__).resolve().parent.parent
+FAKE = ROOT / "suites" / "fakes" / "fake_testee.py"
+
+
+def declare(folder: Path, name: str = "fake", bug: str = "", **changes: object) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    declaration = {
+        "schema": "implementation-v1",
+        "name": name,
+        "description": "a fake implementation (test double)",
+        "language": "Python",
+        "oracle": False,
+        "contracts": ["v1"],
+        "start": {"command": ["{python}", str(FAKE)], "env": {"FAKE_BUG": bug}},
+        "build": [],
+        "expected": None,
+        "deadlines": {"startup": 30, "request": 10},
+        "hint": "suites/fakes/fake_testee.py is part of the test suite",
+        **changes,
+    }
+    path = folder / f"{name}.json"
+    path.write_text(json.dumps(declaration, indent=2), encoding="utf-8")
+    return path
+
+
+def run(folder: Path, *command: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PARITY_IMPLEMENTATIONS=str(folder), HYPOTHESIS_PROFILE="ci")
+    return subprocess.run([sys.executable, *command], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=600)
+
+
+@pytest.mark.parametrize("bug", ["", "capitalize"])
+def test_a_fake_implementation_joins_by_its_declaration(tmp_path: Path, bug: str) -> None:
+    declare(tmp_path, bug=bug)
+    listed = run(tmp_path, "-m", "harness", "impls")
+    assert "fake: Python; command testee; contracts v1" in listed.stdout
+    assert '"name": "fake-testee"' in listed.stdout, listed.stdout + listed.stderr
+
+    fixtures = run(tmp_path, "-m", "pytest", "-q", "-p", "no:cacheprovider", "suites/test_fixtures.py",
+                   "--impl=fake")
+    differential = run(tmp_path, "-m", "pytest", "-q", "-p", "no:cacheprovider", "suites/test_differential.py",
+                       "--impl=fake", "-k", "normalize_fact_text")
+    if not bug:
+        assert fixtures.returncode == 0, fixtures.stdout[-3000:]
+        assert differential.returncode == 0, differential.stdout[-3000:]
+        return
+    assert fixtures.returncode == 1, fixtures.stdout[-3000:]
+    assert "norm-" in fixtures.stdout  # the normalize cases fail ...
+    assert differential.returncode == 1, differential.stdout[-3000:]
+    assert "unexpected divergence" in differential.stdout and "normalize_fact_text" in differential.stdout
+
+
+def test_the_project_declarations_are_valid() -> None:
+    found = impls.declarations()
+    assert set(found) >= {"reference", "pyo3", "wasm"}
+    assert impls.oracle() == "reference" and impls.names()[0] == "reference"
+    for declared in found.values():
+        assert declared.expected is None or declared.expected.is_file(), declared.name
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"oracle": True}, "exactly one implementation must be the oracle"),
+    ({"name": "other"}, "must equal the file name"),
+    ({"deadlines": {"startup": 0, "request": 1}}, "at deadlines/startup"),
+    ({"start": {"shell": "fake"}}, "at start"),
+    ({"contracts": []}, "at contracts"),
+])
+def test_bad_declarations_are_named(tmp_path: Path, monkeypatch, changes: dict, message: str) -> None:  # type: ignore[no-untyped-def, type-arg]
+    path = declare(tmp_path, **changes)
+    if changes.get("name") == "other":
+        path.rename(tmp_path / "fake.json")
+    monkeypatch.setenv(impls.EXTRA_ENV, str(tmp_path))
+    with pytest.raises(impls.DeclarationError, match=message):
+        impls.declarations()
+
+
+def test_a_name_declared_twice_is_an_error(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    declare(tmp_path, name="pyo3")
+    monkeypatch.setenv(impls.EXTRA_ENV, str(tmp_path))
+    with pytest.raises(impls.DeclarationError, match="'pyo3' is already declared"):
+        impls.declarations()
+
+
+@pytest.mark.parametrize(("bug", "status"), [("", 0), ("protocol", 1)])
+def test_selftest_on_a_fake_testee(tmp_path: Path, bug: str, status: int) -> None:
+    declare(tmp_path, bug=bug)
+    result = run(tmp_path, "-m", "harness", "selftest", "--impl", "fake")
+    assert result.returncode == status, result.stdout + result.stderr
+    assert "ok   start: a valid self-description" in result.stdout
+    assert "ok   a testee killed mid-run: that request is crash" in result.stdout
+    if not bug:
+        assert "ok   then a fresh process answers the next one" in result.stdout
+    else:
+        assert "FAIL request write-gate-v1/norm-ascii-lowercase: a valid response with its id" in result.stdout
+        assert "FAIL the testee kept answering" in result.stdout and "JSONDecodeError" in result.stdout

@@ -1,13 +1,19 @@
 """Host values in JSON: how fixtures and protocol messages carry arguments that JSON cannot hold.
 
-A host value is what a caller passes to a binding function. Plain JSON covers strings, numbers
-(``30`` is an integer and ``30.0`` a float, and the difference is kept), booleans and null. Two tagged
-forms cover the rest, each a one-key object (no op takes an object, so they are unambiguous):
+A host value is what a caller passes to a binding function, wrong types included (a JavaScript caller
+can pass ``text=[]`` or ``force={}``). Plain JSON covers strings, numbers (``30`` is an integer and
+``30.0`` a float, and the difference is kept), booleans, null and arrays (of host values). Three tagged
+forms cover the rest, each a one-key object (a plain JSON object is never a host value, so they are
+unambiguous):
 
 * ``{"$float": "NaN" | "Infinity" | "-Infinity"}``: a non-finite float;
 * ``{"$utf16": [55296, 97]}``: a string given as UTF-16 code units, used when it holds a lone
   surrogate. Fixture files stay readable by strict parsers (serde_json) that refuse lone-surrogate
-  escapes.
+  escapes;
+* ``{"$object": {"key": <host value>, ...}}``: an object (a Python dict, a JavaScript object).
+
+This module is the codec's Python side; wasm_host/testee.js and rust_core/fixture-tests decode the
+same forms (their tests send every form through).
 """
 
 from __future__ import annotations
@@ -47,6 +53,10 @@ def encode(value: Any) -> Any:
         return {"$utf16": _utf16_units(value)}
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
+    if isinstance(value, (list, tuple)):
+        return [encode(item) for item in value]
+    if isinstance(value, dict) and all(isinstance(key, str) for key in value):
+        return {"$object": {key: encode(item) for key, item in value.items()}}
     raise TypeError(f"cannot encode host value of type {type(value).__name__}")
 
 
@@ -59,9 +69,12 @@ def decode(value: Any) -> Any:
             units = value["$utf16"]
             if all(isinstance(u, int) and not isinstance(u, bool) and 0 <= u <= 0xFFFF for u in units):
                 return _from_utf16(units)
-        raise ValueError(f"not a host value: {value!r} (objects must be {{'$float': ...}} or {{'$utf16': [...]}})")
+        if len(value) == 1 and "$object" in value and isinstance(value["$object"], dict):
+            return {key: decode(item) for key, item in value["$object"].items()}
+        raise ValueError(f"not a host value: {value!r} (objects must be {{'$float': ...}}, {{'$utf16': [...]}} "
+                         "or {'$object': {...}})")
     if isinstance(value, list):
-        raise ValueError("not a host value: arrays are passed as JSON text, not as arrays")
+        return [decode(item) for item in value]
     return value
 
 

@@ -197,10 +197,16 @@ def test_real_testee_answers(real) -> None:  # type: ignore[no-untyped-def]
         ("decide_write", {"text": "Hello", "embedding_json": "null",
                           "candidates_json": '[{"id":"m1","text":"hello."}]'}),
         ("unicode_versions", {}),
+        # Wrong types a JavaScript caller can pass, sent as host values ($object, arrays).
+        ("normalize_fact_text", {"text": []}),
+        ("decide_write", {"text": "x", "embedding_json": "[1]", "candidates_json": "null", "force": {}}),
+        ("build_dedup_context", {"topical_json": "null", "pinned_json": "null", "recent_json": "null",
+                                 "cap": [30]}),
     ])
     codes = [r["error"]["code"] if "error" in r else None for r in responses]
     assert codes == [None, "invalid_text", "invalid_mode", "invalid_cap", "invalid_cap", "invalid_cap",
-                     "invalid_cap", None, "invalid_threshold", "invalid_threshold", "invalid_force", None, None]
+                     "invalid_cap", None, "invalid_threshold", "invalid_threshold", "invalid_force", None, None,
+                     "invalid_text", "invalid_force", "invalid_cap"]
     assert responses[0]["ok"] == reference.normalize_fact_text("  \u201cHello\u201d   World\u2026 ") == 'hello" world'
     assert mismatch("decide_write", {"result": {"action": "skip", "reason": "exact_duplicate", "match": {
         "id": "m1", "text": "hello.", "similarity": None, "pinned": False}}}, responses[11]) is None
@@ -295,8 +301,8 @@ def test_testee_js_raw_lines(fake_pkg: Path) -> None:
     answers = [json.loads(line) for line in out.stdout.splitlines()]
     assert out.returncode == 0, out.stderr
     assert [a.get("error", {}).get("code") for a in answers] == [
-        "bad_request", "bad_request", None, "bad_request", "bad_request", "bad_request", "invalid_text", None,
-        None, "bad_request"]
+        "bad_request", "bad_request", None, "bad_request", "bad_request", "invalid_text", "invalid_text", None,
+        None, "bad_request"]  # an array is a host value (a wrong type a JavaScript caller can pass)
     assert "send start first" in answers[1]["error"]["message"]
     assert answers[2]["id"] == 1 and answers[2]["ok"]["protocol"] == PROTOCOL_VERSION
     assert answers[2]["ok"]["surface"]["exports"]["decideWrite"] == ["...args"]  # the fake's rest parameters

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.parametrize("value", ["a\ud800b", "\udc00", "\U0001f600", "plain", 30, 30.0, -0.0, True, None,
-                                   math.inf, -math.inf, 2**64])
+                                   math.inf, -math.inf, 2**64, [], [1, "a\ud800"], {}, {"$float": [1.5]}])
 def test_host_values_round_trip(value: object) -> None:
     encoded = hostvalues.encode(value)
     json.dumps(encoded, allow_nan=False)  # always plain JSON
@@ -33,7 +33,8 @@ def test_host_nan_round_trip() -> None:
     assert math.isnan(hostvalues.decode(hostvalues.encode(math.nan)))
 
 
-@pytest.mark.parametrize("bad", [{"$float": "nan"}, {"$utf16": [70000]}, {"$utf16": "x"}, {"x": 1}, [1]])
+@pytest.mark.parametrize("bad", [{"$float": "nan"}, {"$utf16": [70000]}, {"$utf16": "x"}, {"x": 1}, [{"x": 1}],
+                                 {"$object": [1]}])
 def test_host_value_rejects_unknown_forms(bad: object) -> None:
     with pytest.raises(ValueError, match="not a host value"):
         hostvalues.decode(bad)

@@ -55,14 +55,15 @@ function isPlainObject(value) {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-// harness/hostvalues.py: plain JSON scalars, {"$float": "NaN"|"Infinity"|"-Infinity"},
-// {"$utf16": [code units]} (lone surrogates allowed).
+// harness/hostvalues.py: plain JSON scalars and arrays, {"$float": "NaN"|"Infinity"|"-Infinity"},
+// {"$utf16": [code units]} (lone surrogates allowed), {"$object": {...}} (an object).
 const FLOATS = { NaN: NaN, Infinity: Infinity, '-Infinity': -Infinity };
 
 function decodeHostValue(value, name) {
   if (value === null || typeof value === 'boolean' || typeof value === 'number' || typeof value === 'string') {
     return value;
   }
+  if (Array.isArray(value)) return value.map((item) => decodeHostValue(item, name));
   if (isPlainObject(value)) {
     const keys = Object.keys(value);
     if (keys.length === 1 && keys[0] === '$float' && typeof value.$float === 'string' && hasOwn(FLOATS, value.$float)) {
@@ -75,6 +76,11 @@ function decodeHostValue(value, name) {
         text += String.fromCharCode(...value.$utf16.slice(i, i + 8192));
       }
       return text;
+    }
+    if (keys.length === 1 && keys[0] === '$object' && isPlainObject(value.$object)) {
+      const out = {};
+      for (const [key, item] of Object.entries(value.$object)) out[key] = decodeHostValue(item, name);
+      return out;
     }
   }
   throw new BadRequest(`argument ${name} is not a host value: ${JSON.stringify(value).slice(0, 200)}`);

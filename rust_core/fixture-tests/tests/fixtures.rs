@@ -17,7 +17,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-/// A fixture's host value (the harness's encoding: `{"$float": ...}`, `{"$utf16": [...]}`) as the
+/// A fixture's host value (harness/hostvalues.py: `{"$float": ...}`, `{"$utf16": [...]}`, arrays,
+/// `{"$object": {...}}`) as the
 /// host value a Python caller passes; the core's own rules (`memgate_core::host`) do the rest.
 fn host_value(raw: &RawValue) -> Result<HostValue<'static>, String> {
     let literal = raw.get().trim();
@@ -64,8 +65,11 @@ fn host_value(raw: &RawValue) -> Result<HostValue<'static>, String> {
                     }
                     return Ok(HostValue::Utf16(Cow::Owned(out)));
                 }
+                if let Some(Value::Object(_)) = m.get("$object") {
+                    return Ok(HostValue::Other(Cow::Borrowed("dict")));
+                }
             }
-            HostValue::Other(Cow::Borrowed("dict"))
+            return Err(format!("not a host value: {literal}"));
         }
     })
 }

@@ -109,3 +109,13 @@ def test_selftest_on_a_fake_testee(tmp_path: Path, bug: str, status: int) -> Non
     else:
         assert "FAIL request write-gate-v1/norm-ascii-lowercase: a valid response with its id" in result.stdout
         assert "FAIL the testee kept answering" in result.stdout and "JSONDecodeError" in result.stdout
+
+
+def test_the_minimal_testee_of_the_docs_passes_the_selftest(tmp_path: Path) -> None:
+    """docs/implementers.md's example, declared like any implementation, passes selftest and the fixtures."""
+    declare(tmp_path, name="minimal", start={"command": ["{python}", str(ROOT / "docs" / "examples" /
+                                                                          "minimal_testee.py")]})
+    result = run(tmp_path, "-m", "harness", "selftest", "--impl", "minimal")
+    assert result.returncode == 0, result.stdout + result.stderr
+    fixtures = run(tmp_path, "-m", "harness", "check", "--impl", "minimal")
+    assert fixtures.returncode == 0, fixtures.stdout[-3000:]

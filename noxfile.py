@@ -30,7 +30,7 @@ RUST = ROOT / "rust_core"  # the Cargo workspace: core/, python/ (PyO3), wasm/, 
 PYO3_MANIFEST = RUST / "python" / "Cargo.toml"
 RUST_PACKAGES = ("memgate-core", "memgate-rs", "memgate-wasm", "memgate-fixture-tests")
 WHEELS = ROOT / "build" / "wheels"
-IMPLEMENTATIONS = ROOT / "implementations"  # one declaration per implementation (harness/impls.py)
+IMPLEMENTATIONS = ROOT / "implementations"  # one declaration per implementation (harness/testees/impls.py)
 PARITY_SUITES = (
     "suites/test_fixtures.py",  # every fixture case on every implementation
     "suites/test_surface.py",  # exports, parameters and defaults match the registry
@@ -130,8 +130,10 @@ def _impls_from_posargs(session: nox.Session) -> list[str]:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Python tests on the reference: fixtures, generators, lint, protocol, harness machinery."""
+    """Python tests on the reference: fixtures, generators, lint, protocol, harness machinery; and the
+    layers of the Python code (lint-imports, pyproject.toml [tool.importlinter])."""
     _install_project(session)
+    session.run("lint-imports")
     session.run("python", "-m", "pytest", *session.posargs)
 
 

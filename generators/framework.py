@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from harness import hostvalues
-from harness.registry import check_args, get_op
+from harness.model import hostvalues
+from harness.model.registry import check_args, get_op
 from reference import ContractError, unicode_versions
 
 from . import unicode_stability

@@ -15,8 +15,8 @@ import os
 import re
 from typing import Any
 
-from harness import hostvalues
-from harness.registry import get_op
+from harness.model import hostvalues
+from harness.model.registry import get_op
 
 from . import FIXTURES
 from .framework import FixtureSpec, GeneratorError, atomic_write, write

@@ -12,7 +12,8 @@ import os
 import pytest
 from hypothesis import settings
 
-from harness import impls, profiles  # noqa: F401  (registers the Hypothesis profiles)
+from harness.differential import profiles  # noqa: F401  (registers the Hypothesis profiles)
+from harness.testees import impls
 
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 

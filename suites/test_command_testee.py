@@ -1,4 +1,4 @@
-"""harness.command_testee: the start handshake, crash, trap and hang recovery with a test double; the
+"""harness.testees.command: the start handshake, crash, trap and hang recovery with a test double; the
 wasm testee (wasm_host/testee.js) with a fake package, and the real one when built.
 
 The double is a small Python testee speaking the protocol; it answers `start` with the protocol version
@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 
 import reference
-from harness import impls
-from harness.command_testee import PROTOCOL_VERSION, CommandTestee, op_table, start_request
-from harness.compare import mismatch
-from harness.impls import ImplementationUnavailable
+from harness.testees import impls
+from harness.testees.command import PROTOCOL_VERSION, CommandTestee, op_table, start_request
+from harness.model.compare import mismatch
+from harness.testees.impls import ImplementationUnavailable
 
 WASM_PKG = impls.ROOT / "wasm_host" / "pkg"
 PKG_ENTRY = "memgate_wasm.js"

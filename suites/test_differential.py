@@ -11,10 +11,10 @@ from hypothesis import given
 
 from pathlib import Path
 
-from harness.differential import Divergence, examine, unicode_versions_of
-from harness.expected import load, recheck_detailed
-from harness.report import document, render_divergence, write
-from harness.strategies import args_for, comparable_ops
+from harness.differential.explain import Divergence, examine, unicode_versions_of
+from harness.differential.expected import load, recheck_detailed
+from harness.differential.report import document, render_divergence, write
+from harness.differential.strategies import args_for, comparable_ops
 
 REPORT = Path(__file__).resolve().parent.parent / "reports" / "parity-report.json"
 SEEN: list[Divergence] = []

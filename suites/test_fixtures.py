@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from harness import protocol
-from harness.compare import mismatch
-from harness.fixtures import all_cases, fixture_paths
+from harness.testees import protocol
+from harness.model.compare import mismatch
+from harness.fixtures.load import all_cases, fixture_paths
 
 CASES = list(all_cases())
 

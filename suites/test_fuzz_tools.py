@@ -17,12 +17,12 @@ import reference
 from generators import FIXTURES, framework
 from generators.framework import GeneratorError
 from generators.promote import promote
-from harness import hostvalues
-from harness.differential import examine, unicode_versions_of
-from harness.expected import ExpectedSet, Entry, load, recheck, update_from_report
-from harness.fuzz import fuzz
-from harness.impls import InProcess, get_impl
-from harness.report import document, render, validate
+from harness.model import hostvalues
+from harness.differential.explain import examine, unicode_versions_of
+from harness.differential.expected import ExpectedSet, Entry, load, recheck, update_from_report
+from harness.fuzzing.fuzz import fuzz
+from harness.testees.impls import InProcess, get_impl
+from harness.differential.report import document, render, validate
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -207,7 +207,7 @@ def test_diff_cli_exit_codes() -> None:
 
 
 def test_unescape() -> None:
-    from harness.cli_tools import unescape
+    from harness.cli.tools import unescape
 
     assert unescape("A\\x1cb\\u00e9\\U0001f600\\n\\\\") == "A\u001cb\u00e9\U0001f600\n\\"
     assert unescape("\\ud800") == "\ud800"

@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from harness import hostvalues, protocol
-from harness.compare import mismatch, same_json
-from harness.impls import InProcess, error_response, get_impl, ImplementationUnavailable
-from harness.registry import OPS
+from harness.model import hostvalues
+
+from harness.testees import protocol
+from harness.model.compare import mismatch, same_json
+from harness.testees.impls import InProcess, error_response, get_impl, ImplementationUnavailable
+from harness.model.registry import OPS
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -12,8 +12,8 @@ from typing import Any, Callable
 import pytest
 
 from generators.framework import canonical
-from harness.fixtures import FIXTURES_DIR
-from harness.lint import lint
+from harness.fixtures.load import FIXTURES_DIR
+from harness.fixtures.lint import lint
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import impls
+from harness.testees import impls
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKE = ROOT / "suites" / "fakes" / "fake_testee.py"

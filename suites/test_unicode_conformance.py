@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 import unicodedata2
 
-from harness.conformance import check, load
-from harness.impls import InProcess
+from harness.checks.conformance import check, load
+from harness.testees.impls import InProcess
 
 
 @pytest.fixture(scope="module")

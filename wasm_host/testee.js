@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The WebAssembly testee: answers the harness's JSON-lines protocol (harness/protocol.py) by calling
+// The WebAssembly testee: answers the harness's JSON-lines protocol (harness/testees/protocol.py) by calling
 // the wasm-bindgen Node package of the Rust core. CommonJS, no npm dependencies.
 //
 //   node wasm_host/testee.js [PKG]   PKG: a package dir (its memgate_wasm.js) or the entry .js file;
@@ -11,7 +11,7 @@
 // Batch    {"id": B, "batch": [request, ...]} -> {"id": B, "batch": [response, ...]} (in order)
 // Start    {"id": X, "op": "start", "args": {"protocol": 2, "ops": <op table>}}
 //          -> {"id": X, "ok": {"protocol": 2, "name", "version", "language", "unicode", "contracts"}}
-// The harness sends `start` after each start of this process, with the op table of harness/registry.py;
+// The harness sends `start` after each start of this process, with the op table of harness/model/registry.py;
 // until then every request is a bad_request, and a package that does not load is found before any
 // real request.
 //
@@ -22,14 +22,14 @@
 const path = require('path');
 const readline = require('readline');
 
-// The op table comes from harness/registry.py, the one place ops are declared: the client sends it
+// The op table comes from harness/model/registry.py, the one place ops are declared: the client sends it
 // in the `start` handshake ({"op": "start", "args": {"protocol": 2, "ops": {name: {js, params,
 // required}}}}). Until then every request is a bad_request.
 const PROTOCOL_VERSION = 2;
 let OPS = null;
 
 function setOps(table) {
-  if (!isPlainObject(table)) throw new BadRequest('start needs args.ops, the op table of harness/registry.py');
+  if (!isPlainObject(table)) throw new BadRequest('start needs args.ops, the op table of harness/model/registry.py');
   for (const [name, op] of Object.entries(table)) {
     const ok = isPlainObject(op) && typeof op.js === 'string' && Array.isArray(op.params) &&
       op.params.every((p) => typeof p === 'string') && Number.isSafeInteger(op.required) &&
@@ -55,7 +55,7 @@ function isPlainObject(value) {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-// harness/hostvalues.py: plain JSON scalars and arrays, {"$float": "NaN"|"Infinity"|"-Infinity"},
+// harness/model/hostvalues.py: plain JSON scalars and arrays, {"$float": "NaN"|"Infinity"|"-Infinity"},
 // {"$utf16": [code units]} (lone surrogates allowed), {"$object": {...}} (an object).
 const FLOATS = { NaN: NaN, Infinity: Infinity, '-Infinity': -Infinity };
 

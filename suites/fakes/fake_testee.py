@@ -20,10 +20,10 @@ from typing import Any, Callable
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import reference  # noqa: E402
-from harness import protocol  # noqa: E402
-from harness.command_testee import PROTOCOL_VERSION  # noqa: E402
-from harness.impls import InProcess  # noqa: E402
-from harness.registry import Op  # noqa: E402
+from harness.testees import protocol  # noqa: E402
+from harness.testees.command import PROTOCOL_VERSION  # noqa: E402
+from harness.testees.impls import InProcess  # noqa: E402
+from harness.model.registry import Op  # noqa: E402
 
 BUG = os.environ.get("FAKE_BUG", "")
 

@@ -20,7 +20,7 @@ class Param:
     name: str  # the Python parameter name (also the key in fixture args and protocol requests)
     js_name: str  # the JavaScript parameter name
     error_code: str  # the code for a wrong value of this parameter
-    kind: str  # what values it takes; harness/strategies.py has one generator per kind
+    kind: str  # what values it takes; harness/differential/strategies.py has one generator per kind
     default: Any = _REQUIRED
 
     @property

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from reference.unicode_data import EDGE_PUNCTUATION, QUOTE_DASH_MAP, WHITE_SPACE
 
-from .registry import OPS, Op
+from harness.model.registry import OPS, Op
 
 NEAR_WHITE_SPACE = ["\u001c", "\u001d", "\u001e", "\u001f", "\ufeff", "\u180e", "\u200b", "\u200c", "\u2060"]
 LINE_BREAKS = ["\n", "\r", "\r\n", "\u000b", "\u000c", "\u0085", "\u2028", "\u2029"]

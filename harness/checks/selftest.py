@@ -20,12 +20,12 @@ from typing import Any
 
 import jsonschema
 
-from .command_testee import PROTOCOL_VERSION, CommandTestee, TesteeProcess, start_request
-from .fixtures import all_cases
-from .impls import ROOT, Implementation, declaration, get_impl
-from .registry import OPS
+from harness.testees.command import PROTOCOL_VERSION, CommandTestee, TesteeProcess, start_request
+from harness.fixtures.load import all_cases
+from harness.testees.impls import ROOT, Implementation, declaration, get_impl
+from harness.model.registry import OPS
 
-SCHEMA = Path(__file__).resolve().parent / "schemas" / "protocol-v2.schema.json"
+SCHEMA = Path(__file__).resolve().parents[1] / "schemas" / "protocol-v2.schema.json"
 
 
 @dataclass

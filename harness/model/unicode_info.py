@@ -12,7 +12,7 @@ from typing import Any
 
 import unicodedata2
 
-AGE_TABLE = Path(__file__).resolve().parent / "data" / "unicode-age.json"
+AGE_TABLE = Path(__file__).resolve().parents[1] / "data" / "unicode-age.json"
 
 
 def _version_key(version: str) -> tuple[int, ...]:

@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from . import impls
-from .fixtures import all_cases
-from .registry import get_op
+from harness.testees import impls
+from harness.fixtures.load import all_cases
+from harness.model.registry import get_op
 
 
 def _inputs() -> list[tuple[str, dict[str, Any]]]:

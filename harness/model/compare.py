@@ -7,7 +7,7 @@ import math
 import struct
 from typing import Any
 
-from .registry import get_op
+from harness.model.registry import get_op
 
 
 def same_json(a: Any, b: Any) -> bool:

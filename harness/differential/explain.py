@@ -31,12 +31,12 @@ from reference import strict_json
 from reference.errors import ContractError
 from reference.unicode_data import WHITE_SPACE
 
-from . import hostvalues
-from .compare import parse_result, same_json
-from .registry import OPS, Op, get_op
-from .strategies import NEAR_WHITE_SPACE
-from .unicode_info import assigned_in, describe, interesting
-from .impls import oracle as oracle_name
+from harness.model import hostvalues
+from harness.model.compare import parse_result, same_json
+from harness.model.registry import OPS, Op, get_op
+from harness.differential.strategies import NEAR_WHITE_SPACE
+from harness.model.unicode_info import assigned_in, describe, interesting
+from harness.testees.impls import oracle as oracle_name
 
 CAUSES = (
     "boundary_coercion",

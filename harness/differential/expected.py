@@ -18,14 +18,14 @@ from typing import Any
 
 import jsonschema
 
-from . import hostvalues
-from .registry import OPS
+from harness.model import hostvalues
+from harness.model.registry import OPS
 
-from .impls import ImplementationUnavailable, declaration, oracle
+from harness.testees.impls import ImplementationUnavailable, declaration, oracle
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXPECTED_DIR = ROOT / "expected"
-SCHEMA = Path(__file__).resolve().parent / "schemas" / "expected-divergences-v1.schema.json"
+SCHEMA = Path(__file__).resolve().parents[1] / "schemas" / "expected-divergences-v1.schema.json"
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ def recheck(expected: ExpectedSet, impls: dict[str, Any], versions: dict[str, di
 def recheck_detailed(expected: ExpectedSet, impls: dict[str, Any],
                      versions: dict[str, dict[str, str]]) -> list[tuple[str, dict[str, str] | None]]:
     """(message, {"impl", "id"} for an unexpected pass else None) for every problem."""
-    from .differential import examine
+    from harness.differential.explain import examine
 
     problems: list[tuple[str, dict[str, str] | None]] = [(p, None) for p in expected.problems]
     for entry in expected.entries:

@@ -9,10 +9,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from . import hostvalues
-from .differential import Divergence
+from harness.model import hostvalues
+from harness.differential.explain import Divergence
 
-SCHEMA = Path(__file__).resolve().parent / "schemas" / "divergence-report-v1.schema.json"
+SCHEMA = Path(__file__).resolve().parents[1] / "schemas" / "divergence-report-v1.schema.json"
 
 
 def document(profile: str, versions: dict[str, dict[str, str]], divergences: list[Divergence], examples: int,

@@ -13,9 +13,10 @@ import inspect
 from types import ModuleType
 from typing import Any
 
-from .fixtures import all_cases
-from .impls import declaration
-from .registry import OPS
+from harness.differential.explain import same_outcome
+from harness.fixtures.load import all_cases
+from harness.testees.impls import declaration
+from harness.model.registry import OPS
 
 _MISSING = inspect.Parameter.empty
 
@@ -28,7 +29,7 @@ def python_surface(module: ModuleType | Any, label: str) -> list[str]:
     for name in sorted(expected - exported):
         problems.append(f"{label}: missing export {name}")
     for name in sorted(exported - expected):
-        problems.append(f"{label}: extra export {name} (not in harness/registry.py)")
+        problems.append(f"{label}: extra export {name} (not in harness/model/registry.py)")
     for name in sorted(expected & exported):
         op = OPS[name]
         try:
@@ -56,7 +57,7 @@ def js_surface(exports: dict[str, list[str] | None], label: str = "wasm") -> lis
     for name in sorted(set(expected) - set(functions)):
         problems.append(f"{label}: missing export {name}")
     for name in sorted(set(functions) - set(expected)):
-        problems.append(f"{label}: extra export {name} (not in harness/registry.py)")
+        problems.append(f"{label}: extra export {name} (not in harness/model/registry.py)")
     for name in sorted(set(expected) & set(functions)):
         want = [p.js_name for p in expected[name].params]
         if functions[name] != want:
@@ -66,8 +67,6 @@ def js_surface(exports: dict[str, list[str] | None], label: str = "wasm") -> lis
 
 def default_behaviour(impl: Any, label: str, per_op: int = 12) -> list[str]:
     """Omitting a defaulted argument must equal passing the registry's default explicitly."""
-    from .differential import same_outcome
-
     problems = []
     seen: dict[str, int] = {}
     for case in all_cases():

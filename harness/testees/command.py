@@ -22,9 +22,9 @@ import time
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from . import hostvalues
-from .errors import ImplementationUnavailable
-from .registry import OPS
+from harness.model import hostvalues
+from harness.testees.errors import ImplementationUnavailable
+from harness.model.registry import OPS
 
 PROTOCOL_VERSION = 2
 DEFAULT_TIMEOUT = 10.0  # seconds per request

@@ -38,13 +38,13 @@ import jsonschema
 
 from reference.errors import CODES
 
-from .command_testee import PROTOCOL_VERSION, CommandTestee
-from .errors import HARNESS_CODES, ImplementationUnavailable
-from .registry import OPS, Op, get_op
+from harness.testees.command import PROTOCOL_VERSION, CommandTestee
+from harness.testees.errors import HARNESS_CODES, ImplementationUnavailable
+from harness.model.registry import OPS, Op, get_op
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DECLARATIONS = ROOT / "implementations"
-SCHEMA = Path(__file__).resolve().parent / "schemas" / "implementation-v1.schema.json"
+SCHEMA = Path(__file__).resolve().parents[1] / "schemas" / "implementation-v1.schema.json"
 EXTRA_ENV = "PARITY_IMPLEMENTATIONS"
 _CODE = re.compile(r"^([a-z_]+):")
 

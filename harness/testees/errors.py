@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-# Response codes of the harness (beside the contract's): see harness/impls.py.
+# Response codes of the harness (beside the contract's): see harness/testees/impls.py.
 HARNESS_CODES = ("unexpected_exception", "crash", "timeout", "unavailable", "bad_request")
 
 

@@ -11,7 +11,7 @@ Args and return values use the host-value encoding of ``harness.hostvalues`` (pl
 ``$float`` and ``$utf16`` forms). An omitted argument takes the binding's default.
 
 ``serve`` is the protocol's server side for an implementation called in process (``python -m harness
-run --impl NAME``); harness/command_testee.py is its client side.
+run --impl NAME``); harness/testees/command.py is its client side.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
-from . import hostvalues
-from .command_testee import PROTOCOL_VERSION
-from .registry import check_args, get_op
+from harness.model import hostvalues
+from harness.testees.command import PROTOCOL_VERSION
+from harness.model.registry import check_args, get_op
 
 
 def bad_request(request_id: Any, message: str) -> dict[str, Any]:

@@ -6,7 +6,9 @@ import json
 import re
 from typing import Any
 
-from . import hostvalues, impls
+from harness.model import hostvalues
+
+from harness.testees import impls
 
 _ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[nrt0\\'\"])")
 _SIMPLE = {"n": "\n", "r": "\r", "t": "\t", "0": "\0", "\\": "\\", "'": "'", '"': '"'}

@@ -17,10 +17,10 @@ from typing import Any, TextIO
 from hypothesis import given, settings
 from hypothesis import seed as hypothesis_seed
 
-from . import profiles  # noqa: F401  (registers the Hypothesis profiles)
-from .differential import Divergence, examine, unicode_versions_of
-from .expected import ExpectedSet, recheck_detailed
-from .strategies import args_for, comparable_ops
+from harness.differential import profiles  # noqa: F401  (registers the Hypothesis profiles)
+from harness.differential.explain import Divergence, examine, unicode_versions_of
+from harness.differential.expected import ExpectedSet, recheck_detailed
+from harness.differential.strategies import args_for, comparable_ops
 
 
 class _Found(Exception):

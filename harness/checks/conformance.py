@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .unicode_info import age
+from harness.model.unicode_info import age
 
-DATA = Path(__file__).resolve().parent.parent / "suites" / "data"
+DATA = Path(__file__).resolve().parents[2] / "suites" / "data"
 DEFAULT_FILE = DATA / "unicode-15.0.0" / "NormalizationTest.txt.bz2"
 
 

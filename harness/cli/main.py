@@ -1,0 +1,246 @@
+"""``python -m harness``: the harness's command line.
+
+  run --impl NAME            serve the JSON-lines protocol on stdin/stdout with one implementation
+  check --impl NAME          run every fixture case on one implementation; exit 1 listing failures
+  diff OP ARG... [--arg k=v] run one op on every implementation and show the differences, explained
+  fuzz [--minutes N]         fuzz for divergences; progress line; report JSON; exit 1 on a new one
+  expected update|check      maintain expected/<impl>.json (the expected-divergence lists)
+  promote --report R --index N --id ID   turn a reported divergence into a fixture case
+  lint                       check every fixture file (schema, ids, counts, canonical bytes, regeneration)
+  bench                      requests per second on the fixture inputs (table + reports/bench.json)
+  impls                      list the declared implementations and whether each is available here
+  selftest --impl NAME       check a testee against the protocol (handshake, schema, batches, bad requests, crash)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from harness.testees import impls, protocol
+from harness.cli.tools import close_all, open_impls, parse_typed, split_names, unescape
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m harness", description="parity harness command line",
+                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="serve the JSON-lines protocol with one implementation")
+    run.add_argument("--impl", required=True, help="a declared implementation (implementations/<name>.json)")
+    check = sub.add_parser("check", help="run every fixture case on one implementation")
+    check.add_argument("--impl", required=True, help="a declared implementation (implementations/<name>.json)")
+    diff = sub.add_parser("diff", help="run one op on every implementation and show the differences")
+    diff.add_argument("op")
+    diff.add_argument("args", nargs="*", help="positional string arguments; Python escapes (\\x1c, \\ud800) decoded")
+    diff.add_argument("--arg", action="append", default=[], metavar="NAME=JSON",
+                      help="a typed argument as host-value JSON, e.g. cap=-1 or threshold='{\"$float\":\"NaN\"}'")
+    diff.add_argument("--impls", help="comma-separated implementations (default: all available)")
+    diff.add_argument("--json", action="store_true", help="print the report JSON instead of the table")
+    fuzz = sub.add_parser("fuzz", help="fuzz for divergences")
+    fuzz.add_argument("--minutes", type=float, default=None)
+    fuzz.add_argument("--seconds", type=float, default=None)
+    fuzz.add_argument("--impls", help="comma-separated implementations (default: all available)")
+    fuzz.add_argument("--ops", help="comma-separated ops (default: every comparable op)")
+    fuzz.add_argument("--seed", type=int, default=None, help="reproducible run")
+    fuzz.add_argument("--report", type=Path, default=Path("reports/fuzz-report.json"))
+    expected = sub.add_parser("expected", help="maintain the expected-divergence lists")
+    expected.add_argument("action", choices=["update", "check"])
+    expected.add_argument("--report", type=Path, help="report JSON to update from (update)")
+    expected.add_argument("--impls", help="comma-separated implementations (check; default: all available)")
+    promote = sub.add_parser("promote", help="turn a reported divergence into a fixture case")
+    promote.add_argument("--report", type=Path, required=True)
+    promote.add_argument("--index", type=int, required=True, help="1-based number of the divergence in the report")
+    promote.add_argument("--id", required=True, help="the new case's stable id")
+    promote.add_argument("--comment", default=None)
+    lint = sub.add_parser("lint", help="lint the fixture files")
+    lint.add_argument("--no-regenerate", action="store_true", help="skip the comparison with a fresh regeneration")
+    bench = sub.add_parser("bench", help="requests per second on the fixture inputs")
+    bench.add_argument("--out", type=Path, default=Path("reports/bench.json"))
+    bench.add_argument("--seconds", type=float, default=2.0, help="minimum measuring time per row")
+    sub.add_parser("impls", help="list the declared implementations and their availability")
+    selftest = sub.add_parser("selftest", help="check a testee against the protocol")
+    selftest.add_argument("--impl", required=True, help="a declared implementation (implementations/<name>.json)")
+    return parser
+
+
+def _one_impl(name: str):  # type: ignore[no-untyped-def]
+    try:
+        return impls.get_impl(name)
+    except (impls.ImplementationUnavailable, impls.DeclarationError) as exc:
+        raise SystemExit(f"error: {exc}") from None
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    impl = _one_impl(args.impl)
+    try:
+        return protocol.serve(impl, sys.stdin, sys.stdout, impl.description)
+    finally:
+        impl.close()
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from harness.fixtures.load import all_cases
+    from harness.fixtures.runner import run_cases
+
+    impl = _one_impl(args.impl)
+    try:
+        count, failures = run_cases(impl, all_cases())
+    finally:
+        impl.close()
+    for failure in failures:
+        print(f"FAIL {failure.case.full_id}: {failure.problem}")
+    print(f"{args.impl}: {count - len(failures)}/{count} fixture cases pass")
+    return 1 if failures else 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from harness.differential.explain import examine, observe, unicode_versions_of
+    from harness.differential.expected import load
+    from harness.model.registry import get_op
+    from harness.differential.report import document, render, render_divergence
+
+    try:
+        op = get_op(args.op)
+    except KeyError as exc:
+        raise SystemExit(f"error: {exc.args[0]}") from None
+    if len(args.args) > len(op.params):
+        raise SystemExit(f"error: {op.name} takes {len(op.params)} argument(s): {', '.join(p.name for p in op.params)}")
+    call_args = {param.name: unescape(value) for param, value in zip(op.params, args.args)}
+    for item in args.arg:
+        name, sep, value = item.partition("=")
+        if not sep or name not in {p.name for p in op.params}:
+            raise SystemExit(f"error: --arg {item!r}: expected NAME=JSON with NAME one of "
+                             f"{', '.join(p.name for p in op.params)}")
+        call_args[name] = parse_typed(value)
+    opened = open_impls(split_names(args.impls))
+    try:
+        versions = unicode_versions_of(opened)
+        divergence = examine(opened, op.name, call_args, versions)
+        if divergence is not None:
+            entry = load(list(opened)).covers(divergence.divergent, op.name, divergence.cause, divergence.detail)
+            if entry:
+                divergence.status, divergence.expected_entry = "expected", f"{entry.impl}/{entry.id}"
+        responses = observe(opened, op.name, call_args)
+    finally:
+        close_all(opened)
+    if args.json:
+        print(json.dumps(document("diff", versions, [divergence] if divergence else [], 1, 0.0, []), indent=2))
+    elif divergence is None:
+        print(f"all {len(responses)} implementations agree ({', '.join(responses)}):")
+        for name, response in responses.items():
+            print(f"  {name}: {json.dumps(response, ensure_ascii=True)[:300]}")
+    else:
+        print(render([divergence], []) if divergence.status == "new" else render_divergence(1, divergence))
+    return 1 if divergence is not None and divergence.status == "new" else 0
+
+
+def cmd_fuzz(args: argparse.Namespace) -> int:
+    from harness.differential.expected import load
+    from harness.fuzzing.fuzz import fuzz
+    from harness.differential.report import document, render, write
+
+    seconds = args.seconds if args.seconds is not None else 60.0 * (args.minutes if args.minutes is not None else 1.0)
+    opened = open_impls(split_names(args.impls))
+    if len(opened) < 2:
+        close_all(opened)
+        raise SystemExit(f"error: fuzzing needs at least two implementations; available: {', '.join(opened)}")
+    print(f"fuzzing {', '.join(opened)} for {seconds:.0f}s" + (f" (seed {args.seed})" if args.seed is not None else ""),
+          file=sys.stderr)
+    try:
+        result = fuzz(opened, load(list(opened)), seconds, seed=args.seed, ops=split_names(args.ops))
+    finally:
+        close_all(opened)
+    report = document("fuzz", result.versions, result.divergences, result.examples, result.seconds,
+                      result.expected_problems, seed=args.seed, unexpected_passes=result.unexpected_passes)
+    write(args.report, report)
+    print(render(result.divergences, result.expected_problems))
+    print(f"\n{result.examples:,} examples in {result.seconds:.0f}s: {len(result.new)} new divergence(s), "
+          f"{len(result.divergences) - len(result.new)} expected; report: {args.report}")
+    return 0 if report["ok"] else 1
+
+
+def cmd_expected(args: argparse.Namespace) -> int:
+    from harness.differential.explain import unicode_versions_of
+    from harness.differential.expected import load, recheck, update_from_report
+
+    if args.action == "update":
+        if not args.report:
+            raise SystemExit("error: expected update needs --report PATH (from `python -m harness fuzz`)")
+        changes = update_from_report(json.loads(args.report.read_text()))
+        print("\n".join(changes) if changes else "expected lists already up to date")
+        return 0
+    opened = open_impls(split_names(args.impls))
+    try:
+        problems = recheck(load(list(opened)), opened, unicode_versions_of(opened))
+    finally:
+        close_all(opened)
+    print("\n".join(problems) if problems else "every expected divergence still happens, for its listed cause")
+    return 1 if problems else 0
+
+
+def cmd_promote(args: argparse.Namespace) -> int:
+    from generators.framework import GeneratorError
+    from generators.promote import promote
+
+    try:
+        message = promote(json.loads(args.report.read_text()), args.index, args.id, args.comment)
+    except GeneratorError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(message)
+    return 0
+
+
+def cmd_lint(args: argparse.Namespace) -> int:
+    from harness.fixtures.lint import lint as run_lint
+
+    problems = run_lint(regenerate=not args.no_regenerate)
+    for problem in problems:
+        print(problem)
+    print(f"fixture lint: {'FAILED, ' + str(len(problems)) + ' problem(s)' if problems else 'clean'}")
+    return 1 if problems else 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from harness.checks.bench import main as run_bench
+
+    return run_bench(args.out, args.seconds)
+
+
+def cmd_impls(args: argparse.Namespace) -> int:
+    declared_all = impls.declarations()
+    for name in impls.names():
+        declared = declared_all[name]
+        how = f"in process ({declared.python_module})" if declared.in_process else "command testee"
+        role = ", the oracle" if declared.oracle else ""
+        print(f"{name}: {declared.language}; {how}{role}; contracts {', '.join(declared.contracts)}")
+        try:
+            impl = impls.get_impl(name)
+        except impls.ImplementationUnavailable as exc:
+            print(f"  unavailable: {exc}")
+            continue
+        print(f"  available: {json.dumps(impl.description, sort_keys=True)}")
+        impl.close()
+    return 0
+
+
+def cmd_selftest(args: argparse.Namespace) -> int:
+    from harness.checks.selftest import main as run_selftest
+
+    try:
+        return run_selftest(args.impl)
+    except (impls.ImplementationUnavailable, impls.DeclarationError) as exc:
+        raise SystemExit(f"error: {exc}") from None
+
+
+COMMANDS = {"selftest": cmd_selftest, "run": cmd_run, "check": cmd_check, "diff": cmd_diff, "fuzz": cmd_fuzz, "expected": cmd_expected,
+            "promote": cmd_promote, "lint": cmd_lint, "bench": cmd_bench, "impls": cmd_impls}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    return COMMANDS[args.command](args)
+
+

@@ -1,0 +1,50 @@
+"""The layers of the Python code (pyproject.toml, [tool.importlinter]) hold, and an upward import planted
+in a copy of the tree breaks them: `lint-imports` must fail on it, naming the import."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LINT = shutil.which("lint-imports", path=str(Path(sys.executable).parent)) or shutil.which("lint-imports")
+
+
+def lint(tree: Path) -> subprocess.CompletedProcess[str]:
+    if LINT is None:
+        pytest.fail("lint-imports is not installed (pip install -e '.[test]' installs import-linter)")
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    return subprocess.run([LINT, "--config", str(tree / "pyproject.toml"), "--no-cache"], cwd=tree, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def copy_tree(tmp_path: Path) -> Path:
+    for name in ("harness", "generators", "reference"):
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    return tmp_path
+
+
+def test_the_layers_are_kept(tmp_path: Path) -> None:
+    result = lint(copy_tree(tmp_path))
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    assert "1 kept, 0 broken" in result.stdout
+
+
+@pytest.mark.parametrize(("module", "upward"), [
+    ("harness/model/registry.py", "from harness.testees import impls"),  # the contract model reaching up
+    ("harness/testees/impls.py", "from harness.fixtures.load import all_cases"),
+    ("generators/framework.py", "from harness.fixtures import lint"),  # the old harness <-> generators cycle
+])
+def test_an_upward_import_breaks_them(tmp_path: Path, module: str, upward: str) -> None:
+    tree = copy_tree(tmp_path)
+    target = tree / module
+    target.write_text(target.read_text(encoding="utf-8") + f"\n\ndef planted():\n    {upward}\n", encoding="utf-8")
+    result = lint(tree)
+    assert result.returncode != 0, result.stdout[-3000:]
+    assert "BROKEN" in result.stdout and upward.split()[1] in result.stdout, result.stdout[-3000:]

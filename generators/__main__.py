@@ -1,8 +1,11 @@
-"""Command line: ``python -m generators {write,check,list} [FIXTURE ...]``.
+"""Command line: ``python -m generators {write,check,list,release} [FIXTURE ...]``.
 
-* ``write``: regenerate fixture files from the reference (atomic; refuses released fixtures).
-* ``check``: exit 1 with a unified diff when a committed fixture differs from a fresh regeneration.
+* ``write``: regenerate the unreleased fixture files from the reference (atomic); released ones are
+  never regenerated (their bytes are checked against the pin).
+* ``check``: exit 1 with a unified diff when an unreleased fixture differs from a fresh regeneration,
+  or when a released one's bytes differ from its pin.
 * ``list``: the fixtures this checkout generates, with status and case counts.
+* ``release FIXTURE``: write it with status "released" and pin its sha256 in fixtures/released.json.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import sys
 from pathlib import Path
 
 from . import FIXTURES
-from .framework import GeneratorError, build_document, diff, write
+from .framework import GeneratorError, build_document, diff, read_pins, release, write
 
 
 def _select(names: list[str]) -> list[str]:
@@ -28,7 +31,7 @@ def _path(directory: Path | None, name: str) -> Path | None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m generators", description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=["write", "check", "list"])
+    parser.add_argument("command", choices=["write", "check", "list", "release"])
     parser.add_argument("fixtures", nargs="*", help="fixture names (default: all)")
     parser.add_argument("--dir", type=Path, default=None, help="fixture directory (default: fixtures/)")
     args = parser.parse_args(argv)
@@ -37,8 +40,17 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "list":
             for name in names:
                 spec = FIXTURES[name]
-                count = build_document(spec)["numberOfTests"]
-                print(f"{name}\t{spec.status}\t{count} cases\t{spec.path.relative_to(spec.path.parent.parent)}")
+                path = _path(args.dir, name) or spec.path
+                pins = read_pins(path.parent)
+                status = "released" if name in pins else "unreleased"
+                count = pins[name]["numberOfTests"] if name in pins else build_document(spec)["numberOfTests"]
+                print(f"{name}\tcontract {spec.contract}\t{status}\t{count} cases\t{path}")
+            return 0
+        if args.command == "release":
+            if not args.fixtures:
+                raise GeneratorError("name the fixture(s) to release")
+            for name in names:
+                print(f"{name}: {release(FIXTURES[name], _path(args.dir, name))}")
             return 0
         if args.command == "write":
             for name in names:
@@ -52,10 +64,11 @@ def main(argv: list[str] | None = None) -> int:
                 sys.stdout.write(text)
                 print(f"{name}: DIFFERS from what the reference produces now (diff above).")
             else:
-                print(f"{name}: up to date")
+                print(f"{name}: {'released, bytes as pinned' if name in read_pins((_path(args.dir, name) or FIXTURES[name].path).parent) else 'up to date'}")
         if failed:
             print("Regenerate with `nox -s fixtures` (or `python -m generators write`) if the reference is right;"
-                  " a released fixture needs a new version instead.", file=sys.stderr)
+                  " a released fixture is never regenerated: behaviour changes go into the next version.",
+                  file=sys.stderr)
         return 1 if failed else 0
     except GeneratorError as exc:
         print(f"error: {exc}", file=sys.stderr)

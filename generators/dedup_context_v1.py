@@ -150,7 +150,6 @@ def build_cases() -> list[Case]:
 SPEC = FixtureSpec(
     family="dedup-context",
     version=1,
-    status="unreleased",
     generator_version="1.0.0",
     module="generators.dedup_context_v1",
     notes=NOTES,

@@ -1,12 +1,19 @@
 """What every fixture generator shares: cases, expectations from the reference, the document layout,
-canonical formatting, atomic writes, the released-fixture guard and drift checks.
+canonical formatting, atomic writes, releases and their pins, and drift checks.
 
-Expectations are computed here, from the reference only; a generator module only lists inputs.
+Expectations are computed here, from the reference only (the behaviour of the fixture's contract
+version); a generator module only lists inputs.
+
+A released fixture is data: `release` writes it once with status "released" and pins its bytes
+(sha256) in `released.json` beside it. From then on it is never regenerated: `write` leaves it as it
+is, `check` and the lint compare its bytes with the pin, and a behaviour change goes into the next
+version (docs/fixtures.md).
 """
 
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 import os
 import tempfile
@@ -25,6 +32,8 @@ FIXTURES_DIR = ROOT / "fixtures"
 PROMOTED_DIR = Path(__file__).resolve().parent / "promoted"
 PROMOTED_NOTE = "Found by the divergence fuzzer and promoted with `python -m harness promote`."
 SCHEMA_PATH = "schemas/fixture-v1.schema.json"  # relative to fixtures/
+PINS_NAME = "released.json"  # beside the fixture files: the released ones and their sha256
+PINS_SCHEMA = "released-fixtures-v1"
 
 
 class GeneratorError(Exception):
@@ -44,13 +53,13 @@ class Case:
 class FixtureSpec:
     family: str  # "write-gate"
     version: int  # 1
-    status: str  # "unreleased" or "released"
     generator_version: str
     module: str  # the generator module, recorded in the file
     notes: dict[str, str]  # flag -> what it marks
     cases: Callable[[], list[Case]]
     min_cases: int = 1
     ops: tuple[str, ...] = field(default=())
+    contract: str = "v1"  # the contract version whose behaviour the expectations record
 
     @property
     def name(self) -> str:
@@ -81,11 +90,12 @@ class FixtureSpec:
         return notes
 
 
-def expectation(op_name: str, args: dict[str, Any]) -> dict[str, Any]:
-    """Run the reference; a contract error becomes ``{"error": code}``, anything else is a bug."""
+def expectation(op_name: str, args: dict[str, Any], contract: str = "v1") -> dict[str, Any]:
+    """Run the reference's behaviour of `contract`; a contract error becomes ``{"error": code}``,
+    anything else is a bug."""
     op = get_op(op_name)
     try:
-        result = op.reference(**args)
+        result = op.reference_for(contract)(**args)
     except ContractError as exc:
         return {"error": exc.code}
     if op.result_kind == "json":
@@ -93,7 +103,7 @@ def expectation(op_name: str, args: dict[str, Any]) -> dict[str, Any]:
     return {"result": result}
 
 
-def build_document(spec: FixtureSpec) -> dict[str, Any]:
+def build_document(spec: FixtureSpec, status: str = "unreleased") -> dict[str, Any]:
     cases = spec.all_cases()
     notes = spec.all_notes()
     problems: list[str] = []
@@ -126,7 +136,7 @@ def build_document(spec: FixtureSpec) -> dict[str, Any]:
                 "comment": case.comment,
                 "flags": list(case.flags),
                 "args": hostvalues.encode_args(case.args),
-                "expect": expectation(case.op, case.args),
+                "expect": expectation(case.op, case.args, spec.contract),
             }
         )
     unused = sorted(set(notes) - used_flags)
@@ -140,7 +150,8 @@ def build_document(spec: FixtureSpec) -> dict[str, Any]:
         "fixture": spec.name,
         "schema": SCHEMA_PATH,
         "version": spec.version,
-        "status": spec.status,
+        "contract": spec.contract,
+        "status": status,
         "generator": {"name": spec.module, "version": spec.generator_version},
         "unicodeVersions": {
             "reference": json.loads(unicode_versions()),
@@ -157,8 +168,41 @@ def canonical(document: Any) -> str:
     return json.dumps(document, indent=2, ensure_ascii=True, allow_nan=False) + "\n"
 
 
-def render(spec: FixtureSpec) -> str:
-    return canonical(build_document(spec))
+def render(spec: FixtureSpec, status: str = "unreleased") -> str:
+    return canonical(build_document(spec, status))
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def read_pins(directory: Path) -> dict[str, dict[str, Any]]:
+    """The released fixtures of `directory` (``released.json``): name -> {"sha256", "numberOfTests"}."""
+    path = directory / PINS_NAME
+    if not path.exists():
+        return {}
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise GeneratorError(f"{path}: cannot read the release pins: {exc}") from None
+    pins = document.get("fixtures") if isinstance(document, dict) and document.get("schema") == PINS_SCHEMA else None
+    if not isinstance(pins, dict) or not all(
+            isinstance(p, dict) and isinstance(p.get("sha256"), str) and isinstance(p.get("numberOfTests"), int)
+            for p in pins.values()):
+        raise GeneratorError(f"{path}: not a {PINS_SCHEMA} document "
+                             '({"schema": ..., "fixtures": {name: {"sha256", "numberOfTests"}}})')
+    return pins
+
+
+def pin_problem(name: str, path: Path, pins: dict[str, dict[str, Any]]) -> str | None:
+    """Why the released fixture at `path` is not byte for byte what was released, or None."""
+    if not path.exists():
+        return f"{path.name} is released (pinned in {PINS_NAME}) but missing; restore it from version control"
+    found = sha256(path.read_text(encoding="utf-8"))
+    if found != pins[name]["sha256"]:
+        return (f"{path.name} is released, but its bytes changed (sha256 {found[:12]}..., pinned "
+                f"{pins[name]['sha256'][:12]}...); released fixtures are immutable: restore it from version control")
+    return None
 
 
 def atomic_write(path: Path, text: str) -> None:
@@ -177,35 +221,44 @@ def atomic_write(path: Path, text: str) -> None:
         raise
 
 
-def committed_status(path: Path) -> str | None:
-    if not path.exists():
-        return None
-    try:
-        return json.loads(path.read_text(encoding="utf-8")).get("status")
-    except (ValueError, AttributeError):
-        return None
-
-
 def write(spec: FixtureSpec, path: Path | None = None) -> str:
-    """Regenerate one fixture file. Returns "written" or "unchanged"; refuses to touch a released one."""
+    """Regenerate one unreleased fixture file: "written" or "unchanged". A released one is never
+    regenerated: "released" (its bytes checked against the pin)."""
     path = path or spec.path
+    pins = read_pins(path.parent)
+    if spec.name in pins:
+        problem = pin_problem(spec.name, path, pins)
+        if problem:
+            raise GeneratorError(problem)
+        return "released (pinned; never regenerated)"
     text = render(spec)
     old = path.read_text(encoding="utf-8") if path.exists() else None
     if old == text:
         return "unchanged"
-    if committed_status(path) == "released":
-        raise GeneratorError(
-            f"{path.name} is released and immutable, and the reference now produces different content.\n"
-            f"Released fixtures are never rewritten: add {spec.family}-v{spec.version + 1} (a new generator "
-            f"module with version {spec.version + 1}) for the new behaviour, and keep v{spec.version} as it is."
-        )
     atomic_write(path, text)
     return "written"
 
 
-def diff(spec: FixtureSpec, path: Path | None = None) -> str:
-    """A unified diff from the file on disk to a fresh regeneration ("" when they are equal)."""
+def release(spec: FixtureSpec, path: Path | None = None) -> str:
+    """Release one fixture: write it with status "released" and pin its sha256 in released.json."""
     path = path or spec.path
+    pins = read_pins(path.parent)
+    if spec.name in pins:
+        raise GeneratorError(f"{spec.name} is already released")
+    text = render(spec, "released")
+    atomic_write(path, text)
+    pins[spec.name] = {"sha256": sha256(text), "numberOfTests": json.loads(text)["numberOfTests"]}
+    atomic_write(path.parent / PINS_NAME, canonical({"schema": PINS_SCHEMA, "fixtures": dict(sorted(pins.items()))}))
+    return f"released: {path.name} pinned (sha256 {pins[spec.name]['sha256'][:12]}...)"
+
+
+def diff(spec: FixtureSpec, path: Path | None = None) -> str:
+    """A unified diff from the file on disk to a fresh regeneration ("" when they are equal). A released
+    fixture is not regenerated: the text says how its bytes differ from the pin ("" when they do not)."""
+    path = path or spec.path
+    pins = read_pins(path.parent)
+    if spec.name in pins:
+        return (pin_problem(spec.name, path, pins) or "")
     text = render(spec)
     old = path.read_text(encoding="utf-8") if path.exists() else ""
     if old == text:

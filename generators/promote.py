@@ -19,7 +19,7 @@ from harness.model import hostvalues
 from harness.model.registry import get_op
 
 from . import FIXTURES
-from .framework import FixtureSpec, GeneratorError, atomic_write, write
+from .framework import FixtureSpec, GeneratorError, atomic_write, read_pins, write
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
@@ -32,7 +32,7 @@ def target_spec(op_name: str) -> FixtureSpec:
     if not specs:
         raise GeneratorError(f"no generator for the {family} fixture family")
     latest = specs[-1]
-    if latest.status == "released":
+    if latest.name in read_pins(latest.path.parent):
         raise GeneratorError(f"{latest.name} is released and immutable: add {family}-v{latest.version + 1} "
                              f"(generators/{family.replace('-', '_')}_v{latest.version + 1}.py) and promote into it")
     return latest

@@ -493,7 +493,6 @@ def build_cases() -> list[Case]:
 SPEC = FixtureSpec(
     family="write-gate",
     version=1,
-    status="unreleased",
     generator_version="1.0.0",
     module="generators.write_gate_v1",
     notes=NOTES,

@@ -179,8 +179,8 @@ def test_promote_adds_a_case_through_the_generator(scratch_fixtures: Path) -> No
         promote(_report("normalize_fact_text", {"text": "x"}), 1, "norm-promoted-u001c")
 
 
-def test_promote_refuses_released(scratch_fixtures: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(FIXTURES["dedup-context-v1"], "status", "released")
+def test_promote_refuses_released(scratch_fixtures: Path) -> None:
+    framework.release(FIXTURES["dedup-context-v1"])  # in the scratch copy of fixtures/
     with pytest.raises(GeneratorError, match="dedup-context-v1 is released.*dedup-context-v2"):
         promote(_report("build_dedup_context", {"topical_json": "null", "pinned_json": "null",
                                                 "recent_json": "null"}), 1, "ctx-promoted")

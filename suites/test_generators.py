@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 import dataclasses
 import os
 import subprocess
@@ -12,7 +15,7 @@ import pytest
 
 from generators import FIXTURES
 from generators import framework
-from generators.framework import Case, FixtureSpec, GeneratorError, diff, render, write
+from generators.framework import release, read_pins, Case, FixtureSpec, GeneratorError, diff, render, write
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -34,8 +37,8 @@ def test_deterministic_across_hash_seeds(name: str) -> None:
     assert first == FIXTURES[name].path.read_text(encoding="utf-8"), "committed fixture differs from regeneration"
 
 
-def _tiny_spec(tmp_cases: list[Case], status: str = "unreleased", **kwargs: object) -> FixtureSpec:
-    return FixtureSpec(family="tiny", version=1, status=status, generator_version="0.0.1", module="generators.tiny",
+def _tiny_spec(tmp_cases: list[Case], version: int = 1, **kwargs: object) -> FixtureSpec:
+    return FixtureSpec(family="tiny", version=version, generator_version="0.0.1", module="generators.tiny",
                        notes={"f": "a flag"}, cases=lambda: list(tmp_cases), **kwargs)  # type: ignore[arg-type]
 
 
@@ -50,16 +53,24 @@ def test_write_then_unchanged(tmp_path: Path) -> None:
     assert path.read_text() == render(spec)
 
 
-def test_released_fixture_is_never_rewritten(tmp_path: Path) -> None:
+def test_released_fixture_is_pinned_and_never_rewritten(tmp_path: Path) -> None:
     path = tmp_path / "tiny-v1.json"
-    assert write(_tiny_spec([CASE_A], status="released"), path) == "written"
+    assert write(_tiny_spec([CASE_A]), path) == "written"
+    assert release(_tiny_spec([CASE_A]), path).startswith("released: tiny-v1.json pinned")
     before = path.read_bytes()
-    assert write(_tiny_spec([CASE_A], status="released"), path) == "unchanged"
-    with pytest.raises(GeneratorError, match=r"(?s)released and immutable.*add tiny-v2"):
-        write(_tiny_spec([CASE_A, CASE_B], status="released"), path)
-    with pytest.raises(GeneratorError, match="released"):
-        write(_tiny_spec([CASE_A], status="unreleased"), path)  # un-releasing is a rewrite too
+    assert json.loads(before)["status"] == "released"
+    assert read_pins(tmp_path)["tiny-v1"] == {"sha256": hashlib.sha256(before).hexdigest(), "numberOfTests": 1}
+    with pytest.raises(GeneratorError, match="already released"):
+        release(_tiny_spec([CASE_A]), path)
+    # The generator now lists other cases (or the reference behaves otherwise): the file stays as released.
+    assert write(_tiny_spec([CASE_A, CASE_B]), path).startswith("released (pinned")
+    assert diff(_tiny_spec([CASE_A, CASE_B]), path) == ""
     assert path.read_bytes() == before
+    # Released bytes edited by hand: write, check and the lint refuse, naming the pin.
+    path.write_bytes(before.replace(b'"first"', b'"edited"'))
+    with pytest.raises(GeneratorError, match="its bytes changed"):
+        write(_tiny_spec([CASE_A]), path)
+    assert "its bytes changed" in diff(_tiny_spec([CASE_A]), path)
 
 
 @pytest.mark.parametrize("fail_at", ["fsync", "replace"])

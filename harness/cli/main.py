@@ -86,12 +86,14 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     impl = _one_impl(args.impl)
     try:
-        count, failures = run_cases(impl, all_cases())
+        count, failures, skipped = run_cases(impl, all_cases(), impls.declaration(args.impl).contracts)
     finally:
         impl.close()
     for failure in failures:
         print(f"FAIL {failure.case.full_id}: {failure.problem}")
     print(f"{args.impl}: {count - len(failures)}/{count} fixture cases pass")
+    for contract, number in sorted(skipped.items()):
+        print(f"{args.impl}: {number} case(s) of contract {contract} skipped: the implementation does not serve it")
     return 1 if failures else 0
 
 

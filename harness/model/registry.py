@@ -28,6 +28,12 @@ class Param:
         return self.default is _REQUIRED
 
 
+def _version_number(contract: str) -> int:
+    if not (contract.startswith("v") and contract[1:].isdigit()):
+        raise ValueError(f"a contract version is v<number>, not {contract!r}")
+    return int(contract[1:])
+
+
 @dataclass(frozen=True)
 class Op:
     name: str  # the Python name, used in requests, fixtures and reports
@@ -37,6 +43,18 @@ class Op:
     result_kind: str  # "text": compared as a string; "json": parsed and compared as a JSON value
     fixture: str | None  # the fixture family that pins it, None when no fixture does
     differential: bool = True  # compared across implementations by the differential suites and the fuzzer
+    # The reference's behaviour under later contract versions, where it changed: {"v2": function}. A
+    # version not listed behaves as the latest one before it (`reference` is v1's).
+    later: tuple[tuple[str, Callable[..., str]], ...] = ()
+
+    def reference_for(self, contract: str) -> Callable[..., str]:
+        """The reference's function for this op under contract version `contract` ("v1", "v2", ...)."""
+        wanted = _version_number(contract)
+        chosen = self.reference
+        for version, function in sorted(self.later, key=lambda item: _version_number(item[0])):
+            if _version_number(version) <= wanted:
+                chosen = function
+        return chosen
 
     def param(self, name: str) -> Param:
         for param in self.params:

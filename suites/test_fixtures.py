@@ -1,10 +1,11 @@
-"""Every fixture case on every requested implementation, through the protocol's request handling."""
+"""Every fixture case on every requested implementation, through the one call path (``impl.call``) every
+suite uses; cases of a contract version the implementation does not serve are skipped and counted."""
 
 from __future__ import annotations
 
 import pytest
 
-from harness.testees import impls, protocol
+from harness.testees import impls
 from harness.model.compare import mismatch
 from harness.fixtures.load import all_cases, fixture_paths
 
@@ -21,6 +22,6 @@ def test_case(impl_name, impl, case) -> None:  # type: ignore[no-untyped-def]
     served = impls.declaration(impl_name).contracts
     if case.contract not in served:  # skipped and counted (pytest -ra), never passed
         pytest.skip(f"{impl_name} does not serve contract {case.contract} (it serves {', '.join(served)})")
-    response = protocol.handle(impl, {"id": case.id, "op": case.op, "args": case.raw_args})
+    response = impl.call(case.op, case.args)
     problem = mismatch(case.op, case.expect, response)
     assert problem is None, f"[{impl.name}] {case.full_id}: {problem}\n  ({case.comment})"

@@ -11,7 +11,7 @@ import unicodedata2
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from harness.differential.strategies import candidate_objects, dumps, section_json, texts, threshold, vectors
+from harness.differential.strategies import candidate_objects, dumps, texts, threshold, vectors
 from reference.dedup_context import HEADER, PIN_NOTE
 
 # Each example here costs several calls; a fifth of the profile's budget keeps `nox -s parity` short.

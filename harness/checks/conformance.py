@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.model.unicode_info import age
+from harness.testees.testee import Testee
 
 DATA = Path(__file__).resolve().parents[2] / "suites" / "data"
 DEFAULT_FILE = DATA / "unicode-15.0.0" / "NormalizationTest.txt.bz2"
@@ -78,7 +79,7 @@ def _newer(text: str, version: str) -> list[str]:
     return sorted(found, key=_key)
 
 
-def check(impl_name: str, impl: Any, rows: list[tuple[str, ...]], file_version: str) -> ConformanceResult:
+def check(impl_name: str, impl: Testee, rows: list[tuple[str, ...]], file_version: str) -> ConformanceResult:
     versions = json.loads(impl.call("unicode_versions", {})["ok"])
     reported = versions["normalization"]
     result = ConformanceResult(impl_name, reported, file_version)

@@ -17,6 +17,7 @@ from harness.differential.explain import same_outcome
 from harness.fixtures.load import all_cases
 from harness.testees.impls import declaration
 from harness.model.registry import OPS
+from harness.testees.testee import Testee
 
 _MISSING = inspect.Parameter.empty
 
@@ -65,7 +66,7 @@ def js_surface(exports: dict[str, list[str] | None], label: str = "wasm") -> lis
     return problems
 
 
-def default_behaviour(impl: Any, label: str, per_op: int = 12) -> list[str]:
+def default_behaviour(impl: Testee, label: str, per_op: int = 12) -> list[str]:
     """Omitting a defaulted argument must equal passing the registry's default explicitly."""
     problems = []
     seen: dict[str, int] = {}
@@ -84,7 +85,7 @@ def default_behaviour(impl: Any, label: str, per_op: int = 12) -> list[str]:
     return problems
 
 
-def check(impl_name: str, impl: Any) -> list[str]:
+def check(impl_name: str, impl: Testee) -> list[str]:
     """The surface of an implementation, as its declaration says where to find it: the module of an
     in-process one, or the exports a command testee reports in its answer to `start`."""
     declared = declaration(impl_name)

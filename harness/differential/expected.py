@@ -22,6 +22,7 @@ from harness.model import hostvalues
 from harness.model.registry import OPS
 
 from harness.testees.impls import ImplementationUnavailable, declaration, oracle
+from harness.testees.testee import Testee
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPECTED_DIR = ROOT / "expected"
@@ -102,12 +103,12 @@ def load(impls: list[str], directory: Path | None = None) -> ExpectedSet:
     return ExpectedSet(entries, problems)
 
 
-def recheck(expected: ExpectedSet, impls: dict[str, Any], versions: dict[str, dict[str, str]]) -> list[str]:
+def recheck(expected: ExpectedSet, impls: dict[str, Testee], versions: dict[str, dict[str, str]]) -> list[str]:
     """Run every entry's witness again; problems for unexpected passes and changed causes."""
     return [message for message, _ in recheck_detailed(expected, impls, versions)]
 
 
-def recheck_detailed(expected: ExpectedSet, impls: dict[str, Any],
+def recheck_detailed(expected: ExpectedSet, impls: dict[str, Testee],
                      versions: dict[str, dict[str, str]]) -> list[tuple[str, dict[str, str] | None]]:
     """(message, {"impl", "id"} for an unexpected pass else None) for every problem."""
     from harness.differential.explain import examine

@@ -37,6 +37,7 @@ from harness.model.registry import OPS, Op, get_op
 from harness.differential.strategies import NEAR_WHITE_SPACE
 from harness.model.unicode_info import assigned_in, describe, interesting
 from harness.testees.impls import oracle as oracle_name
+from harness.testees.testee import Testee
 
 CAUSES = (
     "boundary_coercion",
@@ -50,7 +51,7 @@ CAUSES = (
 Responses = dict[str, dict[str, Any]]
 
 
-def observe(impls: dict[str, Any], op_name: str, args: dict[str, Any]) -> Responses:
+def observe(impls: dict[str, Testee], op_name: str, args: dict[str, Any]) -> Responses:
     return {name: impl.call(op_name, args) for name, impl in impls.items()}
 
 
@@ -190,7 +191,7 @@ def skew_steps(args: dict[str, Any], versions: dict[str, dict[str, str]]) -> str
     return "+".join(steps) or "properties"
 
 
-def classify(impls: dict[str, Any], op_name: str, args: dict[str, Any], responses: Responses,
+def classify(impls: dict[str, Testee], op_name: str, args: dict[str, Any], responses: Responses,
              versions: dict[str, dict[str, str]] | None = None) -> tuple[str, str, str | None]:
     """(cause, one-line explanation, detail) for a divergence, by counterfactual re-runs on the same impls.
 
@@ -292,7 +293,7 @@ def _encode_response(response: dict[str, Any]) -> dict[str, Any]:
     return {"error": response["error"]}
 
 
-def examine(impls: dict[str, Any], op_name: str, args: dict[str, Any],
+def examine(impls: dict[str, Testee], op_name: str, args: dict[str, Any],
             versions: dict[str, dict[str, str]]) -> Divergence | None:
     """Run ``args`` everywhere; a Divergence with its cause when some implementation disagrees."""
     responses = observe(impls, op_name, args)
@@ -303,7 +304,7 @@ def examine(impls: dict[str, Any], op_name: str, args: dict[str, Any],
     return Divergence(op_name, args, responses, names, cause, explanation, code_points(args, versions), detail)
 
 
-def unicode_versions_of(impls: dict[str, Any]) -> dict[str, dict[str, str]]:
+def unicode_versions_of(impls: dict[str, Testee]) -> dict[str, dict[str, str]]:
     out = {}
     for name, impl in impls.items():
         response = impl.call("unicode_versions", {})

@@ -21,6 +21,7 @@ from harness.differential import profiles  # noqa: F401  (registers the Hypothes
 from harness.differential.explain import Divergence, examine, unicode_versions_of
 from harness.differential.expected import ExpectedSet, recheck_detailed
 from harness.differential.strategies import args_for, comparable_ops
+from harness.testees.testee import Testee
 
 
 class _Found(Exception):
@@ -71,7 +72,7 @@ class Progress:
             self.stream.flush()
 
 
-def fuzz(impls: dict[str, Any], expected: ExpectedSet, seconds: float, seed: int | None = None,
+def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: int | None = None,
          ops: list[str] | None = None, chunk: int = 100, stream: TextIO = sys.stderr) -> FuzzResult:
     result = FuzzResult(versions=unicode_versions_of(impls))
     checked = recheck_detailed(expected, impls, result.versions)

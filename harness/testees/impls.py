@@ -41,6 +41,7 @@ from reference.errors import CODES
 from harness.testees.command import PROTOCOL_VERSION, CommandTestee
 from harness.testees.errors import HARNESS_CODES, ImplementationUnavailable
 from harness.model.registry import OPS, Op, get_op
+from harness.testees.testee import Testee
 
 ROOT = Path(__file__).resolve().parents[2]
 DECLARATIONS = ROOT / "implementations"
@@ -229,7 +230,7 @@ def _version_of(module: Any) -> str:
     return "unknown"
 
 
-def get_impl(name: str) -> Any:
+def get_impl(name: str) -> Testee:
     """Start the implementation `name` as its declaration says; ImplementationUnavailable if it cannot."""
     declared = declaration(name)
     if declared.in_process:

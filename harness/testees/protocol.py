@@ -22,13 +22,14 @@ from typing import Any, TextIO
 from harness.model import hostvalues
 from harness.testees.command import PROTOCOL_VERSION
 from harness.model.registry import check_args, get_op
+from harness.testees.testee import Testee
 
 
 def bad_request(request_id: Any, message: str) -> dict[str, Any]:
     return {"id": request_id, "error": {"code": "bad_request", "message": message}}
 
 
-def handle(impl: Any, request: Any, description: dict[str, Any] | None = None) -> dict[str, Any]:
+def handle(impl: Testee, request: Any, description: dict[str, Any] | None = None) -> dict[str, Any]:
     """Answer one parsed request (or batch) with ``impl``; never raises. ``description``: the answer to
     ``start`` (served only when given)."""
     if not isinstance(request, dict):
@@ -64,7 +65,7 @@ def encode_line(message: dict[str, Any]) -> str:
     return json.dumps(message, ensure_ascii=True, separators=(",", ":"), allow_nan=False) + "\n"
 
 
-def serve(impl: Any, stdin: TextIO, stdout: TextIO, description: dict[str, Any] | None = None) -> int:
+def serve(impl: Testee, stdin: TextIO, stdout: TextIO, description: dict[str, Any] | None = None) -> int:
     """Read requests line by line and answer each; a malformed line gets a bad_request answer."""
     for line in stdin:
         if not line.strip():

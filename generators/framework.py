@@ -15,13 +15,12 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from harness.model import hostvalues
+from harness.model.files import atomic_write
 from harness.model.registry import check_args, get_op
 from reference import ContractError, unicode_versions
 
@@ -203,22 +202,6 @@ def pin_problem(name: str, path: Path, pins: dict[str, dict[str, Any]]) -> str |
         return (f"{path.name} is released, but its bytes changed (sha256 {found[:12]}..., pinned "
                 f"{pins[name]['sha256'][:12]}...); released fixtures are immutable: restore it from version control")
     return None
-
-
-def atomic_write(path: Path, text: str) -> None:
-    """Write to a temporary file in the same directory, fsync, then rename over ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="ascii", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def write(spec: FixtureSpec, path: Path | None = None) -> str:

@@ -18,6 +18,7 @@ import unicodedata2
 
 from reference import strict_json
 from reference.errors import ContractError
+from harness.model.unicode_info import is_surrogate
 
 OLDEST = unicodedata.unidata_version
 NEWEST = unicodedata2.unidata_version
@@ -36,7 +37,7 @@ def _props(db: Any, ch: str) -> tuple[Any, ...]:
 def unstable_reason(ch: str) -> str | None:
     """Why ``ch`` may behave differently across the versions in play, or None when it is stable."""
     cp = ord(ch)
-    if 0xD800 <= cp <= 0xDFFF:
+    if is_surrogate(cp):
         return None  # a lone surrogate is a boundary input, not a character: no Unicode data applies
     if unicodedata.category(ch) == "Cn":
         return f"U+{cp:04X} is unassigned in Unicode {OLDEST}"

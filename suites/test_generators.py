@@ -15,6 +15,7 @@ import pytest
 
 from generators import FIXTURES
 from generators import framework
+from harness.model import files
 from generators.framework import release, read_pins, Case, FixtureSpec, GeneratorError, diff, render, write
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -82,7 +83,7 @@ def test_interrupted_write_keeps_old_file(tmp_path: Path, monkeypatch: pytest.Mo
     def interrupt(*args: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(framework.os, fail_at, interrupt)
+    monkeypatch.setattr(files.os, fail_at, interrupt)
     with pytest.raises(KeyboardInterrupt):
         write(_tiny_spec([CASE_A, CASE_B]), path)
     assert path.read_bytes() == before

@@ -9,7 +9,7 @@
 // Request  {"id": <string|integer>, "op": <python op name>, "args": {<python param name>: <host value>}}
 // Response {"id": ..., "ok": <value>} | {"id": ..., "error": {"code": ..., "message": ...}}
 // Batch    {"id": B, "batch": [request, ...]} -> {"id": B, "batch": [response, ...]} (in order)
-// Start    {"id": X, "op": "start", "args": {"protocol": 2, "ops": <op table>}}
+// Start    {"id": X, "op": "start", "args": {"protocol": 2, "ops": <op table>, "codes": [error codes]}}
 //          -> {"id": X, "ok": {"protocol": 2, "name", "version", "language", "unicode", "contracts"}}
 // The harness sends `start` after each start of this process, with the op table of harness/model/registry.py;
 // until then every request is a bad_request, and a package that does not load is found before any
@@ -39,10 +39,8 @@ function setOps(table) {
   OPS = table;
 }
 
-const CODES = new Set([
-  'invalid_text', 'empty_text', 'invalid_json', 'invalid_shape', 'invalid_embedding',
-  'invalid_threshold', 'invalid_mode', 'invalid_force', 'invalid_cap',
-]);
+// The contract's error codes, from the `start` handshake (reference/errors.py is the one list).
+let CODES = new Set();
 
 const TRAP_EXIT_STATUS = 3;
 const LOAD_EXIT_STATUS = 4;
@@ -113,6 +111,10 @@ function handle(mod, request) {
     }
     try {
       setOps(args.ops);
+      if (!Array.isArray(args.codes) || !args.codes.every((c) => typeof c === 'string')) {
+        throw new BadRequest('start needs args.codes, the contract\'s error codes');
+      }
+      CODES = new Set(args.codes);
     } catch (err) {
       if (err instanceof BadRequest) return [badRequest(id, err.message), false];
       throw err;

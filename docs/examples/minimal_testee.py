@@ -12,9 +12,8 @@ import reference  # the implementation this testee serves (any library, in any l
 
 PROTOCOL = 2
 FLOATS = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
-CODES = {"invalid_text", "empty_text", "invalid_json", "invalid_shape", "invalid_embedding",
-         "invalid_threshold", "invalid_mode", "invalid_force", "invalid_cap"}
 ops = {}  # the op table, from `start`
+codes = set()  # the contract's error codes, from `start`
 
 
 def host_value(value):
@@ -43,6 +42,7 @@ def answer(request):
             if args.get("protocol") != PROTOCOL:
                 raise ValueError(f"protocol {args.get('protocol')} is not supported: this testee speaks {PROTOCOL}")
             ops.update(args["ops"])
+            codes.update(args["codes"])
             return {"id": rid, "ok": {"protocol": PROTOCOL, "name": "minimal-testee", "version": "1",
                                       "language": "Python", "unicode": json.loads(reference.unicode_versions()),
                                       "contracts": ["v1"]}}
@@ -57,7 +57,7 @@ def answer(request):
         return {"id": rid, "ok": getattr(reference, request["op"])(**kwargs)}
     except Exception as exc:  # a contract error is "code: detail"; anything else is unexpected
         code = str(exc).split(":", 1)[0]
-        return {"id": rid, "error": {"code": code if code in CODES else "unexpected_exception", "message": str(exc)}}
+        return {"id": rid, "error": {"code": code if code in codes else "unexpected_exception", "message": str(exc)}}
 
 
 for line in sys.stdin:

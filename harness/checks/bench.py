@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from harness.testees import impls
 from harness.fixtures.load import all_cases
+from harness.model.files import atomic_write
 from harness.model.registry import get_op
 
 
@@ -92,7 +93,7 @@ def main(out: Path, min_seconds: float) -> int:
           f"{platform.machine()}")
     print(table(rows))
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"benchmark": "throughput-v1", "python": platform.python_version(),
+    atomic_write(out, json.dumps({"benchmark": "throughput-v1", "python": platform.python_version(),
                                "rows": rows}, indent=2) + "\n")
     print(f"written {out}")
     return 0

@@ -19,6 +19,7 @@ from typing import Any
 import jsonschema
 
 from harness.model import hostvalues
+from harness.model.files import atomic_write
 from harness.model.registry import OPS
 
 from harness.testees.impls import ImplementationUnavailable, declaration, oracle
@@ -173,8 +174,5 @@ def update_from_report(report: dict[str, Any], directory: Path | None = None) ->
         document = {"schema": "expected-divergences-v1", "implementation": impl, "entries": entries}
         text = json.dumps(document, indent=2, ensure_ascii=True) + "\n"
         if not path.exists() or path.read_text() != text:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".json.tmp")
-            tmp.write_text(text, encoding="ascii")
-            tmp.replace(path)
+            atomic_write(path, text)
     return changes

@@ -35,7 +35,7 @@ from harness.model import hostvalues
 from harness.model.compare import parse_result, same_json
 from harness.model.registry import OPS, Op, get_op
 from harness.differential.strategies import NEAR_WHITE_SPACE
-from harness.model.unicode_info import assigned_in, describe, interesting
+from harness.model.unicode_info import assigned_in, describe, has_surrogate, interesting, is_surrogate
 from harness.testees.impls import oracle as oracle_name
 from harness.testees.testee import Testee
 
@@ -91,7 +91,7 @@ def _is_boundary_host_value(param_kind: str, value: Any) -> bool:
     if isinstance(value, int):
         return value < 0 or value >= 2**32
     if isinstance(value, str):
-        return any(0xD800 <= ord(ch) <= 0xDFFF for ch in value)
+        return has_surrogate(value)
     return True
 
 
@@ -130,7 +130,7 @@ def _replace_chars(args: dict[str, Any], predicate: Callable[[str], bool]) -> di
 
 
 def _version_sensitive(ch: str) -> bool:
-    return unstable_reason(ch) is not None and not 0xD800 <= ord(ch) <= 0xDFFF
+    return unstable_reason(ch) is not None and not is_surrogate(ord(ch))
 
 
 def _white_space_like(ch: str) -> bool:
@@ -168,7 +168,7 @@ def _relevant(ch: str, step: str) -> bool:
 def _decomposition_parts() -> frozenset[int]:
     parts = set()
     for cp in range(0x110000):
-        if 0xD800 <= cp <= 0xDFFF:
+        if is_surrogate(cp):
             continue
         decomposition = unicodedata2.decomposition(chr(cp))
         if decomposition and not decomposition.startswith("<"):

@@ -4,12 +4,11 @@ harness/schemas/divergence-report-v1.schema.json)."""
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from harness.model import hostvalues
+from harness.model.files import atomic_write
 from harness.differential.explain import Divergence
 
 SCHEMA = Path(__file__).resolve().parents[1] / "schemas" / "divergence-report-v1.schema.json"
@@ -33,12 +32,7 @@ def document(profile: str, versions: dict[str, dict[str, str]], divergences: lis
 
 
 def write(path: Path, report: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="ascii") as handle:
-        handle.write(json.dumps(report, indent=2, ensure_ascii=True) + "\n")
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, path)
+    atomic_write(path, json.dumps(report, indent=2, ensure_ascii=True) + "\n")
 
 
 def validate(report: dict[str, Any]) -> list[str]:

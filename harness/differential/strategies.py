@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from reference.unicode_data import EDGE_PUNCTUATION, QUOTE_DASH_MAP, WHITE_SPACE
 
 from harness.model.registry import OPS, Op
+from harness.model.unicode_info import is_surrogate
 
 NEAR_WHITE_SPACE = ["\u001c", "\u001d", "\u001e", "\u001f", "\ufeff", "\u180e", "\u200b", "\u200c", "\u2060"]
 LINE_BREAKS = ["\n", "\r", "\r\n", "\u000b", "\u000c", "\u0085", "\u2028", "\u2029"]
@@ -42,7 +43,7 @@ def recent_characters() -> list[str]:
     """Characters assigned after Unicode 14.0 (the reference's case data) up to the NFC data's version."""
     found = []
     for cp in range(0x110000):
-        if 0xD800 <= cp <= 0xDFFF:
+        if is_surrogate(cp):
             continue
         ch = chr(cp)
         if unicodedata.category(ch) == "Cn" and unicodedata2.category(ch) != "Cn":

@@ -20,12 +20,9 @@ from __future__ import annotations
 
 import math
 from typing import Any
+from harness.model.unicode_info import has_surrogate
 
 _FLOAT_NAMES = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
-
-
-def _has_surrogate(text: str) -> bool:
-    return any(0xD800 <= ord(ch) <= 0xDFFF for ch in text)
 
 
 def _utf16_units(text: str) -> list[int]:
@@ -49,7 +46,7 @@ def encode(value: Any) -> Any:
     """A Python host value -> its JSON form."""
     if isinstance(value, float) and not math.isfinite(value):
         return {"$float": "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")}
-    if isinstance(value, str) and _has_surrogate(value):
+    if isinstance(value, str) and has_surrogate(value):
         return {"$utf16": _utf16_units(value)}
     if value is None or isinstance(value, (bool, int, float, str)):
         return value

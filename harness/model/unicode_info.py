@@ -26,13 +26,23 @@ def _ages() -> tuple[str, list[int], list[tuple[int, int, str]]]:
     return document["base"], [r[0] for r in ranges], ranges  # type: ignore[return-value]
 
 
+def is_surrogate(cp: int) -> bool:
+    """A surrogate code point (U+D800..U+DFFF): never a character, only a lone half in a host string."""
+    return 0xD800 <= cp <= 0xDFFF
+
+
+def has_surrogate(text: str) -> bool:
+    """Whether a (Python) string holds a lone surrogate."""
+    return any(is_surrogate(ord(ch)) for ch in text)
+
+
 def age(cp: int) -> str | None:
     """The Unicode version that assigned ``cp`` (base version for anything older), None if unassigned."""
     base, starts, ranges = _ages()
     index = bisect.bisect_right(starts, cp) - 1
     if index >= 0 and ranges[index][0] <= cp <= ranges[index][1]:
         return ranges[index][2]
-    if 0xD800 <= cp <= 0xDFFF:
+    if is_surrogate(cp):
         return None
     return base if unicodedata.category(chr(cp)) != "Cn" else None
 
@@ -49,7 +59,7 @@ def assigned_in(cp: int, version: str) -> bool | None:
 def describe(cp: int, versions: dict[str, dict[str, str]]) -> dict[str, Any]:
     """A report entry for one code point; ``versions`` maps implementation -> its unicode_versions()."""
     ch = chr(cp)
-    surrogate = 0xD800 <= cp <= 0xDFFF
+    surrogate = is_surrogate(cp)
     name = "" if surrogate else unicodedata2.name(ch, "")
     if not name:
         name = "<lone surrogate>" if surrogate else ("<control>" if unicodedata2.category(ch) == "Cc" else "<unnamed>")

@@ -22,6 +22,8 @@ import time
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from reference.errors import CODES
+
 from harness.model import hostvalues
 from harness.testees.errors import ImplementationUnavailable
 from harness.model.registry import OPS
@@ -44,7 +46,10 @@ def op_table() -> dict[str, Any]:
 
 
 def start_request() -> dict[str, Any]:
-    return {"id": _START_ID, "op": "start", "args": {"protocol": PROTOCOL_VERSION, "ops": op_table()}}
+    """The handshake: the protocol version, the op table and the contract's error codes (a testee maps
+    an error message "code: detail" to its code with them)."""
+    return {"id": _START_ID, "op": "start",
+            "args": {"protocol": PROTOCOL_VERSION, "ops": op_table(), "codes": sorted(CODES)}}
 
 
 def _error(code: str, message: str) -> dict[str, Any]:

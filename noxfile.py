@@ -9,9 +9,9 @@
   nox -s build-pyo3       build the PyO3 extension wheel with maturin (build/wheels/)
   nox -s build-wasm       build the Node package of the WASM core (wasm_host/pkg/)
   nox -s fuzz             fuzz for divergences (`-- --minutes N`), minimal explained reports in reports/
-  nox -s plants           plant the divergences of suites/plants.py; the fuzzer must find each in 60 s
+  nox -s plants           plant the divergences of tools/plants.py; the fuzzer must find each in 60 s
   nox -s bench            requests per second (reference, PyO3, WASM testee one-by-one and batched)
-  nox -s mutants          plant the bugs of suites/mutants.py and check that each one is caught
+  nox -s mutants          plant the bugs of tools/mutants.py and check that each one is caught
   nox -s dev              make .venv/ where `python -m harness run --impl NAME` works for every built impl
 """
 
@@ -215,21 +215,21 @@ def fuzz(session: nox.Session) -> None:
 
 @nox.session
 def plants(session: nox.Session) -> None:
-    """Plant the divergences of suites/plants.py; each must be found by the fuzzer within 60 s with its cause."""
+    """Plant the divergences of tools/plants.py; each must be found by the fuzzer within 60 s with its cause."""
     _install_project(session)
     _build_impls(session, list(_declared()))
-    session.run("python", "-m", "suites.plants", *session.posargs)
+    session.run("python", "-m", "tools.plants", *session.posargs)
 
 
 @nox.session
 def mutants(session: nox.Session) -> None:
-    """Plant every bug of suites/mutants.py (reference, Rust core, PyO3 and WASM bindings); fail if one is
+    """Plant every bug of tools/mutants.py (reference, Rust core, PyO3 and WASM bindings); fail if one is
     not caught by the fixture cases it names."""
     _install_project(session)
     _cargo(session)
     session.install("maturin>=1.5,<2")
     _build_wasm(session)  # provisions the wasm toolchain the WASM mutants are built with
-    session.run("python", "-m", "suites.mutants", "--rust", "--wasm", *session.posargs)
+    session.run("python", "-m", "tools.mutants", "--rust", "--wasm", *session.posargs)
 
 
 @nox.session(venv_backend="none")

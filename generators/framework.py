@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES_DIR = ROOT / "fixtures"
 PROMOTED_DIR = Path(__file__).resolve().parent / "promoted"
 PROMOTED_NOTE = "Found by the divergence fuzzer and promoted with `python -m harness promote`."
-SCHEMA_PATH = "schemas/fixture-v1.schema.json"  # relative to fixtures/
+SCHEMA_PATH = "../schemas/fixture-v1.schema.json"  # relative to fixtures/
 PINS_NAME = "released.json"  # beside the fixture files: the released ones and their sha256
 PINS_SCHEMA = "released-fixtures-v1"
 

@@ -18,7 +18,8 @@ import reference
 from generators import framework
 from generators.framework import Case, FixtureSpec
 from harness.fixtures.lint import lint
-from harness.fixtures.load import FIXTURES_DIR, all_cases
+from harness.fixtures.load import all_cases
+from harness.model.paths import SCHEMAS
 from harness.fixtures.runner import run_cases
 from harness.model import registry
 from harness.testees.impls import InProcess
@@ -41,8 +42,9 @@ def shouting(text: object) -> str:
 def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for version in (1, 2):
         monkeypatch.setitem(generators.FIXTURES, f"toy-v{version}", toy_spec(version))
-    shutil.copytree(FIXTURES_DIR / "schemas", tmp_path / "schemas")
-    return tmp_path
+    shutil.copytree(SCHEMAS, tmp_path / "schemas")  # fixtures name their schema as ../schemas/...
+    (tmp_path / "fixtures").mkdir()
+    return tmp_path / "fixtures"
 
 
 def expectations(path: Path) -> list[object]:

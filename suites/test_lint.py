@@ -14,6 +14,7 @@ import pytest
 from generators.framework import canonical
 from harness.fixtures.load import FIXTURES_DIR
 from harness.fixtures.lint import lint
+from harness.model.paths import SCHEMAS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -31,6 +32,7 @@ def test_lint_cli_clean() -> None:
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
     shutil.copytree(FIXTURES_DIR, tmp_path / "fixtures")
+    shutil.copytree(SCHEMAS, tmp_path / "schemas")  # fixtures name their schema as ../schemas/...
     return tmp_path / "fixtures"
 
 

@@ -1,4 +1,4 @@
-"""Every planted bug in suites/mutants.py is caught by the fixture cases it names."""
+"""Every planted bug in tools/mutants.py is caught by the fixture cases it names."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import importlib.util
 
 import pytest
 
-from suites.mutants import REFERENCE_MUTATIONS, Mutation, caught, run_mutation
+from tools.mutants import REFERENCE_MUTATIONS, Mutation, caught, run_mutation
 
 
 @pytest.mark.parametrize("mutation", REFERENCE_MUTATIONS, ids=[m.name for m in REFERENCE_MUTATIONS])

@@ -1,4 +1,4 @@
-"""Regenerate harness/data/unicode-age.json: the Unicode version that assigned each code point
+"""Regenerate data/unicode-age.json: the Unicode version that assigned each code point
 assigned after the interpreter's own Unicode data (14.0.0 for Python 3.11), up to the newest
 unicodedata2 release listed below.
 
@@ -21,7 +21,7 @@ import zipfile
 from pathlib import Path
 
 VERSIONS = ["15.0.0", "15.1.0", "16.0.0", "17.0.0", "18.0.0"]
-OUT = Path(__file__).resolve().parent.parent / "harness" / "data" / "unicode-age.json"
+OUT = Path(__file__).resolve().parent.parent / "data" / "unicode-age.json"
 PROBE = (
     "import sys, unicodedata2 as u; "
     "sys.stdout.write(u.unidata_version + '\\n' + ','.join(str(c) for c in range(0x110000) "

@@ -5,7 +5,7 @@
 //   node wasm_host/testee.js [PKG]   PKG: a package dir (its memgate_wasm.js) or the entry .js file;
 //                                    else $MEMGATE_WASM_PKG, else wasm_host/pkg
 //
-// The protocol is docs/protocol.md (version 2; schema harness/schemas/protocol-v2.schema.json):
+// The protocol is docs/protocol.md (version 2; schema schemas/protocol-v2.schema.json):
 // Request  {"id": <string|integer>, "op": <python op name>, "args": {<python param name>: <host value>}}
 // Response {"id": ..., "ok": <value>} | {"id": ..., "error": {"code": ..., "message": ...}}
 // Batch    {"id": B, "batch": [request, ...]} -> {"id": B, "batch": [response, ...]} (in order)

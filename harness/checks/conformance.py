@@ -2,7 +2,7 @@
 NormalizationTest.txt (the NFC invariants c2 == NFC(c1) == NFC(c2) == NFC(c3), c4 == NFC(c4) ==
 NFC(c5)), and the version skew that reveals.
 
-Only Unicode 15.0.0's file is vendored (suites/data/unicode-15.0.0, from Debian's unicode-data, with
+Only Unicode 15.0.0's file is vendored (data/unicode-15.0.0, from Debian's unicode-data, with
 its license). A failure on a line whose characters were all assigned before the implementation's
 reported normalization version is non-conformance; one that involves characters newer than that
 version is version skew, reported but expected. Characters newer than the file are not covered
@@ -19,8 +19,9 @@ from typing import Any
 
 from harness.model.unicode_info import age
 from harness.testees.testee import Testee
+from harness.model import paths
 
-DATA = Path(__file__).resolve().parents[2] / "suites" / "data"
+DATA = paths.DATA
 DEFAULT_FILE = DATA / "unicode-15.0.0" / "NormalizationTest.txt.bz2"
 
 

@@ -1,7 +1,7 @@
 """``python -m harness selftest --impl NAME``: what an implementer runs on a new testee.
 
 It talks to the testee line by line (an in-process implementation through ``python -m harness run``),
-validates every line it gets back against the protocol's JSON Schema (harness/schemas/protocol-v2
+validates every line it gets back against the protocol's JSON Schema (schemas/protocol-v2
 .schema.json), and checks: the start handshake and self-description; one request per op and a batch,
 answered in order with their ids; bad requests answered ``bad_request``, not a crash; and that the
 harness's client survives the testee dying mid-run (the request reports ``crash``, the next one is
@@ -15,7 +15,6 @@ import os
 import sys
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -24,8 +23,9 @@ from harness.testees.command import PROTOCOL_VERSION, CommandTestee, TesteeProce
 from harness.fixtures.load import all_cases
 from harness.testees.impls import ROOT, Implementation, declaration, get_impl
 from harness.model.registry import OPS
+from harness.model.paths import SCHEMAS
 
-SCHEMA = Path(__file__).resolve().parents[1] / "schemas" / "protocol-v2.schema.json"
+SCHEMA = SCHEMAS / "protocol-v2.schema.json"
 
 
 @dataclass

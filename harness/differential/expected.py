@@ -24,10 +24,11 @@ from harness.model.registry import OPS
 
 from harness.testees.impls import ImplementationUnavailable, declaration, oracle
 from harness.testees.testee import Testee
+from harness.model.paths import SCHEMAS
+from harness.model import paths
 
-ROOT = Path(__file__).resolve().parents[2]
-EXPECTED_DIR = ROOT / "expected"
-SCHEMA = Path(__file__).resolve().parents[1] / "schemas" / "expected-divergences-v1.schema.json"
+EXPECTED_DIR = paths.EXPECTED
+SCHEMA = SCHEMAS / "expected-divergences-v1.schema.json"
 
 
 @dataclass(frozen=True)

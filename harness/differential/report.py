@@ -1,5 +1,5 @@
 """Divergence reports: a readable table on the terminal and a JSON file (schema:
-harness/schemas/divergence-report-v1.schema.json)."""
+schemas/divergence-report-v1.schema.json)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from typing import Any
 from harness.model import hostvalues
 from harness.model.files import atomic_write
 from harness.differential.explain import Divergence
+from harness.model.paths import SCHEMAS
 
-SCHEMA = Path(__file__).resolve().parents[1] / "schemas" / "divergence-report-v1.schema.json"
+SCHEMA = SCHEMAS / "divergence-report-v1.schema.json"
 
 
 def document(profile: str, versions: dict[str, dict[str, str]], divergences: list[Divergence], examples: int,

@@ -7,12 +7,12 @@ import bisect
 import json
 import unicodedata
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
+from harness.model.paths import DATA
 
 import unicodedata2
 
-AGE_TABLE = Path(__file__).resolve().parents[1] / "data" / "unicode-age.json"
+AGE_TABLE = DATA / "unicode-age.json"
 
 
 def _version_key(version: str) -> tuple[int, ...]:

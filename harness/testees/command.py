@@ -1,5 +1,5 @@
 """The client of a command testee: an implementation in another process that speaks the protocol
-(docs/protocol.md, schema harness/schemas/protocol-v2.schema.json) on stdin/stdout.
+(docs/protocol.md, schema schemas/protocol-v2.schema.json) on stdin/stdout.
 
 The client keeps one testee process. After each start it sends the ``start`` handshake (the protocol
 version and the op table) and gets back the testee's self-description; a testee that does not answer,

@@ -1,6 +1,6 @@
 """Implementations as plug-ins: each one is declared once, in ``implementations/<name>.json``.
 
-A declaration (schema ``harness/schemas/implementation-v1.schema.json``) says how to build the
+A declaration (schema ``schemas/implementation-v1.schema.json``) says how to build the
 implementation, how to start it (a Python module called in process, or a command speaking the protocol
 of docs/protocol.md), whether it is the oracle, which contract versions it serves, its deadlines and its
 expected-divergence list. The CLI, the suites, the nox sessions, the surface check and the bench all
@@ -42,10 +42,12 @@ from harness.testees.command import PROTOCOL_VERSION, CommandTestee
 from harness.testees.errors import HARNESS_CODES, ImplementationUnavailable
 from harness.model.registry import OPS, Op, get_op
 from harness.testees.testee import Testee
+from harness.model.paths import SCHEMAS
+from harness.model import paths
 
-ROOT = Path(__file__).resolve().parents[2]
-DECLARATIONS = ROOT / "implementations"
-SCHEMA = Path(__file__).resolve().parents[1] / "schemas" / "implementation-v1.schema.json"
+ROOT = paths.ROOT
+DECLARATIONS = paths.IMPLEMENTATIONS
+SCHEMA = SCHEMAS / "implementation-v1.schema.json"
 EXTRA_ENV = "PARITY_IMPLEMENTATIONS"
 _CODE = re.compile(r"^([a-z_]+):")
 

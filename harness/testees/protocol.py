@@ -1,5 +1,5 @@
 """The one JSON-lines protocol every implementation speaks (docs/protocol.md, version 2; JSON Schema
-harness/schemas/protocol-v2.schema.json).
+schemas/protocol-v2.schema.json).
 
 Start:    ``{"id": X, "op": "start", "args": {"protocol": 2, "ops": <op table>}}`` -> ``{"id": X, "ok":
           <self-description>}`` (protocol, name, version, language, unicode, contracts)

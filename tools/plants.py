@@ -1,6 +1,6 @@
 """Planted divergences: each must be found by the fuzzer within the time budget, with the right cause.
 
-``python -m suites.plants [--seconds 60] [--only TEXT]`` (or ``nox -s plants``) plants each bug in a
+``python -m tools.plants [--seconds 60] [--only TEXT]`` (or ``nox -s plants``) plants each bug in a
 scratch copy, runs ``python -m harness fuzz`` on it, and checks the report for a *new* divergence of
 the expected op and cause. Reports are kept in reports/plants/.
 """
@@ -17,7 +17,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from suites.mutants import REFERENCE_MUTATIONS, RUST_MUTATIONS, ROOT, Mutation, apply
+from tools.mutants import REFERENCE_MUTATIONS, RUST_MUTATIONS, ROOT, Mutation, apply
 
 REPORTS = ROOT / "reports" / "plants"
 
@@ -91,7 +91,7 @@ def _prepare(plant: Plant, scratch: Path) -> tuple[Path, dict[str, str]]:
         glue = pkg / "memgate_wasm.js"
         text = glue.read_text()
         if text.count(CAP_WRAP) != 1:
-            raise AssertionError("the wasm-bindgen glue changed; update CAP_WRAP in suites/plants.py")
+            raise AssertionError("the wasm-bindgen glue changed; update CAP_WRAP in tools/plants.py")
         glue.write_text(text.replace(CAP_WRAP, CAP_WRAP + "    if (typeof cap === 'number') cap = cap >>> 0;\n"))
         env["MEMGATE_WASM_PKG"] = str(pkg)
     env["PYTHONPATH"] = os.pathsep.join(path + [p for p in sys.path[1:] if p])
@@ -115,7 +115,7 @@ def run_plant(plant: Plant, seconds: float) -> tuple[bool, dict, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m suites.plants")
+    parser = argparse.ArgumentParser(prog="python -m tools.plants")
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--only", default=None)
     args = parser.parse_args(argv)

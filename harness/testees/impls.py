@@ -129,21 +129,39 @@ def declaration_dirs() -> list[Path]:
 
 
 def declarations() -> dict[str, Implementation]:
-    """Every declared implementation by name (the project's, then those of PARITY_IMPLEMENTATIONS)."""
-    found: dict[str, Implementation] = {}
+    """Every declared implementation by name (the project's, then those of PARITY_IMPLEMENTATIONS).
+    Read again only when a declaration file or folder changes (the harness asks for them per example)."""
+    return dict(_declarations(_fingerprint()))
+
+
+def _fingerprint() -> tuple[tuple[str, int, int], ...]:
+    """Each declaration file with its mtime and size (-1, -1: a folder that does not exist)."""
+    found: list[tuple[str, int, int]] = []
     for directory in declaration_dirs():
         if not directory.is_dir():
-            raise DeclarationError(f"{directory}: no such folder of implementation declarations")
+            found.append((str(directory), -1, -1))
+            continue
         for path in sorted(directory.glob("*.json")):
-            declared = _load(path)
-            if declared.name in found:
-                raise DeclarationError(f"{path}: implementation {declared.name!r} is already declared in "
-                                       f"{found[declared.name].source}")
-            found[declared.name] = declared
+            stat = path.stat()
+            found.append((str(path), stat.st_mtime_ns, stat.st_size))
+    return tuple(found)
+
+
+@lru_cache(maxsize=16)
+def _declarations(fingerprint: tuple[tuple[str, int, int], ...]) -> tuple[tuple[str, Implementation], ...]:
+    found: dict[str, Implementation] = {}
+    for name, mtime, _ in fingerprint:
+        if mtime == -1:
+            raise DeclarationError(f"{name}: no such folder of implementation declarations")
+        declared = _load(Path(name))
+        if declared.name in found:
+            raise DeclarationError(f"{name}: implementation {declared.name!r} is already declared in "
+                                   f"{found[declared.name].source}")
+        found[declared.name] = declared
     oracles = [d.name for d in found.values() if d.oracle]
     if len(oracles) != 1:
         raise DeclarationError(f"exactly one implementation must be the oracle; declared: {oracles or 'none'}")
-    return found
+    return tuple(found.items())
 
 
 def names() -> list[str]:

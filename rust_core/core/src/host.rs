@@ -240,6 +240,76 @@ pub fn build_dedup_context(
     )
 }
 
+// --- the ops by name ---------------------------------------------------------------------------------
+
+/// One op as a caller that dispatches by name sees it: its contract (Python) name, its parameter names
+/// in signature order, and how many of them are required.
+pub struct OpSignature {
+    pub name: &'static str,
+    pub params: &'static [&'static str],
+    pub required: usize,
+}
+
+/// Every op of contract v1 (and the diagnostic `unicode_nfc`), in the order of harness/model/registry.py.
+pub const OPS: &[OpSignature] = &[
+    OpSignature {
+        name: "normalize_fact_text",
+        params: &["text"],
+        required: 1,
+    },
+    OpSignature {
+        name: "decide_write",
+        params: &[
+            "text",
+            "embedding_json",
+            "candidates_json",
+            "threshold",
+            "mode",
+            "force",
+        ],
+        required: 3,
+    },
+    OpSignature {
+        name: "build_dedup_context",
+        params: &["topical_json", "pinned_json", "recent_json", "cap"],
+        required: 3,
+    },
+    OpSignature {
+        name: "unicode_versions",
+        params: &[],
+        required: 0,
+    },
+    OpSignature {
+        name: "unicode_nfc",
+        params: &["text"],
+        required: 1,
+    },
+];
+
+/// Call the op `name` with one host value per parameter of its signature, in order (`Omitted` for an
+/// optional one not given). `None` for an unknown op or a wrong number of values.
+pub fn call(name: &str, args: Vec<HostValue<'_>>) -> Option<Result<String, Error>> {
+    let mut args = args.into_iter();
+    let result = match name {
+        "normalize_fact_text" => normalize_fact_text(args.next()?),
+        "unicode_nfc" => unicode_nfc(args.next()?),
+        "unicode_versions" => Ok(crate::unicode_versions()),
+        "decide_write" => decide_write(
+            args.next()?,
+            args.next()?,
+            args.next()?,
+            args.next()?,
+            args.next()?,
+            args.next()?,
+        ),
+        "build_dedup_context" => {
+            build_dedup_context(args.next()?, args.next()?, args.next()?, args.next()?)
+        }
+        _ => return None,
+    };
+    args.next().is_none().then_some(result)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -358,6 +428,18 @@ mod tests {
             normalize_fact_text(units(&[0x41, 0x20])),
             Ok("a".to_string())
         );
+    }
+
+    #[test]
+    fn every_op_of_the_table_is_callable_by_name() {
+        for op in OPS {
+            let args = op.params.iter().map(|_| HostValue::Omitted).collect();
+            assert!(call(op.name, args).is_some(), "{}", op.name);
+            assert!(op.required <= op.params.len());
+        }
+        assert!(call("nope", vec![]).is_none());
+        assert!(call("normalize_fact_text", vec![]).is_none());
+        assert!(call("unicode_versions", vec![HostValue::Omitted]).is_none());
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use memgate_core::host::{self, HostValue};
-use memgate_core::{Error, ErrorCode};
+use memgate_core::ErrorCode;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -118,62 +118,29 @@ impl std::fmt::Display for Outcome {
     }
 }
 
-fn run_case(op: &str, args: &RawArgs<'_>) -> Result<Outcome, String> {
-    let done = |r: Result<String, Error>, parse: bool| -> Result<Outcome, String> {
-        match r {
-            Ok(s) if parse => serde_json::from_str(&s)
-                .map(Outcome::Result)
-                .map_err(|e| format!("output is not JSON ({e}): {s}")),
-            Ok(s) => Ok(Outcome::Result(Value::String(s))),
-            Err(e) => {
-                let shown = e.to_string();
-                if !shown.starts_with(&format!("{}: ", e.code.as_str())) {
-                    return Err(format!(
-                        "error message does not start with its code: {shown}"
-                    ));
-                }
-                Ok(Outcome::Error(e.code.as_str().to_string()))
+/// Run one case through the core's op table (`memgate_core::host::OPS`): generic over the ops, so a new
+/// op needs no change here. A result is compared as parsed JSON when the expectation is an object.
+fn run_case(op: &str, args: &RawArgs<'_>, json_result: bool) -> Result<Outcome, String> {
+    let signature = host::OPS
+        .iter()
+        .find(|s| s.name == op)
+        .ok_or_else(|| format!("unknown op {op:?}"))?;
+    let values = Args::new(args, signature.params)?.values(signature.required)?;
+    match host::call(op, values).ok_or_else(|| format!("{op}: wrong arguments"))? {
+        Ok(s) if json_result => serde_json::from_str(&s)
+            .map(Outcome::Result)
+            .map_err(|e| format!("output is not JSON ({e}): {s}")),
+        Ok(s) => Ok(Outcome::Result(Value::String(s))),
+        Err(e) => {
+            let shown = e.to_string();
+            if !shown.starts_with(&format!("{}: ", e.code.as_str())) {
+                return Err(format!(
+                    "error message does not start with its code: {shown}"
+                ));
             }
+            Ok(Outcome::Error(e.code.as_str().to_string()))
         }
-    };
-    match op {
-        "normalize_fact_text" => {
-            let [text] = take(Args::new(args, &["text"])?.values(1)?)?;
-            done(host::normalize_fact_text(text), false)
-        }
-        "decide_write" => {
-            const PARAMS: &[&str] = &[
-                "text",
-                "embedding_json",
-                "candidates_json",
-                "threshold",
-                "mode",
-                "force",
-            ];
-            let [text, embedding, candidates, threshold, mode, force] =
-                take(Args::new(args, PARAMS)?.values(3)?)?;
-            done(
-                host::decide_write(text, embedding, candidates, threshold, mode, force),
-                true,
-            )
-        }
-        "build_dedup_context" => {
-            const PARAMS: &[&str] = &["topical_json", "pinned_json", "recent_json", "cap"];
-            let [topical, pinned, recent, cap] = take(Args::new(args, PARAMS)?.values(3)?)?;
-            done(
-                host::build_dedup_context(topical, pinned, recent, cap),
-                false,
-            )
-        }
-        other => Err(format!("unknown op {other:?}")),
     }
-}
-
-/// The values as an array of exactly `N` (one per parameter).
-fn take<const N: usize>(values: Vec<HostValue<'_>>) -> Result<[HostValue<'_>; N], String> {
-    values
-        .try_into()
-        .map_err(|v: Vec<_>| format!("expected {N} parameters, got {}", v.len()))
 }
 
 /// A fixture file: its cases, each with its arguments as raw literals (fields not named are ignored).
@@ -298,7 +265,8 @@ fn check_file(path: &Path, failures: &mut String) -> usize {
                 continue;
             }
         };
-        let got = match run_case(op, args) {
+        let json_result = matches!(&expected, Outcome::Result(Value::Object(_)));
+        let got = match run_case(op, args, json_result) {
             Ok(o) => o,
             Err(why) => {
                 let _ = writeln!(failures, "{name}/{id}: {why}");

@@ -28,43 +28,63 @@ WASM_PKG = impls.ROOT / "wasm_host" / "pkg"
 PKG_ENTRY = "memgate_wasm.js"
 TESTEE_JS = impls.ROOT / "wasm_host" / "testee.js"
 
-DOUBLE = r'''
+DOUBLE = r"""
 import json, os, sys, time
-for line in sys.stdin:
-    request = json.loads(line)
+
+def out(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+def answer(request):
+    # (response, trapped); "crash" dies without answering, "hang" never answers
     rid = request["id"]
     if request["op"] == "start":
         version = int(os.environ.get("DOUBLE_PROTOCOL", request["args"]["protocol"]))
-        answer = {"id": rid, "ok": {"protocol": version, "name": "double", "version": "0", "language": "Python",
-                                    "unicode": {}, "contracts": ["v1"]}}
+        return {"id": rid, "ok": {"protocol": version, "name": "double", "version": "0", "language": "Python",
+                                  "unicode": {}, "contracts": ["v1"]}}, False
+    text = request["args"].get("text")
+    if text == "crash":
+        sys.stderr.write("double: dying on purpose\n"); sys.stderr.flush()
+        os._exit(1)
+    if text == "hang":
+        time.sleep(3600)
+    if text == "trap":
+        sys.stderr.write("double: trapped\n"); sys.stderr.flush()
+        return {"id": rid, "error": {"code": "crash", "message": "WebAssembly trap: RuntimeError: unreachable"}}, True
+    if text == "contract":
+        return {"id": rid, "error": {"code": "invalid_text", "message": "invalid_text: no"}}, False
+    if text == "tagged":
+        return {"id": rid, "ok": {"$utf16": [97, 0xD800]}}, False
+    return {"id": rid, "ok": "%d:%s" % (os.getpid(), text)}, False
+
+for line in sys.stdin:
+    request = json.loads(line)
+    if "batch" in request:
+        if os.environ.get("DOUBLE_BATCHES") == "0":
+            out({"id": request["id"], "error": {"code": "bad_request", "message": "no batches here"}})
+            continue
+        answers = []
+        for item in request["batch"]:
+            response, trapped = answer(item)
+            answers.append(response)
+            if trapped:
+                break
+        out({"id": request["id"], "batch": answers})
     else:
-        text = request["args"].get("text")
-        if text == "crash":
-            sys.stderr.write("double: dying on purpose\n"); sys.stderr.flush()
-            os._exit(1)
-        if text == "hang":
-            time.sleep(3600)
-        if text == "trap":
-            sys.stdout.write(json.dumps({"id": rid, "error": {"code": "crash",
-                             "message": "WebAssembly trap: RuntimeError: unreachable"}}) + "\n")
-            sys.stdout.flush()
-            sys.stderr.write("double: trapped\n"); sys.stderr.flush()
-            os._exit(3)
-        if text == "contract":
-            answer = {"id": rid, "error": {"code": "invalid_text", "message": "invalid_text: no"}}
-        elif text == "tagged":
-            answer = {"id": rid, "ok": {"$utf16": [97, 0xD800]}}
-        else:
-            answer = {"id": rid, "ok": "%d:%s" % (os.getpid(), text)}
-    sys.stdout.write(json.dumps(answer) + "\n")
-    sys.stdout.flush()
-'''
+        response, trapped = answer(request)
+        out(response)
+    if trapped:
+        os._exit(3)
+"""
 
 
-@pytest.fixture()
-def double(tmp_path: Path):  # type: ignore[no-untyped-def]
+@pytest.fixture(params=["batches", "lines"])
+def double(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """A testee double that takes the protocol's batch lines ("batches") or refuses them ("lines": the
+    client then sends one request per line)."""
     script = tmp_path / "double.py"
     script.write_text(DOUBLE, encoding="utf-8")
+    monkeypatch.setenv("DOUBLE_BATCHES", "1" if request.param == "batches" else "0")
     testees = []
 
     def make(timeout: float = 5.0, **kwargs: Any) -> CommandTestee:
@@ -72,6 +92,7 @@ def double(tmp_path: Path):  # type: ignore[no-untyped-def]
         testees.append(testee)
         return testee
 
+    make.batches = request.param == "batches"  # type: ignore[attr-defined]
     yield make
     for testee in testees:
         testee.close()
@@ -103,7 +124,9 @@ def test_crash_reports_that_request_and_restarts(double) -> None:  # type: ignor
     assert "dying on purpose" in responses[2]["error"]["message"]
     assert [r["ok"].split(":", 1)[1] for i, r in enumerate(responses) if i != 2] == ["a", "b", "c", "d"]
     assert pid_of(responses[0]) == pid_of(responses[1]) != pid_of(responses[3]) == pid_of(responses[4])
-    assert testee.restarts == 1
+    # A batch that dies unanswered is sent again one request per line, which names the culprit.
+    assert testee.restarts == (2 if double.batches else 1)
+    assert testee.batch_form == double.batches
     # The fresh process keeps working, and a crash on a single call is reported too.
     assert testee.call("normalize_fact_text", {"text": "crash"})["error"]["code"] == "crash"
     assert "ok" in testee.call("normalize_fact_text", {"text": "e"})
@@ -115,10 +138,10 @@ def test_hang_is_a_timeout_within_the_deadline(double) -> None:  # type: ignore[
     responses = testee.call_batch(batch(["a", "hang", "b", "c"]))
     elapsed = time.monotonic() - started
     assert responses[1]["error"]["code"] == "timeout"
-    assert elapsed < 5, elapsed
+    assert elapsed < 6, elapsed  # the batch's deadline, then the request's
     assert [r["ok"].split(":", 1)[1] for i, r in enumerate(responses) if i != 1] == ["a", "b", "c"]
     assert pid_of(responses[0]) != pid_of(responses[2])
-    assert testee.restarts == 1
+    assert testee.restarts == (2 if double.batches else 1)
 
 
 def test_trap_answer_then_exit(double) -> None:  # type: ignore[no-untyped-def]
@@ -270,7 +293,9 @@ def test_testee_js_maps_errors_traps_and_args(fake_pkg: Path, monkeypatch) -> No
         assert r[3]["error"]["code"] == "crash" and "trap" in r[3]["error"]["message"]
         assert r[5]["error"]["code"] == "crash" and "status 9" in r[5]["error"]["message"]
         pids = [r[i]["ok"].split(":")[0] for i in (0, 4, 6)]
-        assert len(set(pids)) == 3 and testee.restarts == 2
+        # Batch lines: the trap ends its batch (1 restart); the exit kills the next batch unanswered, which
+        # is then sent one request per line (2 more: the batch's process, then the culprit's).
+        assert len(set(pids)) == 3 and testee.restarts == 3 and testee.batch_form
         assert json.loads(r[7]["ok"]) == ["t", "e", "c", "<undefined>", "<undefined>", True]
         assert json.loads(r[8]["ok"]) == ["t", "e", "c", None, None]  # Infinity -> null in JSON.stringify
         assert json.loads(r[9]["ok"]) == [3, "a", "b", "c"]  # trailing omitted args are not passed

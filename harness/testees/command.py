@@ -4,11 +4,11 @@
 The client keeps one testee process. After each start it sends the ``start`` handshake (the protocol
 version and the op table) and gets back the testee's self-description; a testee that does not answer,
 answers with another protocol version or dies is unavailable, with a clear message. It then sends
-requests (one, or a whole batch before reading), matches the answers by id, and survives a bad input:
-when the process exits (``crash``), traps (the testee answers ``crash`` and exits) or does not answer
-within the per-request deadline (``timeout``: the process is killed), THAT request is reported with the
-harness code, the process is restarted and the rest of the batch is sent again. A run is never aborted
-or hung by one input.
+requests (one per line, or many as the protocol's batch lines), matches the answers by id, and survives
+a bad input: when the process exits (``crash``), traps (the testee answers ``crash`` and exits) or does
+not answer within its deadline (``timeout``: the process is killed), THAT request is reported with the
+harness code (a batch that died unanswered is sent again one request per line to find it), the process
+is restarted and the rest is sent again. A run is never aborted or hung by one input.
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ from harness.model.registry import OPS
 
 PROTOCOL_VERSION = 2
 DEFAULT_TIMEOUT = 10.0  # seconds per request
+BATCH = 1000  # requests per batch line
+BATCH_SECONDS_PER_REQUEST = 0.05  # a batch's deadline: the request deadline plus this per request
 STARTUP_TIMEOUT = 30.0  # seconds for the handshake after a start
 
 _START_ID = "__start__"
@@ -186,6 +188,7 @@ class CommandTestee:
         self._env = env
         self._cwd = Path(cwd) if cwd is not None else None
         self.restarts = 0  # how many times a dead, trapped or hung process was replaced
+        self.batch_form = True  # send batches as the protocol's batch lines (until a testee refuses them)
         self._next_id = 0
         self._proc: TesteeProcess | None = None
         self._start(first=True)
@@ -302,15 +305,74 @@ class CommandTestee:
             except TypeError as exc:
                 results[index] = _error("bad_request", f"cannot encode the arguments: {exc}")
         pending = [i for i in range(len(calls)) if results[i] is None]
-        while pending:
+        single: list[int] = []  # requests to send one per line (to find which one killed a batch)
+        while pending or single:
             if self._proc is None:
                 failure = self._restart()
                 if failure is not None:
-                    for index in pending:
+                    for index in single + pending:
                         results[index] = _error("crash", f"the testee could not be restarted: {failure}")
                     break
-            pending = self._run(pending, encoded, results)
+            if single:
+                single = self._run(single, encoded, results)
+            elif self.batch_form and len(pending) > 1:
+                pending, single = self._run_batch(pending, encoded, results)
+            else:
+                pending = self._run(pending, encoded, results)
         return [r if r is not None else _error("crash", "no answer") for r in results]
+
+    def _run_batch(self, pending: list[int], encoded: dict[int, dict[str, Any]],
+                   results: list[dict[str, Any] | None]) -> tuple[list[int], list[int]]:
+        """Send up to BATCH of ``pending`` as one batch line and read its answer. Returns (the indexes
+        still to send as batches, the indexes to send one by one first). A testee that died or hung on
+        the batch is replaced and that batch goes one request per line, which names the culprit; a trap
+        answers the requests up to it, the last one `crash`; a testee without batches is driven one
+        request per line from then on."""
+        proc = self._proc
+        assert proc is not None
+        chunk, rest = pending[:BATCH], pending[BATCH:]
+        ids: dict[Any, int] = {}
+        items = []
+        for index in chunk:
+            ids[self._next_id] = index
+            items.append({"id": self._next_id, **encoded[index]})
+            self._next_id += 1
+        batch_id = f"batch-{self._next_id}"
+        proc.send([self._encode({"id": batch_id, "batch": items})])
+        deadline = time.monotonic() + self.timeout + BATCH_SECONDS_PER_REQUEST * len(chunk)
+        while True:
+            line = proc.next_line(deadline)
+            if line == "timeout" or line is None:
+                proc.kill()
+                self._proc = None
+                return rest, chunk
+            assert isinstance(line, bytes)
+            message = self._parse(line)
+            if message is not None and message.get("id") == batch_id:
+                break
+        answers = message.get("batch")
+        if not isinstance(answers, list):
+            self.batch_form = False  # e.g. bad_request: this testee does not take batches
+            return chunk + rest, []
+        answered = set()
+        trapped = False
+        for answer in answers:
+            index = ids.get(answer.get("id")) if isinstance(answer, dict) else None
+            if index is None or index in answered:
+                continue
+            response = self._response(answer)
+            results[index] = response
+            answered.add(index)
+            trapped = trapped or ("error" in response and response["error"]["code"] == "crash")
+        if trapped:
+            tail = proc.stderr_text() if proc.exit_status(wait=1.0) is not None else ""
+            for index in answered:
+                error = results[index].get("error") if results[index] else None
+                if error and error["code"] == "crash" and tail:
+                    error["message"] += tail
+            proc.kill()
+            self._proc = None
+        return [i for i in chunk if i not in answered] + rest, []
 
     def _run(self, pending: list[int], encoded: dict[int, dict[str, Any]],
              results: list[dict[str, Any] | None]) -> list[int]:

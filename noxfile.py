@@ -105,6 +105,8 @@ def _build_impls(session: nox.Session, names: list[str], python: str | None = No
     """Run each implementation's declared build commands (from the project root), after checking that
     the program its start command needs is on PATH."""
     python = python or str(Path(session.bin) / "python")
+    # As in an activated virtualenv: the interpreter's scripts (maturin, ...) come first on PATH.
+    env = {**_toolchain_env(), "PATH": os.pathsep.join([str(Path(python).parent), os.environ.get("PATH", "")])}
     declared = _declared()
     for name in names:
         declaration = declared[name]
@@ -113,7 +115,7 @@ def _build_impls(session: nox.Session, names: list[str], python: str | None = No
             session.error(f"{name}: `{program}` is not on PATH; {declaration['hint']}")
         for command in declaration["build"]:
             expanded = [token.replace("{python}", python).replace("{root}", str(ROOT)) for token in command]
-            session.run(*expanded, env=_toolchain_env(), external=True)
+            session.run(*expanded, env=env, external=True)
 
 
 def _impls_from_posargs(session: nox.Session) -> list[str]:

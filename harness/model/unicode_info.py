@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import re
 import unicodedata
 from functools import lru_cache
 from typing import Any
@@ -31,9 +32,12 @@ def is_surrogate(cp: int) -> bool:
     return 0xD800 <= cp <= 0xDFFF
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def has_surrogate(text: str) -> bool:
     """Whether a (Python) string holds a lone surrogate."""
-    return any(is_surrogate(ord(ch)) for ch in text)
+    return _SURROGATE.search(text) is not None
 
 
 def age(cp: int) -> str | None:

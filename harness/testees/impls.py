@@ -28,6 +28,7 @@ import os
 import platform
 import re
 import sys
+import time
 from importlib import metadata
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -40,6 +41,7 @@ from reference.errors import CODES
 
 from harness.testees.command import PROTOCOL_VERSION, CommandTestee
 from harness.testees.errors import HARNESS_CODES, ImplementationUnavailable
+from harness.model import hostvalues
 from harness.model.registry import OPS, Op, get_op
 from harness.testees.testee import Testee
 from harness.model.paths import SCHEMAS
@@ -74,6 +76,11 @@ class Implementation:
     request_deadline: float
     hint: str
     source: Path  # the declaration file
+    host_strings: str = "code-points"  # "utf-16": a high surrogate then a low one is a pair there
+
+    def can_express(self, args: dict[str, Any]) -> bool:
+        """Whether every argument arrives in its host as the same value (see hostvalues.utf16_merges)."""
+        return self.host_strings != "utf-16" or not any(hostvalues.utf16_merges(v) for v in args.values())
 
     @property
     def in_process(self) -> bool:
@@ -115,6 +122,7 @@ def _load(path: Path) -> Implementation:
         request_deadline=float(data["deadlines"]["request"]),
         hint=data["hint"],
         source=path,
+        host_strings=data.get("host_strings", "code-points"),
     )
 
 
@@ -131,7 +139,16 @@ def declaration_dirs() -> list[Path]:
 def declarations() -> dict[str, Implementation]:
     """Every declared implementation by name (the project's, then those of PARITY_IMPLEMENTATIONS).
     Read again only when a declaration file or folder changes (the harness asks for them per example)."""
-    return dict(_declarations(_fingerprint()))
+    now, extra = time.monotonic(), os.environ.get(EXTRA_ENV, "")
+    # The harness asks per comparison: look at the files at most once a second (at once when the
+    # extra folders change).
+    if now - _CHECKED[0] > _RECHECK_SECONDS or extra != _CHECKED[1]:
+        _CHECKED[:] = [now, extra, _fingerprint()]
+    return dict(_declarations(_CHECKED[2]))
+
+
+_RECHECK_SECONDS = 1.0
+_CHECKED: list[Any] = [-1e9, None, ()]
 
 
 def _fingerprint() -> tuple[tuple[str, int, int], ...]:

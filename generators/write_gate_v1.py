@@ -19,6 +19,9 @@ NOTES = {
     "edge-punctuation": "Punctuation stripped (or not) at the ends (step 7).",
     "host-type": "A host value of the wrong type for its parameter.",
     "lone-surrogate": "A host string holding a lone surrogate (not Unicode scalar values).",
+    "utf16-inexpressible": "A high lone surrogate directly followed by a low one: two code points in a code-point "
+                           "host (Python), but one valid pair in a UTF-16 host (JavaScript), which cannot hold the "
+                           "input; implementations declared with UTF-16 host strings skip the case, counted.",
     "strict-json": "A JSON text that RFC 8259 or the contract's strict rules reject or accept at the edge.",
     "validation-order": "Several arguments are invalid: the first in signature order decides the code.",
     "mode-table": "A row of the decide_write mode table.",
@@ -169,6 +172,10 @@ def _normalize_cases(c: CaseList) -> None:
     c.add("norm-error-lone-low-surrogate", NORM, "A lone low surrogate is not text.", "lone-surrogate", text="\udc00")
     c.add("norm-error-reversed-pair", NORM, "A low then a high surrogate are two lone surrogates.", "lone-surrogate",
           text="x\udc00\ud800")
+    c.add("norm-error-adjacent-high-low-surrogates", NORM,
+          "A high then a low lone surrogate in a Python str are two lone surrogates, never paired into U+10000 "
+          "(the sweep found the PyO3 binding pairing them through UTF-16).", "lone-surrogate utf16-inexpressible",
+          text="x\ud800\udc00")
     for value, slug in [(42, "int"), (None, "null"), (True, "bool"), (1.5, "float")]:
         c.add(f"norm-error-host-{slug}", NORM, f"A {slug} is not a string.", "host-type", text=value)
 
@@ -385,6 +392,10 @@ def _error_cases(c: CaseList) -> None:
     c.add("gate-error-json-raw-lone-surrogate", GATE, "A raw lone surrogate in the host string of a JSON argument.",
           "strict-json lone-surrogate", text="t", embedding_json="null",
           candidates_json='[{"id":"a","text":"x\ud800"}]')
+    c.add("gate-error-json-raw-adjacent-high-low-surrogates", GATE,
+          "A high then a low lone surrogate raw in the host string of a JSON argument: two lone surrogates.",
+          "strict-json lone-surrogate utf16-inexpressible", text="t", embedding_json="null",
+          candidates_json='[{"id":"a","text":"x\ud800\udc00"}]')
     c.add("gate-error-json-escaped-lone-surrogate", GATE, "An escape that decodes to a lone surrogate.",
           "strict-json", text="t", embedding_json="null", candidates_json='[{"id":"a","text":"x\\ud800"}]')
     c.add("gate-error-json-escaped-reversed-pair", GATE, "A low then a high surrogate escape: two lone surrogates.",

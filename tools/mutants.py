@@ -126,6 +126,16 @@ RUST_MUTATIONS = [
              "    u32::try_from(v).map_err(|_| cap_error(v))\n",
              "    if v < i128::MAX {\n        return Ok(v as u32);\n    }\n    u32::try_from(v).map_err(|_| cap_error(v))\n",
              ("dedup-context-v1/ctx-error-cap-negative", "dedup-context-v1/ctx-error-cap-two-pow-32")),
+    # What the sweep found in the PyO3 binding (a str's code points read as UTF-16): a high lone
+    # surrogate followed by a low one became U+10000.
+    Mutation("code-points-paired-as-utf16", "rust_core/core/src/host.rs",
+             "    let mut out = String::with_capacity(points.len());\n",
+             "    let units: Vec<u16> = points.iter().map(|&p| p as u16).collect();\n"
+             "    if points.iter().all(|&p| p <= 0xFFFF) {\n        if let Ok(s) = String::from_utf16(&units) {\n"
+             "            return Ok(s);\n        }\n    }\n"
+             "    let mut out = String::with_capacity(points.len());\n",
+             ("write-gate-v1/norm-error-adjacent-high-low-surrogates",
+              "write-gate-v1/gate-error-json-raw-adjacent-high-low-surrogates")),
     # Binding-only: the Rust fixture test drives the core, not the PyO3 crate, so only Python sees it.
     Mutation("pyo3-cap-as-usize-unchecked", "rust_core/python/src/lib.rs",
              "    cap: HostArg<'py>,\n) -> PyResult<String> {",

@@ -54,7 +54,8 @@ function isPlainObject(value) {
 }
 
 // harness/model/hostvalues.py: plain JSON scalars and arrays, {"$float": "NaN"|"Infinity"|"-Infinity"},
-// {"$utf16": [code units]} (lone surrogates allowed), {"$object": {...}} (an object).
+// {"$utf16": [code units]} (lone surrogates allowed), {"$codepoints": [code points]} (refused when a high
+// surrogate is directly followed by a low one: not expressible here), {"$object": {...}} (an object).
 const FLOATS = { NaN: NaN, Infinity: Infinity, '-Infinity': -Infinity };
 
 function decodeHostValue(value, name) {
@@ -73,6 +74,21 @@ function decodeHostValue(value, name) {
       for (let i = 0; i < value.$utf16.length; i += 8192) {
         text += String.fromCharCode(...value.$utf16.slice(i, i + 8192));
       }
+      return text;
+    }
+    if (keys.length === 1 && keys[0] === '$codepoints' && Array.isArray(value.$codepoints) &&
+        value.$codepoints.every((p) => Number.isInteger(p) && p >= 0 && p <= 0x10ffff)) {
+      // A code-point string; a high surrogate directly followed by a low one would become one valid
+      // pair in a JavaScript string: a different value, so this host cannot take it.
+      const points = value.$codepoints;
+      for (let i = 0; i + 1 < points.length; i++) {
+        if (points[i] >= 0xd800 && points[i] <= 0xdbff && points[i + 1] >= 0xdc00 && points[i + 1] <= 0xdfff) {
+          throw new BadRequest(`argument ${name}: code points ${i} and ${i + 1} are a high and a low surrogate, ` +
+                               'which a JavaScript string can only hold as one valid pair');
+        }
+      }
+      let text = '';
+      for (const p of points) text += p >= 0xd800 && p <= 0xdfff ? String.fromCharCode(p) : String.fromCodePoint(p);
       return text;
     }
     if (keys.length === 1 && keys[0] === '$object' && isPlainObject(value.$object)) {

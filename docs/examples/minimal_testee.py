@@ -17,7 +17,7 @@ codes = set()  # the contract's error codes, from `start`
 
 
 def host_value(value):
-    """docs/protocol.md, host values: JSON scalars and arrays, $float, $utf16, $object."""
+    """docs/protocol.md, host values: JSON scalars and arrays, $float, $utf16, $codepoints, $object."""
     if isinstance(value, list):
         return [host_value(v) for v in value]
     if isinstance(value, dict):
@@ -26,6 +26,8 @@ def host_value(value):
             return FLOATS[inner]
         if tag == "$utf16":
             return b"".join(u.to_bytes(2, "little") for u in inner).decode("utf-16-le", "surrogatepass")
+        if tag == "$codepoints":  # a Python str holds any code point; a UTF-16 host would refuse some
+            return "".join(map(chr, inner))
         if tag == "$object":
             return {k: host_value(v) for k, v in inner.items()}
         raise ValueError(f"not a host value: {value}")

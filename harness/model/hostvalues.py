@@ -10,6 +10,10 @@ unambiguous):
 * ``{"$utf16": [55296, 97]}``: a string given as UTF-16 code units, used when it holds a lone
   surrogate. Fixture files stay readable by strict parsers (serde_json) that refuse lone-surrogate
   escapes;
+* ``{"$codepoints": [55296, 56320]}``: a string given as code points, used when a high lone surrogate
+  is directly followed by a low one. In UTF-16 those two halves would read as one valid pair (a
+  different string), so ``$utf16`` cannot carry them; a UTF-16 host cannot hold such a string at all
+  (its testee answers ``bad_request``, and the harness does not send it there: Implementation.can_express);
 * ``{"$object": {"key": <host value>, ...}}``: an object (a Python dict, a JavaScript object).
 
 This module is the codec's Python side; wasm_host/testee.js and rust_core/fixture-tests decode the
@@ -47,6 +51,8 @@ def encode(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return {"$float": "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")}
     if isinstance(value, str) and has_surrogate(value):
+        if utf16_merges(value):
+            return {"$codepoints": [ord(ch) for ch in value]}
         return {"$utf16": _utf16_units(value)}
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
@@ -66,13 +72,33 @@ def decode(value: Any) -> Any:
             units = value["$utf16"]
             if all(isinstance(u, int) and not isinstance(u, bool) and 0 <= u <= 0xFFFF for u in units):
                 return _from_utf16(units)
+        if len(value) == 1 and "$codepoints" in value and isinstance(value["$codepoints"], list):
+            points = value["$codepoints"]
+            if all(isinstance(p, int) and not isinstance(p, bool) and 0 <= p <= 0x10FFFF for p in points):
+                return "".join(map(chr, points))
         if len(value) == 1 and "$object" in value and isinstance(value["$object"], dict):
             return {key: decode(item) for key, item in value["$object"].items()}
-        raise ValueError(f"not a host value: {value!r} (objects must be {{'$float': ...}}, {{'$utf16': [...]}} "
-                         "or {'$object': {...}})")
+        raise ValueError(f"not a host value: {value!r} (objects must be {{'$float': ...}}, {{'$utf16': [...]}}, "
+                         "{'$codepoints': [...]} or {'$object': {...}})")
     if isinstance(value, list):
         return [decode(item) for item in value]
     return value
+
+
+def utf16_merges(value: Any) -> bool:
+    """Whether a host value holds a string where a high surrogate is directly followed by a low one.
+
+    In Python these are two lone surrogates (not text); in a UTF-16 host (JavaScript) the same code
+    units are one valid pair, i.e. a different value. Such an input cannot be expressed there.
+    """
+    if isinstance(value, str):
+        return any(0xD800 <= ord(a) <= 0xDBFF and 0xDC00 <= ord(b) <= 0xDFFF for a, b in zip(value, value[1:])) \
+            if has_surrogate(value) else False
+    if isinstance(value, (list, tuple)):
+        return any(utf16_merges(item) for item in value)
+    if isinstance(value, dict):
+        return any(utf16_merges(k) or utf16_merges(v) for k, v in value.items())
+    return False
 
 
 def encode_args(args: dict[str, Any]) -> dict[str, Any]:

@@ -25,6 +25,10 @@ pub enum HostValue<'a> {
     /// A host string that may not be well formed, as UTF-16 code units (a lone surrogate is an error,
     /// never replaced by U+FFFD).
     Utf16(Cow<'a, [u16]>),
+    /// A host string as code points, surrogates included (a Python `str` that is not well formed).
+    /// Every surrogate in it is lone, even a high one followed by a low one: two code points are
+    /// never paired into one character.
+    CodePoints(Cow<'a, [u32]>),
     /// A value of any other type, by its host's name for that type (`NoneType`, `list`, `null`, ...).
     Other(Cow<'a, str>),
 }
@@ -36,7 +40,9 @@ impl HostValue<'_> {
             HostValue::Bool(_) => Cow::Borrowed("a boolean"),
             HostValue::Int(_) => Cow::Borrowed("an integer"),
             HostValue::Float(_) => Cow::Borrowed("a float"),
-            HostValue::Str(_) | HostValue::Utf16(_) => Cow::Borrowed("a string"),
+            HostValue::Str(_) | HostValue::Utf16(_) | HostValue::CodePoints(_) => {
+                Cow::Borrowed("a string")
+            }
             HostValue::Other(name) => Cow::Borrowed(name),
         }
     }
@@ -70,6 +76,25 @@ pub fn text_from_utf16(units: &[u16], code: ErrorCode) -> Arg<String> {
                         "string contains a lone surrogate U+{:04X} (code point {i})",
                         e.unpaired_surrogate()
                     ),
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A host string given as code points. A surrogate (or anything that is not a Unicode scalar
+/// value) is an error with `code`; a high surrogate followed by a low one is two errors' worth, not
+/// a pair.
+pub fn text_from_code_points(points: &[u32], code: ErrorCode) -> Arg<String> {
+    let mut out = String::with_capacity(points.len());
+    for (i, &p) in points.iter().enumerate() {
+        match char::from_u32(p) {
+            Some(c) => out.push(c),
+            None => {
+                return Err(Error::new(
+                    code,
+                    format!("string contains a lone surrogate U+{p:04X} (code point {i})"),
                 ))
             }
         }
@@ -126,6 +151,9 @@ pub fn text<'a>(value: HostValue<'a>, code: ErrorCode, param: &str) -> Arg<Cow<'
     match value {
         HostValue::Str(s) => Ok(s),
         HostValue::Utf16(units) => text_from_utf16(&units, code)
+            .map(Cow::Owned)
+            .map_err(|e| Error::new(code, format!("{param}: {}", e.detail))),
+        HostValue::CodePoints(points) => text_from_code_points(&points, code)
             .map(Cow::Owned)
             .map_err(|e| Error::new(code, format!("{param}: {}", e.detail))),
         HostValue::Omitted => Err(Error::new(code, format!("{param} is required"))),
@@ -313,6 +341,18 @@ pub fn call(name: &str, args: Vec<HostValue<'_>>) -> Option<Result<String, Error
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn code_points_never_pair() {
+        let e = text_from_code_points(&[0x61, 0xD800, 0xDC00], ErrorCode::InvalidText).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidText);
+        assert!(e.detail.contains("U+D800"), "{}", e.detail);
+        assert_eq!(
+            text_from_code_points(&[0x61, 0x1F600], ErrorCode::InvalidText).unwrap(),
+            "a\u{1F600}"
+        );
+        assert!(text_from_code_points(&[0x110000], ErrorCode::InvalidText).is_err());
+    }
 
     #[test]
     fn utf16() {

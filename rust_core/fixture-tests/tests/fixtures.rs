@@ -17,7 +17,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-/// A fixture's host value (harness/hostvalues.py: `{"$float": ...}`, `{"$utf16": [...]}`, arrays,
+/// A fixture's host value (harness/hostvalues.py: `{"$float": ...}`, `{"$utf16": [...]}`,
+/// `{"$codepoints": [...]}`, arrays,
 /// `{"$object": {...}}`) as the
 /// host value a Python caller passes; the core's own rules (`memgate_core::host`) do the rest.
 fn host_value(raw: &RawValue) -> Result<HostValue<'static>, String> {
@@ -64,6 +65,18 @@ fn host_value(raw: &RawValue) -> Result<HostValue<'static>, String> {
                         out.push(unit);
                     }
                     return Ok(HostValue::Utf16(Cow::Owned(out)));
+                }
+                if let Some(Value::Array(points)) = m.get("$codepoints") {
+                    let mut out = Vec::with_capacity(points.len());
+                    for p in points {
+                        let point = p
+                            .as_u64()
+                            .and_then(|x| u32::try_from(x).ok())
+                            .filter(|x| *x <= 0x10FFFF)
+                            .ok_or_else(|| format!("bad $codepoints entry {p}"))?;
+                        out.push(point);
+                    }
+                    return Ok(HostValue::CodePoints(Cow::Owned(out)));
                 }
                 if let Some(Value::Object(_)) = m.get("$object") {
                     return Ok(HostValue::Other(Cow::Borrowed("dict")));

@@ -27,15 +27,17 @@ impl<'a, 'py> FromPyObject<'a, 'py> for HostArg<'py> {
     }
 }
 
-/// The UTF-16 code units of a `str` that is not well formed (it holds a lone surrogate).
-fn utf16_units(s: &Bound<'_, PyString>) -> Option<Vec<u16>> {
+/// The code points of a `str` that is not well formed (it holds a surrogate). UTF-32, not UTF-16:
+/// a Python `str` is a sequence of code points, and in UTF-16 a high surrogate followed by a low
+/// one would become one valid character (the sweep found `"\ud800\udc00"` accepted as U+10000).
+fn code_points(s: &Bound<'_, PyString>) -> Option<Vec<u32>> {
     let encoded = s
-        .call_method1("encode", ("utf-16-le", "surrogatepass"))
+        .call_method1("encode", ("utf-32-le", "surrogatepass"))
         .ok()?;
     let bytes = encoded.cast::<PyBytes>().ok()?.as_bytes();
     bytes
-        .chunks_exact(2)
-        .map(|pair| Some(u16::from_le_bytes([*pair.first()?, *pair.get(1)?])))
+        .chunks_exact(4)
+        .map(|b| Some(u32::from_le_bytes([*b.first()?, *b.get(1)?, *b.get(2)?, *b.get(3)?])))
         .collect()
 }
 
@@ -44,10 +46,10 @@ fn host_value<'a>(obj: &'a Bound<'_, PyAny>) -> HostValue<'a> {
     if let Ok(s) = obj.cast::<PyString>() {
         return match s.to_str() {
             Ok(text) => HostValue::Str(Cow::Borrowed(text)),
-            Err(_) => match utf16_units(s) {
-                Some(units) => HostValue::Utf16(Cow::Owned(units)),
+            Err(_) => match code_points(s) {
+                Some(points) => HostValue::CodePoints(Cow::Owned(points)),
                 // Never read as some other text: an error of the parameter's code.
-                None => HostValue::Other(Cow::Borrowed("a str that cannot be read as UTF-16")),
+                None => HostValue::Other(Cow::Borrowed("a str whose code points cannot be read")),
             },
         };
     }

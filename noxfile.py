@@ -9,6 +9,7 @@
   nox -s build-pyo3       build the PyO3 extension wheel with maturin (build/wheels/)
   nox -s build-wasm       build the Node package of the WASM core (wasm_host/pkg/)
   nox -s fuzz             fuzz for divergences (`-- --minutes N`), minimal explained reports in reports/
+  nox -s sweep            every code point in every template of every op, all implementations (`-- --shard 1/4`)
   nox -s plants           plant the divergences of tools/plants.py; the fuzzer must find each in 60 s
   nox -s bench            requests per second (reference, PyO3, WASM testee one-by-one and batched)
   nox -s mutants          plant the bugs of tools/mutants.py and check that each one is caught
@@ -213,6 +214,16 @@ def fuzz(session: nox.Session) -> None:
     _install_project(session)
     _build_impls(session, list(_declared()))
     session.run("python", "-m", "harness", "fuzz", *(session.posargs or ["--minutes", "1"]))
+
+
+@nox.session
+def sweep(session: nox.Session) -> None:
+    """Every code point in every template of every op on every implementation (`python -m harness sweep
+    --list`); `nox -s sweep -- --shard 1/4`, `--templates`, `--range`, `--impls`. Resumes from its
+    checkpoint; exits non-zero on a new divergence class; report in reports/sweep-report.json."""
+    _install_project(session)
+    _build_impls(session, list(_declared()))
+    session.run("python", "-m", "harness", "sweep", *session.posargs)
 
 
 @nox.session

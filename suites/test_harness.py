@@ -133,3 +133,16 @@ def test_run_cli_speaks_the_protocol() -> None:
 def test_unknown_impl() -> None:
     with pytest.raises(ImplementationUnavailable, match="unknown implementation"):
         get_impl("cobol")
+
+
+def test_the_harness_copy_of_the_contract_sets_matches_the_reference() -> None:
+    """Two copies on purpose (the search must not take its pools from what it tests); on the unplanted
+    tree they agree."""
+    from harness.model import contract_sets
+    from reference import unicode_data
+
+    assert contract_sets.WHITE_SPACE == unicode_data.WHITE_SPACE
+    assert contract_sets.EDGE_PUNCTUATION == unicode_data.EDGE_PUNCTUATION
+    assert contract_sets.QUOTE_DASH == {chr(cp): target for cp, target in unicode_data.QUOTE_DASH_MAP.items()}
+    assert contract_sets.LINE_BREAKS == unicode_data.LINE_BREAKS
+    assert not contract_sets.NEAR_WHITE_SPACE & contract_sets.WHITE_SPACE

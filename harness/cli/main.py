@@ -4,6 +4,7 @@
   check --impl NAME          run every fixture case on one implementation; exit 1 listing failures
   diff OP ARG... [--arg k=v] run one op on every implementation and show the differences, explained
   fuzz [--minutes N]         fuzz for divergences; progress line; report JSON; exit 1 on a new one
+  sweep [--templates T] ...  every code point in every template; classes once each; exit 1 on a new one
   expected update|check      maintain expected/<impl>.json (the expected-divergence lists)
   promote --report R --index N --id ID   turn a reported divergence into a fixture case
   lint                       check every fixture file (schema, ids, counts, canonical bytes, regeneration)
@@ -45,6 +46,19 @@ def _parser() -> argparse.ArgumentParser:
     fuzz.add_argument("--ops", help="comma-separated ops (default: every comparable op)")
     fuzz.add_argument("--seed", type=int, default=None, help="reproducible run")
     fuzz.add_argument("--report", type=Path, default=Path("reports/fuzz-report.json"))
+    sweep = sub.add_parser("sweep", help="every code point in every template of every op, on every implementation")
+    sweep.add_argument("--ops", help="comma-separated ops (default: every swept op)")
+    sweep.add_argument("--templates", help="comma-separated template names (default: all; see --list)")
+    sweep.add_argument("--impls", help="comma-separated implementations (default: all available)")
+    sweep.add_argument("--range", default="U+0000..U+10FFFF", help="code points, e.g. U+0000..U+FFFF or U+1C89")
+    sweep.add_argument("--shard", default="1/1", help="K/N: run every N-th chunk, starting with the K-th")
+    sweep.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
+    sweep.add_argument("--checkpoint", type=Path, default=None,
+                       help="resume file (default: reports/sweep/checkpoint-K-of-N.jsonl)")
+    sweep.add_argument("--fresh", action="store_true", help="discard the checkpoint and start over")
+    sweep.add_argument("--report", type=Path, default=None, help="default: reports/sweep-report[-K-of-N].json")
+    sweep.add_argument("--merge", type=Path, nargs="+", metavar="REPORT", help="merge shard reports into --report")
+    sweep.add_argument("--list", action="store_true", help="list the templates and exit")
     expected = sub.add_parser("expected", help="maintain the expected-divergence lists")
     expected.add_argument("action", choices=["update", "check"])
     expected.add_argument("--report", type=Path, help="report JSON to update from (update)")
@@ -86,14 +100,20 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     impl = _one_impl(args.impl)
     try:
-        count, failures, skipped = run_cases(impl, all_cases(), impls.declaration(args.impl).contracts)
+        declared = impls.declaration(args.impl)
+        count, failures, skipped = run_cases(impl, all_cases(), declared.contracts, declared.can_express)
     finally:
         impl.close()
     for failure in failures:
         print(f"FAIL {failure.case.full_id}: {failure.problem}")
     print(f"{args.impl}: {count - len(failures)}/{count} fixture cases pass")
     for contract, number in sorted(skipped.items()):
-        print(f"{args.impl}: {number} case(s) of contract {contract} skipped: the implementation does not serve it")
+        if contract == "inexpressible":
+            print(f"{args.impl}: {number} case(s) skipped: its host ({declared.host_strings} strings) cannot hold "
+                  "their arguments")
+        else:
+            print(f"{args.impl}: {number} case(s) of contract {contract} skipped: the implementation does not "
+                  "serve it")
     return 1 if failures else 0
 
 
@@ -130,7 +150,10 @@ def cmd_diff(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(document("diff", versions, [divergence] if divergence else [], 1, 0.0, []), indent=2))
     elif divergence is None:
+        left_out = [name for name in opened if name not in responses]
         print(f"all {len(responses)} implementations agree ({', '.join(responses)}):")
+        if left_out:
+            print(f"  (not run on {', '.join(left_out)}: its host cannot hold these arguments, see host_strings)")
         for name, response in responses.items():
             print(f"  {name}: {json.dumps(response, ensure_ascii=True)[:300]}")
     else:
@@ -161,6 +184,62 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     print(f"\n{result.examples:,} examples in {result.seconds:.0f}s: {len(result.new)} new divergence(s), "
           f"{len(result.divergences) - len(result.new)} expected; report: {args.report}")
     return 0 if report["ok"] else 1
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from harness.differential.expected import load
+    from harness.differential.explain import unicode_versions_of
+    from harness.differential.report import validate, write
+    from harness.fuzzing import sweep, sweep_report, templates
+
+    if args.list:
+        for template in templates.TEMPLATES:
+            print(f"{template.op:<20} {template.name:<28} {template.rule}")
+        return 0
+    if args.merge:
+        try:
+            report = sweep_report.merge([json.loads(path.read_text()) for path in args.merge])
+        except (OSError, ValueError, KeyError) as exc:
+            raise SystemExit(f"error: cannot merge: {exc}") from None
+        out = args.report or Path("reports/sweep-report.json")
+        write(out, report)
+        print(sweep_report.table(report))
+        print(f"merged {len(args.merge)} reports into {out}")
+        return 0 if report["ok"] else 1
+    try:
+        chosen = templates.select(split_names(args.ops), split_names(args.templates))
+        first, last = sweep.parse_range(args.range)
+        shard = sweep.parse_shard(args.shard)
+    except ValueError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    opened = open_impls(split_names(args.impls))
+    if len(opened) < 2:
+        close_all(opened)
+        raise SystemExit(f"error: a sweep needs at least two implementations; available: {', '.join(opened)}")
+    settings = sweep.Settings(tuple(opened), tuple(t.name for t in chosen), first, last, shard)
+    suffix = "" if shard == (1, 1) else f"-{shard[0]}-of-{shard[1]}"
+    checkpoint = args.checkpoint or Path(f"reports/sweep/checkpoint{suffix or '-1-of-1'}.jsonl")
+    out = args.report or Path(f"reports/sweep-report{suffix}.json")
+    print(f"sweeping {len(chosen)} template(s) x U+{first:04X}..U+{last:04X} on {', '.join(opened)} "
+          f"(shard {shard[0]}/{shard[1]}; checkpoint {checkpoint})", file=sys.stderr)
+    try:
+        try:
+            run = sweep.run(settings, checkpoint, fresh=args.fresh, workers=args.workers)
+        except ValueError as exc:
+            raise SystemExit(f"error: {exc}") from None
+        print(f"[sweep] classifying and shrinking {sum(sweep.disagreeing(r) for r in run.results):,} disagreeing "
+              "inputs", file=sys.stderr)
+        versions = unicode_versions_of(opened)
+        report = sweep_report.build_report(run, opened, load(list(opened)), versions)
+    finally:
+        close_all(opened)
+    problems = validate(report)
+    if problems:
+        raise SystemExit("error: the report does not match its schema: " + "; ".join(problems[:3]))
+    write(out, report)
+    print(sweep_report.table(report))
+    print(f"report: {out}" + ("  (interrupted: run the same command again to resume)" if run.interrupted else ""))
+    return 1 if not report["ok"] or run.interrupted else 0
 
 
 def cmd_expected(args: argparse.Namespace) -> int:
@@ -237,7 +316,8 @@ def cmd_selftest(args: argparse.Namespace) -> int:
         raise SystemExit(f"error: {exc}") from None
 
 
-COMMANDS = {"selftest": cmd_selftest, "run": cmd_run, "check": cmd_check, "diff": cmd_diff, "fuzz": cmd_fuzz, "expected": cmd_expected,
+COMMANDS = {"selftest": cmd_selftest, "run": cmd_run, "check": cmd_check, "diff": cmd_diff, "fuzz": cmd_fuzz, "sweep": cmd_sweep,
+            "expected": cmd_expected,
             "promote": cmd_promote, "lint": cmd_lint, "bench": cmd_bench, "impls": cmd_impls}
 
 

@@ -1,8 +1,11 @@
 """Differential machinery: run one input on several implementations, decide whether they agree,
 and explain a disagreement (the cause, the code points involved).
 
-Causes (a fixed list, in the order they are tried):
+Causes (a fixed list, in the order they are tried). Each counterfactual cause holds only when,
+with exactly what it names replaced (characters by stand-ins of the same role, see ``stand_in``),
+the implementations agree on an outcome that one side already had:
 
+* ``crash``: a side crashed, trapped or hung (harness codes ``crash``/``timeout``);
 * ``boundary_coercion``: a host value at a boundary (negative, >= 2^32, fractional, NaN, boolean, a
   lone surrogate, a wrong type) is validated by one side and coerced by another; replacing that
   argument by a plain value removes the divergence;
@@ -12,8 +15,12 @@ Causes (a fixed list, in the order they are tried):
   U+FEFF, U+180E, U+200B, ...) removes it;
 * ``float_rounding``: every side returns a decision and they differ in a similarity or in the
   action for a similarity next to the threshold;
-* ``error_versus_result``: one side raises (or crashes) where another returns;
+* ``validation_order``: every side rejects the input, with different codes;
+* ``error_versus_result``: one side raises where another returns;
 * ``other``.
+
+Nothing here asks the reference how to read an input: JSON is parsed with the standard library and
+the contract's character sets come from harness/model/contract_sets.py.
 """
 
 from __future__ import annotations
@@ -27,23 +34,22 @@ from typing import Any, Callable
 import unicodedata2
 
 from generators.unicode_stability import unstable_reason
-from reference import strict_json
-from reference.errors import ContractError
-from reference.unicode_data import WHITE_SPACE
 
 from harness.model import hostvalues
 from harness.model.compare import parse_result, same_json
 from harness.model.registry import OPS, Op, get_op
-from harness.differential.strategies import NEAR_WHITE_SPACE
+from harness.model.contract_sets import white_space_like
 from harness.model.unicode_info import assigned_in, describe, has_surrogate, interesting, is_surrogate
-from harness.testees.impls import oracle as oracle_name
+from harness.testees.impls import ImplementationUnavailable, declaration, oracle as oracle_name
 from harness.testees.testee import Testee
 
 CAUSES = (
+    "crash",
     "boundary_coercion",
     "unicode_version_skew",
     "whitespace_definition",
     "float_rounding",
+    "validation_order",
     "error_versus_result",
     "other",
 )
@@ -51,8 +57,27 @@ CAUSES = (
 Responses = dict[str, dict[str, Any]]
 
 
+def expressible(name: str, args: dict[str, Any]) -> bool:
+    """Whether implementation ``name``'s host can hold ``args`` as they are (see Implementation.can_express);
+    an implementation without a declaration (a test double) is taken to hold code points."""
+    try:
+        return declaration(name).can_express(args)
+    except ImplementationUnavailable:
+        return True
+
+
 def observe(impls: dict[str, Testee], op_name: str, args: dict[str, Any]) -> Responses:
-    return {name: impl.call(op_name, args) for name, impl in impls.items()}
+    """Every implementation's response; one whose host cannot express ``args`` is left out."""
+    return {name: impl.call(op_name, args) for name, impl in impls.items() if expressible(name, args)}
+
+
+def agreeing(op_name: str, responses: Responses) -> bool:
+    """Whether every response has the same outcome (fast path: identical results)."""
+    values = list(responses.values())
+    if all("ok" in r for r in values) and all(r["ok"] == values[0]["ok"] for r in values[1:]) and \
+            isinstance(values[0]["ok"], str):
+        return True
+    return not divergent(op_name, responses)
 
 
 def outcome(op_name: str, response: dict[str, Any]) -> tuple[str, Any]:
@@ -99,14 +124,26 @@ PLAIN_VALUES = {"text": "plain text", "embedding_json": "null", "candidates_json
                 "threshold": 0.85, "mode": "auto", "force": False, "cap": 30}
 
 
+def _parse_json(value: str) -> Any:
+    """The value of a JSON text by the standard library (never an implementation's parser, so a JSON bug
+    in the reference cannot bend the explanation); None when it is not JSON."""
+    try:
+        return json.loads(value)
+    except (ValueError, RecursionError):
+        return None
+
+
 def _map_strings(value: Any, fn: Callable[[str], str]) -> Any:
-    """Apply ``fn`` to a host string and, when it holds JSON, to every string inside it."""
+    """Apply ``fn`` to a host string's characters; when the characters it changes are only reachable
+    through JSON escapes, to every string inside the JSON text instead (the text is then rewritten)."""
     if not isinstance(value, str):
         return value
-    try:
-        parsed = strict_json.loads(value, "arg")
-    except ContractError:
-        return fn(value)
+    changed = fn(value)
+    if changed != value:
+        return changed
+    parsed = _parse_json(value)
+    if not isinstance(parsed, (list, dict)):
+        return value
 
     def walk(item: Any) -> Any:
         if isinstance(item, str):
@@ -117,14 +154,25 @@ def _map_strings(value: Any, fn: Callable[[str], str]) -> Any:
             return {fn(k): walk(v) for k, v in item.items()}
         return item
 
-    if not isinstance(parsed, (list, dict, str)):
-        return value
-    return json.dumps(walk(parsed), ensure_ascii=False, separators=(",", ":"))
+    walked = walk(parsed)
+    return value if walked == parsed else json.dumps(walked, ensure_ascii=False, separators=(",", ":"))
+
+
+# A stand-in of the same role for a replaced character: the same case (cased or not), still a mark, a
+# digit, punctuation or a format character, so that a counterfactual removes what the cause names and
+# not the context around it (a final-sigma context, an edge character, the text itself). Each stand-in
+# is stable across every Unicode version in play and in no set the contract names.
+_STAND_INS = {"Lu": "X", "Lt": "X", "Ll": "x", "Lm": "\u05d0", "Lo": "\u05d0", "Mn": "\u0334", "Mc": "\u0334",
+              "Me": "\u0334", "Nd": "0", "Nl": "0", "No": "0", "Cf": "\u00ad"}
+
+
+def stand_in(ch: str) -> str:
+    return _STAND_INS.get(unicodedata2.category(ch), "#" if unicodedata2.category(ch)[0] in "PS" else "_")
 
 
 def _replace_chars(args: dict[str, Any], predicate: Callable[[str], bool]) -> dict[str, Any]:
     def fn(text: str) -> str:
-        return "".join("x" if predicate(ch) else ch for ch in text)
+        return "".join(stand_in(ch) if predicate(ch) else ch for ch in text)
 
     return {name: _map_strings(value, fn) for name, value in args.items()}
 
@@ -134,8 +182,9 @@ def _version_sensitive(ch: str) -> bool:
 
 
 def _white_space_like(ch: str) -> bool:
-    """White_Space, its near misses, and what Python calls space; plain U+0020 is kept (it is structure)."""
-    return ch != " " and (ch in WHITE_SPACE or ch in NEAR_WHITE_SPACE or ch.isspace())
+    """White_Space, its near misses, and what Python or JavaScript calls space; plain U+0020 is kept
+    (it is structure)."""
+    return ch != " " and white_space_like(ch)
 
 
 def _similarities(op_name: str, responses: Responses) -> list[Any]:
@@ -191,35 +240,51 @@ def skew_steps(args: dict[str, Any], versions: dict[str, dict[str, str]]) -> str
     return "+".join(steps) or "properties"
 
 
+_FAILURES = {"crash", "timeout"}
+
+
 def classify(impls: dict[str, Testee], op_name: str, args: dict[str, Any], responses: Responses,
              versions: dict[str, dict[str, str]] | None = None) -> tuple[str, str, str | None]:
     """(cause, one-line explanation, detail) for a divergence, by counterfactual re-runs on the same impls.
 
+    A counterfactual explains the divergence only when, with exactly what the cause names replaced,
+    the implementations agree AND (for characters) their common outcome is one that some side had
+    before, so the replacement removed the disagreement, not the whole trigger (an empty text, a
+    broken JSON text).
     The detail narrows a cause: for unicode_version_skew, the steps whose data differs
-    ("case_mapping", "normalization", both joined by "+").
+    ("case_mapping", "normalization", both joined by "+"); for boundary_coercion, the parameter.
     """
     op = get_op(op_name)
     names = list(responses)
-
-    def still_diverges(new_args: dict[str, Any]) -> bool:
-        return bool(divergent(op_name, observe(impls, op_name, new_args)))
-
     codes = {name: outcome(op_name, r) for name, r in responses.items()}
+    before = {_kind(op_name, r) for r in responses.values()}
+
+    def explains(new_args: dict[str, Any], keep_outcome: bool = True) -> bool:
+        after = observe(impls, op_name, new_args)
+        if divergent(op_name, after):
+            return False
+        return not keep_outcome or bool({_kind(op_name, r) for r in after.values()} & before)
+
+    failed = sorted(name for name, (kind, code) in codes.items() if kind == "error" and code in _FAILURES)
+    if failed:
+        return "crash", f"{', '.join(failed)} crashed, trapped or hung (a reported result, never a contract error)", \
+            codes[failed[0]][1]
     for param in op.params:
         if param.name not in args or not _is_boundary_host_value(param.kind, args[param.name]):
             continue
         involved = any(kind == "error" and code in (param.error_code, "unexpected_exception")
                        for kind, code in codes.values())
-        if involved and not still_diverges({**args, param.name: PLAIN_VALUES[param.kind]}):
+        # The whole argument is what this cause names: any common outcome after replacing it will do.
+        if involved and explains({**args, param.name: PLAIN_VALUES[param.kind]}, keep_outcome=False):
             return "boundary_coercion", (f"{param.name}={hostvalues.encode(args[param.name])!r} is validated by some "
                                          "implementations and coerced by others"), param.name
     if any(_version_sensitive(ch) for text in _all_strings(args) for ch in text):
-        if not still_diverges(_replace_chars(args, _version_sensitive)):
+        if explains(_replace_chars(args, _version_sensitive)):
             steps = skew_steps(args, versions or {})
             return "unicode_version_skew", f"characters whose Unicode data differs between the versions in play " \
                 f"({steps})", steps
     if any(_white_space_like(ch) for text in _all_strings(args) for ch in text):
-        if not still_diverges(_replace_chars(args, _white_space_like)):
+        if explains(_replace_chars(args, _white_space_like)):
             return "whitespace_definition", "White_Space (or a near miss) is treated differently", None
     sims = _similarities(op_name, responses)
     if sims and any(not same_json(s, sims[0]) for s in sims):
@@ -231,15 +296,41 @@ def classify(impls: dict[str, Testee], op_name: str, args: dict[str, Any], respo
         if close:
             return "float_rounding", "a similarity next to the threshold is compared differently", None
     kinds = {kind for kind, _ in codes.values()}
+    if kinds == {"error"}:
+        shown = ", ".join(f"{name} {code}" for name, (_, code) in codes.items())
+        return "validation_order", f"every implementation rejects the input, with different codes ({shown})", None
     if "ok" in kinds and kinds & {"error", "unparseable"}:
         return "error_versus_result", "one implementation raises where another returns", None
     return "other", "no single cause explains it", None
 
 
+def _kind(op_name: str, response: dict[str, Any]) -> tuple[str, Any]:
+    """An outcome's kind: ("ok", None) or ("error", code)."""
+    kind, value = outcome(op_name, response)
+    return (kind, value) if kind == "error" else (kind, None)
+
+
 def _all_strings(args: dict[str, Any]) -> list[str]:
+    """Every host string of the arguments, and every string inside those that are JSON texts."""
     found: list[str] = []
+
+    def walk(item: Any) -> None:
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, list):
+            for x in item:
+                walk(x)
+        elif isinstance(item, dict):
+            for key, x in item.items():
+                found.append(key)
+                walk(x)
+
     for value in args.values():
-        _map_strings(value, lambda s: found.append(s) or s)
+        if isinstance(value, str):
+            found.append(value)
+            parsed = _parse_json(value)
+            if isinstance(parsed, (list, dict)):
+                walk(parsed)
     return found
 
 
@@ -266,6 +357,7 @@ class Divergence:
     status: str = "new"  # "new" or "expected"
     expected_entry: str | None = None
     found_after: float | None = None  # seconds into a fuzz run
+    extra: dict[str, Any] = field(default_factory=dict)  # a sweep class's extent (code points, templates, replay)
 
     @property
     def key(self) -> tuple[str, str, str | None, tuple[str, ...]]:
@@ -284,6 +376,7 @@ class Divergence:
             "status": self.status,
             "expectedEntry": self.expected_entry,
             "foundAfterSeconds": None if self.found_after is None else round(self.found_after, 1),
+            **self.extra,
         }
 
 

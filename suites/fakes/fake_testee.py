@@ -3,6 +3,7 @@ serves the protocol with the reference's functions, one of them broken on purpos
 
     FAKE_BUG=            a faithful copy of the reference
     FAKE_BUG=capitalize  normalize_fact_text capitalizes its first letter (the contract lowercases)
+    FAKE_BUG=strip       normalize_fact_text also applies str.strip() (U+001C-U+001F are space to Python)
     FAKE_BUG=protocol    answers requests with "result" where the protocol says "ok"
 
 It joins the harness through a declaration alone (implementations/<name>.json in a folder named by
@@ -33,9 +34,15 @@ def capitalized(text: Any) -> str:
     return result[:1].upper() + result[1:]
 
 
+def stripped(text: Any) -> str:
+    return reference.normalize_fact_text(text).strip()
+
+
 def resolve(op: Op) -> Callable[..., Any]:
     if BUG == "capitalize" and op.name == "normalize_fact_text":
         return capitalized
+    if BUG == "strip" and op.name == "normalize_fact_text":
+        return stripped
     return getattr(reference, op.name)
 
 

@@ -1,0 +1,212 @@
+"""Divergence classes of a sweep: every disagreeing input grouped so that one bug is one report.
+
+1. Inputs are grouped (by the sweep's workers, chunk by chunk) by (op, the implementations that disagree with the oracle, each one's outcome
+   kind: ``ok`` or ``error:<code>``, and a property hint of the swept code point: a lone surrogate,
+   Unicode data that differs between the versions in play, White_Space or a near miss, or none).
+2. The cause of a group is assigned on its simplest member (the first template, the lowest code
+   point) by the counterfactual classifier of harness/differential/explain.py, and checked on a few
+   members spread across the group; if they disagree, every member is classified.
+3. Groups with the same (op, implementations, outcome kinds, cause, detail) are one class: its code
+   points (as ranges, with names), the templates where it shows, and a minimal witness: the simplest
+   member, shrunk (harness/fuzzing/shrink.py).
+
+Shard reports merge class by class on the same key.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+from generators.unicode_stability import unstable_reason
+
+from harness.differential.explain import Divergence, classify, code_points, divergent, observe
+from harness.fuzzing.templates import BY_NAME, SURROGATE_PAIRS, TEMPLATES
+from harness.model import hostvalues
+from harness.model.contract_sets import white_space_like
+from harness.model.unicode_info import describe, is_surrogate
+from harness.testees.testee import Testee
+
+SAMPLES = 4  # members classified besides the simplest one, to check that a group has one cause
+CLASSIFY_ALL_LIMIT = 5000  # above this, a mixed group keeps the simplest member's cause for the rest
+
+_ORDER = {template.name: number for number, template in enumerate(TEMPLATES)}
+
+Runs = list[tuple[str, int, int]]  # (template, first index, last index), members of a group in runs
+
+
+def outcome_kinds(responses: dict[str, dict[str, Any]]) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((name, "ok" if "ok" in r else f"error:{r['error']['code']}") for name, r in responses.items()))
+
+
+def hint(template: str, index: int) -> str:
+    """What is special about the swept value, from its properties only (never from an implementation)."""
+    if BY_NAME[template].size == SURROGATE_PAIRS:
+        return "surrogate_pair"
+    if is_surrogate(index):
+        return "lone_surrogate"
+    ch = chr(index)
+    if unstable_reason(ch) is not None:
+        return "unicode_data_differs"
+    if white_space_like(ch):
+        return "white_space_like"
+    return "none"
+
+
+def group_key(template: str, index: int, responses: dict[str, dict[str, Any]]) -> tuple[Any, ...]:
+    """How a worker groups a disagreeing input: (the disagreeing implementations, outcome kinds, hint)."""
+    op = BY_NAME[template].op
+    return tuple(divergent(op, responses)), outcome_kinds(responses), hint(template, index)
+
+
+def _runs_sorted(runs: Runs) -> Runs:
+    return sorted(runs, key=lambda run: (_ORDER[run[0]], run[1]))
+
+
+def _count(runs: Runs) -> int:
+    return sum(last - first + 1 for _, first, last in runs)
+
+
+def _nth(runs: Runs, n: int) -> tuple[str, int]:
+    for template, first, last in runs:
+        if n <= last - first:
+            return template, first + n
+        n -= last - first + 1
+    raise IndexError(n)
+
+
+def _members(runs: Runs) -> Iterator[tuple[str, int]]:
+    for template, first, last in runs:
+        for index in range(first, last + 1):
+            yield template, index
+
+
+def add_run(runs: Runs, template: str, index: int) -> None:
+    if runs and runs[-1][0] == template and runs[-1][2] == index - 1:
+        runs[-1] = (template, runs[-1][1], index)
+    else:
+        runs.append((template, index, index))
+
+
+@dataclass
+class SweepClass:
+    op: str
+    divergent: tuple[str, ...]
+    kinds: tuple[tuple[str, str], ...]
+    cause: str
+    detail: str | None
+    explanation: str
+    runs: Runs = field(default_factory=list)  # its members
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        return self.op, self.divergent, self.kinds, self.cause, self.detail
+
+    @property
+    def inputs(self) -> int:
+        return _count(self.runs)
+
+    @property
+    def simplest(self) -> tuple[str, int]:
+        return _nth(_runs_sorted(self.runs), 0)
+
+
+def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
+          versions: dict[str, dict[str, str]]) -> list[SweepClass]:
+    """Classes from the groups the workers made ((op, implementations, kinds, hint) -> member runs),
+    simplest first. Causes come from the counterfactual classifier, re-running each classified member."""
+    classes: dict[tuple[Any, ...], SweepClass] = {}
+
+    def cause_of(template: str, index: int) -> tuple[str, str, str | None]:
+        op, args = BY_NAME[template].op, BY_NAME[template].args(index)
+        return classify(opened, op, args, observe(opened, op, args), versions)
+
+    for (op, names, kinds, _), runs in groups.items():
+        runs = _runs_sorted(runs)
+        total = _count(runs)
+        simplest = _nth(runs, 0)
+        first = cause_of(*simplest)
+        step = max(1, total // (SAMPLES + 1))
+        causes = {simplest: first}
+        for n in range(step, total, step)[:SAMPLES]:
+            member = _nth(runs, n)
+            causes[member] = cause_of(*member)
+        mixed = len({(c[0], c[2]) for c in causes.values()}) > 1
+        for number, member in enumerate(_members(runs)):
+            if member in causes:
+                found = causes[member]
+            elif mixed and number < CLASSIFY_ALL_LIMIT:
+                found = cause_of(*member)
+            else:
+                found = first
+            cause, explanation, detail = found
+            key = (op, names, kinds, cause, detail)
+            if key not in classes:
+                classes[key] = SweepClass(op, names, kinds, cause, detail, explanation)
+            add_run(classes[key].runs, *member)
+    return sorted(classes.values(), key=lambda c: (_ORDER[c.simplest[0]], c.simplest[1]))
+
+
+def ranges(points: list[int]) -> list[list[int]]:
+    """Sorted code points as [first, last] runs."""
+    out: list[list[int]] = []
+    for cp in sorted(set(points)):
+        if out and cp == out[-1][1] + 1:
+            out[-1][1] = cp
+        else:
+            out.append([cp, cp])
+    return out
+
+
+def describe_ranges(runs: list[list[int]], limit: int = 40) -> list[dict[str, Any]]:
+    shown = []
+    for first, last in runs[:limit]:
+        entry: dict[str, Any] = {"first": f"U+{first:04X}", "last": f"U+{last:04X}", "count": last - first + 1,
+                                 "firstName": describe(first, {})["name"]}
+        if last != first:
+            entry["lastName"] = describe(last, {})["name"]
+        shown.append(entry)
+    return shown
+
+
+def replay_command(op: str, args: dict[str, Any], names: list[str]) -> str:
+    """The one-line command that runs the witness again on the same implementations."""
+    import json
+
+    parts = ["python", "-m", "harness", "diff", op, "--impls", ",".join(names)]
+    for name, value in args.items():
+        parts += ["--arg", f"{name}={json.dumps(hostvalues.encode(value), ensure_ascii=True)}"]
+    return " ".join(shlex.quote(part) for part in parts)
+
+
+def to_divergence(sweep_class: SweepClass, witness_args: dict[str, Any], witness_responses: dict[str, dict[str, Any]],
+                  versions: dict[str, dict[str, str]], names: list[str],
+                  expected_lookup: Callable[[list[str], str, str, str | None], Any]) -> Divergence:
+    """The class as a report entry: the witness, and the class's extent (code points, templates)."""
+    points = [index for template, first, last in sweep_class.runs if BY_NAME[template].size != SURROGATE_PAIRS
+              for index in range(first, last + 1)]
+    pairs = sum(last - first + 1 for template, first, last in sweep_class.runs
+                if BY_NAME[template].size == SURROGATE_PAIRS)
+    templates: dict[str, int] = {}
+    for template, first, last in sweep_class.runs:
+        templates[template] = templates.get(template, 0) + last - first + 1
+    runs = ranges(points)
+    divergence = Divergence(
+        sweep_class.op, witness_args, witness_responses, list(sweep_class.divergent), sweep_class.cause,
+        sweep_class.explanation, code_points(witness_args, versions), sweep_class.detail)
+    entry = expected_lookup(list(sweep_class.divergent), sweep_class.op, sweep_class.cause, sweep_class.detail)
+    if entry is not None:
+        divergence.status, divergence.expected_entry = "expected", f"{entry.impl}/{entry.id}"
+    divergence.extra = {
+        "inputs": sweep_class.inputs,
+        "codePointCount": len(set(points)),
+        "surrogatePairs": pairs,
+        "ranges": runs,
+        "codePointRanges": describe_ranges(runs),
+        "codePointRangeCount": len(runs),
+        "templates": templates,
+        "outcomeKinds": {name: kind for name, kind in sweep_class.kinds},
+        "replay": replay_command(sweep_class.op, witness_args, names),
+    }
+    return divergence

@@ -1,0 +1,313 @@
+"""The exhaustive code-point sweep (``python -m harness sweep``, ``nox -s sweep``).
+
+Every template of harness/fuzzing/templates.py gets every code point U+0000..U+10FFFF (lone
+surrogates included; one template takes every high-low pair of lone surrogates), and each instance is
+sent to every implementation in batches. Work is cut into chunks of :data:`CHUNK` values:
+
+* worker processes (one per core by default), each with its own implementations, run the chunks;
+* every finished chunk is appended to a checkpoint (JSON lines), so an interrupted sweep resumes
+  where it stopped; a checkpoint made with other settings is refused, naming the difference;
+* ``--shard K/N`` runs every N-th chunk, so machines or CI jobs can split a sweep; their reports are
+  merged with ``python -m harness sweep --merge A.json B.json``;
+* an input an implementation's host cannot express (two lone surrogates that a UTF-16 host reads as
+  one valid pair) is not sent to it, and is counted per implementation and template.
+
+Disagreements are grouped into classes by :mod:`harness.fuzzing.classes`; each class is reported once.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, TextIO
+
+from harness.differential.explain import agreeing
+from harness.fuzzing import classes
+from harness.fuzzing.templates import BY_NAME, SURROGATE_PAIRS, Template
+from harness.testees import impls
+from harness.testees.testee import Testee
+
+CHUNK = 4096
+CHECKPOINT_SCHEMA = "sweep-checkpoint-v1"
+
+
+@dataclass(frozen=True)
+class Chunk:
+    template: str
+    start: int
+    stop: int
+
+    @property
+    def key(self) -> str:
+        return f"{self.template}:{self.start:x}"
+
+
+@dataclass(frozen=True)
+class Settings:
+    impls: tuple[str, ...]
+    templates: tuple[str, ...]
+    first: int  # code point range, inclusive
+    last: int
+    shard: tuple[int, int]  # (K, N), 1-based
+
+    def header(self) -> dict[str, Any]:
+        return {"schema": CHECKPOINT_SCHEMA, "impls": list(self.impls), "templates": list(self.templates),
+                "range": [self.first, self.last], "shard": f"{self.shard[0]}/{self.shard[1]}", "chunk": CHUNK}
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    try:
+        k, n = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise ValueError(f"--shard {text!r}: expected K/N, e.g. 1/4") from None
+    if not 1 <= k <= n:
+        raise ValueError(f"--shard {text!r}: K must be between 1 and N")
+    return k, n
+
+
+def parse_range(text: str) -> tuple[int, int]:
+    """``U+0000..U+FFFF``, ``0-ffff`` or one code point ``U+1C89``."""
+    def point(part: str) -> int:
+        part = part.strip().upper().removeprefix("U+").removeprefix("0X")
+        value = int(part, 16)
+        if not 0 <= value <= 0x10FFFF:
+            raise ValueError
+        return value
+
+    try:
+        parts = text.replace("..", "-").split("-")
+        if len(parts) == 1:
+            return point(parts[0]), point(parts[0])
+        first, last = point(parts[0]), point(parts[1])
+    except ValueError:
+        raise ValueError(f"--range {text!r}: expected U+XXXX..U+YYYY (hex code points up to U+10FFFF)") from None
+    if first > last:
+        raise ValueError(f"--range {text!r}: the first code point is after the last")
+    return first, last
+
+
+def plan(settings: Settings) -> list[Chunk]:
+    """Every chunk of the settings' templates and range, then this shard's share (every N-th)."""
+    chunks = []
+    for name in settings.templates:
+        template = BY_NAME[name]
+        if template.size == SURROGATE_PAIRS:  # the range filters the high surrogate
+            low, high = max(settings.first, 0xD800), min(settings.last, 0xDBFF)
+            if low > high:
+                continue
+            start, stop = (low - 0xD800) << 10, (high - 0xD800 + 1) << 10
+        else:
+            start, stop = settings.first, settings.last + 1
+        chunks += [Chunk(name, s, min(stop, s + CHUNK)) for s in range(start, stop, CHUNK)]
+    k, n = settings.shard
+    return [chunk for index, chunk in enumerate(chunks) if index % n == k - 1]
+
+
+# ---- one chunk, in a worker ------------------------------------------------------------------------
+
+_WORKER: dict[str, Any] = {}
+
+
+def _open(names: tuple[str, ...]) -> dict[str, Testee]:
+    return {name: impls.get_impl(name) for name in names}
+
+
+def _init_worker(names: tuple[str, ...]) -> None:
+    _WORKER["impls"] = _open(names)
+
+
+def run_chunk(chunk: Chunk, opened: dict[str, Testee] | None = None) -> dict[str, Any]:
+    """Send the chunk's instances to every implementation; the disagreeing ones with every response."""
+    opened = opened if opened is not None else _WORKER["impls"]
+    template: Template = BY_NAME[chunk.template]
+    indexes = range(chunk.start, chunk.stop)
+    all_args = [template.args(i) for i in indexes]
+    answers: dict[str, list[dict[str, Any] | None]] = {}
+    inexpressible: dict[str, int] = {}
+    for name, impl in opened.items():
+        declared = impls.declaration(name)
+        sendable = [j for j, args in enumerate(all_args) if declared.can_express(args)]
+        if len(sendable) < len(all_args):
+            inexpressible[name] = len(all_args) - len(sendable)
+        got = impl.call_batch([(template.op, all_args[j]) for j in sendable])
+        column: list[dict[str, Any] | None] = [None] * len(all_args)
+        for j, response in zip(sendable, got):
+            column[j] = response
+        answers[name] = column
+    groups: dict[tuple[Any, ...], list[tuple[str, int, int]]] = {}
+    compared = 0
+    for j, index in enumerate(indexes):
+        responses = {name: column[j] for name, column in answers.items() if column[j] is not None}
+        if len(responses) < 2:
+            continue
+        compared += 1
+        if not agreeing(template.op, responses):
+            classes.add_run(groups.setdefault(classes.group_key(template.name, index, responses), []),
+                            template.name, index)
+    return {"chunk": chunk.key, "values": len(all_args), "compared": compared, "inexpressible": inexpressible,
+            "groups": [[list(names), [list(kind) for kind in kinds], hint, [list(run) for run in runs]]
+                       for (names, kinds, hint), runs in groups.items()]}
+
+
+# ---- the driver ----------------------------------------------------------------------------------
+
+
+@dataclass
+class SweepRun:
+    settings: Settings
+    results: list[dict[str, Any]] = field(default_factory=list)  # one per chunk (resumed ones included)
+    seconds: float = 0.0
+    resumed: int = 0  # chunks taken from the checkpoint
+    interrupted: bool = False
+
+    @property
+    def values(self) -> int:
+        return sum(r["values"] for r in self.results)
+
+    def inexpressible(self) -> dict[str, dict[str, int]]:
+        """implementation -> template -> how many inputs its host could not express."""
+        out: dict[str, dict[str, int]] = {}
+        for result in self.results:
+            template = result["chunk"].split(":")[0]
+            for name, count in result["inexpressible"].items():
+                per = out.setdefault(name, {})
+                per[template] = per.get(template, 0) + count
+        return out
+
+
+def disagreeing(result: dict[str, Any]) -> int:
+    """How many inputs of a chunk's result disagree."""
+    return sum(last - first + 1 for group in result["groups"] for _, first, last in group[3])
+
+
+def groups(run: SweepRun) -> dict[tuple[Any, ...], list[tuple[str, int, int]]]:
+    """Every chunk's groups joined: (op, implementations, outcome kinds, hint) -> member runs."""
+    out: dict[tuple[Any, ...], list[tuple[str, int, int]]] = {}
+    for result in run.results:
+        op = BY_NAME[result["chunk"].split(":")[0]].op
+        for names, kinds, hint, runs in result["groups"]:
+            key = (op, tuple(names), tuple(tuple(kind) for kind in kinds), hint)
+            out.setdefault(key, []).extend(tuple(run) for run in runs)
+    return out
+
+
+def _read_checkpoint(path: Path, settings: Settings) -> list[dict[str, Any]]:
+    lines = path.read_text(encoding="ascii").splitlines()
+    if not lines:
+        return []
+    try:
+        header = json.loads(lines[0])
+    except ValueError:
+        raise ValueError(f"{path}: not a sweep checkpoint (first line is not JSON); remove it or pass --fresh") from None
+    wanted = settings.header()
+    if header != wanted:
+        different = [key for key in wanted if header.get(key) != wanted[key]]
+        raise ValueError(f"{path}: a checkpoint of a sweep with other settings ({', '.join(different) or 'schema'} "
+                         f"differ: {', '.join(f'{k}={header.get(k)!r}' for k in different)}); pass --fresh to "
+                         "discard it, or --checkpoint PATH for another file")
+    results = []
+    for number, line in enumerate(lines[1:], 2):
+        try:
+            results.append(json.loads(line))
+        except ValueError:
+            if number == len(lines):  # a last line cut by an interruption: that chunk runs again
+                break
+            raise ValueError(f"{path}:{number}: a damaged checkpoint line; pass --fresh to start over") from None
+    return results
+
+
+class Progress:
+    """A live status line (values done, requests per second, ETA) on a terminal; a line every 10 s
+    otherwise."""
+
+    def __init__(self, stream: TextIO, total: int, requests_per_value: int) -> None:
+        self.stream, self.total, self.per_value = stream, total, requests_per_value
+        self.tty = stream.isatty()
+        self.start = time.monotonic()
+        self.last = 0.0
+
+    def update(self, done: int, fresh: int, divergent: int, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self.last < (0.5 if self.tty else 10.0):
+            return
+        self.last = now
+        elapsed = now - self.start
+        rate = fresh / elapsed if elapsed > 0 else 0.0
+        eta = (self.total - done) / rate if rate > 0 else float("inf")
+        eta_text = f"{eta:,.0f}s" if eta != float("inf") else "?"
+        line = (f"[sweep] {done:,}/{self.total:,} values ({100 * done / max(self.total, 1):5.1f}%)  "
+                f"{rate:,.0f} values/s ({rate * self.per_value:,.0f} requests/s)  ETA {eta_text}  "
+                f"disagreeing inputs: {divergent:,}")
+        self.stream.write(("\r" + line + "\x1b[K") if self.tty else line + "\n")
+        self.stream.flush()
+
+    def done(self) -> None:
+        if self.tty:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def run(settings: Settings, checkpoint: Path, fresh: bool = False, workers: int | None = None,
+        stream: TextIO = sys.stderr) -> SweepRun:
+    """Run (or resume) the sweep; every finished chunk is in ``checkpoint`` before this returns."""
+    chunks = plan(settings)
+    sweep = SweepRun(settings)
+    if checkpoint.exists() and not fresh:
+        sweep.results = _read_checkpoint(checkpoint, settings)
+    else:
+        checkpoint.parent.mkdir(parents=True, exist_ok=True)
+        checkpoint.write_text(json.dumps(settings.header()) + "\n", encoding="ascii")
+    finished = {result["chunk"] for result in sweep.results}
+    sweep.results = [r for r in sweep.results if r["chunk"] in {c.key for c in chunks}]
+    sweep.resumed = len(sweep.results)
+    pending = [chunk for chunk in chunks if chunk.key not in finished]
+    total = sum(c.stop - c.start for c in chunks)
+    done = sum(r["values"] for r in sweep.results)
+    divergent = sum(disagreeing(r) for r in sweep.results)
+    if sweep.resumed:
+        stream.write(f"[sweep] resuming {checkpoint}: {sweep.resumed:,} of {len(chunks):,} chunks already done\n")
+    progress = Progress(stream, total, len(settings.impls))
+    started = time.monotonic()
+    fresh_values = 0
+    with checkpoint.open("a", encoding="ascii") as handle:
+        try:
+            for result in _results(pending, settings.impls, workers):
+                handle.write(json.dumps(result, ensure_ascii=True, separators=(",", ":")) + "\n")
+                handle.flush()
+                sweep.results.append(result)
+                done += result["values"]
+                fresh_values += result["values"]
+                divergent += disagreeing(result)
+                progress.update(done, fresh_values, divergent)
+        except KeyboardInterrupt:
+            sweep.interrupted = True
+        finally:
+            os.fsync(handle.fileno())
+    progress.update(done, fresh_values, divergent, force=True)
+    progress.done()
+    sweep.seconds = time.monotonic() - started
+    return sweep
+
+
+def _results(pending: list[Chunk], names: tuple[str, ...], workers: int | None) -> Iterator[dict[str, Any]]:
+    """Each pending chunk's result, from a pool of worker processes (or in this process for one)."""
+    if not pending:
+        return
+    count = min(workers or os.cpu_count() or 1, len(pending))
+    if count <= 1:
+        opened = _open(names)
+        try:
+            for chunk in pending:
+                yield run_chunk(chunk, opened)
+        finally:
+            for impl in opened.values():
+                impl.close()
+        return
+    context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
+    with context.Pool(count, initializer=_init_worker, initargs=(names,)) as pool:
+        yield from pool.imap_unordered(run_chunk, pending)

@@ -1,0 +1,158 @@
+"""A sweep's report: its classes as ``divergence-report-v1`` (profile ``sweep``), a terminal table,
+and the merge of shard reports into one with each class once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.differential.expected import ExpectedSet
+from harness.differential.report import document
+from harness.fuzzing import classes
+from harness.fuzzing.shrink import shrink, size
+from harness.fuzzing.sweep import SweepRun, groups
+from harness.fuzzing.templates import BY_NAME
+from harness.model import hostvalues
+from harness.testees.testee import Testee
+
+
+def build_report(run: SweepRun, opened: dict[str, Testee], expected: ExpectedSet,
+                 versions: dict[str, dict[str, str]]) -> dict[str, Any]:
+    """Classes of the run's disagreements, each with a shrunk witness, as a report document."""
+    found = classes.build(groups(run), opened, versions)
+    names = list(opened)
+    divergences = []
+    for sweep_class in found:
+        template, index = sweep_class.simplest
+        args, responses = shrink(opened, sweep_class.op, BY_NAME[template].args(index), versions,
+                                 (sweep_class.cause, sweep_class.detail))
+        divergences.append(classes.to_divergence(sweep_class, args, responses, versions, names, expected.covers))
+    settings = run.settings
+    report = document("sweep", versions, divergences, run.values, run.seconds, [])
+    report["sweep"] = {
+        "templates": list(settings.templates),
+        "range": [f"U+{settings.first:04X}", f"U+{settings.last:04X}"],
+        "shards": [f"{settings.shard[0]}/{settings.shard[1]}"],
+        "values": run.values,
+        "compared": sum(r["compared"] for r in run.results),
+        "inexpressible": run.inexpressible(),
+        "interrupted": run.interrupted,
+    }
+    return report
+
+
+def _class_key(divergence: dict[str, Any]) -> tuple[Any, ...]:
+    return (divergence["op"], tuple(divergence["divergent"]), tuple(sorted(divergence["outcomeKinds"].items())),
+            divergence["cause"], divergence["detail"])
+
+
+def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
+    """One report from shard reports of the same sweep: each class once (same op, implementations,
+    outcome kinds, cause and detail), its code points and templates united, the smallest witness kept."""
+    if not reports:
+        raise ValueError("nothing to merge")
+    for report in reports:
+        if report.get("profile") != "sweep" or "sweep" not in report:
+            raise ValueError("only sweep reports can be merged")
+    base = reports[0]
+    for report in reports[1:]:
+        for field in ("templates", "range"):
+            if report["sweep"][field] != base["sweep"][field]:
+                raise ValueError(f"the reports swept different {field}: {base['sweep'][field]} and "
+                                 f"{report['sweep'][field]}")
+        if set(report["implementations"]) != set(base["implementations"]):
+            raise ValueError("the reports compared different implementations")
+    merged: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for report in reports:
+        for divergence in report["divergences"]:
+            key = _class_key(divergence)
+            if key not in merged:
+                merged[key] = dict(divergence)
+                continue
+            into = merged[key]
+            if size(hostvalues.decode_args(divergence["args"])) < size(hostvalues.decode_args(into["args"])):
+                for field in ("args", "outputs", "explanation", "codePoints", "replay"):
+                    into[field] = divergence[field]
+            into["inputs"] += divergence["inputs"]
+            into["surrogatePairs"] += divergence["surrogatePairs"]
+            runs = classes.ranges([cp for first, last in into["ranges"] + divergence["ranges"]
+                                   for cp in range(first, last + 1)])
+            into["ranges"], into["codePointRangeCount"] = runs, len(runs)
+            into["codePointCount"] = sum(last - first + 1 for first, last in runs)
+            into["codePointRanges"] = classes.describe_ranges(runs)
+            for template, count in divergence["templates"].items():
+                into["templates"][template] = into["templates"].get(template, 0) + count
+    out = dict(base)
+    out["divergences"] = list(merged.values())
+    out["examples"] = sum(r["examples"] for r in reports)
+    out["seconds"] = round(sum(r["seconds"] for r in reports), 3)
+    out["ok"] = all(d["status"] != "new" for d in out["divergences"])
+    sweep = dict(base["sweep"])
+    sweep["shards"] = sorted(s for r in reports for s in r["sweep"]["shards"])
+    for field in ("values", "compared"):
+        sweep[field] = sum(r["sweep"][field] for r in reports)
+    inexpressible: dict[str, dict[str, int]] = {}
+    for report in reports:
+        for impl, per in report["sweep"]["inexpressible"].items():
+            for template, count in per.items():
+                inexpressible.setdefault(impl, {})[template] = inexpressible.get(impl, {}).get(template, 0) + count
+    sweep["inexpressible"] = inexpressible
+    sweep["interrupted"] = any(r["sweep"].get("interrupted") for r in reports)
+    out["sweep"] = sweep
+    return out
+
+
+def _ranges_text(divergence: dict[str, Any], limit: int = 4) -> str:
+    shown = []
+    for run in divergence["codePointRanges"][:limit]:
+        if run["count"] == 1:
+            shown.append(f"{run['first']} {run['firstName']}")
+        else:
+            shown.append(f"{run['first']}..{run['last']} ({run['count']})")
+    more = divergence["codePointRangeCount"] - len(shown)
+    if more > 0:
+        shown.append(f"+{more} more runs")
+    if divergence["surrogatePairs"]:
+        shown.append(f"{divergence['surrogatePairs']:,} surrogate pairs")
+    return "; ".join(shown)
+
+
+def table(report: dict[str, Any]) -> str:
+    """The classes, one block each: cause, extent, templates, witness and its replay command."""
+    lines = []
+    sweep = report["sweep"]
+    lines.append(f"swept {sweep['values']:,} inputs ({len(sweep['templates'])} templates, {sweep['range'][0]}.."
+                 f"{sweep['range'][1]}, shards {', '.join(sweep['shards'])}) on {', '.join(report['implementations'])}; "
+                 f"{sweep['compared']:,} compared")
+    for impl, per in sweep["inexpressible"].items():
+        lines.append(f"  not expressible in {impl}'s host (not sent, not compared): "
+                     + ", ".join(f"{template} {count:,}" for template, count in per.items()))
+    if not report["divergences"]:
+        lines.append("no divergence")
+    for number, divergence in enumerate(report["divergences"], 1):
+        cause = divergence["cause"] + (f" ({divergence['detail']})" if divergence["detail"] else "")
+        status = divergence["status"] + (f": {divergence['expectedEntry']}" if divergence["expectedEntry"] else "")
+        kinds = ", ".join(f"{impl} {kind}" for impl, kind in divergence["outcomeKinds"].items())
+        lines.append(f"\n#{number} {divergence['op']}  {cause}  [{status}]")
+        lines.append(f"   {divergence['explanation']}")
+        lines.append(f"   disagree: {', '.join(divergence['divergent'])}   outcomes: {kinds}")
+        lines.append(f"   {divergence['inputs']:,} inputs, {divergence['codePointCount']:,} code points: "
+                     f"{_ranges_text(divergence)}")
+        lines.append("   templates: " + ", ".join(f"{t} {n:,}" for t, n in divergence["templates"].items()))
+        witness = ", ".join(f"{name}={_short(value)}" for name, value in divergence["args"].items())
+        lines.append(f"   witness: {witness}")
+        for impl, output in divergence["outputs"].items():
+            shown = f"ok {_short(output['ok'])}" if "ok" in output else \
+                f"error {output['error']['code']}: {output['error']['message'][:70]}"
+            lines.append(f"     {'*' if impl in divergence['divergent'] else ' '} {impl:<10} {shown}")
+        lines.append(f"   replay: {divergence['replay']}")
+    new = sum(1 for d in report["divergences"] if d["status"] == "new")
+    lines.append(f"\n{len(report['divergences'])} class(es): {new} new, {len(report['divergences']) - new} expected")
+    return "\n".join(lines)
+
+
+def _short(value: Any, width: int = 90) -> str:
+    import json
+
+    text = json.dumps(value, ensure_ascii=True)
+    return text if len(text) <= width else text[: width - 3] + "..."
+

@@ -1,0 +1,130 @@
+"""The exhaustive sweep: its plan and shards, its classes (one per bug, the right cause, a minimal
+witness, the code points as ranges), checkpoints and resume, shard merging, and inputs a host cannot
+express. A fake implementation (suites/fakes/fake_testee.py, FAKE_BUG=strip) carries the planted bug."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.differential.report import validate
+from harness.fuzzing import sweep, sweep_report
+from harness.fuzzing.templates import BY_NAME, TEMPLATES, select
+from suites.test_plugins import declare, run
+
+NARROW = ["--templates", "alone,leading-edge,trailing-edge,between-letters", "--range", "U+0000..U+00FF"]
+
+
+def test_shards_partition_the_plan() -> None:
+    settings = sweep.Settings(("a", "b"), tuple(t.name for t in TEMPLATES), 0, 0x10FFFF, (1, 1))
+    whole = {chunk.key for chunk in sweep.plan(settings)}
+    parts = [{c.key for c in sweep.plan(sweep.Settings(("a", "b"), settings.templates, 0, 0x10FFFF, (k, 3)))}
+             for k in (1, 2, 3)]
+    assert set().union(*parts) == whole and sum(map(len, parts)) == len(whole)
+    values = sum(c.stop - c.start for c in sweep.plan(settings))
+    assert values == sum(t.size for t in TEMPLATES)
+
+
+@pytest.mark.parametrize("text, problem", [("U+110000", "up to U+10FFFF"), ("U+00FF..U+0000", "after the last"),
+                                           ("zz", "expected U+XXXX")])
+def test_bad_ranges_are_named(text: str, problem: str) -> None:
+    with pytest.raises(ValueError, match="--range") as error:
+        sweep.parse_range(text)
+    assert problem in str(error.value)
+
+
+def test_bad_filters_are_named() -> None:
+    with pytest.raises(ValueError, match="unknown template 'nope'"):
+        select(names=["nope"])
+    with pytest.raises(ValueError, match="no sweep templates"):
+        select(ops=["unicode_versions"])
+    with pytest.raises(ValueError, match="K must be"):
+        sweep.parse_shard("3/2")
+
+
+def test_every_template_builds_its_ops_arguments() -> None:
+    for template in TEMPLATES:
+        args = template.args(0x1C)
+        assert set(args) <= {p.name for p in __import__("harness.model.registry", fromlist=["OPS"]).OPS[template.op].params}
+    assert BY_NAME["surrogate-pair"].value(0) == "\ud800\udc00"
+    assert BY_NAME["surrogate-pair"].value(1024 * 1024 - 1) == "\udbff\udfff"
+
+
+def _sweep(folder: Path, *extra: str) -> tuple[int, dict, str]:
+    """Sweep with the fake declared in ``folder / "impls"``; outputs in ``folder``."""
+    report = folder / "report.json"
+    proc = run(folder / "impls", "-m", "harness", "sweep", "--impls", "fake", "--report", str(report),
+               "--checkpoint", str(folder / "checkpoint.jsonl"), *extra)
+    assert report.exists(), proc.stdout[-2000:] + proc.stderr[-2000:]
+    return proc.returncode, json.loads(report.read_text()), proc.stdout + proc.stderr
+
+
+def test_a_planted_bug_is_one_class_with_its_cause_and_a_minimal_witness(tmp_path: Path) -> None:
+    declare(tmp_path / "impls", bug="strip")
+    status, report, output = _sweep(tmp_path, *NARROW, "--workers", "2")
+    assert status == 1, output
+    assert validate(report) == []
+    assert [(d["op"], d["cause"], d["status"]) for d in report["divergences"]] == \
+        [("normalize_fact_text", "whitespace_definition", "new")], output
+    found = report["divergences"][0]
+    assert found["ranges"] == [[0x1C, 0x1F]]
+    assert found["templates"] == {"alone": 4, "leading-edge": 4, "trailing-edge": 4}
+    assert found["args"] == {"text": "\u001c"}  # one character: nothing left to remove
+    assert "python -m harness diff normalize_fact_text" in found["replay"]
+    assert "U+001C..U+001F (4)" in output
+
+
+def test_a_faithful_implementation_sweeps_clean(tmp_path: Path) -> None:
+    declare(tmp_path / "impls")
+    status, report, output = _sweep(tmp_path, *NARROW)
+    assert status == 0 and report["divergences"] == [] and report["sweep"]["compared"] == 4 * 256, output
+
+
+def test_checkpoints_resume_and_refuse_other_settings(tmp_path: Path) -> None:
+    declare(tmp_path / "impls", bug="strip")
+    first = _sweep(tmp_path, *NARROW)
+    again = _sweep(tmp_path, *NARROW)
+    assert "resuming" in again[2] and again[1]["divergences"] == first[1]["divergences"]
+    other = run(tmp_path / "impls", "-m", "harness", "sweep", "--impls", "fake", "--templates", "alone", "--range", "U+0000..U+00FF",
+                "--checkpoint", str(tmp_path / "checkpoint.jsonl"), "--report", str(tmp_path / "other.json"))
+    assert other.returncode != 0 and "other settings (templates differ" in other.stderr and "--fresh" in other.stderr
+
+
+def test_shard_reports_merge_into_the_unsharded_classes(tmp_path: Path) -> None:
+    declare(tmp_path / "impls", bug="strip")
+    wide = NARROW[:3] + ["U+0000..U+3FFF"]
+    _, whole, _ = _sweep(tmp_path, *wide, "--checkpoint", str(tmp_path / "whole.jsonl"))
+    shards = []
+    for k in (1, 2):
+        path = tmp_path / f"shard{k}.json"
+        proc = run(tmp_path / "impls", "-m", "harness", "sweep", "--impls", "fake", *wide, "--shard", f"{k}/2",
+                   "--report", str(path), "--checkpoint", str(tmp_path / f"c{k}.jsonl"))
+        assert path.exists(), proc.stderr
+        shards.append(path)
+    merged_path = tmp_path / "merged.json"
+    proc = run(tmp_path / "impls", "-m", "harness", "sweep", "--merge", *map(str, shards), "--report", str(merged_path))
+    merged = json.loads(merged_path.read_text())
+    assert proc.returncode == 1 and validate(merged) == []
+    key = lambda d: (d["op"], d["cause"], d["inputs"], str(d["ranges"]), d["args"])  # noqa: E731
+    assert sorted(map(key, merged["divergences"])) == sorted(map(key, whole["divergences"]))
+    assert merged["sweep"]["values"] == whole["sweep"]["values"] and merged["sweep"]["shards"] == ["1/2", "2/2"]
+
+
+def test_inputs_a_utf16_host_cannot_hold_are_counted_not_sent(tmp_path: Path) -> None:
+    declare(tmp_path / "impls", host_strings="utf-16")
+    status, report, output = _sweep(tmp_path, "--templates", "surrogate-pair,alone", "--range", "U+D800..U+D801")
+    assert status == 0, output
+    assert report["sweep"]["inexpressible"] == {"fake": {"surrogate-pair": 2048}}
+    assert report["sweep"]["compared"] == 2  # the two lone surrogates alone; no pair reached the fake
+    assert "not expressible in fake's host" in output
+
+
+def test_merge_refuses_different_sweeps() -> None:
+    base = {"profile": "sweep", "implementations": {"a": {}}, "sweep": {"templates": ["alone"], "range": ["U+0000", "U+00FF"]},
+            "divergences": []}
+    other = json.loads(json.dumps(base))
+    other["sweep"]["templates"] = ["doubled"]
+    with pytest.raises(ValueError, match="different templates"):
+        sweep_report.merge([base, other])

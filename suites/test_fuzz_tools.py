@@ -211,3 +211,43 @@ def test_unescape() -> None:
 
     assert unescape("A\\x1cb\\u00e9\\U0001f600\\n\\\\") == "A\u001cb\u00e9\U0001f600\n\\"
     assert unescape("\\ud800") == "\ud800"
+
+
+def test_generated_inputs_are_reproducible_and_fit_the_registry() -> None:
+    from harness.fuzzing.generate import Inputs
+    from harness.model.registry import OPS, check_args
+
+    for op in ("normalize_fact_text", "decide_write", "build_dedup_context", "unicode_nfc"):
+        first, again = Inputs(7).batch(op, 300), Inputs(7).batch(op, 300)
+        assert first == again or json.dumps(hostvalues.encode(first)) == json.dumps(hostvalues.encode(again))
+        for args in first:
+            check_args(OPS[op], args)
+        assert Inputs(8).batch(op, 50) != first[:50]
+
+
+def test_witnesses_are_local_minima() -> None:
+    """No single step of the shrinker keeps the same divergence of the shrunk witness."""
+    from harness.differential.explain import classify, divergent, observe
+    from harness.fuzzing import shrink as shrinking
+    from harness.fuzzing.classes import outcome_kinds
+
+    impls = impls_with(decide_write=lambda text, embedding_json, candidates_json, threshold=0.85, mode="auto",
+                       force=False: reference.decide_write(text.strip() if isinstance(text, str) else text,
+                                                           embedding_json, candidates_json, threshold, mode, force))
+    versions = unicode_versions_of(impls)
+    args = {"text": "user likes tea\u001c", "embedding_json": "[0.5,1.0,2.0]",
+            "candidates_json": '[{"id":"z","text":"other"},{"id":"m","text":"User likes TEA","embedding":[1,2,3]}]',
+            "threshold": 0.5, "mode": "auto"}
+    divergence = examine(impls, "decide_write", args, versions)
+    assert divergence is not None and divergence.cause == "whitespace_definition"
+    small, responses = shrinking.shrink(impls, "decide_write", args, versions, ("whitespace_definition", None))
+    assert shrinking.size(small) < shrinking.size(args) / 2, small
+    kinds, names = outcome_kinds(responses), divergent("decide_write", responses)
+    for phase in (shrinking._structure_steps, shrinking._paired_steps, shrinking._global_steps, shrinking._fine_steps):
+        for candidate in phase(small):
+            if candidate == small:
+                continue
+            got = observe(impls, "decide_write", candidate)
+            same = outcome_kinds(got) == kinds and divergent("decide_write", got) == names and \
+                classify(impls, "decide_write", candidate, got, versions)[0] == "whitespace_definition"
+            assert not same, f"{candidate!r} is smaller and keeps the divergence of {small!r}"

@@ -104,13 +104,18 @@ def run_plant(plant: Plant, seconds: float) -> tuple[bool, dict, str]:
     report_path = REPORTS / f"{slug}.json"
     with tempfile.TemporaryDirectory(prefix="plant-") as scratch:
         tree, env = _prepare(plant, Path(scratch))
-        proc = subprocess.run([sys.executable, "-m", "harness", "fuzz", "--seconds", str(seconds), "--impls",
+        proc = subprocess.run([sys.executable, "-m", "harness", "fuzz", "--seconds", str(seconds), "--stop-after-new", "10", "--impls",
                                plant.impls, "--report", str(report_path)], cwd=tree, env=env, capture_output=True,
                               text=True, timeout=seconds * 4 + 300)
     report = json.loads(report_path.read_text())
-    hits = [d for d in report["divergences"]
-            if d["status"] == "new" and d["op"] == plant.op and d["cause"] == plant.cause]
-    found = bool(hits) and all(h["foundAfterSeconds"] is not None and h["foundAfterSeconds"] <= seconds for h in hits)
+    new = [d for d in report["divergences"] if d["status"] == "new"]
+    hits = [d for d in new if d["op"] == plant.op and d["cause"] == plant.cause]
+    # One bug, one report per op it shows in: exactly one new class of the plant's op, with its cause,
+    # within the budget; the same bug seen through another op (same cause) is allowed, any other
+    # cause is a wrong explanation.
+    in_op = [d for d in new if d["op"] == plant.op]
+    found = len(in_op) == 1 and len(hits) == 1 and all(d["cause"] == plant.cause for d in new) and \
+        hits[0]["foundAfterSeconds"] is not None and hits[0]["foundAfterSeconds"] <= seconds
     return found, report, proc.stdout
 
 
@@ -125,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         found, report, output = run_plant(plant, args.seconds)
         hits = [d for d in report["divergences"] if d["status"] == "new"]
-        verdict = "FOUND" if found else "NOT FOUND"
+        verdict = "FOUND, ONE REPORT" if found else ("NOT FOUND" if not hits else "FOUND, BUT NOT AS ONE REPORT")
         print(f"== {plant.name}: {verdict} ({plant.op}, {plant.cause}) in {report['examples']:,} examples")
         for d in hits:
             print(f"   new: {d['op']} {d['cause']} ({d['detail']}) after {d['foundAfterSeconds']}s, "

@@ -46,6 +46,9 @@ def _parser() -> argparse.ArgumentParser:
     fuzz.add_argument("--ops", help="comma-separated ops (default: every comparable op)")
     fuzz.add_argument("--seed", type=int, default=None, help="reproducible run")
     fuzz.add_argument("--report", type=Path, default=Path("reports/fuzz-report.json"))
+    fuzz.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
+    fuzz.add_argument("--stop-after-new", type=float, default=None, metavar="SECONDS",
+                      help="stop this long after the first new divergence (planted-bug runs)")
     sweep = sub.add_parser("sweep", help="every code point in every template of every op, on every implementation")
     sweep.add_argument("--ops", help="comma-separated ops (default: every swept op)")
     sweep.add_argument("--templates", help="comma-separated template names (default: all; see --list)")
@@ -174,14 +177,18 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     print(f"fuzzing {', '.join(opened)} for {seconds:.0f}s" + (f" (seed {args.seed})" if args.seed is not None else ""),
           file=sys.stderr)
     try:
-        result = fuzz(opened, load(list(opened)), seconds, seed=args.seed, ops=split_names(args.ops))
+        result = fuzz(opened, load(list(opened)), seconds, seed=args.seed, ops=split_names(args.ops),
+                      workers=args.workers, stop_after_new=args.stop_after_new)
     finally:
         close_all(opened)
     report = document("fuzz", result.versions, result.divergences, result.examples, result.seconds,
                       result.expected_problems, seed=args.seed, unexpected_passes=result.unexpected_passes)
     write(args.report, report)
     print(render(result.divergences, result.expected_problems))
-    print(f"\n{result.examples:,} examples in {result.seconds:.0f}s: {len(result.new)} new divergence(s), "
+    for name, count in result.inexpressible.items():
+        print(f"not expressible in {name}'s host (not sent to it, not compared): {count:,} examples")
+    print(f"\n{result.examples:,} examples in {result.seconds:.0f}s on {result.workers} worker(s): "
+          f"{len(result.new)} new divergence(s), "
           f"{len(result.divergences) - len(result.new)} expected; report: {args.report}")
     return 0 if report["ok"] else 1
 

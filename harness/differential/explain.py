@@ -28,8 +28,9 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, Callable
+
+import unicodedata
 
 import unicodedata2
 
@@ -134,13 +135,12 @@ def _parse_json(value: str) -> Any:
 
 
 def _map_strings(value: Any, fn: Callable[[str], str]) -> Any:
-    """Apply ``fn`` to a host string's characters; when the characters it changes are only reachable
-    through JSON escapes, to every string inside the JSON text instead (the text is then rewritten)."""
+    """Apply ``fn`` to a host string's characters, then, when it is a JSON text whose strings still hold
+    characters ``fn`` changes (written as escapes), to every string inside it (the text is then
+    rewritten compactly)."""
     if not isinstance(value, str):
         return value
-    changed = fn(value)
-    if changed != value:
-        return changed
+    value = fn(value)
     parsed = _parse_json(value)
     if not isinstance(parsed, (list, dict)):
         return value
@@ -198,45 +198,39 @@ def _similarities(op_name: str, responses: Responses) -> list[Any]:
     return sims
 
 
-_CASE_RELEVANT = {"Lu", "Lt", "Ll", "Lm", "Mn", "Me", "Cf", "Sk"}
+_CASED = {"Lu", "Ll", "Lt"}
+_CASE_IGNORABLE = {"Mn", "Me", "Cf", "Lm", "Sk"}
 
 
-def _relevant(ch: str, step: str) -> bool:
-    """Whether ``ch`` can matter to a step: cased or case-ignorable for case mapping; decomposable,
-    combining or part of a canonical decomposition for NFC."""
-    if step == "case_mapping":
-        return unicodedata2.category(ch) in _CASE_RELEVANT
-    if step == "normalization":
-        decomposition = unicodedata2.decomposition(ch)
-        return bool(decomposition and not decomposition.startswith("<")) or unicodedata2.combining(ch) != 0 \
-            or ord(ch) in _decomposition_parts()
-    return False
+def _case_relevant(ch: str, text: str) -> bool:
+    """Whether ``ch``'s case data can change a lowercase mapping of ``text``: it is cased in some version
+    in play, or it sits in a text with a capital sigma and is case-ignorable (the final-sigma context)."""
+    categories = {unicodedata.category(ch), unicodedata2.category(ch)}
+    return bool(categories & _CASED) or ("\u03a3" in text and bool(categories & (_CASE_IGNORABLE | {"Lo", "Cn"})))
 
 
-@lru_cache(maxsize=1)
-def _decomposition_parts() -> frozenset[int]:
-    parts = set()
-    for cp in range(0x110000):
-        if is_surrogate(cp):
-            continue
-        decomposition = unicodedata2.decomposition(chr(cp))
-        if decomposition and not decomposition.startswith("<"):
-            parts.update(int(h, 16) for h in decomposition.split())
-    return frozenset(parts)
+def skew_steps(args: dict[str, Any], versions: dict[str, dict[str, str]], op_name: str | None = None) -> str:
+    """Which Unicode-dependent steps of the op can explain a skew on the input's characters.
 
-
-def skew_steps(args: dict[str, Any], versions: dict[str, dict[str, str]]) -> str:
-    """Which Unicode-dependent steps the implementations disagree on for the input's characters."""
+    ``normalization`` when NFC of some string differs between the oldest and the newest Unicode data
+    the harness has (Python's ``unicodedata`` and ``unicodedata2``) and the implementations report
+    different normalization versions; ``case_mapping`` when a character whose data differs is cased
+    (or case-ignorable next to a capital sigma) and the implementations report different case-mapping
+    versions. An op only has the steps its registry entry names (``Op.unicode_steps``)."""
     steps = []
-    chars = {ch for text in _all_strings(args) for ch in text if _version_sensitive(ch)}
-    for step in ("case_mapping", "normalization"):
-        for ch in chars:
-            if not _relevant(ch, step):
-                continue
-            states = {assigned_in(ord(ch), v[step]) for v in versions.values() if step in v}
-            if len(states) > 1:
-                steps.append(step)
-                break
+    op_steps = get_op(op_name).unicode_steps if op_name else ("case_mapping", "normalization")
+    strings = _all_strings(args)
+
+    def versions_differ(step: str) -> bool:
+        return len({v[step] for v in versions.values() if step in v}) > 1
+
+    if "case_mapping" in op_steps and versions_differ("case_mapping") and any(
+            _version_sensitive(ch) and _case_relevant(ch, text) for text in strings for ch in text):
+        steps.append("case_mapping")
+    if "normalization" in op_steps and versions_differ("normalization") and any(
+            unicodedata.normalize("NFC", text) != unicodedata2.normalize("NFC", text)
+            for text in strings if not has_surrogate(text)):
+        steps.append("normalization")
     return "+".join(steps) or "properties"
 
 
@@ -280,7 +274,7 @@ def classify(impls: dict[str, Testee], op_name: str, args: dict[str, Any], respo
                                          "implementations and coerced by others"), param.name
     if any(_version_sensitive(ch) for text in _all_strings(args) for ch in text):
         if explains(_replace_chars(args, _version_sensitive)):
-            steps = skew_steps(args, versions or {})
+            steps = skew_steps(args, versions or {}, op_name)
             return "unicode_version_skew", f"characters whose Unicode data differs between the versions in play " \
                 f"({steps})", steps
     if any(_white_space_like(ch) for text in _all_strings(args) for ch in text):

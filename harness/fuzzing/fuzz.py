@@ -1,31 +1,42 @@
-"""The divergence fuzzer: Hypothesis generation over every comparable op of the registry, run on
-several implementations until a time budget is spent, shrinking each new divergence to a minimal
-input and explaining it (``python -m harness fuzz`` / ``nox -s fuzz -- --minutes N``).
+"""The divergence fuzzer (``python -m harness fuzz`` / ``nox -s fuzz -- --minutes N``): random inputs for
+every comparable op of the registry (harness/fuzzing/generate.py), sent in batches to every
+implementation by worker processes (one per core), until a time budget is spent.
 
-A divergence is *new* unless every implementation that differs from the reference lists its op and
-cause in ``expected/<impl>.json``. One divergence per (op, cause, detail, implementations) is reported,
-shrunk to a minimal input, whether new or expected.
+Each disagreeing input is classified by the counterfactual classifier; the first input of each class
+(op, the implementations that disagree, their outcome kinds, cause, detail) is shrunk to a minimal
+witness and reported, new or expected; later ones are counted. A class is *expected* when every
+implementation that disagrees lists its op, cause and detail in ``expected/<impl>.json``.
+
+Inputs an implementation's host cannot hold (see Implementation.can_express) are not sent to it and
+are counted. ``--seed`` makes the batches reproducible (with one worker, the whole run).
 """
 
 from __future__ import annotations
 
+import itertools
+import multiprocessing
+import os
 import sys
 import time
+from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import Any, Iterator, TextIO
 
-from hypothesis import given, settings
-from hypothesis import seed as hypothesis_seed
-
-from harness.differential import profiles  # noqa: F401  (registers the Hypothesis profiles)
-from harness.differential.explain import Divergence, examine, unicode_versions_of
+from harness.differential.explain import Divergence, agreeing, classify, code_points, divergent, unicode_versions_of
 from harness.differential.expected import ExpectedSet, recheck_detailed
-from harness.differential.strategies import args_for, comparable_ops
+from harness.differential.strategies import comparable_ops
+from harness.fuzzing.classes import outcome_kinds
+from harness.fuzzing.generate import Inputs
+from harness.fuzzing.shrink import shrink
+from harness.model import hostvalues
+from harness.testees import impls as implementations
 from harness.testees.testee import Testee
 
-
-class _Found(Exception):
-    """Raised inside the Hypothesis test to make it shrink a new divergence."""
+BATCH = 1000  # examples per batch (per op)
+KEEP_PER_KEY = 3  # disagreeing examples a batch returns per (implementations, outcome kinds)
+CLASSIFY_FIRST = 20  # examples of a (op, implementations, kinds) group classified before sampling
+CLASSIFY_EVERY = 25  # then one in this many
+SHRINK_SECONDS = 60.0
 
 
 @dataclass
@@ -36,6 +47,9 @@ class FuzzResult:
     expected_problems: list[str] = field(default_factory=list)
     unexpected_passes: list[dict[str, str]] = field(default_factory=list)
     versions: dict[str, dict[str, str]] = field(default_factory=dict)
+    inexpressible: dict[str, int] = field(default_factory=dict)  # implementation -> inputs not sent to it
+    seen: dict[tuple[Any, ...], int] = field(default_factory=dict)  # class key -> disagreeing inputs seen
+    workers: int = 1
 
     @property
     def new(self) -> list[Divergence]:
@@ -72,66 +86,151 @@ class Progress:
             self.stream.flush()
 
 
+# ---- one batch, in a worker (or in this process) -------------------------------------------------------
+
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(names: tuple[str, ...]) -> None:
+    _WORKER["impls"] = {name: implementations.get_impl(name) for name in names}
+
+
+def _can_express(name: str, args: dict[str, Any]) -> bool:
+    try:
+        return implementations.declaration(name).can_express(args)
+    except implementations.ImplementationUnavailable:
+        return True
+
+
+def run_batch(task: tuple[str, int, int], opened: dict[str, Testee] | None = None) -> dict[str, Any]:
+    """Generate ``size`` inputs of ``op`` from ``seed``, run them everywhere, return the disagreeing ones
+    (at most KEEP_PER_KEY per group of implementations and outcome kinds) and the counts."""
+    op, seed, size = task
+    opened = opened if opened is not None else _WORKER["impls"]
+    batch = Inputs(seed).batch(op, size)
+    columns: dict[str, list[dict[str, Any] | None]] = {}
+    inexpressible: dict[str, int] = {}
+    for name, impl in opened.items():
+        sendable = [j for j, args in enumerate(batch) if _can_express(name, args)]
+        if len(sendable) < len(batch):
+            inexpressible[name] = len(batch) - len(sendable)
+        column: list[dict[str, Any] | None] = [None] * len(batch)
+        for j, response in zip(sendable, impl.call_batch([(op, batch[j]) for j in sendable])):
+            column[j] = response
+        columns[name] = column
+    kept: dict[tuple[Any, ...], list[Any]] = {}
+    counts: dict[tuple[Any, ...], int] = {}
+    for j, args in enumerate(batch):
+        responses = {name: column[j] for name, column in columns.items() if column[j] is not None}
+        if len(responses) < 2 or agreeing(op, responses):
+            continue
+        key = (tuple(divergent(op, responses)), outcome_kinds(responses))
+        counts[key] = counts.get(key, 0) + 1
+        if len(kept.setdefault(key, [])) < KEEP_PER_KEY:
+            kept[key].append([hostvalues.encode_args(args), responses])
+    return {"op": op, "examples": len(batch), "inexpressible": inexpressible,
+            "disagreeing": [[list(names), [list(k) for k in kinds], counts[(names, kinds)], examples]
+                            for (names, kinds), examples in kept.items()]}
+
+
+def _tasks(ops: list[str], seed: int) -> Iterator[tuple[str, int, int]]:
+    for number in itertools.count():
+        yield ops[number % len(ops)], seed * 1_000_003 + number, BATCH
+
+
+def _batches(tasks: Iterator[tuple[str, int, int]], opened: dict[str, Testee], workers: int,
+             deadline: float) -> Iterator[dict[str, Any]]:
+    """Batch results until the deadline; a pool keeps two tasks per worker in flight."""
+    if workers <= 1:
+        while time.monotonic() < deadline:
+            yield run_batch(next(tasks), opened)
+        return
+    context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
+    with context.Pool(workers, initializer=_init_worker, initargs=(tuple(opened),)) as pool:
+        flight: deque[Any] = deque(pool.apply_async(run_batch, (next(tasks),)) for _ in range(2 * workers))
+        while flight:
+            result = flight.popleft().get()
+            if time.monotonic() < deadline:
+                flight.append(pool.apply_async(run_batch, (next(tasks),)))
+            yield result
+            if time.monotonic() >= deadline:
+                pool.terminate()
+                return
+
+
+def _declared(opened: dict[str, Testee]) -> bool:
+    """Whether every implementation can be started again by name (worker processes need that)."""
+    try:
+        return all(implementations.declaration(name) is not None for name in opened)
+    except implementations.ImplementationUnavailable:
+        return False
+
+
 def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: int | None = None,
-         ops: list[str] | None = None, chunk: int = 100, stream: TextIO = sys.stderr) -> FuzzResult:
+         ops: list[str] | None = None, stream: TextIO = sys.stderr, workers: int | None = None,
+         stop_after_new: float | None = None) -> FuzzResult:
     result = FuzzResult(versions=unicode_versions_of(impls))
     checked = recheck_detailed(expected, impls, result.versions)
     result.expected_problems = [message for message, _ in checked]
     result.unexpected_passes = [passed for _, passed in checked if passed]
     ops = ops or comparable_ops()
-    known: set[tuple[Any, ...]] = set()
+    if workers is None:
+        workers = (os.cpu_count() or 1) if _declared(impls) else 1
+    result.workers = workers
+    base_seed = seed if seed is not None else int.from_bytes(os.urandom(4), "little")
     progress = Progress(stream, seconds)
     started = time.monotonic()
     deadline = started + seconds
-    round_no = 0
+    classified: dict[tuple[Any, ...], list[tuple[str, str | None]]] = {}
+    shrunk_to: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # first classification -> the class after shrinking
 
     def expected_count() -> int:
         return sum(1 for d in result.divergences if d.status == "expected")
 
-    while time.monotonic() < deadline:
-        op = ops[round_no % len(ops)]
-        round_no += 1
-        target: list[tuple[Any, ...]] = []
-        first_seen: list[float] = []
-        last: list[Divergence] = []
+    def consider(op: str, args: dict[str, Any], responses: dict[str, dict[str, Any]]) -> None:
+        names, kinds = tuple(divergent(op, responses)), outcome_kinds(responses)
+        group = (op, names, kinds)
+        causes = classified.setdefault(group, [])
+        if len(causes) >= CLASSIFY_FIRST and len(set(causes)) == 1 and len(causes) % CLASSIFY_EVERY:
+            causes.append(causes[0])
+            result.seen[shrunk_to[(*group, *causes[0])]] += 1
+            return
+        cause, explanation, detail = classify(impls, op, args, responses, result.versions)
+        causes.append((cause, detail))
+        first_key = (*group, cause, detail)
+        if first_key in shrunk_to:  # seen before: count it under the class its first witness shrank to
+            result.seen[shrunk_to[first_key]] += 1
+            return
+        found_after = time.monotonic() - started
+        small, small_responses = shrink(impls, op, args, result.versions, (cause, detail),
+                                        deadline=time.monotonic() + SHRINK_SECONDS)
+        # The class is named on the minimal witness (its detail may be narrower than the first input's).
+        cause, explanation, detail = classify(impls, op, small, small_responses, result.versions)
+        key = (*group, cause, detail)
+        shrunk_to[first_key] = key
+        if key in result.seen:
+            result.seen[key] += 1
+            return
+        result.seen[key] = 1
+        divergence = Divergence(op, small, small_responses, list(names), cause, explanation,
+                                code_points(small, result.versions), detail, found_after=found_after)
+        entry = expected.covers(divergence.divergent, op, cause, detail)
+        if entry is not None:
+            divergence.status, divergence.expected_entry = "expected", f"{entry.impl}/{entry.id}"
+        result.divergences.append(divergence)
 
-        @settings(settings.get_profile("fuzz"), max_examples=chunk)
-        @given(args=args_for(op))
-        def probe(args: dict[str, Any]) -> None:
-            result.examples += 1
-            progress.update(result.examples, len(result.new), expected_count())
-            if not target and time.monotonic() >= deadline:
-                return
-            divergence = examine(impls, op, args, result.versions)
-            if divergence is None:
-                return
-            key = divergence.key
-            if target:
-                if key != target[0]:
-                    return
-            else:
-                if key in known:
-                    return
-                # New or expected, the first of each kind is shrunk so that reports show a minimal witness.
-                target.append(key)
-                first_seen.append(time.monotonic() - started)
-            last[:] = [divergence]
-            raise _Found()
-
-        if seed is not None:
-            probe = hypothesis_seed(seed + round_no)(probe)
-        try:
-            probe()
-        except _Found:
-            divergence = last[0]
-            divergence.found_after = first_seen[0]
-            entry = expected.covers(divergence.divergent, op, divergence.cause, divergence.detail)
-            if entry is not None:
-                divergence.status, divergence.expected_entry = "expected", f"{entry.impl}/{entry.id}"
-            known.add(target[0])
-            result.divergences.append(divergence)
+    for batch in _batches(_tasks(ops, base_seed), impls, workers, deadline):
+        result.examples += batch["examples"]
+        for name, count in batch["inexpressible"].items():
+            result.inexpressible[name] = result.inexpressible.get(name, 0) + count
+        for _, _, _, examples in batch["disagreeing"]:
+            for encoded, responses in examples:
+                consider(batch["op"], hostvalues.decode_args(encoded), responses)
         progress.update(result.examples, len(result.new), expected_count())
+        if stop_after_new is not None and result.new and \
+                time.monotonic() - started > min(d.found_after or 0.0 for d in result.new) + stop_after_new:
+            break
     progress.update(result.examples, len(result.new), expected_count(), force=True)
     progress.done()
-    result.seconds = seconds
+    result.seconds = time.monotonic() - started
     return result

@@ -3,12 +3,18 @@ keeps the same divergence.
 
 The same divergence means: the same implementations disagree with the oracle, each with the same kind
 of outcome (``ok`` or the same error code), and the counterfactual classifier gives the same cause
-and detail. Steps, tried in order on every argument:
+and detail (or a narrower detail: fewer of the Unicode steps a skew could come from). Steps, coarse ones first (every accepted step starts again from the first):
 
+* leave out an argument that has a default; give a JSON argument as ``null``;
+
+* the i-th number of every number array of one length at once (vectors compared only while their
+  lengths agree); every number of those arrays rounded to an integer;
 * a JSON text (parsed with the standard library, never with an implementation's parser): drop an
   array element or an object member, replace a nested value by a simpler one, shrink a string inside;
   the text is written back compactly, and kept only if the divergence survives the rewriting;
-* a string: drop one character; replace one character by ``a``;
+* every string at once: remove one character everywhere it occurs (a new text and a stored text
+  that must stay equal shrink together);
+* a string: drop a run of characters (halves, quarters, ..., one); replace one character by ``a``;
 * a list: drop one element; a number: 0, 1, its integer part.
 
 The loop restarts after every accepted step and ends when no step is accepted (a local minimum: no
@@ -19,13 +25,15 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from typing import Any, Iterator
 
 from harness.differential.explain import classify, divergent, observe
 from harness.fuzzing.classes import outcome_kinds
+from harness.model.registry import get_op
 from harness.testees.testee import Testee
 
-MAX_STEPS = 500
+MAX_STEPS = 2000
 _NOT_JSON = object()
 
 
@@ -41,11 +49,57 @@ def _dump(value: Any) -> str:
 
 
 def _string_steps(text: str) -> Iterator[str]:
-    for i in range(len(text)):
-        yield text[:i] + text[i + 1:]
+    """Drop a run of characters (halves first, then quarters, ..., then one), then replace one by 'a'."""
+    size = len(text) // 2
+    while size >= 1:
+        for start in range(0, len(text), size):
+            yield text[:start] + text[start + size:]
+        size //= 2
     for i, ch in enumerate(text):
         if ch != "a":
             yield text[:i] + "a" + text[i + 1:]
+
+
+def _everywhere(args: dict[str, Any], fn: Any) -> dict[str, Any]:
+    """``fn`` applied to every host string, and to every string value inside those that are JSON texts."""
+    def walk(item: Any) -> Any:
+        if isinstance(item, str):
+            return fn(item)
+        if isinstance(item, list):
+            return [walk(x) for x in item]
+        if isinstance(item, dict):  # keys are structure: left alone
+            return {k: walk(v) for k, v in item.items()}
+        return item
+
+    out = {}
+    for name, value in args.items():
+        if isinstance(value, str):
+            parsed = _parse(value)
+            if parsed is not _NOT_JSON and isinstance(parsed, (list, dict)):
+                walked = walk(parsed)
+                out[name] = value if walked == parsed else _dump(walked)
+            else:
+                out[name] = fn(value)
+        else:
+            out[name] = value
+    return out
+
+
+def _global_steps(args: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Remove one character everywhere at once (a text and the stored text it must equal shrink together)."""
+    seen: dict[str, None] = {}
+
+    def collect(text: str) -> str:
+        seen.update(dict.fromkeys(text))
+        return text
+
+    _everywhere(args, collect)
+    for ch in seen:
+        yield _everywhere(args, lambda text, ch=ch: text.replace(ch, ""))
+    for ch in seen:  # a character with its case partners (a text and a stored text equal once lowercased)
+        partners = {ch, ch.lower(), ch.upper()} - {ch}
+        if partners and all(len(p) == 1 for p in partners):
+            yield _everywhere(args, lambda text, group=partners | {ch}: "".join(c for c in text if c not in group))
 
 
 def _value_steps(value: Any, depth: int = 0) -> Iterator[Any]:
@@ -92,8 +146,10 @@ def _arg_steps(value: Any) -> Iterator[Any]:
 
 
 def shrink(opened: dict[str, Testee], op: str, args: dict[str, Any], versions: dict[str, dict[str, str]],
-           cause: tuple[str, str | None], budget: int = MAX_STEPS) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-    """(minimal args, their responses) keeping the divergence of ``args`` with cause ``cause``."""
+           cause: tuple[str, str | None], budget: int = MAX_STEPS,
+           deadline: float | None = None) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """(minimal args, their responses) keeping the divergence of ``args`` with cause ``cause``; stops
+    early (with a smaller but maybe not minimal witness) at ``deadline`` (time.monotonic())."""
     responses = observe(opened, op, args)
     names, kinds = divergent(op, responses), outcome_kinds(responses)
 
@@ -102,17 +158,30 @@ def shrink(opened: dict[str, Testee], op: str, args: dict[str, Any], versions: d
         if outcome_kinds(got) != kinds or divergent(op, got) != names:
             return None
         found, _, detail = classify(opened, op, candidate, got, versions)
-        return got if (found, detail) == cause else None
+        return got if found == cause[0] and _narrower_or_equal(detail, cause[1]) else None
 
+    optional = [param.name for param in get_op(op).params if not param.required]
+
+    def omit_optional(current: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        """Leave out an argument that has a default; give a JSON argument as ``null``."""
+        for name in optional:
+            if name in current:
+                yield {k: v for k, v in current.items() if k != name}
+        for name, value in current.items():
+            if isinstance(value, str) and value != "null" and _parse(value) is not _NOT_JSON:
+                yield {**current, name: "null"}
+
+    # Coarse first: each accepted step starts again from the first phase.
+    phases = (omit_optional, _structure_steps, _paired_steps, _global_steps, _fine_steps)
     steps = 0
     improved = True
     while improved and steps < budget:
         improved = False
-        for name in list(args):
-            for smaller in _arg_steps(args[name]):
-                candidate = {**args, name: smaller}
-                got = same(candidate)
-                if got is not None:
+        for phase in phases:
+            for candidate in phase(args):
+                if deadline is not None and time.monotonic() > deadline:
+                    return args, responses
+                if candidate != args and (got := same(candidate)) is not None:
                     args, responses = candidate, got
                     steps += 1
                     improved = True
@@ -120,6 +189,85 @@ def shrink(opened: dict[str, Testee], op: str, args: dict[str, Any], versions: d
             if improved:
                 break
     return args, responses
+
+
+def _structure_steps(args: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Drop one element of a JSON array or one member of a JSON object, in every JSON argument."""
+    for name, value in args.items():
+        if isinstance(value, str):
+            parsed = _parse(value)
+            if parsed is not _NOT_JSON and isinstance(parsed, (list, dict)):
+                for smaller in _drops(parsed):
+                    yield {**args, name: _dump(smaller)}
+
+
+def _paired_steps(args: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Drop the i-th number of every number array of the same length at once (an embedding and the
+    candidates' embeddings are only compared while their lengths agree), then round every number of
+    those arrays to an integer, in all JSON arguments."""
+    parsed = {name: _parse(value) for name, value in args.items() if isinstance(value, str)}
+    parsed = {name: value for name, value in parsed.items() if isinstance(value, (list, dict))}
+    lengths: set[int] = set()
+
+    def arrays(item: Any) -> Iterator[list[Any]]:
+        if isinstance(item, list):
+            if item and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in item):
+                yield item
+            for x in item:
+                yield from arrays(x)
+        elif isinstance(item, dict):
+            for x in item.values():
+                yield from arrays(x)
+
+    for value in parsed.values():
+        lengths.update(len(a) for a in arrays(value))
+
+    def rewrite(item: Any, length: int, change: Any) -> Any:
+        if isinstance(item, list):
+            if len(item) == length and item and all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                                   for x in item):
+                return change(item)
+            return [rewrite(x, length, change) for x in item]
+        if isinstance(item, dict):
+            return {k: rewrite(v, length, change) for k, v in item.items()}
+        return item
+
+    for length in sorted(lengths, reverse=True):
+        changes = [lambda a, i=i: a[:i] + a[i + 1:] for i in range(length)] if length > 1 else []
+        changes.append(lambda a: [float(round(x)) if math.isfinite(x) and abs(x) < 1e15 else x for x in a])
+        for change in changes:
+            yield {**args, **{name: _dump(rewrite(value, length, change)) for name, value in parsed.items()}}
+
+
+def _drops(value: Any) -> Iterator[Any]:
+    if isinstance(value, list):
+        for i in range(len(value)):
+            yield value[:i] + value[i + 1:]
+        for i, item in enumerate(value):
+            for smaller in _drops(item):
+                yield value[:i] + [smaller] + value[i + 1:]
+    elif isinstance(value, dict):
+        for key in value:
+            yield {k: v for k, v in value.items() if k != key}
+        for key in value:
+            for smaller in _drops(value[key]):
+                yield {k: (smaller if k == key else v) for k, v in value.items()}
+
+
+def _fine_steps(args: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    for name in args:
+        for smaller in _arg_steps(args[name]):
+            yield {**args, name: smaller}
+
+
+def _narrower_or_equal(detail: str | None, wanted: str | None) -> bool:
+    """The same detail, or fewer of the "+"-joined steps (a skew witness may shed the characters of a
+    step that does not matter: "case_mapping+normalization" -> "normalization")."""
+    if detail == wanted or wanted is None:
+        return detail == wanted
+    if detail is None:
+        return False
+    return set(detail.split("+")) < set(wanted.split("+"))
 
 
 def size(value: Any) -> int:

@@ -46,6 +46,8 @@ class Op:
     # The reference's behaviour under later contract versions, where it changed: {"v2": function}. A
     # version not listed behaves as the latest one before it (`reference` is v1's).
     later: tuple[tuple[str, Callable[..., str]], ...] = ()
+    # The Unicode-dependent steps it runs (the cause classifier names only these in a version skew).
+    unicode_steps: tuple[str, ...] = ("case_mapping", "normalization")
 
     def reference_for(self, contract: str) -> Callable[..., str]:
         """The reference's function for this op under contract version `contract` ("v1", "v2", ...)."""
@@ -101,6 +103,7 @@ OPS: dict[str, Op] = {
             reference=reference.build_dedup_context,
             result_kind="text",
             fixture="dedup-context",
+            unicode_steps=(),  # line breaks and White_Space are the contract's fixed sets
         ),
         Op(
             name="unicode_versions",
@@ -120,6 +123,7 @@ OPS: dict[str, Op] = {
             reference=reference.unicode_nfc,
             result_kind="text",
             fixture=None,
+            unicode_steps=("normalization",),
         ),
     )
 }

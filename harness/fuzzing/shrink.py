@@ -75,11 +75,11 @@ def _everywhere(args: dict[str, Any], fn: Any) -> dict[str, Any]:
     for name, value in args.items():
         if isinstance(value, str):
             parsed = _parse(value)
-            if parsed is not _NOT_JSON and isinstance(parsed, (list, dict)):
+            if parsed is _NOT_JSON:
+                out[name] = fn(value)
+            else:  # a JSON text: only its string values change (``null`` and numbers stay as they are)
                 walked = walk(parsed)
                 out[name] = value if walked == parsed else _dump(walked)
-            else:
-                out[name] = fn(value)
         else:
             out[name] = value
     return out

@@ -287,4 +287,5 @@ function main() {
   });
 }
 
-main();
+if (require.main === module) main();
+module.exports = { decodeHostValue };

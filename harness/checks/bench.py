@@ -1,99 +1,193 @@
-"""Throughput benchmark on the fixture inputs (``nox -s bench`` / ``python -m harness bench``).
+"""Speed, side by side in one run (``nox -s bench`` / ``python -m harness bench``): each implementation's
+bare cost against the harness's cost through the same calls, as ratios. Nothing is asserted; the goals
+(harness overhead for one input through all implementations <= 2x the sum of their bare costs; >= 20,000
+normalize examples/s through the fuzzer) are printed next to the numbers and written to the report.
 
-Measures requests per second for every declared implementation: in-process ones (the function called
-directly) and command testees (one request per round trip, and batches of 1,000). Numbers are
-printed as a table and written as JSON; nothing is asserted: speed is measured, not tested.
+* **bare**: the implementation's own loop over the inputs: a Python loop calling the function for an
+  in-process implementation; for a command testee, the command its declaration names in ``bare_bench``
+  (for WASM, a Node loop calling the export: wasm_host/bench.js);
+* **harness, one implementation**: ``call_batch`` over the same inputs (the one call path every suite
+  uses: host values encoded, the protocol's batch lines for a command testee);
+* **harness, all together**: every implementation's ``call_batch`` (command testees in threads while
+  the in-process ones run: harness/testees/fanout.py) and the comparison of the answers, per input:
+  what the sweep and the fuzzer pay per input, against the sum of the bare costs;
+* **fuzzer**: examples per second of ``python -m harness fuzz`` on normalize_fact_text, generation,
+  worker processes and classification included.
+
+Input sets: every fixture case's input (all ops, errors included), and 5,000 generated normalize inputs.
+An input an implementation's host cannot hold is left out of every measurement of that set.
 """
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import platform
+import subprocess
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable
 
-from harness.testees import impls
+from harness.differential.explain import agreeing
+from harness.differential.expected import ExpectedSet
 from harness.fixtures.load import all_cases
+from harness.fuzzing.fuzz import fuzz
+from harness.fuzzing.generate import Inputs
+from harness.model import hostvalues
 from harness.model.files import atomic_write
 from harness.model.registry import get_op
+from harness.testees import impls
+from harness.testees.command import op_table
+from harness.testees.fanout import call_all
+from harness.testees.testee import Testee
+
+OVERHEAD_GOAL = 2.0
+FUZZ_GOAL = 20_000
+
+Calls = list[tuple[str, dict[str, Any]]]
 
 
-def _inputs() -> list[tuple[str, dict[str, Any]]]:
-    return [(case.op, case.args) for case in all_cases()]
+def input_sets() -> dict[str, Calls]:
+    return {
+        "fixture inputs": [(case.op, case.args) for case in all_cases()],
+        "normalize inputs": [("normalize_fact_text", args) for args in Inputs(1).batch("normalize_fact_text", 5000)],
+    }
 
 
-def _rate(run: Callable[[], int], min_seconds: float) -> tuple[float, int]:
-    """Requests per second over repeated runs lasting at least ``min_seconds``."""
+def _rate(run: Callable[[], int], min_seconds: float) -> float:
+    """Calls per second over repeated runs lasting at least ``min_seconds``."""
     done = 0
     start = time.perf_counter()
     while True:
         done += run()
         elapsed = time.perf_counter() - start
         if elapsed >= min_seconds:
-            return done / elapsed, done
+            return done / elapsed
 
 
-def bench(min_seconds: float = 2.0, names: list[str] | None = None, batch: int = 1000) -> list[dict[str, Any]]:
-    inputs = _inputs()
-    rows: list[dict[str, Any]] = []
+def bare_rate(name: str, impl: Testee, calls: Calls, min_seconds: float) -> tuple[float | None, str]:
+    """(calls per second of the implementation's own loop, how it was measured)."""
+    declared = impls.declaration(name)
+    if isinstance(impl, impls.InProcess):
+        functions = [(impl.resolve(get_op(op)), args) for op, args in calls]
+
+        def direct() -> int:
+            for function, args in functions:
+                try:
+                    function(**args)
+                except Exception:  # noqa: BLE001 - a contract error is a result like any other
+                    pass
+            return len(functions)
+
+        return _rate(direct, min_seconds), "Python loop calling the function"
+    if declared.bare_bench is None:
+        return None, "no bare_bench command declared"
+    with tempfile.TemporaryDirectory(prefix="bench-") as scratch:
+        path = Path(scratch) / "requests.json"
+        path.write_text(json.dumps({"ops": op_table(), "requests": [
+            {"op": op, "args": hostvalues.encode_args(args)} for op, args in calls]}), encoding="ascii")
+        proc = subprocess.run([*declared.bare_bench, str(path), "--seconds", str(min_seconds)], capture_output=True,
+                              text=True, timeout=120 + 10 * min_seconds, env={**os.environ, **declared.env})
+    if proc.returncode != 0:
+        return None, f"bare_bench failed: {proc.stderr.strip()[-300:]}"
+    return float(json.loads(proc.stdout.strip().splitlines()[-1])["requestsPerSecond"]), " ".join(declared.bare_bench[:2])
+
+
+def harness_rate(impl: Testee, calls: Calls, min_seconds: float) -> float:
+    return _rate(lambda: len(impl.call_batch(calls)), min_seconds)
+
+
+def together_rate(opened: dict[str, Testee], calls: Calls, min_seconds: float) -> float:
+    """Inputs per second through every implementation, answers compared: the sweep's and fuzzer's path."""
+    def run() -> int:
+        answers = call_all(opened, {name: calls for name in opened})
+        for j, (op, _) in enumerate(calls):
+            agreeing(op, {name: column[j] for name, column in answers.items()})
+        return len(calls)
+
+    return _rate(run, min_seconds)
+
+
+def fuzz_rate(opened: dict[str, Testee], seconds: float) -> dict[str, Any]:
+    result = fuzz(opened, ExpectedSet([], []), seconds, seed=1, ops=["normalize_fact_text"], stream=io.StringIO())
+    return {"examplesPerSecond": result.examples / result.seconds, "examples": result.examples,
+            "seconds": round(result.seconds, 2), "workers": result.workers, "goal": FUZZ_GOAL}
+
+
+def bench(min_seconds: float = 2.0, names: list[str] | None = None, fuzz_seconds: float = 10.0) -> dict[str, Any]:
+    opened: dict[str, Testee] = {}
+    unavailable = {}
     for name in names or impls.names():
         try:
-            impl = impls.get_impl(name)
+            opened[name] = impls.get_impl(name)
         except impls.ImplementationUnavailable as exc:
-            rows.append({"implementation": name, "mode": "unavailable", "note": str(exc)})
-            continue
-        try:
-            if not isinstance(impl, impls.InProcess):
-                def one_by_one() -> int:
-                    for op, args in inputs[:200]:
-                        impl.call(op, args)
-                    return 200
-
-                requests = [inputs[i % len(inputs)] for i in range(batch)]
-
-                def batched() -> int:
-                    impl.call_batch(requests)
-                    return batch
-
-                for mode, run in (("testee, 1 request per round trip", one_by_one),
-                                  (f"testee, batches of {batch}", batched)):
-                    rate, count = _rate(run, min_seconds)
-                    rows.append({"implementation": name, "mode": mode, "requestsPerSecond": rate, "requests": count})
-            else:
-                functions = [(impl.resolve(get_op(op)), args) for op, args in inputs]
-
-                def direct() -> int:
-                    for function, args in functions:
-                        try:
-                            function(**args)
-                        except ValueError:
-                            pass
-                    return len(functions)
-
-                rate, count = _rate(direct, min_seconds)
-                rows.append({"implementation": name, "mode": "in process, direct call", "requestsPerSecond": rate,
-                             "requests": count})
-        finally:
+            unavailable[name] = str(exc)
+    sets = []
+    try:
+        for set_name, calls in input_sets().items():
+            common = [c for c in calls if all(impls.declaration(n).can_express(c[1]) for n in opened)]
+            rows = []
+            for name, impl in opened.items():
+                bare, how = bare_rate(name, impl, common, min_seconds)
+                through = harness_rate(impl, common, min_seconds)
+                rows.append({"implementation": name, "bare": bare, "bareHow": how, "harness": through,
+                             "overhead": None if bare is None else bare / through})
+            together = together_rate(opened, common, min_seconds)
+            bare_costs = [1.0 / row["bare"] for row in rows if row["bare"]]
+            complete = len(bare_costs) == len(rows)
+            sets.append({
+                "inputs": set_name, "count": len(common), "left out": len(calls) - len(common), "rows": rows,
+                "together": {"harness": together,
+                             "bareSum": 1.0 / sum(bare_costs) if complete and bare_costs else None,
+                             # per-input cost through the harness / the sum of the bare per-input costs
+                             "overhead": (1.0 / together) / sum(bare_costs) if complete and bare_costs else None,
+                             "goal": OVERHEAD_GOAL},
+            })
+        fuzzing = fuzz_rate(opened, fuzz_seconds) if len(opened) > 1 else None
+    finally:
+        for impl in opened.values():
             impl.close()
-    return rows
+    return {"benchmark": "bench-v2", "python": platform.python_version(), "machine": platform.machine(),
+            "cores": os.cpu_count(), "implementations": list(opened), "unavailable": unavailable, "sets": sets,
+            "fuzzer": fuzzing}
 
 
-def table(rows: list[dict[str, Any]]) -> str:
-    lines = [f"{'implementation':<14} {'mode':<34} {'requests/s':>12}"]
-    for row in rows:
-        rate = f"{row['requestsPerSecond']:>12,.0f}" if "requestsPerSecond" in row else f"{'-':>12}"
-        lines.append(f"{row['implementation']:<14} {row['mode']:<34} {rate}")
+def table(report: dict[str, Any]) -> str:
+    lines = []
+    for found in report["sets"]:
+        lines.append(f"{found['inputs']}: {found['count']:,} inputs"
+                     + (f" ({found['left out']} not expressible everywhere, left out)" if found["left out"] else ""))
+        lines.append(f"  {'implementation':<14} {'bare calls/s':>14} {'harness calls/s':>16} {'overhead':>9}  bare loop")
+        for row in found["rows"]:
+            bare = f"{row['bare']:>14,.0f}" if row["bare"] else f"{'-':>14}"
+            overhead = f"{row['overhead']:>8.2f}x" if row["overhead"] else f"{'-':>9}"
+            lines.append(f"  {row['implementation']:<14} {bare} {row['harness']:>16,.0f} {overhead}  {row['bareHow']}")
+        together = found["together"]
+        names = " + ".join(row["implementation"] for row in found["rows"])
+        if together["overhead"] is not None:
+            verdict = "meets" if together["overhead"] <= together["goal"] else "MISSES"
+            lines.append(f"  all together ({names}): {together['harness']:,.0f} inputs/s through the harness, "
+                         f"bare {together['bareSum']:,.0f}/s: overhead {together['overhead']:.2f}x "
+                         f"({verdict} the goal <= {together['goal']:.0f}x)")
+        else:
+            lines.append(f"  all together ({names}): {together['harness']:,.0f} inputs/s (no bare cost for every one)")
+    fuzzing = report.get("fuzzer")
+    if fuzzing:
+        verdict = "meets" if fuzzing["examplesPerSecond"] >= fuzzing["goal"] else "MISSES"
+        lines.append(f"fuzzer, normalize_fact_text on {', '.join(report['implementations'])}: "
+                     f"{fuzzing['examplesPerSecond']:,.0f} examples/s on {fuzzing['workers']} worker(s) "
+                     f"({verdict} the goal >= {fuzzing['goal']:,})")
+    for name, why in report["unavailable"].items():
+        lines.append(f"{name}: unavailable ({why[:120]})")
     return "\n".join(lines)
 
 
 def main(out: Path, min_seconds: float) -> int:
-    rows = bench(min_seconds)
-    print(f"fixture inputs: {len(_inputs())} cases (all ops, errors included); {platform.python_version()} on "
-          f"{platform.machine()}")
-    print(table(rows))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(out, json.dumps({"benchmark": "throughput-v1", "python": platform.python_version(),
-                               "rows": rows}, indent=2) + "\n")
+    report = bench(min_seconds)
+    print(f"{report['python']} on {report['machine']}, {report['cores']} cores")
+    print(table(report))
+    atomic_write(out, json.dumps(report, indent=2) + "\n")
     print(f"written {out}")
     return 0

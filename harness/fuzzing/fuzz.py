@@ -30,6 +30,7 @@ from harness.fuzzing.generate import Inputs
 from harness.fuzzing.shrink import shrink
 from harness.model import hostvalues
 from harness.testees import impls as implementations
+from harness.testees.fanout import call_all
 from harness.testees.testee import Testee
 
 BATCH = 1000  # examples per batch (per op)
@@ -110,12 +111,13 @@ def run_batch(task: tuple[str, int, int], opened: dict[str, Testee] | None = Non
     batch = Inputs(seed).batch(op, size)
     columns: dict[str, list[dict[str, Any] | None]] = {}
     inexpressible: dict[str, int] = {}
-    for name, impl in opened.items():
-        sendable = [j for j, args in enumerate(batch) if _can_express(name, args)]
-        if len(sendable) < len(batch):
-            inexpressible[name] = len(batch) - len(sendable)
+    sendable = {name: [j for j, args in enumerate(batch) if _can_express(name, args)] for name in opened}
+    got = call_all(opened, {name: [(op, batch[j]) for j in sendable[name]] for name in opened})
+    for name in opened:
+        if len(sendable[name]) < len(batch):
+            inexpressible[name] = len(batch) - len(sendable[name])
         column: list[dict[str, Any] | None] = [None] * len(batch)
-        for j, response in zip(sendable, impl.call_batch([(op, batch[j]) for j in sendable])):
+        for j, response in zip(sendable[name], got[name]):
             column[j] = response
         columns[name] = column
     kept: dict[tuple[Any, ...], list[Any]] = {}

@@ -32,6 +32,7 @@ from harness.model.registry import OPS
 PROTOCOL_VERSION = 2
 DEFAULT_TIMEOUT = 10.0  # seconds per request
 BATCH = 1000  # requests per batch line
+PIPELINE = 3  # batch lines in flight: the client encodes and decodes while the testee works
 BATCH_SECONDS_PER_REQUEST = 0.05  # a batch's deadline: the request deadline plus this per request
 STARTUP_TIMEOUT = 30.0  # seconds for the handshake after a start
 
@@ -75,7 +76,8 @@ class TesteeProcess:
         ]
         for thread in self._threads:
             thread.start()
-        self._write_lock = threading.Lock()
+        self._outbox: queue.Queue[list[bytes] | None] = queue.Queue()
+        self._writer: threading.Thread | None = None
 
     def _read_stdout(self) -> None:
         assert self.popen.stdout is not None
@@ -99,21 +101,26 @@ class TesteeProcess:
             pass
 
     def send(self, lines: list[bytes]) -> None:
-        """Write the lines from a thread, so a testee that answers before reading everything cannot
-        deadlock against us (both sides blocked on full pipes)."""
+        """Queue the lines for the writer thread: writes never block the caller, so a testee that
+        answers before reading everything cannot deadlock against us (both sides blocked on full
+        pipes), and lines go out in the order they were queued (batches can be pipelined)."""
+        if self._writer is None:
+            self._writer = threading.Thread(target=self._write_lines, name="testee-stdin", daemon=True)
+            self._writer.start()
+        self._outbox.put(lines)
 
-        def write() -> None:
-            with self._write_lock:
-                try:
-                    assert self.popen.stdin is not None
-                    for line in lines:
-                        self.popen.stdin.write(line)
-                    self.popen.stdin.flush()
-                except (OSError, ValueError):
-                    pass  # the process died: the reader sees EOF and the client reports it
-
-        thread = threading.Thread(target=write, name="testee-stdin", daemon=True)
-        thread.start()
+    def _write_lines(self) -> None:
+        assert self.popen.stdin is not None
+        while True:
+            lines = self._outbox.get()
+            if lines is None:
+                return
+            try:
+                for line in lines:
+                    self.popen.stdin.write(line)
+                self.popen.stdin.flush()
+            except (OSError, ValueError):
+                return  # the process died: the reader sees EOF and the client reports it
 
     def next_line(self, deadline: float) -> bytes | None | str:
         """The next stdout line, None at EOF, or "timeout" when nothing came before ``deadline``."""
@@ -145,6 +152,9 @@ class TesteeProcess:
         self._close_pipes()
 
     def close(self, wait: float = 2.0) -> None:
+        self._outbox.put(None)  # the writer finishes what is queued, then stops
+        if self._writer is not None:
+            self._writer.join(timeout=wait)
         try:
             if self.popen.stdin is not None:
                 self.popen.stdin.close()
@@ -155,6 +165,7 @@ class TesteeProcess:
         self._close_pipes()
 
     def _close_pipes(self) -> None:
+        self._outbox.put(None)
         for thread in self._threads:
             thread.join(timeout=1)
         for pipe in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
@@ -327,56 +338,77 @@ class CommandTestee:
 
     def _run_batch(self, pending: list[int], encoded: dict[int, dict[str, Any]],
                    results: list[dict[str, Any] | None]) -> tuple[list[int], list[int]]:
-        """Send up to BATCH of ``pending`` as one batch line and read its answer. Returns (the indexes
-        still to send as batches, the indexes to send one by one first). A testee that died or hung on
-        the batch is replaced and that batch goes one request per line, which names the culprit; a trap
-        answers the requests up to it, the last one `crash`; a testee without batches is driven one
-        request per line from then on."""
+        """Send ``pending`` as batch lines of up to BATCH requests, PIPELINE of them in flight (the testee
+        answers lines in order), and read their answers. Returns (the indexes still to send as batches,
+        the indexes to send one by one first). A testee that died or hung on a batch is replaced and
+        that batch goes one request per line, which names the culprit; a trap answers the requests up
+        to it, the last one `crash`; a testee without batches is driven one request per line from then
+        on."""
         proc = self._proc
         assert proc is not None
-        chunk, rest = pending[:BATCH], pending[BATCH:]
-        ids: dict[Any, int] = {}
-        items = []
-        for index in chunk:
-            ids[self._next_id] = index
-            items.append({"id": self._next_id, **encoded[index]})
-            self._next_id += 1
-        batch_id = f"batch-{self._next_id}"
-        proc.send([self._encode({"id": batch_id, "batch": items})])
-        deadline = time.monotonic() + self.timeout + BATCH_SECONDS_PER_REQUEST * len(chunk)
-        while True:
-            line = proc.next_line(deadline)
-            if line == "timeout" or line is None:
+        waiting = list(pending)
+        in_flight: collections.deque[tuple[str, list[int], dict[Any, int]]] = collections.deque()
+
+        def send_next() -> None:
+            nonlocal waiting
+            chunk, waiting = waiting[:BATCH], waiting[BATCH:]
+            ids: dict[Any, int] = {}
+            items = []
+            for index in chunk:
+                ids[self._next_id] = index
+                items.append({"id": self._next_id, **encoded[index]})
+                self._next_id += 1
+            batch_id = f"batch-{self._next_id}"
+            proc.send([self._encode({"id": batch_id, "batch": items})])
+            in_flight.append((batch_id, chunk, ids))
+
+        def later() -> list[int]:
+            """What was sent after the head batch, and what was not sent yet."""
+            return [i for _, chunk, _ in list(in_flight)[1:] for i in chunk] + waiting
+
+        while waiting and len(in_flight) < PIPELINE:
+            send_next()
+        while in_flight:
+            batch_id, chunk, ids = in_flight[0]
+            deadline = time.monotonic() + self.timeout + BATCH_SECONDS_PER_REQUEST * len(chunk)
+            while True:
+                line = proc.next_line(deadline)
+                if line == "timeout" or line is None:
+                    proc.kill()
+                    self._proc = None
+                    return later(), chunk
+                assert isinstance(line, bytes)
+                message = self._parse(line)
+                if message is not None and message.get("id") == batch_id:
+                    break
+            answers = message.get("batch")
+            if not isinstance(answers, list):
+                self.batch_form = False  # e.g. bad_request: this testee does not take batches
+                # The batch lines still in flight come back refused too; their ids match nothing later.
+                return chunk + later(), []
+            answered = set()
+            trapped = False
+            for answer in answers:
+                index = ids.get(answer.get("id")) if isinstance(answer, dict) else None
+                if index is None or index in answered:
+                    continue
+                response = self._response(answer)
+                results[index] = response
+                answered.add(index)
+                trapped = trapped or ("error" in response and response["error"]["code"] == "crash")
+            if trapped:
+                tail = proc.stderr_text() if proc.exit_status(wait=1.0) is not None else ""
+                for index in answered:
+                    error = results[index].get("error") if results[index] else None
+                    if error and error["code"] == "crash" and tail:
+                        error["message"] += tail
                 proc.kill()
                 self._proc = None
-                return rest, chunk
-            assert isinstance(line, bytes)
-            message = self._parse(line)
-            if message is not None and message.get("id") == batch_id:
-                break
-        answers = message.get("batch")
-        if not isinstance(answers, list):
-            self.batch_form = False  # e.g. bad_request: this testee does not take batches
-            return chunk + rest, []
-        answered = set()
-        trapped = False
-        for answer in answers:
-            index = ids.get(answer.get("id")) if isinstance(answer, dict) else None
-            if index is None or index in answered:
-                continue
-            response = self._response(answer)
-            results[index] = response
-            answered.add(index)
-            trapped = trapped or ("error" in response and response["error"]["code"] == "crash")
-        if trapped:
-            tail = proc.stderr_text() if proc.exit_status(wait=1.0) is not None else ""
-            for index in answered:
-                error = results[index].get("error") if results[index] else None
-                if error and error["code"] == "crash" and tail:
-                    error["message"] += tail
-            proc.kill()
-            self._proc = None
-        return [i for i in chunk if i not in answered] + rest, []
+                return [i for i in chunk if i not in answered] + later(), []
+            in_flight.popleft()
+            if waiting:
+                send_next()
+        return [], []
 
     def _run(self, pending: list[int], encoded: dict[int, dict[str, Any]],
              results: list[dict[str, Any] | None]) -> list[int]:

@@ -77,6 +77,7 @@ class Implementation:
     hint: str
     source: Path  # the declaration file
     host_strings: str = "code-points"  # "utf-16": a high surrogate then a low one is a pair there
+    bare_bench: tuple[str, ...] | None = None  # times its own loop over a requests file (nox -s bench)
 
     def can_express(self, args: dict[str, Any]) -> bool:
         """Whether every argument arrives in its host as the same value (see hostvalues.utf16_merges)."""
@@ -123,6 +124,7 @@ def _load(path: Path) -> Implementation:
         hint=data["hint"],
         source=path,
         host_strings=data.get("host_strings", "code-points"),
+        bare_bench=tuple(_expand(t, here) for t in data["bare_bench"]) if "bare_bench" in data else None,
     )
 
 

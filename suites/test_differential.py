@@ -1,9 +1,11 @@
-"""Differential properties (ci profile): every implementation returns the same result or the same
-error code for every op, on domain-specific generated inputs; divergences listed in
-expected/<impl>.json are allowed, and every listed one must still happen."""
+"""Differential checks: every implementation returns the same result or the same error code for every
+op, on domain-specific generated inputs: Hypothesis properties (ci profile) and the fuzzer's batched
+engine with a fixed seed; divergences listed in expected/<impl>.json are allowed, and every listed one
+must still happen."""
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import pytest
@@ -15,6 +17,7 @@ from harness.differential.explain import Divergence, examine, unicode_versions_o
 from harness.differential.expected import load, recheck_detailed
 from harness.differential.report import document, render_divergence, write
 from harness.differential.strategies import args_for, comparable_ops
+from harness.fuzzing.fuzz import fuzz
 
 REPORT = Path(__file__).resolve().parent.parent / "reports" / "parity-report.json"
 SEEN: list[Divergence] = []
@@ -53,6 +56,24 @@ def test_implementations_agree(op_name: str, impl_set: dict[str, Any], versions:
         raise AssertionError("unexpected divergence:\n" + render_divergence(1, divergence))
 
     agree()
+
+
+BATCHED_EXAMPLES = 20_000  # per op; the fast engine's batches (harness/fuzzing/generate.py), a fixed seed
+
+
+@pytest.mark.parametrize("op_name", comparable_ops())
+def test_implementations_agree_on_batches(op_name: str, impl_set: dict[str, Any],
+                                          versions: dict[str, dict[str, str]]) -> None:
+    """The fuzzer's engine with a fixed seed: the same inputs on every run, sent in batches."""
+    if len(impl_set) < 2:
+        pytest.skip("one implementation: nothing to compare (ask for more with --impl)")
+    result = fuzz(impl_set, load(list(impl_set)), seconds=float("inf"), seed=2024, ops=[op_name], workers=1,
+                  max_examples=BATCHED_EXAMPLES, stream=io.StringIO())
+    for divergence in result.divergences:
+        if not any(seen.key == divergence.key for seen in SEEN):
+            SEEN.append(divergence)
+    assert not result.new, "unexpected divergence(s):\n" + "\n\n".join(
+        render_divergence(i, d) for i, d in enumerate(result.new, 1))
 
 
 def test_expected_divergences_still_happen(impl_set: dict[str, Any], versions: dict[str, dict[str, str]]) -> None:

@@ -170,7 +170,9 @@ def _declared(opened: dict[str, Testee]) -> bool:
 
 def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: int | None = None,
          ops: list[str] | None = None, stream: TextIO = sys.stderr, workers: int | None = None,
-         stop_after_new: float | None = None) -> FuzzResult:
+         stop_after_new: float | None = None, max_examples: int | None = None) -> FuzzResult:
+    """Fuzz until ``seconds`` are spent (or ``max_examples`` examples are run: with one worker and a
+    seed, a fixed, reproducible set of inputs)."""
     result = FuzzResult(versions=unicode_versions_of(impls))
     checked = recheck_detailed(expected, impls, result.versions)
     result.expected_problems = [message for message, _ in checked]
@@ -229,6 +231,8 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
             for encoded, responses in examples:
                 consider(batch["op"], hostvalues.decode_args(encoded), responses)
         progress.update(result.examples, len(result.new), expected_count())
+        if max_examples is not None and result.examples >= max_examples:
+            break
         if stop_after_new is not None and result.new and \
                 time.monotonic() - started > min(d.found_after or 0.0 for d in result.new) + stop_after_new:
             break

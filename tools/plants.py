@@ -43,15 +43,107 @@ NFC_FROM_PYTHON = Mutation(
     more=(('    return unicodedata2.normalize("NFC", text)', '    return unicodedata.normalize("NFC", text)'),),
 )
 
+def _ref(name: str, file: str, old: str, new: str, *more: tuple[str, str]) -> Mutation:
+    return Mutation(name, f"reference/{file}", old, new, (), more=tuple(more))
+
+
+NORM, GATE, CTX = "normalize_fact_text", "decide_write", "build_dedup_context"
+ALL = "reference,pyo3,wasm"
+
+# One plant per rule of the contract (at least): (the rule, where it is planted, the op and the cause the
+# search must report, once). Reference plants are source edits in a scratch copy (no build); the Rust
+# plant is one build; the WASM-glue plant edits the generated JavaScript.
 PLANTS = [
-    Plant("str.strip() in the reference's dedup-context trim", "reference", "reference,pyo3,wasm",
-          "build_dedup_context", "whitespace_definition",
+    # normalize_fact_text, steps 1-7
+    Plant("step 1: a lone surrogate accepted", "reference", ALL, NORM, "boundary_coercion",
+          _ref("surrogate-accepted", "normalize.py", "    if has_lone_surrogate(text):\n        raise",
+               "    if False:\n        raise")),
+    Plant("steps 2 and 5: no NFC", "reference", ALL, NORM, "normalization",
+          _ref("no-nfc", "normalize.py", "    text = nfc(text)  # step 2\n", "",
+               ("    text = nfc(text)  # step 5\n", ""))),
+    Plant("step 3: U+2019 not mapped to an apostrophe", "reference", ALL, NORM, "quote_dash_map",
+          _ref("quote-map-misses-u2019", "unicode_data.py", '"\'": "\\u2018 \\u2019 ', '"\'": "\\u2018 ')),
+    Plant("step 4: capital sigma never final", "reference", ALL, NORM, "final_sigma",
+          _ref("sigma-never-final", "normalize.py", "    text = text.lower()  # step 4",
+               "    text = text.lower().replace('\\u03c2', '\\u03c3')  # step 4")),
+    Plant("step 4: casefold() for lower()", "reference", ALL, NORM, "case_mapping",
+          _ref("casefold", "normalize.py", "    text = text.lower()  # step 4", "    text = text.casefold()  # step 4")),
+    Plant("step 6: U+00A0 not White_Space", "reference", ALL, NORM, "whitespace_definition",
+          _ref("nbsp-not-white-space", "unicode_data.py", '+ ["\\u0020", "\\u0085", "\\u00a0", "\\u1680"]',
+               '+ ["\\u0020", "\\u0085", "\\u1680"]')),
+    Plant("step 7: U+2026 not edge punctuation", "reference", ALL, NORM, "edge_punctuation",
+          _ref("ellipsis-kept", "unicode_data.py", '+ ["\\u2026", ', '+ [')),
+    Plant("step 7: str.strip() as the trim", "reference", ALL, NORM, "whitespace_definition",
+          _mutation("str-strip-as-trim (normalize)", REFERENCE_MUTATIONS)),
+    # build_dedup_context
+    Plant("dedup: str.strip() as the trim", "reference", ALL, CTX, "whitespace_definition",
           _mutation("str-strip-as-trim (dedup context)", REFERENCE_MUTATIONS)),
-    Plant("JS cap wrapped with >>> 0", "wasm-glue", "reference,wasm", "build_dedup_context", "boundary_coercion"),
-    Plant("binary32 accumulation in the core", "rust", "reference,pyo3", "decide_write", "float_rounding",
+    Plant("dedup: no split on U+2028", "reference", ALL, CTX, "line_breaks",
+          _ref("no-split-u2028", "unicode_data.py", '"\\r", "\\u0085", "\\u2028", "\\u2029"])',
+               '"\\r", "\\u0085", "\\u2029"])')),
+    Plant("dedup: ids with brackets kept", "reference", ALL, CTX, "rule_difference",
+          _ref("brackets-kept", "dedup_context.py", ' or "[" in item_id or "]" in item_id', "")),
+    Plant("dedup: the last duplicate id wins", "reference", ALL, CTX, "rule_difference",
+          _ref("last-duplicate-wins", "dedup_context.py", " or item_id in seen:", ":")),
+    Plant("dedup: cap off by one", "reference", ALL, CTX, "rule_difference",
+          _ref("cap-off-by-one", "dedup_context.py", "            if len(lines) >= cap:", "            if len(lines) > cap:")),
+    Plant("dedup: topical before pinned", "reference", ALL, CTX, "rule_difference",
+          _ref("topical-first", "dedup_context.py", "[(pinned, True), (topical, False), (recent, False)]",
+               "[(topical, False), (pinned, True), (recent, False)]")),
+    Plant("dedup: 30.5 accepted as cap 30", "reference", ALL, CTX, "boundary_coercion",
+          _ref("fractional-cap", "host.py", "        if not math.isfinite(cap) or cap != math.floor(cap):",
+               "        if not math.isfinite(cap):")),
+    Plant("dedup: sections validated recent first", "reference", ALL, CTX, "validation_order",
+          _ref("recent-first", "dedup_context.py",
+               '    topical = parse_section(topical_json, "topical_json")\n',
+               '    parse_section(recent_json, "recent_json")\n    topical = parse_section(topical_json, "topical_json")\n')),
+    # decide_write
+    Plant("gate: > for >= at the threshold", "reference", ALL, GATE, "float_rounding",
+          _mutation("greater-than-for-at-least", REFERENCE_MUTATIONS)),
+    Plant("gate: compensated sums (math.fsum)", "reference", ALL, GATE, "float_rounding",
+          _mutation("math-fsum-similarity", REFERENCE_MUTATIONS)),
+    Plant("gate: pinned candidates kept in auto", "reference", ALL, GATE, "rule_difference",
+          _mutation("pinned-kept-in-auto", REFERENCE_MUTATIONS)),
+    Plant("gate: ties go to the latest candidate", "reference", ALL, GATE, "rule_difference",
+          _ref("latest-tie", "write_gate.py", "if best is None or sim > best_sim:", "if best is None or sim >= best_sim:")),
+    Plant("gate: the exact match is the last one", "reference", ALL, GATE, "rule_difference",
+          _ref("last-exact", "write_gate.py", "    for candidate in candidates:\n        if normalize_valid",
+               "    for candidate in reversed(candidates):\n        if normalize_valid")),
+    Plant("gate: empty_text before the other arguments", "reference", ALL, GATE, "validation_order",
+          _ref("empty-text-first", "write_gate.py", "    valid_text = require_text(text)\n",
+               "    valid_text = require_text(text)\n    if normalize_valid(valid_text) == '':\n"
+               "        raise ContractError('empty_text', 'text is empty after normalization')\n")),
+    Plant("gate: candidate id may be empty", "reference", ALL, GATE, "error_versus_result",
+          _ref("empty-id", "write_gate.py", 'if not isinstance(cid, str) or cid == "":', "if not isinstance(cid, str):")),
+    Plant("gate: mode compared case-insensitively", "reference", ALL, GATE, "error_versus_result",
+          _ref("mode-case", "host.py", "    if not isinstance(mode, str) or mode not in MODES:",
+               "    if isinstance(mode, str):\n        mode = mode.lower()\n    if not isinstance(mode, str) or mode not in MODES:")),
+    Plant("gate: a boolean threshold accepted", "reference", ALL, GATE, "boundary_coercion",
+          _ref("bool-threshold", "host.py", "    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):",
+               "    if not isinstance(threshold, (int, float)):")),
+    Plant("gate: 0 and 1 accepted as force", "reference", ALL, GATE, "boundary_coercion",
+          _ref("int-force", "host.py", "    if not isinstance(force, bool):", "    if force in (0, 1):\n        return bool(force)\n"
+               "    if not isinstance(force, bool):")),
+    Plant("gate: binary32 rounding of embeddings skipped", "reference", ALL, GATE, "float_rounding",
+          _ref("no-binary32", "write_gate.py", "def to_binary32(value: float) -> float:\n",
+               "def to_binary32(value: float) -> float:\n    return value\n")),
+    # strict JSON
+    Plant("JSON: duplicate keys accepted", "reference", ALL, CTX, "json_strictness",
+          _ref("dup-keys", "strict_json.py", "        if key in result:\n", "        if False:\n")),
+    Plant("JSON: NaN accepted", "reference", ALL, CTX, "json_strictness",
+          _ref("nan", "strict_json.py", "    parse_constant=_reject_constant,\n", "")),
+    Plant("JSON: 101 levels accepted", "reference", ALL, CTX, "json_strictness",
+          _ref("depth-101", "strict_json.py", "MAX_DEPTH = 100", "MAX_DEPTH = 101")),
+    Plant("JSON: escaped lone surrogates accepted", "reference", ALL, CTX, "json_strictness",
+          _ref("escaped-surrogate", "strict_json.py", "    if _find_lone_surrogate(value):", "    if False:")),
+    Plant("JSON: a leading BOM accepted", "reference", ALL, CTX, "json_strictness",
+          _ref("bom", "strict_json.py", "        value = _DECODER.decode(text)", "        value = _DECODER.decode(text.lstrip('\\ufeff'))")),
+    # host boundaries of the bindings, the Rust core
+    Plant("JS cap wrapped with >>> 0", "wasm-glue", "reference,wasm", CTX, "boundary_coercion"),
+    Plant("binary32 accumulation in the core", "rust", "reference,pyo3", GATE, "float_rounding",
           _mutation("binary32-accumulation", RUST_MUTATIONS)),
-    Plant("reference NFC from a different Unicode version (CPython's 14.0)", "reference", "reference,pyo3,wasm",
-          "normalize_fact_text", "unicode_version_skew", NFC_FROM_PYTHON),
+    Plant("reference NFC from a different Unicode version (CPython's 14.0)", "reference", ALL, NORM,
+          "unicode_version_skew", NFC_FROM_PYTHON),
 ]
 
 CAP_WRAP = "function buildDedupContext(topicalJson, pinnedJson, recentJson, cap) {\n"
@@ -104,8 +196,8 @@ def run_plant(plant: Plant, seconds: float) -> tuple[bool, dict, str]:
     report_path = REPORTS / f"{slug}.json"
     with tempfile.TemporaryDirectory(prefix="plant-") as scratch:
         tree, env = _prepare(plant, Path(scratch))
-        proc = subprocess.run([sys.executable, "-m", "harness", "fuzz", "--seconds", str(seconds), "--stop-after-new", "10", "--impls",
-                               plant.impls, "--report", str(report_path)], cwd=tree, env=env, capture_output=True,
+        proc = subprocess.run([sys.executable, "-m", "harness", "fuzz", "--seconds", str(seconds), "--stop-after-new", "5",
+                               "--ops", plant.op, "--impls", plant.impls, "--report", str(report_path)], cwd=tree, env=env, capture_output=True,
                               text=True, timeout=seconds * 4 + 300)
     report = json.loads(report_path.read_text())
     new = [d for d in report["divergences"] if d["status"] == "new"]

@@ -2,21 +2,27 @@
 and explain a disagreement (the cause, the code points involved).
 
 Causes (a fixed list, in the order they are tried). Each counterfactual cause holds only when,
-with exactly what it names replaced (characters by stand-ins of the same role, see ``stand_in``),
+with exactly what it names replaced (characters by stand-ins of the same role, see ``role``),
 the implementations agree on an outcome that one side already had:
 
 * ``crash``: a side crashed, trapped or hung (harness codes ``crash``/``timeout``);
 * ``boundary_coercion``: a host value at a boundary (negative, >= 2^32, fractional, NaN, boolean, a
   lone surrogate, a wrong type) is validated by one side and coerced by another; replacing that
-  argument by a plain value removes the divergence;
+  argument by a plain value removes the divergence (detail: the parameter);
+* ``json_strictness``: some sides refuse a JSON argument as ``invalid_json`` and others take it; the
+  detail names the strictness rules the text touches (harness/model/json_features.py);
 * ``unicode_version_skew``: replacing every character whose Unicode data differs between the versions
-  in play (assigned after 14.0, or with changed properties) removes it;
-* ``whitespace_definition``: replacing every White_Space character and near miss (U+001C-U+001F,
-  U+FEFF, U+180E, U+200B, ...) removes it;
+  in play (assigned after 14.0, or with changed properties) removes it (detail: the steps);
+* a character rule of the contract, the op's own ones in its order (``Op.char_rules``): replacing
+  the characters the rule names removes it: ``line_breaks``, ``quote_dash_map``, ``final_sigma``
+  (capital sigma), ``case_mapping`` (cased letters), ``normalization`` (characters NFC changes), ``edge_punctuation``,
+  ``whitespace_definition`` (White_Space and its near misses, U+001C-U+001F, U+FEFF, ...);
 * ``float_rounding``: every side returns a decision and they differ in a similarity or in the
   action for a similarity next to the threshold;
 * ``validation_order``: every side rejects the input, with different codes;
 * ``error_versus_result``: one side raises where another returns;
+* ``rule_difference``: every side returns, the results differ, and no character set or number
+  explains it: a rule applied differently (detail: the fields that differ);
 * ``other``.
 
 Nothing here asks the reference how to read an input: JSON is parsed with the standard library and
@@ -39,7 +45,8 @@ from generators.unicode_stability import unstable_reason
 from harness.model import hostvalues
 from harness.model.compare import parse_result, same_json
 from harness.model.registry import OPS, Op, get_op
-from harness.model.contract_sets import white_space_like
+from harness.model.contract_sets import EDGE_PUNCTUATION, LINE_BREAKS, QUOTE_DASH, white_space_like
+from harness.model.json_features import features as json_features
 from harness.model.unicode_info import assigned_in, describe, has_surrogate, interesting, is_surrogate
 from harness.testees.impls import ImplementationUnavailable, declaration, oracle as oracle_name
 from harness.testees.testee import Testee
@@ -47,11 +54,19 @@ from harness.testees.testee import Testee
 CAUSES = (
     "crash",
     "boundary_coercion",
+    "json_strictness",
     "unicode_version_skew",
+    "line_breaks",
+    "quote_dash_map",
+    "final_sigma",
+    "case_mapping",
+    "normalization",
+    "edge_punctuation",
     "whitespace_definition",
     "float_rounding",
     "validation_order",
     "error_versus_result",
+    "rule_difference",
     "other",
 )
 
@@ -135,15 +150,14 @@ def _parse_json(value: str) -> Any:
 
 
 def _map_strings(value: Any, fn: Callable[[str], str]) -> Any:
-    """Apply ``fn`` to a host string's characters, then, when it is a JSON text whose strings still hold
-    characters ``fn`` changes (written as escapes), to every string inside it (the text is then
-    rewritten compactly)."""
+    """Apply ``fn`` to a host string. A JSON text (one the standard library reads) is parsed and only its
+    string values change (keys and structure stay; the text is rewritten compactly when something
+    changed), so a replacement never breaks the JSON around the characters it names."""
     if not isinstance(value, str):
         return value
-    value = fn(value)
     parsed = _parse_json(value)
     if not isinstance(parsed, (list, dict)):
-        return value
+        return fn(value)
 
     def walk(item: Any) -> Any:
         if isinstance(item, str):
@@ -151,28 +165,55 @@ def _map_strings(value: Any, fn: Callable[[str], str]) -> Any:
         if isinstance(item, list):
             return [walk(x) for x in item]
         if isinstance(item, dict):
-            return {fn(k): walk(v) for k, v in item.items()}
+            return {k: walk(v) for k, v in item.items()}
         return item
 
     walked = walk(parsed)
     return value if walked == parsed else json.dumps(walked, ensure_ascii=False, separators=(",", ":"))
 
 
-# A stand-in of the same role for a replaced character: the same case (cased or not), still a mark, a
+# Stand-ins of the same role for replaced characters: the same case (cased or not), still a mark, a
 # digit, punctuation or a format character, so that a counterfactual removes what the cause names and
 # not the context around it (a final-sigma context, an edge character, the text itself). Each stand-in
 # is stable across every Unicode version in play and in no set the contract names.
-_STAND_INS = {"Lu": "X", "Lt": "X", "Ll": "x", "Lm": "\u05d0", "Lo": "\u05d0", "Mn": "\u0334", "Mc": "\u0334",
-              "Me": "\u0334", "Nd": "0", "Nl": "0", "No": "0", "Cf": "\u00ad"}
+_UPPER = "XYZQJKVWBDFGHLMNPRST"
+_LOWER = _UPPER.lower()
+_SYMBOLS = "#%&*+<=>@^|~$"
+_POOLS = {"Lu": _UPPER, "Lt": _UPPER, "Ll": _LOWER, "Lm": "".join(map(chr, range(0x05D0, 0x05EB))),
+          "Lo": "".join(map(chr, range(0x05D0, 0x05EB))), "Mn": "\u0334\u0335\u0336\u0337\u0338",
+          "Mc": "\u0334\u0335\u0336\u0337\u0338", "Me": "\u0334\u0335\u0336\u0337\u0338", "Nd": "0123456789",
+          "Nl": "0123456789", "No": "0123456789", "Cf": "\u00ad\u200e\u200f"}
 
 
-def stand_in(ch: str) -> str:
-    return _STAND_INS.get(unicodedata2.category(ch), "#" if unicodedata2.category(ch)[0] in "PS" else "_")
+def role(ch: str) -> str:
+    """The pool of stand-ins for ``ch``: same case, still a mark, a digit, punctuation or format."""
+    category = unicodedata2.category(ch)
+    return _POOLS.get(category, _SYMBOLS if category[0] in "PS" else "_" + _SYMBOLS)
 
 
-def _replace_chars(args: dict[str, Any], predicate: Callable[[str], bool]) -> dict[str, Any]:
+def plain_role(ch: str) -> str:
+    """Stand-ins that NFC leaves alone and that never combine: letters of the same case, else symbols."""
+    category = unicodedata2.category(ch)
+    return _UPPER if category in ("Lu", "Lt") else (_LOWER if category[0] == "L" else "_" + _SYMBOLS)
+
+
+def _replace_chars(args: dict[str, Any], predicate: Callable[[str], bool],
+                   pool: Callable[[str], str] | None = None) -> dict[str, Any]:
+    """Every character ``predicate`` names replaced by a stand-in of its role (``pool``), one distinct
+    stand-in per distinct character and none that already occurs in the input, so that replacing never
+    makes two different texts equal (an exact match) or two equal ones different."""
+    pool = pool or role
+    present = {ch for text in _all_strings(args) for ch in text}
+    chosen: dict[str, str] = {}
+
+    def substitute(ch: str) -> str:
+        if ch not in chosen:
+            used = set(chosen.values()) | present
+            chosen[ch] = next((c for c in pool(ch) if c not in used), pool(ch)[0])
+        return chosen[ch]
+
     def fn(text: str) -> str:
-        return "".join(stand_in(ch) if predicate(ch) else ch for ch in text)
+        return "".join(substitute(ch) if predicate(ch) else ch for ch in text)
 
     return {name: _map_strings(value, fn) for name, value in args.items()}
 
@@ -185,6 +226,27 @@ def _white_space_like(ch: str) -> bool:
     """White_Space, its near misses, and what Python or JavaScript calls space; plain U+0020 is kept
     (it is structure)."""
     return ch != " " and white_space_like(ch)
+
+
+def _nfc_relevant(ch: str) -> bool:
+    """A character NFC can change or reorder: canonically decomposable, or combining (newest data)."""
+    decomposition = unicodedata2.decomposition(ch)
+    return bool(decomposition and not decomposition.startswith("<")) or unicodedata2.combining(ch) != 0
+
+
+# The contract's character rules: (which characters it names, their stand-in, the explanation). Each
+# op tries those its registry entry lists (Op.char_rules), in that order.
+CHARACTER_RULES: dict[str, tuple[Callable[[str], bool], Callable[[str], str] | None, str]] = {
+    "line_breaks": (lambda ch: ch in LINE_BREAKS, lambda ch: "_" + _SYMBOLS,
+                    "the line breaks ids and texts are split on are treated differently"),
+    "quote_dash_map": (lambda ch: ch in QUOTE_DASH, None, "the typographic quote and dash map is applied differently"),
+    "final_sigma": (lambda ch: ch == "\u03a3", None, "capital sigma (final or not) is lowercased differently"),
+    "case_mapping": (lambda ch: unicodedata2.category(ch) in _CASED or ch.lower() != ch or ch.casefold() != ch, None,
+                     "cased letters are lowercased differently (the case mapping rule, not its Unicode data)"),
+    "normalization": (_nfc_relevant, plain_role, "NFC (composition, decomposition or ordering) is applied differently"),
+    "edge_punctuation": (lambda ch: ch in EDGE_PUNCTUATION, None, "edge punctuation is stripped differently"),
+    "whitespace_definition": (_white_space_like, None, "White_Space (or a near miss) is treated differently"),
+}
 
 
 def _similarities(op_name: str, responses: Responses) -> list[Any]:
@@ -238,7 +300,7 @@ _FAILURES = {"crash", "timeout"}
 
 
 def classify(impls: dict[str, Testee], op_name: str, args: dict[str, Any], responses: Responses,
-             versions: dict[str, dict[str, str]] | None = None) -> tuple[str, str, str | None]:
+             versions: dict[str, dict[str, str]] | None = None, depth: int = 0) -> tuple[str, str, str | None]:
     """(cause, one-line explanation, detail) for a divergence, by counterfactual re-runs on the same impls.
 
     A counterfactual explains the divergence only when, with exactly what the cause names replaced,
@@ -263,6 +325,29 @@ def classify(impls: dict[str, Testee], op_name: str, args: dict[str, Any], respo
     if failed:
         return "crash", f"{', '.join(failed)} crashed, trapped or hung (a reported result, never a contract error)", \
             codes[failed[0]][1]
+    if {kind for kind, _ in codes.values()} == {"error"} and len({code for _, code in codes.values()}) > 1 \
+            and depth < 3:
+        # Every side rejects, with different codes. An ordering question when two different arguments are
+        # each wrong (making either plain settles it); otherwise the disagreement that is left once the
+        # wrong one is made plain is the cause.
+        implicated = list(dict.fromkeys(p for _, code in codes.values() for p in _params_of(op, code, args)))
+        settled, left = [], None
+        for param in implicated:
+            plain = PLAIN_VALUES[op.param(param).kind]
+            if args[param] == plain:
+                continue
+            fixed = {**args, param: plain}
+            after = observe(impls, op_name, fixed)
+            if not divergent(op_name, after):
+                settled.append(param)
+            elif left is None and any("ok" in r for r in after.values()):
+                left = (fixed, after)
+        if len(settled) >= 2:
+            shown = ", ".join(f"{name} {code}" for name, (_, code) in codes.items())
+            return "validation_order", (f"{' and '.join(settled)} are both wrong; the implementations report "
+                                        f"different ones first ({shown})"), None
+        if left is not None:
+            return classify(impls, op_name, left[0], left[1], versions, depth + 1)
     for param in op.params:
         if param.name not in args or not _is_boundary_host_value(param.kind, args[param.name]):
             continue
@@ -272,30 +357,132 @@ def classify(impls: dict[str, Testee], op_name: str, args: dict[str, Any], respo
         if involved and explains({**args, param.name: PLAIN_VALUES[param.kind]}, keep_outcome=False):
             return "boundary_coercion", (f"{param.name}={hostvalues.encode(args[param.name])!r} is validated by some "
                                          "implementations and coerced by others"), param.name
-    if any(_version_sensitive(ch) for text in _all_strings(args) for ch in text):
+    json_params = [p for p in op.params if p.error_code == "invalid_json" and isinstance(args.get(p.name), str)]
+    refused = {name for name, (kind, code) in codes.items() if kind == "error" and code == "invalid_json"}
+    if json_params and refused and refused != set(codes):
+        flagged = {p.name: json_features(args[p.name]) for p in json_params}
+        flagged = {name: found for name, found in flagged.items() if found}
+        taken = any(kind == "ok" for kind, _ in codes.values())
+        # When every side fails, the JSON text is the cause only if its strict rewriting makes them agree
+        # (a side took it and failed later); otherwise the sides validated in different orders.
+        if flagged and (taken or explains({**args, **{n: _strict_rewrite(args[n]) for n in flagged}},
+                                          keep_outcome=False)):
+            detail = "+".join(sorted(set().union(*flagged.values())))
+            return "json_strictness", (f"{', '.join(sorted(refused))} refuse(s) the JSON text as invalid_json, the "
+                                       f"others take it ({detail})"), detail
+    # Characters explain differences of results (and of the empty_text that a normalized text gives),
+    # never of argument validation.
+    text_level = all(kind == "ok" or code == "empty_text" for kind, code in codes.values())
+    if text_level and op.via is not None:
+        # e.g. decide_write: its texts are normalized; if normalizing every string of the input gives the
+        # same everywhere, characters cannot explain the difference (a decision rule does).
+        text_level = any(divergent(op.via, observe(impls, op.via, {"text": text}))
+                         for text in dict.fromkeys(_all_strings(args)))
+    if text_level and any(_version_sensitive(ch) for text in _all_strings(args) for ch in text):
         if explains(_replace_chars(args, _version_sensitive)):
             steps = skew_steps(args, versions or {}, op_name)
             return "unicode_version_skew", f"characters whose Unicode data differs between the versions in play " \
                 f"({steps})", steps
-    if any(_white_space_like(ch) for text in _all_strings(args) for ch in text):
-        if explains(_replace_chars(args, _white_space_like)):
-            return "whitespace_definition", "White_Space (or a near miss) is treated differently", None
+    strings = _all_strings(args)
+    explaining = [rule for rule in op.char_rules if text_level and
+                  any(CHARACTER_RULES[rule][0](ch) for text in strings for ch in text) and
+                  explains(_replace_chars(args, CHARACTER_RULES[rule][0], CHARACTER_RULES[rule][1]))]
+    if explaining:
+        # Sets overlap (U+0345 is a combining mark and has a case mapping): prefer the one rule whose
+        # reconciliation makes the results themselves equal.
+        reconciled = [rule for rule in explaining if _reconciles(rule, op_name, responses)]
+        rule = reconciled[0] if len(reconciled) == 1 else explaining[0]
+        return rule, CHARACTER_RULES[rule][2], None
     sims = _similarities(op_name, responses)
-    if sims and any(not same_json(s, sims[0]) for s in sims):
+    numbers = [s for s in sims if isinstance(s, (int, float)) and not isinstance(s, bool)]
+    if sims and len(numbers) == len(sims) and any(not same_json(s, sims[0]) for s in sims):
         return "float_rounding", f"similarities differ: {dict(zip(names, sims))}", None
-    if sims and op_name == "decide_write":
+    if sims and op_name == "decide_write" and len({_action(op_name, r) for r in responses.values()}) > 1:
         threshold = args.get("threshold", 0.85)
-        close = [s for s in sims if isinstance(s, float) and isinstance(threshold, float) and
-                 abs(s - threshold) <= 1e-6]
+        close = [s for s in numbers if isinstance(threshold, (int, float)) and abs(s - threshold) <= 1e-6]
         if close:
             return "float_rounding", "a similarity next to the threshold is compared differently", None
+    if text_level and depth < 3 and any(_version_sensitive(ch) for text in strings for ch in text):
+        # Two differences at once (a version skew and something else): the one left once the characters
+        # whose Unicode data differs are replaced is the cause this input is reported under.
+        peeled = _replace_chars(args, _version_sensitive)
+        after = observe(impls, op_name, peeled)
+        if divergent(op_name, after):
+            return classify(impls, op_name, peeled, after, versions, depth + 1)
     kinds = {kind for kind, _ in codes.values()}
     if kinds == {"error"}:
         shown = ", ".join(f"{name} {code}" for name, (_, code) in codes.items())
         return "validation_order", f"every implementation rejects the input, with different codes ({shown})", None
     if "ok" in kinds and kinds & {"error", "unparseable"}:
         return "error_versus_result", "one implementation raises where another returns", None
+    differing = _differing_fields(op_name, responses)
+    if kinds == {"ok"} and differing:
+        return "rule_difference", (f"every implementation returns, with different {differing}: a rule of the "
+                                   "contract applied differently, not explained by a named character set"), differing
     return "other", "no single cause explains it", None
+
+
+def _differing_fields(op_name: str, responses: Responses) -> str | None:
+    """For results that all parsed: which top-level fields differ ("action+reason", "match"), or
+    "text" for a text result."""
+    values = [outcome(op_name, r) for r in responses.values()]
+    if any(kind != "ok" for kind, _ in values):
+        return None
+    parsed = [value for _, value in values]
+    if all(isinstance(v, dict) for v in parsed):
+        keys = sorted({k for v in parsed for k in v})
+        return "+".join(k for k in keys if any(not same_json(v.get(k), parsed[0].get(k)) for v in parsed)) or None
+    return "text"
+
+
+def _params_of(op: Op, code: str, args: dict[str, Any]) -> list[str]:
+    """The given arguments an error code can come from (empty_text: the text)."""
+    if code == "empty_text":
+        code = "invalid_text"
+    shape_of = {"invalid_shape": "invalid_json", "invalid_embedding": "invalid_json"}
+    return [p.name for p in op.params if p.name in args and p.error_code in (code, shape_of.get(code))]
+
+
+def _action(op_name: str, response: dict[str, Any]) -> Any:
+    kind, value = outcome(op_name, response)
+    return value.get("action") if kind == "ok" and isinstance(value, dict) else kind
+
+
+def _reconciles(rule: str, op_name: str, responses: Responses) -> bool:
+    """Whether undoing what ``rule`` does makes every text result equal (a tie-breaker between rules)."""
+    values = [outcome(op_name, r) for r in responses.values()]
+    if any(kind != "ok" or not isinstance(value, str) for kind, value in values):
+        return False
+    undo: dict[str, Callable[[str], str]] = {
+        "normalization": lambda t: unicodedata2.normalize("NFD", t),
+        "case_mapping": lambda t: t.casefold(),
+        "final_sigma": lambda t: t.replace("\u03c2", "\u03c3"),
+        "quote_dash_map": lambda t: "".join(QUOTE_DASH.get(ch, ch) for ch in t),
+        "edge_punctuation": lambda t: t.strip("".join(EDGE_PUNCTUATION)),
+        "whitespace_definition": lambda t: "".join(ch for ch in t if not white_space_like(ch)),
+        "line_breaks": lambda t: "".join(" " if ch in LINE_BREAKS else ch for ch in t),
+    }
+    if rule not in undo:
+        return False
+    return len({undo[rule](value) for _, value in values}) == 1
+
+
+def _strict_rewrite(text: str) -> str:
+    """The JSON text as strict JSON where the standard library can read it (BOM dropped, duplicate keys
+    merged, NaN/Infinity and overflowing numbers as 0, compact); unchanged where it cannot."""
+    def finite(value: Any) -> Any:
+        if isinstance(value, float) and not math.isfinite(value):
+            return 0
+        if isinstance(value, list):
+            return [finite(v) for v in value]
+        if isinstance(value, dict):
+            return {k: finite(v) for k, v in value.items()}
+        return value
+
+    try:
+        return json.dumps(finite(json.loads(text.lstrip("\ufeff"))), ensure_ascii=False, separators=(",", ":"))
+    except (ValueError, RecursionError):
+        return text
 
 
 def _kind(op_name: str, response: dict[str, Any]) -> tuple[str, Any]:
@@ -305,7 +492,8 @@ def _kind(op_name: str, response: dict[str, Any]) -> tuple[str, Any]:
 
 
 def _all_strings(args: dict[str, Any]) -> list[str]:
-    """Every host string of the arguments, and every string inside those that are JSON texts."""
+    """Every host string of the arguments that is not a JSON text, and every string value inside those
+    that are (keys are structure, not text)."""
     found: list[str] = []
 
     def walk(item: Any) -> None:
@@ -315,16 +503,16 @@ def _all_strings(args: dict[str, Any]) -> list[str]:
             for x in item:
                 walk(x)
         elif isinstance(item, dict):
-            for key, x in item.items():
-                found.append(key)
+            for x in item.values():
                 walk(x)
 
     for value in args.values():
         if isinstance(value, str):
-            found.append(value)
             parsed = _parse_json(value)
             if isinstance(parsed, (list, dict)):
                 walk(parsed)
+            else:
+                found.append(value)
     return found
 
 

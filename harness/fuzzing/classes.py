@@ -6,7 +6,7 @@
 2. The cause of a group is assigned on its simplest member (the first template, the lowest code
    point) by the counterfactual classifier of harness/differential/explain.py, and checked on a few
    members spread across the group; if they disagree, every member is classified.
-3. Groups with the same (op, implementations, outcome kinds, cause, detail) are one class: its code
+3. Groups with the same (op, implementations, cause, detail) are one class: its code
    points (as ranges, with names), the templates where it shows, and a minimal witness: the simplest
    member, shrunk (harness/fuzzing/shrink.py).
 
@@ -98,10 +98,11 @@ class SweepClass:
     detail: str | None
     explanation: str
     runs: Runs = field(default_factory=list)  # its members
+    all_kinds: list[tuple[tuple[str, str], ...]] = field(default_factory=list)  # outcome kinds beyond ``kinds``
 
     @property
     def key(self) -> tuple[Any, ...]:
-        return self.op, self.divergent, self.kinds, self.cause, self.detail
+        return self.op, self.divergent, self.cause, self.detail
 
     @property
     def inputs(self) -> int:
@@ -141,9 +142,11 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
             else:
                 found = first
             cause, explanation, detail = found
-            key = (op, names, kinds, cause, detail)
+            key = (op, names, cause, detail)
             if key not in classes:
                 classes[key] = SweepClass(op, names, kinds, cause, detail, explanation)
+            elif kinds not in classes[key].all_kinds:
+                classes[key].all_kinds.append(kinds)
             add_run(classes[key].runs, *member)
     return sorted(classes.values(), key=lambda c: (_ORDER[c.simplest[0]], c.simplest[1]))
 

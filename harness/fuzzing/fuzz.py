@@ -3,7 +3,7 @@ every comparable op of the registry (harness/fuzzing/generate.py), sent in batch
 implementation by worker processes (one per core), until a time budget is spent.
 
 Each disagreeing input is classified by the counterfactual classifier; the first input of each class
-(op, the implementations that disagree, their outcome kinds, cause, detail) is shrunk to a minimal
+(op, the implementations that disagree, cause, detail) is shrunk to a minimal
 witness and reported, new or expected; later ones are counted. A class is *expected* when every
 implementation that disagrees lists its op, cause and detail in ``expected/<impl>.json``.
 
@@ -193,6 +193,9 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
 
     def consider(op: str, args: dict[str, Any], responses: dict[str, dict[str, Any]]) -> None:
         names, kinds = tuple(divergent(op, responses)), outcome_kinds(responses)
+        # Classified per (op, implementations, outcome kinds); reported per (op, implementations, cause,
+        # detail): one bug shows with different codes on different inputs (validation order) but is
+        # one class.
         group = (op, names, kinds)
         causes = classified.setdefault(group, [])
         if len(causes) >= CLASSIFY_FIRST and len(set(causes)) == 1 and len(causes) % CLASSIFY_EVERY:
@@ -210,7 +213,7 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
                                         deadline=time.monotonic() + SHRINK_SECONDS)
         # The class is named on the minimal witness (its detail may be narrower than the first input's).
         cause, explanation, detail = classify(impls, op, small, small_responses, result.versions)
-        key = (*group, cause, detail)
+        key = (op, names, cause, detail)
         shrunk_to[first_key] = key
         if key in result.seen:
             result.seen[key] += 1

@@ -30,6 +30,7 @@ from typing import Any, Iterator
 
 from harness.differential.explain import classify, divergent, observe
 from harness.fuzzing.classes import outcome_kinds
+from harness.model import hostvalues
 from harness.model.registry import get_op
 from harness.testees.testee import Testee
 
@@ -181,7 +182,7 @@ def shrink(opened: dict[str, Testee], op: str, args: dict[str, Any], versions: d
             for candidate in phase(args):
                 if deadline is not None and time.monotonic() > deadline:
                     return args, responses
-                if candidate != args and (got := same(candidate)) is not None:
+                if _order(candidate) < _order(args) and (got := same(candidate)) is not None:
                     args, responses = candidate, got
                     steps += 1
                     improved = True
@@ -258,6 +259,12 @@ def _fine_steps(args: dict[str, Any]) -> Iterator[dict[str, Any]]:
     for name in args:
         for smaller in _arg_steps(args[name]):
             yield {**args, name: smaller}
+
+
+def _order(args: dict[str, Any]) -> tuple[int, str]:
+    """A well-founded order on witnesses: smaller first, then (same size) the lesser text. Every
+    accepted step goes down it, so shrinking ends (no cycle such as [1] -> [1.0] -> [1])."""
+    return size(args), json.dumps(hostvalues.encode_args(args), sort_keys=True, ensure_ascii=True)
 
 
 def _narrower_or_equal(detail: str | None, wanted: str | None) -> bool:

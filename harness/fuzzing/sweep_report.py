@@ -41,13 +41,12 @@ def build_report(run: SweepRun, opened: dict[str, Testee], expected: ExpectedSet
 
 
 def _class_key(divergence: dict[str, Any]) -> tuple[Any, ...]:
-    return (divergence["op"], tuple(divergence["divergent"]), tuple(sorted(divergence["outcomeKinds"].items())),
-            divergence["cause"], divergence["detail"])
+    return divergence["op"], tuple(divergence["divergent"]), divergence["cause"], divergence["detail"]
 
 
 def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
     """One report from shard reports of the same sweep: each class once (same op, implementations,
-    outcome kinds, cause and detail), its code points and templates united, the smallest witness kept."""
+    cause and detail), its code points and templates united, the smallest witness kept."""
     if not reports:
         raise ValueError("nothing to merge")
     for report in reports:

@@ -48,6 +48,13 @@ class Op:
     later: tuple[tuple[str, Callable[..., str]], ...] = ()
     # The Unicode-dependent steps it runs (the cause classifier names only these in a version skew).
     unicode_steps: tuple[str, ...] = ("case_mapping", "normalization")
+    # The contract's character rules its inputs go through, in the order the cause classifier tries
+    # them (harness/differential/explain.py, CHARACTER_RULES).
+    char_rules: tuple[str, ...] = ("quote_dash_map", "final_sigma", "case_mapping", "normalization",
+                                   "edge_punctuation", "whitespace_definition")
+    # The op its texts go through (decide_write normalizes with normalize_fact_text): a character or
+    # Unicode cause is only considered when that op itself disagrees on one of the input's strings.
+    via: str | None = None
 
     def reference_for(self, contract: str) -> Callable[..., str]:
         """The reference's function for this op under contract version `contract` ("v1", "v2", ...)."""
@@ -90,6 +97,7 @@ OPS: dict[str, Op] = {
             reference=reference.decide_write,
             result_kind="json",
             fixture="write-gate",
+            via="normalize_fact_text",
         ),
         Op(
             name="build_dedup_context",
@@ -104,6 +112,7 @@ OPS: dict[str, Op] = {
             result_kind="text",
             fixture="dedup-context",
             unicode_steps=(),  # line breaks and White_Space are the contract's fixed sets
+            char_rules=("line_breaks", "whitespace_definition"),
         ),
         Op(
             name="unicode_versions",
@@ -124,6 +133,7 @@ OPS: dict[str, Op] = {
             result_kind="text",
             fixture=None,
             unicode_steps=("normalization",),
+            char_rules=("normalization",),
         ),
     )
 }

@@ -1,0 +1,109 @@
+"""What a JSON text does that contract v1's strict JSON rules care about, found by the harness itself
+(the standard library's lenient parser and a token scan, never an implementation's parser).
+
+``features(text)`` names each rule the text touches: ``bom``, ``nan_literal`` (NaN/Infinity),
+``duplicate_key`` (after unescaping), ``lone_surrogate`` (escaped or raw), ``number_overflow`` (a
+number whose binary64 value is infinite), ``depth`` (more than 100 levels), ``whitespace`` (between
+tokens, anything but the four RFC 8259 characters), ``control_character`` (raw U+0000..U+001F inside
+a string), ``syntax`` (anything else the standard library refuses). An empty set: strict JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+MAX_DEPTH = 100
+_JSON_WHITE = " \t\n\r"
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _scan(text: str) -> tuple[set[str], list[str]]:
+    """Features found outside strings (depth, whitespace, raw control characters) and the number tokens."""
+    found: set[str] = set()
+    numbers: list[str] = []
+    depth = deepest = 0
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            i += 1
+            while i < n and text[i] != '"':
+                if text[i] == "\\":
+                    i += 1
+                elif ord(text[i]) < 0x20:
+                    found.add("control_character")
+                i += 1
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+        elif ch in "-0123456789":
+            match = _NUMBER.match(text, i)
+            if match:
+                numbers.append(match.group())
+                i = match.end() - 1
+        elif not ch.isalnum() and ch not in ",:" and ch not in _JSON_WHITE and ch != "\ufeff":
+            found.add("whitespace" if ch.isspace() or ord(ch) < 0x20 or ch in "\u0085\u00a0\u2028\u2029" else "syntax")
+        elif ch.isspace() and ch not in _JSON_WHITE:
+            found.add("whitespace")
+        i += 1
+    if deepest > MAX_DEPTH:
+        found.add("depth")
+    return found, numbers
+
+
+def _strings(value: Any) -> list[str]:
+    out: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            out.extend(item)
+            stack.extend(item.values())
+    return out
+
+
+def features(text: str) -> set[str]:
+    found, numbers = _scan(text)
+    if text.startswith("\ufeff"):
+        found.add("bom")
+    if re.search(r"(?<![\"\w])(NaN|-?Infinity)(?![\"\w])", text):
+        found.add("nan_literal")
+    if any(math.isinf(float(token)) for token in numbers):
+        found.add("number_overflow")
+    if _ESCAPED_SURROGATE.search(text) or any(0xD800 <= ord(ch) <= 0xDFFF for ch in text):
+        # An escaped pair is fine; only a surrogate left lone after decoding counts.
+        try:
+            decoded = json.loads(text.lstrip("\ufeff"))
+        except (ValueError, RecursionError):
+            decoded = None
+        raw = any(0xD800 <= ord(ch) <= 0xDFFF for ch in text)
+        if raw or any(0xD800 <= ord(ch) <= 0xDFFF for s in _strings(decoded) for ch in s):
+            found.add("lone_surrogate")
+    duplicates: list[bool] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        keys = [k for k, _ in items]
+        if len(set(keys)) < len(keys):
+            duplicates.append(True)
+        return dict(items)
+
+    try:
+        json.loads(text, object_pairs_hook=pairs)
+    except RecursionError:
+        found.add("depth")
+    except ValueError:
+        if not found:
+            found.add("syntax")
+    if duplicates:
+        found.add("duplicate_key")
+    return found

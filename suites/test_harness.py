@@ -146,3 +146,16 @@ def test_the_harness_copy_of_the_contract_sets_matches_the_reference() -> None:
     assert contract_sets.QUOTE_DASH == {chr(cp): target for cp, target in unicode_data.QUOTE_DASH_MAP.items()}
     assert contract_sets.LINE_BREAKS == unicode_data.LINE_BREAKS
     assert not contract_sets.NEAR_WHITE_SPACE & contract_sets.WHITE_SPACE
+
+
+@pytest.mark.parametrize("text, found", [
+    ("[1]", set()), ('{"a":"\\ud83d\\ude00"}', set()), ("\ufeff[1]", {"bom"}), ("[NaN]", {"nan_literal"}),
+    ("[-Infinity]", {"nan_literal"}), ("[1e400]", {"number_overflow"}), ('[{"a":1,"\\u0061":2}]', {"duplicate_key"}),
+    ('["\\udc00\\ud800"]', {"lone_surrogate"}), ('["\ud800"]', {"lone_surrogate"}), ('["x\ty"]', {"control_character"}),
+    ("[1]\u00a0", {"whitespace"}), ("[\u001c1]", {"whitespace"}), ("[" * 101 + "]" * 101, {"depth"}),
+    ("[" * 100 + "]" * 100, set()), ("[01]", {"syntax"}), ("tru", {"syntax"}), ('"NaN"', set()),
+])
+def test_json_features_name_the_strictness_rules(text: str, found: set[str]) -> None:
+    from harness.model.json_features import features
+
+    assert features(text) == found

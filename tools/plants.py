@@ -1,8 +1,11 @@
-"""Planted divergences: each must be found by the fuzzer within the time budget, with the right cause.
+"""Planted divergences, one per rule of the contract at least: each must be found by the fuzzer within
+the time budget, reported once for its op, with the right cause; and the fixture cases must catch each
+(so ``nox -s parity`` fails on it too).
 
-``python -m tools.plants [--seconds 60] [--only TEXT]`` (or ``nox -s plants``) plants each bug in a
-scratch copy, runs ``python -m harness fuzz`` on it, and checks the report for a *new* divergence of
-the expected op and cause. Reports are kept in reports/plants/.
+``python -m tools.plants [--seconds 60] [--only TEXT] [--fixtures-only] [--rotate K/N]`` (or
+``nox -s plants``) plants each bug in a scratch copy, runs ``python -m harness fuzz --ops OP`` on it,
+checks the report, and runs every fixture case on the planted implementation. Reports are kept in
+reports/plants/.
 """
 
 from __future__ import annotations
@@ -30,6 +33,10 @@ class Plant:
     op: str
     cause: str
     mutation: Mutation | None = None
+    # Whether the fixture cases must catch it. Not for a version skew: fixtures only hold characters
+    # whose properties agree across the Unicode versions in play (generators/unicode_stability.py), by
+    # design; a skew is found by the fuzzer and the sweep and declared in expected/<impl>.json.
+    fixtures: bool = True
 
 
 def _mutation(name: str, pool: list[Mutation]) -> Mutation:
@@ -66,8 +73,9 @@ PLANTS = [
     Plant("step 4: capital sigma never final", "reference", ALL, NORM, "final_sigma",
           _ref("sigma-never-final", "normalize.py", "    text = text.lower()  # step 4",
                "    text = text.lower().replace('\\u03c2', '\\u03c3')  # step 4")),
-    Plant("step 4: casefold() for lower()", "reference", ALL, NORM, "case_mapping",
-          _ref("casefold", "normalize.py", "    text = text.lower()  # step 4", "    text = text.casefold()  # step 4")),
+    Plant("step 4: U+0130 lowercased to a plain i (a locale's mapping)", "reference", ALL, NORM, "case_mapping",
+          _ref("dotless-i-lowercase", "normalize.py", "    text = text.lower()  # step 4",
+               "    text = text.replace('\\u0130', 'i').lower()  # step 4")),
     Plant("step 6: U+00A0 not White_Space", "reference", ALL, NORM, "whitespace_definition",
           _ref("nbsp-not-white-space", "unicode_data.py", '+ ["\\u0020", "\\u0085", "\\u00a0", "\\u1680"]',
                '+ ["\\u0020", "\\u0085", "\\u1680"]')),
@@ -113,6 +121,9 @@ PLANTS = [
           _ref("empty-text-first", "write_gate.py", "    valid_text = require_text(text)\n",
                "    valid_text = require_text(text)\n    if normalize_valid(valid_text) == '':\n"
                "        raise ContractError('empty_text', 'text is empty after normalization')\n")),
+    Plant("gate: a candidate's embedding checked before its id", "reference", ALL, GATE, "validation_order",
+          _ref("embedding-first", "write_gate.py", '        cid = item.get("id")\n',
+               '        _embedding(item.get("embedding"), f"{where}.embedding")\n        cid = item.get("id")\n')),
     Plant("gate: candidate id may be empty", "reference", ALL, GATE, "error_versus_result",
           _ref("empty-id", "write_gate.py", 'if not isinstance(cid, str) or cid == "":', "if not isinstance(cid, str):")),
     Plant("gate: mode compared case-insensitively", "reference", ALL, GATE, "error_versus_result",
@@ -142,8 +153,14 @@ PLANTS = [
     Plant("JS cap wrapped with >>> 0", "wasm-glue", "reference,wasm", CTX, "boundary_coercion"),
     Plant("binary32 accumulation in the core", "rust", "reference,pyo3", GATE, "float_rounding",
           _mutation("binary32-accumulation", RUST_MUTATIONS)),
+    Plant("the core's JSON parser takes U+00A0 around the document as whitespace", "rust", "reference,pyo3", CTX,
+          "json_strictness",
+          Mutation("json-nbsp-whitespace", "rust_core/core/src/json.rs",
+                   "    let mut reader = serde_json::Deserializer::from_str(text);\n",
+                   "    let text = text.trim_matches('\\u{a0}');\n"
+                   "    let mut reader = serde_json::Deserializer::from_str(text);\n", ())),
     Plant("reference NFC from a different Unicode version (CPython's 14.0)", "reference", ALL, NORM,
-          "unicode_version_skew", NFC_FROM_PYTHON),
+          "unicode_version_skew", NFC_FROM_PYTHON, fixtures=False),
 ]
 
 CAP_WRAP = "function buildDedupContext(topicalJson, pinnedJson, recentJson, cap) {\n"
@@ -190,16 +207,31 @@ def _prepare(plant: Plant, scratch: Path) -> tuple[Path, dict[str, str]]:
     return tree, env
 
 
-def run_plant(plant: Plant, seconds: float) -> tuple[bool, dict, str]:
+def _checked_impl(plant: Plant) -> str:
+    """The implementation the fixture suite runs on to see the plant."""
+    return {"reference": "reference", "rust": "pyo3", "wasm-glue": "wasm"}[plant.kind]
+
+
+def run_plant(plant: Plant, seconds: float, fuzzing: bool = True) -> tuple[bool, dict, str, list[str]]:
+    """(found as one report with its cause, the fuzz report, the fuzz output, the fixture cases that fail
+    with the plant in place)."""
     REPORTS.mkdir(parents=True, exist_ok=True)
     slug = "".join(ch if ch.isalnum() else "-" for ch in plant.name.lower()).strip("-")[:60]
     report_path = REPORTS / f"{slug}.json"
+    report: dict = {"divergences": [], "examples": 0}
+    output = ""
     with tempfile.TemporaryDirectory(prefix="plant-") as scratch:
         tree, env = _prepare(plant, Path(scratch))
-        proc = subprocess.run([sys.executable, "-m", "harness", "fuzz", "--seconds", str(seconds), "--stop-after-new", "5",
-                               "--ops", plant.op, "--impls", plant.impls, "--report", str(report_path)], cwd=tree, env=env, capture_output=True,
-                              text=True, timeout=seconds * 4 + 300)
-    report = json.loads(report_path.read_text())
+        if fuzzing:
+            proc = subprocess.run([sys.executable, "-m", "harness", "fuzz", "--seconds", str(seconds),
+                                   "--stop-after-new", "5", "--ops", plant.op, "--impls", plant.impls,
+                                   "--report", str(report_path)], cwd=tree, env=env, capture_output=True, text=True,
+                                  timeout=seconds * 4 + 300)
+            report = json.loads(report_path.read_text())
+            output = proc.stdout + proc.stderr
+        check = subprocess.run([sys.executable, "-m", "harness", "check", "--impl", _checked_impl(plant)], cwd=tree,
+                               env=env, capture_output=True, text=True, timeout=600)
+    failing = [line.split(" ", 2)[1].rstrip(":") for line in check.stdout.splitlines() if line.startswith("FAIL ")]
     new = [d for d in report["divergences"] if d["status"] == "new"]
     hits = [d for d in new if d["op"] == plant.op and d["cause"] == plant.cause]
     # One bug, one report per op it shows in: exactly one new class of the plant's op, with its cause,
@@ -208,28 +240,44 @@ def run_plant(plant: Plant, seconds: float) -> tuple[bool, dict, str]:
     in_op = [d for d in new if d["op"] == plant.op]
     found = len(in_op) == 1 and len(hits) == 1 and all(d["cause"] == plant.cause for d in new) and \
         hits[0]["foundAfterSeconds"] is not None and hits[0]["foundAfterSeconds"] <= seconds
-    return found, report, proc.stdout
+    return found, report, output, failing
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.plants")
     parser.add_argument("--seconds", type=float, default=60.0)
-    parser.add_argument("--only", default=None)
+    parser.add_argument("--only", default=None, help="plants whose name contains this text")
+    parser.add_argument("--fixtures-only", action="store_true", help="only check that the fixture cases catch each")
+    parser.add_argument("--rotate", default=None, metavar="K/N",
+                        help="run every N-th plant starting with the K-th (CI: a share that rotates with the commit)")
     args = parser.parse_args(argv)
+    chosen = [plant for plant in PLANTS if not args.only or args.only in plant.name]
+    if args.rotate:
+        k, n = (int(part) for part in args.rotate.split("/"))
+        chosen = [plant for index, plant in enumerate(chosen) if index % n == k % n]
     status = 0
-    for plant in PLANTS:
-        if args.only and args.only not in plant.name:
+    for plant in chosen:
+        found, report, output, failing = run_plant(plant, args.seconds, fuzzing=not args.fixtures_only)
+        if not plant.fixtures:
+            caught = f"fixtures: not required (a version skew; {len(failing)} case(s) fail)"
+        else:
+            caught = f"fixtures: caught by {len(failing)} case(s)" if failing else "fixtures: MISSED (no case fails)"
+        missed = plant.fixtures and not failing
+        if args.fixtures_only:
+            print(f"== {plant.name}: {caught}")
+            status |= 1 if missed else 0
             continue
-        found, report, output = run_plant(plant, args.seconds)
-        hits = [d for d in report["divergences"] if d["status"] == "new"]
-        verdict = "FOUND, ONE REPORT" if found else ("NOT FOUND" if not hits else "FOUND, BUT NOT AS ONE REPORT")
-        print(f"== {plant.name}: {verdict} ({plant.op}, {plant.cause}) in {report['examples']:,} examples")
-        for d in hits:
+        new = [d for d in report["divergences"] if d["status"] == "new"]
+        verdict = "FOUND, ONE REPORT" if found else ("NOT FOUND" if not new else "FOUND, BUT NOT AS ONE REPORT")
+        print(f"== {plant.name}: {verdict} ({plant.op}, {plant.cause}) in {report['examples']:,} examples; {caught}")
+        for d in new:
             print(f"   new: {d['op']} {d['cause']} ({d['detail']}) after {d['foundAfterSeconds']}s, "
                   f"args {json.dumps(d['args'], ensure_ascii=True)[:200]}")
-        if not found:
+        if not found or missed:
             status = 1
+        if not found:
             print(output[-3000:])
+    print(f"{len(chosen)} plant(s) run" + (f" (share {args.rotate} of {len(PLANTS)})" if args.rotate else ""))
     return status
 
 

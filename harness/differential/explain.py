@@ -33,6 +33,9 @@ from __future__ import annotations
 
 import json
 import math
+import re
+from functools import lru_cache
+import struct
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -45,7 +48,7 @@ from generators.unicode_stability import unstable_reason
 from harness.model import hostvalues
 from harness.model.compare import parse_result, same_json
 from harness.model.registry import OPS, Op, get_op
-from harness.model.contract_sets import EDGE_PUNCTUATION, LINE_BREAKS, QUOTE_DASH, white_space_like
+from harness.model.contract_sets import EDGE_PUNCTUATION, LINE_BREAKS, QUOTE_DASH, WHITE_SPACE, white_space_like
 from harness.model.json_features import features as json_features
 from harness.model.unicode_info import assigned_in, describe, has_surrogate, interesting, is_surrogate
 from harness.testees.impls import ImplementationUnavailable, declaration, oracle as oracle_name
@@ -122,18 +125,18 @@ def divergent(op_name: str, responses: Responses) -> list[str]:
 # ---- cause classification ------------------------------------------------------------------------
 
 def _is_boundary_host_value(param_kind: str, value: Any) -> bool:
-    if isinstance(value, bool):
-        return param_kind != "force"
-    if value is None:
+    """Whether a host value is at a host boundary for its parameter kind: the wrong host type, or a value
+    a binding's conversion can coerce (a lone surrogate, a negative or huge number, a fraction, NaN)."""
+    if param_kind in ("text", "embedding_json", "candidates_json", "section_json", "mode"):
+        return not isinstance(value, str) or has_surrogate(value)
+    if param_kind == "force":
+        return not isinstance(value, bool)
+    if isinstance(value, bool) or value is None or not isinstance(value, (int, float)):
         return True
     if isinstance(value, float):
         return not math.isfinite(value) or value != math.floor(value) or value < 0 or value >= 2**32 or \
             math.copysign(1.0, value) < 0
-    if isinstance(value, int):
-        return value < 0 or value >= 2**32
-    if isinstance(value, str):
-        return has_surrogate(value)
-    return True
+    return value < 0 or value >= 2**32
 
 
 PLAIN_VALUES = {"text": "plain text", "embedding_json": "null", "candidates_json": "null", "section_json": "null",
@@ -192,7 +195,12 @@ def role(ch: str) -> str:
 
 
 def plain_role(ch: str) -> str:
-    """Stand-ins that NFC leaves alone and that never combine: letters of the same case, else symbols."""
+    """Stand-ins that NFC leaves alone and that never combine, keeping the character's other roles: a
+    space for White_Space, edge punctuation for edge punctuation, letters of the same case, else symbols."""
+    if ch in WHITE_SPACE:
+        return " \t\n"
+    if ch in EDGE_PUNCTUATION:
+        return ".,;:!?"
     category = unicodedata2.category(ch)
     return _UPPER if category in ("Lu", "Lt") else (_LOWER if category[0] == "L" else "_" + _SYMBOLS)
 
@@ -229,9 +237,22 @@ def _white_space_like(ch: str) -> bool:
 
 
 def _nfc_relevant(ch: str) -> bool:
-    """A character NFC can change or reorder: canonically decomposable, or combining (newest data)."""
+    """A character NFC can change, reorder or compose (newest data): canonically decomposable, combining,
+    or part of some canonical decomposition (U+0B3E in U+0B4B, a Hangul jamo...)."""
     decomposition = unicodedata2.decomposition(ch)
-    return bool(decomposition and not decomposition.startswith("<")) or unicodedata2.combining(ch) != 0
+    return bool(decomposition and not decomposition.startswith("<")) or unicodedata2.combining(ch) != 0 or \
+        ord(ch) in _decomposition_parts() or 0x1100 <= ord(ch) <= 0x11FF or 0xAC00 <= ord(ch) <= 0xD7A3
+
+
+@lru_cache(maxsize=1)
+def _decomposition_parts() -> frozenset[int]:
+    parts: set[int] = set()
+    for cp in range(0x110000):
+        if not 0xD800 <= cp <= 0xDFFF:
+            decomposition = unicodedata2.decomposition(chr(cp))
+            if decomposition and not decomposition.startswith("<"):
+                parts.update(int(h, 16) for h in decomposition.split())
+    return frozenset(parts)
 
 
 # The contract's character rules: (which characters it names, their stand-in, the explanation). Each
@@ -325,29 +346,53 @@ def classify(impls: dict[str, Testee], op_name: str, args: dict[str, Any], respo
     if failed:
         return "crash", f"{', '.join(failed)} crashed, trapped or hung (a reported result, never a contract error)", \
             codes[failed[0]][1]
+    json_params = [p.name for p in op.params if p.error_code == "invalid_json" and isinstance(args.get(p.name), str)]
+    refused = {name for name, (kind, code) in codes.items() if kind == "error" and code == "invalid_json"}
+
+    def strictness(params: list[str]) -> tuple[str, str, str | None]:
+        detail = "+".join(sorted(set().union(*(json_features(args[p]) for p in params))))
+        return "json_strictness", (f"{', '.join(sorted(refused))} refuse(s) {', '.join(params)} as invalid_json, the "
+                                   f"others take it ({detail})"), detail
+
     if {kind for kind, _ in codes.values()} == {"error"} and len({code for _, code in codes.values()}) > 1 \
             and depth < 3:
-        # Every side rejects, with different codes. An ordering question when two different arguments are
-        # each wrong (making either plain settles it); otherwise the disagreement that is left once the
-        # wrong one is made plain is the cause.
+        # Every side rejects, with different codes. Each implicated argument is tried alone (the others
+        # made plain). If the sides disagree about one argument on its own, that disagreement is the
+        # cause (a JSON text some side calls invalid_json: strictness). If they agree on every one and two
+        # are each wrong, the sides only report different ones first: validation order.
         implicated = list(dict.fromkeys(p for _, code in codes.values() for p in _params_of(op, code, args)))
-        settled, left = [], None
+        plain = {p: PLAIN_VALUES[op.param(p).kind] for p in args}
+        wrong, disputed = [], []
         for param in implicated:
-            plain = PLAIN_VALUES[op.param(param).kind]
-            if args[param] == plain:
-                continue
-            fixed = {**args, param: plain}
-            after = observe(impls, op_name, fixed)
+            # This argument alone wrong (every other one made plain): do the sides agree?
+            isolated = {**args, **{q: plain[q] for q in args if q != param}}
+            after = observe(impls, op_name, isolated)
             if not divergent(op_name, after):
-                settled.append(param)
-            elif left is None and any("ok" in r for r in after.values()):
-                left = (fixed, after)
-        if len(settled) >= 2:
+                agreed = {r["error"]["code"] for r in after.values() if "error" in r}
+                if all("error" in r for r in after.values()) and agreed <= _codes_of(op.param(param)):
+                    wrong.append(param)  # the sides agree that this argument is wrong, with its own code
+            else:
+                disputed.append((param, isolated, after))
+        if disputed:
+            param, isolated, after = disputed[0]
+            codes_after = {r["error"]["code"] for r in after.values() if "error" in r}
+            if param in json_params and json_features(args[param]) and "invalid_json" in codes_after and \
+                    (len(codes_after) > 1 or any("ok" in r for r in after.values())):
+                return strictness([param])
+            if not _same_args(isolated, args):
+                return classify(impls, op_name, isolated, after, versions, depth + 1)
+        for param in json_params:
+            # Inside one JSON argument: a field or element less that turns the disagreement into a result
+            # against an error shows what the sides really disagree on (an empty id taken by one side).
+            for smaller in _one_less(args[param]):
+                nearby = {**args, param: smaller}
+                after = observe(impls, op_name, nearby)
+                if divergent(op_name, after) and any("ok" in r for r in after.values()):
+                    return classify(impls, op_name, nearby, after, versions, depth + 1)
+        if len(wrong) >= 2:  # every argument agreed on alone: the sides only differ in which comes first
             shown = ", ".join(f"{name} {code}" for name, (_, code) in codes.items())
-            return "validation_order", (f"{' and '.join(settled)} are both wrong; the implementations report "
+            return "validation_order", (f"{' and '.join(wrong)} are each wrong; the implementations report "
                                         f"different ones first ({shown})"), None
-        if left is not None:
-            return classify(impls, op_name, left[0], left[1], versions, depth + 1)
     for param in op.params:
         if param.name not in args or not _is_boundary_host_value(param.kind, args[param.name]):
             continue
@@ -357,58 +402,75 @@ def classify(impls: dict[str, Testee], op_name: str, args: dict[str, Any], respo
         if involved and explains({**args, param.name: PLAIN_VALUES[param.kind]}, keep_outcome=False):
             return "boundary_coercion", (f"{param.name}={hostvalues.encode(args[param.name])!r} is validated by some "
                                          "implementations and coerced by others"), param.name
-    json_params = [p for p in op.params if p.error_code == "invalid_json" and isinstance(args.get(p.name), str)]
-    refused = {name for name, (kind, code) in codes.items() if kind == "error" and code == "invalid_json"}
     if json_params and refused and refused != set(codes):
-        flagged = {p.name: json_features(args[p.name]) for p in json_params}
-        flagged = {name: found for name, found in flagged.items() if found}
-        taken = any(kind == "ok" for kind, _ in codes.values())
-        # When every side fails, the JSON text is the cause only if its strict rewriting makes them agree
-        # (a side took it and failed later); otherwise the sides validated in different orders.
-        if flagged and (taken or explains({**args, **{n: _strict_rewrite(args[n]) for n in flagged}},
-                                          keep_outcome=False)):
-            detail = "+".join(sorted(set().union(*flagged.values())))
-            return "json_strictness", (f"{', '.join(sorted(refused))} refuse(s) the JSON text as invalid_json, the "
-                                       f"others take it ({detail})"), detail
+        flagged = [p for p in json_params if json_features(args[p])]
+        # The JSON text one side refuses and whose strict rewriting settles it; or, when a side returned,
+        # every flagged text.
+        culprits = [p for p in flagged if explains({**args, p: _strict_rewrite(args[p])}, keep_outcome=False)]
+        if culprits or (flagged and any(kind == "ok" for kind, _ in codes.values())):
+            return strictness(culprits or flagged)
     # Characters explain differences of results (and of the empty_text that a normalized text gives),
     # never of argument validation.
+    strings = _all_strings(args)
     text_level = all(kind == "ok" or code == "empty_text" for kind, code in codes.values())
+    sensitive = text_level and any(_version_sensitive(ch) for text in strings for ch in text)
+    if sensitive:
+        steps = skew_steps(args, versions or {}, op_name)
+        if steps != "properties" and explains(_replace_chars(args, _version_sensitive)):
+            return "unicode_version_skew", f"characters whose Unicode data differs between the versions in play " \
+                f"({steps})", steps
+        if depth < 3:
+            # Two differences at once (a version skew and something else): the one left once the
+            # characters whose Unicode data differs are replaced is the cause this input is reported under.
+            peeled = _replace_chars(args, _version_sensitive)
+            after = observe(impls, op_name, peeled)
+            if divergent(op_name, after):
+                return classify(impls, op_name, peeled, after, versions, depth + 1)
     if text_level and op.via is not None:
         # e.g. decide_write: its texts are normalized; if normalizing every string of the input gives the
         # same everywhere, characters cannot explain the difference (a decision rule does).
-        text_level = any(divergent(op.via, observe(impls, op.via, {"text": text}))
-                         for text in dict.fromkeys(_all_strings(args)))
-    if text_level and any(_version_sensitive(ch) for text in _all_strings(args) for ch in text):
-        if explains(_replace_chars(args, _version_sensitive)):
-            steps = skew_steps(args, versions or {}, op_name)
-            return "unicode_version_skew", f"characters whose Unicode data differs between the versions in play " \
-                f"({steps})", steps
-    strings = _all_strings(args)
+        text_level = any(divergent(op.via, observe(impls, op.via, {"text": text})) for text in dict.fromkeys(strings))
     explaining = [rule for rule in op.char_rules if text_level and
                   any(CHARACTER_RULES[rule][0](ch) for text in strings for ch in text) and
                   explains(_replace_chars(args, CHARACTER_RULES[rule][0], CHARACTER_RULES[rule][1]))]
     if explaining:
-        # Sets overlap (U+0345 is a combining mark and has a case mapping): prefer the one rule whose
-        # reconciliation makes the results themselves equal.
-        reconciled = [rule for rule in explaining if _reconciles(rule, op_name, responses)]
-        rule = reconciled[0] if len(reconciled) == 1 else explaining[0]
+        # Sets overlap (U+0345 is a combining mark and has a case mapping): prefer a rule whose undoing
+        # makes the results themselves equal, the most specific first; else the op's order.
+        reconciled = sorted((r for r in explaining if _reconciles(r, op_name, responses)), key=_SPECIFICITY.index)
+        rule = reconciled[0] if reconciled else explaining[0]
         return rule, CHARACTER_RULES[rule][2], None
     sims = _similarities(op_name, responses)
     numbers = [s for s in sims if isinstance(s, (int, float)) and not isinstance(s, bool)]
-    if sims and len(numbers) == len(sims) and any(not same_json(s, sims[0]) for s in sims):
-        return "float_rounding", f"similarities differ: {dict(zip(names, sims))}", None
-    if sims and op_name == "decide_write" and len({_action(op_name, r) for r in responses.values()}) > 1:
+    if sims and len(numbers) == len(sims) and len(set(_match_ids(op_name, responses))) == 1 and \
+            any(not same_json(s, sims[0]) for s in sims):
+        return "float_rounding", f"similarities of the same candidate differ: {dict(zip(names, sims))}", None
+    if sims and op_name == "decide_write" and len({_decision(op_name, r) for r in responses.values()}) > 1:
+        unpinned = {p: _unpinned(args[p]) for p in json_params}
+        unpinned = {p: text for p, text in unpinned.items() if text != args[p]}
+        if unpinned and explains({**args, **unpinned}):
+            return "rule_difference", ("pinned candidates are treated differently (with every pinned flag false, "
+                                       "the implementations agree)"), None
         threshold = args.get("threshold", 0.85)
-        close = [s for s in numbers if isinstance(threshold, (int, float)) and abs(s - threshold) <= 1e-6]
+        close = [s for s in numbers if isinstance(threshold, (int, float)) and not isinstance(threshold, bool) and
+                 abs(s - threshold) <= 16 * math.ulp(max(abs(s), abs(float(threshold))))]
         if close:
             return "float_rounding", "a similarity next to the threshold is compared differently", None
-    if text_level and depth < 3 and any(_version_sensitive(ch) for text in strings for ch in text):
-        # Two differences at once (a version skew and something else): the one left once the characters
-        # whose Unicode data differs are replaced is the cause this input is reported under.
-        peeled = _replace_chars(args, _version_sensitive)
-        after = observe(impls, op_name, peeled)
-        if divergent(op_name, after):
-            return classify(impls, op_name, peeled, after, versions, depth + 1)
+        rescaled = {p: _rescale(args[p]) for p in json_params}
+        rescaled = {p: text for p, text in rescaled.items() if text != args[p]}
+        if rescaled:
+            after = observe(impls, op_name, {**args, **rescaled})
+            after_sims = _similarities(op_name, after)
+            precision_only = bool(after_sims) and all(isinstance(x, float) for x in after_sims) and \
+                len(set(_match_ids(op_name, after))) == 1
+            if not divergent(op_name, after) or precision_only:
+                return "float_rounding", ("the magnitude of the vectors decides (scaled to a largest component of "
+                                          "1, same directions, the implementations agree, or differ only in the "
+                                          "last bits of one similarity): overflow or precision in the sums"), None
+    rounded = {p: _binary32_rewrite(args[p]) for p in json_params}
+    rounded = {p: text for p, text in rounded.items() if text != args[p]}
+    if rounded and explains({**args, **rounded}):
+        return "float_rounding", ("numbers that binary32 cannot hold exactly are rounded differently (with them "
+                                  "rounded to binary32 first, the implementations agree)"), None
     kinds = {kind for kind, _ in codes.values()}
     if kinds == {"error"}:
         shown = ", ".join(f"{name} {code}" for name, (_, code) in codes.items())
@@ -417,9 +479,43 @@ def classify(impls: dict[str, Testee], op_name: str, args: dict[str, Any], respo
         return "error_versus_result", "one implementation raises where another returns", None
     differing = _differing_fields(op_name, responses)
     if kinds == {"ok"} and differing:
+        # The differing fields go into the explanation, not the class key: one rule bug shows in different
+        # fields on different witnesses (a decision in one, only the matched candidate in another).
         return "rule_difference", (f"every implementation returns, with different {differing}: a rule of the "
-                                   "contract applied differently, not explained by a named character set"), differing
+                                   "contract applied differently, not explained by a named character set or "
+                                   "number"), None
     return "other", "no single cause explains it", None
+
+
+# Among character rules that all explain a divergence and whose undoing reconciles the results: the
+# most specific statement first (canonical equivalence is stronger than equality after casefolding).
+_SPECIFICITY = ["normalization", "final_sigma", "quote_dash_map", "line_breaks", "edge_punctuation",
+                "whitespace_definition", "case_mapping"]
+
+
+def _match_ids(op_name: str, responses: Responses) -> list[Any]:
+    ids = []
+    for response in responses.values():
+        kind, value = outcome(op_name, response)
+        match = value.get("match") if kind == "ok" and isinstance(value, dict) else None
+        ids.append(match.get("id") if isinstance(match, dict) else None)
+    return ids
+
+
+def _binary32_rewrite(text: str) -> str:
+    """The JSON text with every number rounded to binary32 (overflow: the largest finite one, keeping
+    the sign)."""
+    largest = 3.4028234663852886e38
+
+    def replace(value: Any) -> Any:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(float(value)):
+            return _KEEP
+        try:
+            return struct.unpack("<f", struct.pack("<f", float(value)))[0]
+        except OverflowError:
+            return math.copysign(largest, float(value))
+
+    return _rewrite_json(text, replace)
 
 
 def _differing_fields(op_name: str, responses: Responses) -> str | None:
@@ -435,6 +531,25 @@ def _differing_fields(op_name: str, responses: Responses) -> str | None:
     return "text"
 
 
+def _same_args(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Equal as host values: 0 is not False, 1 is not 1.0 (Python's == says they are)."""
+    def key(args: dict[str, Any]) -> str:
+        return json.dumps(hostvalues.encode_args(args), sort_keys=True, default=repr) + \
+            repr(sorted((k, type(v).__name__) for k, v in args.items()))
+
+    return key(a) == key(b)
+
+
+def _codes_of(param: Any) -> set[str]:
+    """The codes a wrong value of ``param`` can give (a JSON text: also its shape and embedding codes)."""
+    codes = {param.error_code}
+    if param.error_code == "invalid_json":
+        codes |= {"invalid_shape", "invalid_embedding"}
+    if param.error_code == "invalid_text":
+        codes.add("empty_text")
+    return codes
+
+
 def _params_of(op: Op, code: str, args: dict[str, Any]) -> list[str]:
     """The given arguments an error code can come from (empty_text: the text)."""
     if code == "empty_text":
@@ -443,9 +558,84 @@ def _params_of(op: Op, code: str, args: dict[str, Any]) -> list[str]:
     return [p.name for p in op.params if p.name in args and p.error_code in (code, shape_of.get(code))]
 
 
-def _action(op_name: str, response: dict[str, Any]) -> Any:
+def _decision(op_name: str, response: dict[str, Any]) -> Any:
+    """(action, reason) of a decide_write result; the outcome kind otherwise."""
     kind, value = outcome(op_name, response)
-    return value.get("action") if kind == "ok" and isinstance(value, dict) else kind
+    return (value.get("action"), value.get("reason")) if kind == "ok" and isinstance(value, dict) else kind
+
+
+_KEEP = object()
+
+
+def _rewrite_json(text: str, replace: Callable[[Any], Any]) -> str:
+    """The JSON text (read by the standard library) with ``replace`` applied to every value, outermost
+    first: it returns a replacement (not visited further) or ``_KEEP``. Rewritten compactly when
+    something changed; unchanged when the text is not JSON."""
+    def walk(value: Any) -> Any:
+        replaced = replace(value)
+        if replaced is not _KEEP:
+            return replaced
+        if isinstance(value, list):
+            return [walk(x) for x in value]
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items()}
+        return value
+
+    try:
+        parsed = json.loads(text)
+    except (ValueError, RecursionError):
+        return text
+    changed = walk(parsed)
+    return text if changed == parsed else json.dumps(changed, separators=(",", ":"), ensure_ascii=False)
+
+
+def _one_less(text: str, limit: int = 40) -> list[str]:
+    """The JSON text with one element of its top-level array, or one member of one of its objects, left
+    out (at most ``limit`` variants)."""
+    parsed = _parse_json(text)
+    out: list[Any] = []
+    if isinstance(parsed, list):
+        for i, item in enumerate(parsed):
+            out.append(parsed[:i] + parsed[i + 1:])
+            if isinstance(item, dict):
+                out += [parsed[:i] + [{k: v for k, v in item.items() if k != key}] + parsed[i + 1:] for key in item]
+    elif isinstance(parsed, dict):
+        out += [{k: v for k, v in parsed.items() if k != key} for key in parsed]
+    return [json.dumps(value, separators=(",", ":"), ensure_ascii=False) for value in out[:limit]]
+
+
+def _number_array(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and \
+        all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in value)
+
+
+def _unpinned(text: str) -> str:
+    """The JSON text with every ``"pinned": true`` made false."""
+    def replace(value: Any) -> Any:
+        if isinstance(value, dict) and value.get("pinned") is True:
+            return {**value, "pinned": False}
+        return _KEEP
+
+    return _rewrite_json(text, replace)
+
+
+def _rescale(text: str) -> str:
+    """The JSON text with every array of numbers divided by its largest absolute component (the same
+    direction, so the same cosine similarity in exact arithmetic, with magnitudes near 1)."""
+    def replace(value: Any) -> Any:
+        if not _number_array(value):
+            return _KEEP
+        largest = max(abs(float(x)) for x in value)
+        return [float(x) / largest for x in value] if largest > 0 and math.isfinite(largest) else value
+
+    return _rewrite_json(text, replace)
+
+
+def _collapse_lines(text: str) -> str:
+    """The contract's line collapse, the harness's own: split on line breaks, trim White_Space, drop
+    empty pieces, join with one space."""
+    pieces = re.split("[" + "".join(sorted(LINE_BREAKS)) + "]", text)
+    return " ".join(kept for kept in (piece.strip("".join(WHITE_SPACE)) for piece in pieces) if kept)
 
 
 def _reconciles(rule: str, op_name: str, responses: Responses) -> bool:
@@ -458,9 +648,9 @@ def _reconciles(rule: str, op_name: str, responses: Responses) -> bool:
         "case_mapping": lambda t: t.casefold(),
         "final_sigma": lambda t: t.replace("\u03c2", "\u03c3"),
         "quote_dash_map": lambda t: "".join(QUOTE_DASH.get(ch, ch) for ch in t),
-        "edge_punctuation": lambda t: t.strip("".join(EDGE_PUNCTUATION)),
+        "edge_punctuation": lambda t: t.strip("".join(EDGE_PUNCTUATION | WHITE_SPACE)),
         "whitespace_definition": lambda t: "".join(ch for ch in t if not white_space_like(ch)),
-        "line_breaks": lambda t: "".join(" " if ch in LINE_BREAKS else ch for ch in t),
+        "line_breaks": _collapse_lines,
     }
     if rule not in undo:
         return False
@@ -470,19 +660,14 @@ def _reconciles(rule: str, op_name: str, responses: Responses) -> bool:
 def _strict_rewrite(text: str) -> str:
     """The JSON text as strict JSON where the standard library can read it (BOM dropped, duplicate keys
     merged, NaN/Infinity and overflowing numbers as 0, compact); unchanged where it cannot."""
-    def finite(value: Any) -> Any:
-        if isinstance(value, float) and not math.isfinite(value):
-            return 0
-        if isinstance(value, list):
-            return [finite(v) for v in value]
-        if isinstance(value, dict):
-            return {k: finite(v) for k, v in value.items()}
-        return value
+    def replace(value: Any) -> Any:
+        return 0 if isinstance(value, float) and not math.isfinite(value) else _KEEP
 
-    try:
-        return json.dumps(finite(json.loads(text.lstrip("\ufeff"))), ensure_ascii=False, separators=(",", ":"))
-    except (ValueError, RecursionError):
-        return text
+    stripped = text.lstrip("\ufeff")
+    rewritten = _rewrite_json(stripped, replace)
+    if rewritten == stripped and _parse_json(stripped) is not None:
+        rewritten = json.dumps(json.loads(stripped), separators=(",", ":"), ensure_ascii=False)
+    return rewritten
 
 
 def _kind(op_name: str, response: dict[str, Any]) -> tuple[str, Any]:

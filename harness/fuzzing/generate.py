@@ -114,6 +114,8 @@ class Inputs:
         return self.rng.choice([None, 7, True])
 
     def candidate(self, text: Callable[[], str], dim: int) -> dict[str, Any]:
+        """A candidate object; now and then one or more fields of the wrong shape, so that the order in
+        which a candidate's fields are checked shows."""
         r = self.rng
         item: dict[str, Any] = {"id": r.choice(["a", "b", "c", "m1", " "]) if r.random() < 0.7 else self.text(False)}
         if r.random() < 0.9:
@@ -124,6 +126,11 @@ class Inputs:
             item["pinned"] = r.choice([True, False, None])
         if r.random() < 0.1:
             item["extra"] = {"k": [1, None]}
+        if r.random() < 0.06:
+            for field, wrong in (("id", ["", 5, None, []]), ("text", [5, None, {}]), ("pinned", [1, "true", []]),
+                                 ("embedding", ["x", [], [True], ["1"], {}, 7])):
+                if r.random() < 0.5:
+                    item[field] = r.choice(wrong)
         return item
 
     def candidates_json(self, text: Callable[[], str] | None = None, dim: int | None = None) -> Any:

@@ -382,9 +382,10 @@ def classify(impls: dict[str, Testee], op_name: str, args: dict[str, Any], respo
             if not _same_args(isolated, args):
                 return classify(impls, op_name, isolated, after, versions, depth + 1)
         for param in json_params:
-            # Inside one JSON argument: a field or element less that turns the disagreement into a result
-            # against an error shows what the sides really disagree on (an empty id taken by one side).
-            for smaller in _one_less(args[param]):
+            # Inside one JSON argument: a field or element less (or two) that turns the disagreement into a
+            # result against an error shows what the sides really disagree on (an empty id one side takes).
+            once = _one_less(args[param])
+            for smaller in once + [twice for text in once for twice in _one_less(text, 10)]:
                 nearby = {**args, param: smaller}
                 after = observe(impls, op_name, nearby)
                 if divergent(op_name, after) and any("ok" in r for r in after.values()):
@@ -462,7 +463,10 @@ def classify(impls: dict[str, Testee], op_name: str, args: dict[str, Any], respo
             after_sims = _similarities(op_name, after)
             precision_only = bool(after_sims) and all(isinstance(x, float) for x in after_sims) and \
                 len(set(_match_ids(op_name, after))) == 1
-            if not divergent(op_name, after) or precision_only:
+            at_threshold = bool(after_sims) and any(
+                isinstance(x, float) and isinstance(threshold, (int, float)) and not isinstance(threshold, bool) and
+                abs(x - threshold) <= 16 * math.ulp(max(abs(x), abs(float(threshold)))) for x in after_sims)
+            if not divergent(op_name, after) or precision_only or at_threshold:
                 return "float_rounding", ("the magnitude of the vectors decides (scaled to a largest component of "
                                           "1, same directions, the implementations agree, or differ only in the "
                                           "last bits of one similarity): overflow or precision in the sums"), None

@@ -385,7 +385,8 @@ def classify(impls: dict[str, Testee], op_name: str, args: dict[str, Any], respo
             # Inside one JSON argument: a field or element less (or two) that turns the disagreement into a
             # result against an error shows what the sides really disagree on (an empty id one side takes).
             once = _one_less(args[param])
-            for smaller in once + [twice for text in once for twice in _one_less(text, 10)]:
+            alone = _each_alone(args[param])
+            for smaller in once + alone + [fewer for text in once + alone for fewer in _one_less(text, 10)]:
                 nearby = {**args, param: smaller}
                 after = observe(impls, op_name, nearby)
                 if divergent(op_name, after) and any("ok" in r for r in after.values()):
@@ -446,16 +447,20 @@ def classify(impls: dict[str, Testee], op_name: str, args: dict[str, Any], respo
             any(not same_json(s, sims[0]) for s in sims):
         return "float_rounding", f"similarities of the same candidate differ: {dict(zip(names, sims))}", None
     if sims and op_name == "decide_write" and len({_decision(op_name, r) for r in responses.values()}) > 1:
+        threshold = args.get("threshold", 0.85)
+        numeric = isinstance(threshold, (int, float)) and not isinstance(threshold, bool) and \
+            math.isfinite(float(threshold))
+        if numeric and _threshold_decides(impls, op_name, args, numbers, threshold):
+            # A hair's breadth below or above the threshold, they agree (up to the last bits of the same
+            # similarity): the comparison at the threshold decides, not which candidates are compared.
+            return "float_rounding", "a similarity next to the threshold is compared differently", None
         unpinned = {p: _unpinned(args[p]) for p in json_params}
         unpinned = {p: text for p, text in unpinned.items() if text != args[p]}
         if unpinned and explains({**args, **unpinned}):
             return "rule_difference", ("pinned candidates are treated differently (with every pinned flag false, "
                                        "the implementations agree)"), None
+    if sims and op_name == "decide_write":
         threshold = args.get("threshold", 0.85)
-        close = [s for s in numbers if isinstance(threshold, (int, float)) and not isinstance(threshold, bool) and
-                 abs(s - threshold) <= 16 * math.ulp(max(abs(s), abs(float(threshold))))]
-        if close:
-            return "float_rounding", "a similarity next to the threshold is compared differently", None
         rescaled = {p: _rescale(args[p]) for p in json_params}
         rescaled = {p: text for p, text in rescaled.items() if text != args[p]}
         if rescaled:
@@ -463,9 +468,10 @@ def classify(impls: dict[str, Testee], op_name: str, args: dict[str, Any], respo
             after_sims = _similarities(op_name, after)
             precision_only = bool(after_sims) and all(isinstance(x, float) for x in after_sims) and \
                 len(set(_match_ids(op_name, after))) == 1
-            at_threshold = bool(after_sims) and any(
-                isinstance(x, float) and isinstance(threshold, (int, float)) and not isinstance(threshold, bool) and
-                abs(x - threshold) <= 16 * math.ulp(max(abs(x), abs(float(threshold)))) for x in after_sims)
+            after_numbers = [x for x in after_sims if isinstance(x, float)]
+            at_threshold = isinstance(threshold, float) and math.isfinite(threshold) and \
+                len({_decision(op_name, r) for r in after.values()}) > 1 and \
+                _threshold_decides(impls, op_name, {**args, **rescaled}, after_numbers, threshold)
             if not divergent(op_name, after) or precision_only or at_threshold:
                 return "float_rounding", ("the magnitude of the vectors decides (scaled to a largest component of "
                                           "1, same directions, the implementations agree, or differ only in the "
@@ -497,12 +503,38 @@ _SPECIFICITY = ["normalization", "final_sigma", "quote_dash_map", "line_breaks",
                 "whitespace_definition", "case_mapping"]
 
 
+def _threshold_decides(impls: dict[str, Testee], op_name: str, args: dict[str, Any], similarities: list[float],
+                       threshold: Any) -> bool:
+    """A similarity within binary32 precision of the threshold, and a threshold a hair's breadth (1e-5)
+    lower and one a hair's breadth higher each settle the divergence: the comparison at the threshold
+    decides, not which candidates are compared."""
+    return any(_near(x, threshold) for x in similarities) and all(
+        _settled(op_name, observe(impls, op_name, {**args, "threshold": float(threshold) * factor}))
+        for factor in (1 - 1e-5, 1 + 1e-5))
+
+
+def _settled(op_name: str, responses: Responses) -> bool:
+    """Agreement, or the same decision on the same candidate with similarities differing in their bits."""
+    if not divergent(op_name, responses):
+        return True
+    sims = _similarities(op_name, responses)
+    return bool(sims) and all(isinstance(x, float) for x in sims) and len(set(_match_ids(op_name, responses))) == 1 \
+        and len({_decision(op_name, r) for r in responses.values()}) == 1
+
+
+def _near(similarity: float, threshold: float) -> bool:
+    """Within binary32 precision of the threshold (a relative 1e-6, about 8 binary32 ulps): where a sum
+    in another precision or order can land on the other side."""
+    return abs(similarity - threshold) <= 1e-6 * max(abs(similarity), abs(float(threshold)))
+
+
 def _match_ids(op_name: str, responses: Responses) -> list[Any]:
     ids = []
     for response in responses.values():
         kind, value = outcome(op_name, response)
         match = value.get("match") if kind == "ok" and isinstance(value, dict) else None
-        ids.append(match.get("id") if isinstance(match, dict) else None)
+        # A candidate is known by its id and its text together (ids need not be unique).
+        ids.append((match.get("id"), match.get("text")) if isinstance(match, dict) else None)
     return ids
 
 
@@ -606,6 +638,14 @@ def _one_less(text: str, limit: int = 40) -> list[str]:
     elif isinstance(parsed, dict):
         out += [{k: v for k, v in parsed.items() if k != key} for key in parsed]
     return [json.dumps(value, separators=(",", ":"), ensure_ascii=False) for value in out[:limit]]
+
+
+def _each_alone(text: str, limit: int = 10) -> list[str]:
+    """The JSON text's top-level array reduced to each one of its elements."""
+    parsed = _parse_json(text)
+    if not isinstance(parsed, list) or len(parsed) < 2:
+        return []
+    return [json.dumps([item], separators=(",", ":"), ensure_ascii=False) for item in parsed[:limit]]
 
 
 def _number_array(value: Any) -> bool:

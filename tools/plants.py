@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -223,8 +224,11 @@ def run_plant(plant: Plant, seconds: float, fuzzing: bool = True) -> tuple[bool,
     with tempfile.TemporaryDirectory(prefix="plant-") as scratch:
         tree, env = _prepare(plant, Path(scratch))
         if fuzzing:
+            # A fixed seed and one worker: the same inputs in the same order on every run, so a plant's
+            # result is reproducible (CI and a maintainer see the same reports).
             proc = subprocess.run([sys.executable, "-m", "harness", "fuzz", "--seconds", str(seconds),
-                                   "--stop-after-new", "5", "--ops", plant.op, "--impls", plant.impls,
+                                   "--stop-after-new", "5", "--seed", str(zlib.crc32(plant.name.encode())),
+                                   "--workers", "1", "--ops", plant.op, "--impls", plant.impls,
                                    "--report", str(report_path)], cwd=tree, env=env, capture_output=True, text=True,
                                   timeout=seconds * 4 + 300)
             report = json.loads(report_path.read_text())

@@ -472,7 +472,10 @@ def classify(impls: dict[str, Testee], op_name: str, args: dict[str, Any], respo
             at_threshold = isinstance(threshold, float) and math.isfinite(threshold) and \
                 len({_decision(op_name, r) for r in after.values()}) > 1 and \
                 _threshold_decides(impls, op_name, {**args, **rescaled}, after_numbers, threshold)
-            if not divergent(op_name, after) or precision_only or at_threshold:
+            # The rescaled input must keep a decision one side made (rescaling that moves a similarity
+            # across the threshold removes the trigger instead of explaining it).
+            kept = {_decision(op_name, r) for r in after.values()} <= {_decision(op_name, r) for r in responses.values()}
+            if kept and (not divergent(op_name, after) or precision_only) or at_threshold:
                 return "float_rounding", ("the magnitude of the vectors decides (scaled to a largest component of "
                                           "1, same directions, the implementations agree, or differ only in the "
                                           "last bits of one similarity): overflow or precision in the sums"), None

@@ -37,7 +37,14 @@ fn code_points(s: &Bound<'_, PyString>) -> Option<Vec<u32>> {
     let bytes = encoded.cast::<PyBytes>().ok()?.as_bytes();
     bytes
         .chunks_exact(4)
-        .map(|b| Some(u32::from_le_bytes([*b.first()?, *b.get(1)?, *b.get(2)?, *b.get(3)?])))
+        .map(|b| {
+            Some(u32::from_le_bytes([
+                *b.first()?,
+                *b.get(1)?,
+                *b.get(2)?,
+                *b.get(3)?,
+            ]))
+        })
         .collect()
 }
 

@@ -129,11 +129,11 @@ RUST_MUTATIONS = [
     # What the sweep found in the PyO3 binding (a str's code points read as UTF-16): a high lone
     # surrogate followed by a low one became U+10000.
     Mutation("code-points-paired-as-utf16", "rust_core/core/src/host.rs",
-             "    let mut out = String::with_capacity(points.len());\n",
+             "    let decoded = points.iter().map(|&p| char::from_u32(p).ok_or(p));\n",
              "    let units: Vec<u16> = points.iter().map(|&p| p as u16).collect();\n"
              "    if points.iter().all(|&p| p <= 0xFFFF) {\n        if let Ok(s) = String::from_utf16(&units) {\n"
              "            return Ok(s);\n        }\n    }\n"
-             "    let mut out = String::with_capacity(points.len());\n",
+             "    let decoded = points.iter().map(|&p| char::from_u32(p).ok_or(p));\n",
              ("write-gate-v1/norm-error-adjacent-high-low-surrogates",
               "write-gate-v1/gate-error-json-raw-adjacent-high-low-surrogates")),
     # Binding-only: the Rust fixture test drives the core, not the PyO3 crate, so only Python sees it.

@@ -51,7 +51,8 @@ from harness.model.registry import OPS, Op, get_op
 from harness.model.contract_sets import EDGE_PUNCTUATION, LINE_BREAKS, QUOTE_DASH, WHITE_SPACE, white_space_like
 from harness.model.json_features import features as json_features
 from harness.model.unicode_info import assigned_in, describe, has_surrogate, interesting, is_surrogate
-from harness.testees.impls import ImplementationUnavailable, declaration, oracle as oracle_name
+from harness.testees.fanout import expressible
+from harness.testees.impls import oracle as oracle_name
 from harness.testees.testee import Testee
 
 CAUSES = (
@@ -74,15 +75,6 @@ CAUSES = (
 )
 
 Responses = dict[str, dict[str, Any]]
-
-
-def expressible(name: str, args: dict[str, Any]) -> bool:
-    """Whether implementation ``name``'s host can hold ``args`` as they are (see Implementation.can_express);
-    an implementation without a declaration (a test double) is taken to hold code points."""
-    try:
-        return declaration(name).can_express(args)
-    except ImplementationUnavailable:
-        return True
 
 
 def observe(impls: dict[str, Testee], op_name: str, args: dict[str, Any]) -> Responses:

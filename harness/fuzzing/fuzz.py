@@ -30,7 +30,7 @@ from harness.fuzzing.generate import Inputs
 from harness.fuzzing.shrink import shrink
 from harness.model import hostvalues
 from harness.testees import impls as implementations
-from harness.testees.fanout import call_all
+from harness.testees.fanout import answer_each
 from harness.testees.testee import Testee
 
 BATCH = 1000  # examples per batch (per op)
@@ -96,30 +96,13 @@ def _init_worker(names: tuple[str, ...]) -> None:
     _WORKER["impls"] = {name: implementations.get_impl(name) for name in names}
 
 
-def _can_express(name: str, args: dict[str, Any]) -> bool:
-    try:
-        return implementations.declaration(name).can_express(args)
-    except implementations.ImplementationUnavailable:
-        return True
-
-
 def run_batch(task: tuple[str, int, int], opened: dict[str, Testee] | None = None) -> dict[str, Any]:
     """Generate ``size`` inputs of ``op`` from ``seed``, run them everywhere, return the disagreeing ones
     (at most KEEP_PER_KEY per group of implementations and outcome kinds) and the counts."""
     op, seed, size = task
     opened = opened if opened is not None else _WORKER["impls"]
     batch = Inputs(seed).batch(op, size)
-    columns: dict[str, list[dict[str, Any] | None]] = {}
-    inexpressible: dict[str, int] = {}
-    sendable = {name: [j for j, args in enumerate(batch) if _can_express(name, args)] for name in opened}
-    got = call_all(opened, {name: [(op, batch[j]) for j in sendable[name]] for name in opened})
-    for name in opened:
-        if len(sendable[name]) < len(batch):
-            inexpressible[name] = len(batch) - len(sendable[name])
-        column: list[dict[str, Any] | None] = [None] * len(batch)
-        for j, response in zip(sendable[name], got[name]):
-            column[j] = response
-        columns[name] = column
+    columns, inexpressible = answer_each(opened, op, batch)
     kept: dict[tuple[Any, ...], list[Any]] = {}
     counts: dict[tuple[Any, ...], int] = {}
     for j, args in enumerate(batch):

@@ -30,7 +30,7 @@ from harness.differential.explain import agreeing
 from harness.fuzzing import classes
 from harness.fuzzing.templates import BY_NAME, SURROGATE_PAIRS, Template
 from harness.testees import impls
-from harness.testees.fanout import call_all
+from harness.testees.fanout import answer_each
 from harness.testees.testee import Testee
 
 CHUNK = 4096
@@ -128,20 +128,7 @@ def run_chunk(chunk: Chunk, opened: dict[str, Testee] | None = None) -> dict[str
     template: Template = BY_NAME[chunk.template]
     indexes = range(chunk.start, chunk.stop)
     all_args = [template.args(i) for i in indexes]
-    answers: dict[str, list[dict[str, Any] | None]] = {}
-    inexpressible: dict[str, int] = {}
-    sendable: dict[str, list[int]] = {}
-    for name in opened:
-        declared = impls.declaration(name)
-        sendable[name] = [j for j, args in enumerate(all_args) if declared.can_express(args)]
-        if len(sendable[name]) < len(all_args):
-            inexpressible[name] = len(all_args) - len(sendable[name])
-    got = call_all(opened, {name: [(template.op, all_args[j]) for j in sendable[name]] for name in opened})
-    for name in opened:
-        column: list[dict[str, Any] | None] = [None] * len(all_args)
-        for j, response in zip(sendable[name], got[name]):
-            column[j] = response
-        answers[name] = column
+    answers, inexpressible = answer_each(opened, template.op, all_args)
     groups: dict[tuple[Any, ...], list[tuple[str, int, int]]] = {}
     compared = 0
     for j, index in enumerate(indexes):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from harness.testees.impls import InProcess
+from harness.testees.impls import ImplementationUnavailable, InProcess, declaration
 from harness.testees.testee import Response, Testee
 
 Calls = list[tuple[str, dict[str, Any]]]
@@ -36,3 +36,28 @@ def call_all(opened: dict[str, Testee], calls: dict[str, Calls]) -> dict[str, li
     if failures:
         raise next(iter(failures.values()))
     return {name: answers[name] for name in calls}
+
+
+def expressible(name: str, args: dict[str, Any]) -> bool:
+    """Whether implementation ``name``'s host can hold ``args`` as they are (Implementation.can_express);
+    an implementation without a declaration (a test double) is taken to hold code points."""
+    try:
+        return declaration(name).can_express(args)
+    except ImplementationUnavailable:
+        return True
+
+
+def answer_each(opened: dict[str, Testee], op: str, batch: list[dict[str, Any]],
+                ) -> tuple[dict[str, list[Response | None]], dict[str, int]]:
+    """``op`` on every input of ``batch`` everywhere at once, except where a host cannot hold the input:
+    (implementation -> one answer per input, None where not sent; implementation -> inputs not sent)."""
+    sendable = {name: [j for j, args in enumerate(batch) if expressible(name, args)] for name in opened}
+    got = call_all(opened, {name: [(op, batch[j]) for j in sendable[name]] for name in opened})
+    columns: dict[str, list[Response | None]] = {}
+    for name in opened:
+        column: list[Response | None] = [None] * len(batch)
+        for j, response in zip(sendable[name], got[name]):
+            column[j] = response
+        columns[name] = column
+    not_sent = {name: len(batch) - len(sendable[name]) for name in opened if len(sendable[name]) < len(batch)}
+    return columns, not_sent

@@ -65,33 +65,31 @@ pub fn wrong_type(code: ErrorCode, param: &str, expected: &str, got: &str) -> Er
 /// A host string given as UTF-16 code units. A lone surrogate is an error with `code`
 /// (never replaced by U+FFFD).
 pub fn text_from_utf16(units: &[u16], code: ErrorCode) -> Arg<String> {
-    let mut out = String::with_capacity(units.len());
-    for (i, r) in char::decode_utf16(units.iter().copied()).enumerate() {
-        match r {
-            Ok(c) => out.push(c),
-            Err(e) => {
-                return Err(Error::new(
-                    code,
-                    format!(
-                        "string contains a lone surrogate U+{:04X} (code point {i})",
-                        e.unpaired_surrogate()
-                    ),
-                ))
-            }
-        }
-    }
-    Ok(out)
+    let decoded = char::decode_utf16(units.iter().copied())
+        .map(|r| r.map_err(|e| u32::from(e.unpaired_surrogate())));
+    scalar_values(decoded, units.len(), code)
 }
 
 /// A host string given as code points. A surrogate (or anything that is not a Unicode scalar
 /// value) is an error with `code`; a high surrogate followed by a low one is two errors' worth, not
 /// a pair.
 pub fn text_from_code_points(points: &[u32], code: ErrorCode) -> Arg<String> {
-    let mut out = String::with_capacity(points.len());
-    for (i, &p) in points.iter().enumerate() {
-        match char::from_u32(p) {
-            Some(c) => out.push(c),
-            None => {
+    let decoded = points.iter().map(|&p| char::from_u32(p).ok_or(p));
+    scalar_values(decoded, points.len(), code)
+}
+
+/// The decoded characters as a string; the first code point that is not a scalar value (a lone
+/// surrogate) is an error with `code`.
+fn scalar_values(
+    decoded: impl Iterator<Item = Result<char, u32>>,
+    capacity: usize,
+    code: ErrorCode,
+) -> Arg<String> {
+    let mut out = String::with_capacity(capacity);
+    for (i, r) in decoded.enumerate() {
+        match r {
+            Ok(c) => out.push(c),
+            Err(p) => {
                 return Err(Error::new(
                     code,
                     format!("string contains a lone surrogate U+{p:04X} (code point {i})"),

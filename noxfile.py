@@ -1,13 +1,14 @@
 """Sessions of the parity harness. See README.md for the ones people run.
 
   nox -s tests            Python tests: reference against the fixtures, generators, lint, harness
-  nox -s parity           build the PyO3 and WASM cores; fixture, surface, conformance, differential and
+  nox -s parity           build PyO3, WASM and Pyodide; fixture, surface, conformance, differential and
                           property suites (ci profile) on all implementations
   nox -s fixtures         regenerate the fixture files from the reference
   nox -s fixtures-check   lint the fixture files and fail on drift from a fresh regeneration
   nox -s rust             cargo fmt --check, clippy (-D warnings) and cargo test, crate by crate
   nox -s build-pyo3       build the PyO3 extension wheel with maturin (build/wheels/)
   nox -s build-wasm       build the Node package of the WASM core (wasm_host/pkg/)
+  nox -s build-pyodide    npm ci the pinned Pyodide (pyodide_host/) that runs the reference in WebAssembly
   nox -s fuzz             fuzz for divergences (`-- --minutes N`), minimal explained reports in reports/
   nox -s sweep            every code point in every template of every op, all implementations (`-- --shard 1/4`)
   nox -s plants           plant the divergences of tools/plants.py; the fuzzer must find each in 60 s
@@ -180,6 +181,12 @@ def build_pyo3(session: nox.Session) -> None:
 def build_wasm(session: nox.Session) -> None:
     """Build the WASM core and its Node package into wasm_host/pkg/ (prints the .wasm size)."""
     _build_wasm(session)
+
+
+@nox.session(name="build-pyodide")
+def build_pyodide(session: nox.Session) -> None:
+    """Install the pinned Pyodide (npm ci in pyodide_host/) and smoke-start the reference on it."""
+    _build_impls(session, ["pyodide"])
 
 
 @nox.session

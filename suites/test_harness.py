@@ -14,7 +14,8 @@ from harness.model import hostvalues
 
 from harness.testees import protocol
 from harness.model.compare import mismatch, same_json
-from harness.testees.impls import InProcess, error_response, get_impl, ImplementationUnavailable
+from harness.testees.impls import InProcess, get_impl, ImplementationUnavailable
+from harness.testees.inprocess import error_response
 from harness.model.registry import OPS
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -28,8 +28,8 @@ from reference.errors import CODES
 from harness.model import hostvalues
 from harness.testees.errors import ImplementationUnavailable
 from harness.model.registry import OPS
+from harness.testees.protocol import PROTOCOL_VERSION, encode_line
 
-PROTOCOL_VERSION = 2
 DEFAULT_TIMEOUT = 10.0  # seconds per request
 BATCH = 1000  # requests per batch line
 PIPELINE = 3  # batch lines in flight: the client encodes and decodes while the testee works
@@ -279,7 +279,7 @@ class CommandTestee:
 
     @staticmethod
     def _encode(message: dict[str, Any]) -> bytes:
-        return (json.dumps(message, ensure_ascii=True, separators=(",", ":"), allow_nan=False) + "\n").encode("ascii")
+        return encode_line(message).encode("ascii")
 
     @staticmethod
     def _parse(line: bytes) -> dict[str, Any] | None:

@@ -26,23 +26,22 @@ import importlib
 import json
 import os
 import platform
-import re
 import sys
 import time
 from importlib import metadata
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import jsonschema
 
-from reference.errors import CODES
-
-from harness.testees.command import PROTOCOL_VERSION, CommandTestee
+from harness.testees.command import CommandTestee
+from harness.testees.inprocess import InProcess
+from harness.testees.protocol import PROTOCOL_VERSION
 from harness.testees.errors import HARNESS_CODES, ImplementationUnavailable
 from harness.model import hostvalues
-from harness.model.registry import OPS, Op, get_op
+from harness.model.registry import OPS
 from harness.testees.testee import Testee
 from harness.model.paths import SCHEMAS
 from harness.model import paths
@@ -51,7 +50,6 @@ ROOT = paths.ROOT
 DECLARATIONS = paths.IMPLEMENTATIONS
 SCHEMA = SCHEMAS / "implementation-v1.schema.json"
 EXTRA_ENV = "PARITY_IMPLEMENTATIONS"
-_CODE = re.compile(r"^([a-z_]+):")
 
 
 class DeclarationError(Exception):
@@ -199,40 +197,6 @@ def declaration(name: str) -> Implementation:
         return found[name]
     except KeyError:
         raise ImplementationUnavailable(f"unknown implementation {name!r}; declared: {', '.join(found)}") from None
-
-
-# --- calling an implementation ----------------------------------------------------------------------
-
-def error_response(exc: BaseException) -> dict[str, Any]:
-    """Map an exception to a response. Only ValueError/TypeError with a contract code count as contract errors."""
-    message = str(exc)
-    match = _CODE.match(message)
-    if isinstance(exc, (ValueError, TypeError)) and match and match.group(1) in CODES and \
-            not isinstance(exc, UnicodeError):
-        return {"error": {"code": match.group(1), "message": message}}
-    return {"error": {"code": "unexpected_exception", "message": f"{type(exc).__name__}: {message}"}}
-
-
-@dataclass
-class InProcess:
-    """An implementation called in this process (a module with one function per op)."""
-
-    name: str
-    resolve: Callable[[Op], Callable[..., Any]]
-    description: dict[str, Any] = field(default_factory=dict)  # what a command testee answers to `start`
-
-    def call(self, op_name: str, args: dict[str, Any]) -> dict[str, Any]:
-        function = self.resolve(get_op(op_name))
-        try:
-            return {"ok": function(**args)}
-        except Exception as exc:  # every failure becomes a reported result, never an aborted run
-            return error_response(exc)
-
-    def call_batch(self, calls: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
-        return [self.call(op_name, args) for op_name, args in calls]
-
-    def close(self) -> None:
-        pass
 
 
 def _in_process(declared: Implementation) -> InProcess:

@@ -10,8 +10,10 @@ Batch:    ``{"id": B, "batch": [request, ...]}`` -> ``{"id": B, "batch": [respon
 Args and return values use the host-value encoding of ``harness.hostvalues`` (plain JSON plus the
 ``$float`` and ``$utf16`` forms). An omitted argument takes the binding's default.
 
-``serve`` is the protocol's server side for an implementation called in process (``python -m harness
-run --impl NAME``); harness/testees/command.py is its client side.
+``serve`` and ``answer_line`` are the protocol's server side for an implementation called in process
+(``python -m harness run --impl NAME``, and the Pyodide testee, pyodide_host/, inside WebAssembly);
+harness/testees/command.py is its client side. This module imports no process machinery, so it runs
+wherever the reference does.
 """
 
 from __future__ import annotations
@@ -20,9 +22,10 @@ import json
 from typing import Any, TextIO
 
 from harness.model import hostvalues
-from harness.testees.command import PROTOCOL_VERSION
 from harness.model.registry import check_args, get_op
 from harness.testees.testee import Testee
+
+PROTOCOL_VERSION = 2
 
 
 def bad_request(request_id: Any, message: str) -> dict[str, Any]:
@@ -65,17 +68,20 @@ def encode_line(message: dict[str, Any]) -> str:
     return json.dumps(message, ensure_ascii=True, separators=(",", ":"), allow_nan=False) + "\n"
 
 
+def answer_line(impl: Testee, line: str, description: dict[str, Any] | None = None) -> str:
+    """The answer line (newline included) to one request line; a malformed line gets a bad_request."""
+    try:
+        request = json.loads(line)
+    except ValueError as exc:
+        return encode_line(bad_request(None, f"not JSON: {exc}"))
+    return encode_line(handle(impl, request, description))
+
+
 def serve(impl: Testee, stdin: TextIO, stdout: TextIO, description: dict[str, Any] | None = None) -> int:
-    """Read requests line by line and answer each; a malformed line gets a bad_request answer."""
+    """Read requests line by line and answer each."""
     for line in stdin:
         if not line.strip():
             continue
-        try:
-            request = json.loads(line)
-        except ValueError as exc:
-            response = bad_request(None, f"not JSON: {exc}")
-        else:
-            response = handle(impl, request, description)
-        stdout.write(encode_line(response))
+        stdout.write(answer_line(impl, line, description))
         stdout.flush()
     return 0

@@ -1,7 +1,7 @@
 // Loads the project's Python reference into Pyodide (CPython compiled to WebAssembly) under Node.
 //
 // Writes the project's `reference/` and `harness/` Python files into Pyodide's in-memory file system,
-// with the `unicodedata2` stand-in (pyodide_host/unicodedata2.py) and the boot module
+// with the `unicodedata2` stand-in (pyodide_host/unicodedata2_stand_in.py, written as unicodedata2.py) and the boot module
 // (pyodide_host/boot.py), and imports the boot module. The npm package `pyodide` is pinned in
 // pyodide_host/package.json and package-lock.json and installed with `npm ci` by
 // pyodide_host/build.py; nothing is fetched at run time (Pyodide loads no packages here).
@@ -60,7 +60,7 @@ async function loadReference() {
       put(`${SITE}/${path.relative(ROOT, file).split(path.sep).join('/')}`, file);
     }
   }
-  put(`${STAND_INS}/unicodedata2.py`, path.join(__dirname, 'unicodedata2.py'));
+  put(`${STAND_INS}/unicodedata2.py`, path.join(__dirname, 'unicodedata2_stand_in.py'));
   put(`${SITE}/memgate_pyodide_boot.py`, path.join(__dirname, 'boot.py'));
   pyodide.runPython(`import sys; sys.path[:0] = [${JSON.stringify(STAND_INS)}, ${JSON.stringify(SITE)}]`);
   const boot = pyodide.pyimport('memgate_pyodide_boot');

@@ -24,3 +24,25 @@ def test_bench_reports_bare_and_harness_costs_side_by_side(tmp_path: Path, monke
     assert report["fuzzer"]["examplesPerSecond"] > 0 and report["fuzzer"]["goal"] == bench.FUZZ_GOAL
     text = bench.table(report)
     assert "no bare cost for every one" in text and "fuzzer, normalize_fact_text" in text
+
+
+def test_goals_are_stated_without_an_implementation_that_opts_out(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """`"speed_goals": false` keeps an implementation out of the set the goals are stated for; it is
+    still measured: its rows, its start-up, and everything together once more without a goal."""
+    declare(tmp_path, name="slow", speed_goals=False)
+    declare(tmp_path, name="fake")
+    monkeypatch.setenv("PARITY_IMPLEMENTATIONS", str(tmp_path))
+    monkeypatch.setattr(bench, "input_sets", lambda: {"few": [("normalize_fact_text", {"text": "A b"})]})
+    report = bench.bench(min_seconds=0.05, names=["reference", "fake", "slow"], fuzz_seconds=1.0)
+    assert report["goalSet"] == ["reference", "fake"]
+    assert set(report["startupSeconds"]) == {"reference", "fake", "slow"}
+    assert all(seconds >= 0 for seconds in report["startupSeconds"].values())
+    (found,) = report["sets"]
+    assert [row["speedGoals"] for row in found["rows"]] == [True, True, False]
+    assert found["together"]["implementations"] == ["reference", "fake"] and found["together"]["goal"]
+    assert found["togetherAll"]["implementations"] == ["reference", "fake", "slow"]
+    assert found["togetherAll"]["goal"] is None
+    assert report["fuzzer"]["goal"] == bench.FUZZ_GOAL and report["fuzzerAll"]["goal"] is None
+    text = bench.table(report)
+    assert "together (reference + fake + slow)" in text and "start-up" in text and "(no goal)" in text

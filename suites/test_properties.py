@@ -12,6 +12,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from harness.differential.strategies import candidate_objects, dumps, texts, threshold, vectors
+from harness.model.unicode_info import assigned_in
 from reference.dedup_context import HEADER, PIN_NOTE
 
 # Each example here costs several calls; a fifth of the profile's budget keeps `nox -s parity` short.
@@ -26,11 +27,17 @@ def _ok(impl: Any, op: str, **args: Any) -> Any:
 
 
 def test_normalize_idempotent_and_nfc(impl: Any) -> None:
+    """The output is NFC in the implementation's own normalization version: checked with the harness's
+    newest tables (unicodedata2) on outputs whose characters that version assigns, where the stability
+    policy makes every version agree; idempotence is checked on every output."""
+    version = json.loads(_ok(impl, "unicode_versions"))["normalization"]
+
     @FEWER
     @given(text=texts(allow_surrogates=False))
     def check(text: str) -> None:
         once = _ok(impl, "normalize_fact_text", text=text)
-        assert unicodedata2.normalize("NFC", once) == once, f"not NFC: {once!r}"
+        if all(assigned_in(ord(ch), version) for ch in once):
+            assert unicodedata2.normalize("NFC", once) == once, f"not NFC in Unicode {version}: {once!r}"
         assert _ok(impl, "normalize_fact_text", text=once) == once, f"not idempotent on {text!r}"
 
     check()

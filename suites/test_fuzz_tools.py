@@ -18,7 +18,7 @@ from generators import FIXTURES, framework
 from generators.framework import GeneratorError
 from generators.promote import promote
 from harness.model import hostvalues
-from harness.differential.explain import examine, unicode_versions_of
+from harness.differential.explain import examine, own_details, unicode_versions_of
 from harness.differential.expected import ExpectedSet, Entry, load, recheck, update_from_report
 from harness.fuzzing.fuzz import fuzz
 from harness.testees.impls import InProcess, get_impl
@@ -183,6 +183,39 @@ def test_fuzzer_skips_expected() -> None:
                   stream=io.StringIO())
     assert not result.new and result.divergences and result.divergences[0].status == "expected"
     assert result.expected_problems == []
+
+
+def test_a_skew_in_two_steps_is_covered_per_implementation_and_step() -> None:
+    """With the reference at 14.0/18.0, Rust at 17.0/18.0 and Pyodide at 16.0/16.0, one input can skew
+    Pyodide in case mapping and normalization, and Rust in case mapping only: each is covered by its
+    own entries, one per step it differs in, and by nothing less."""
+    versions = {"reference": {"case_mapping": "14.0.0", "normalization": "18.0.0"},
+                "pyo3": {"case_mapping": "17.0.0", "normalization": "18.0.0"},
+                "pyodide": {"case_mapping": "16.0.0", "normalization": "16.0.0"}}
+    args = {"text": "\u1c89a\u05c8\u0323"}  # a capital new in 16.0; a mark new in 18.0 that reorders
+    skew = "unicode_version_skew"
+    own = own_details("normalize_fact_text", args, skew, "case_mapping+normalization", ["pyo3", "pyodide"], versions)
+    assert own == {"pyo3": "case_mapping", "pyodide": "case_mapping+normalization"}
+
+    def entry(impl: str, detail: str) -> Entry:
+        return Entry(impl, f"{impl}-{detail}", "normalize_fact_text", skew, args, "n", detail)
+
+    every = [entry("pyo3", "case_mapping"), entry("pyodide", "case_mapping"), entry("pyodide", "normalization")]
+    covering = ExpectedSet(every, [])
+    assert covering.covers(["pyo3", "pyodide"], "normalize_fact_text", skew, "case_mapping+normalization", own)
+    # Without the per-implementation details the class's detail matches no single entry.
+    assert not covering.covers(["pyo3", "pyodide"], "normalize_fact_text", skew, "case_mapping+normalization")
+    # A step an implementation does not list is not covered by its other step's entry.
+    assert not ExpectedSet(every[:2], []).covers(["pyo3", "pyodide"], "normalize_fact_text", skew,
+                                                 "case_mapping+normalization", own)
+    # Rust is not let off a normalization skew it would have if its own versions differed there.
+    assert not covering.covers(["pyo3"], "normalize_fact_text", skew, "case_mapping+normalization",
+                               {"pyo3": "case_mapping+normalization"})
+    # Only a version skew is split into steps.
+    json_entry = Entry("pyo3", "j", "build_dedup_context", "json_strictness", {}, "n", "duplicate_keys")
+    assert not ExpectedSet([json_entry], []).covers(["pyo3"], "build_dedup_context", "json_strictness",
+                                                     "duplicate_keys+nan")
+    assert own_details("normalize_fact_text", args, "whitespace_definition", None, ["pyo3"], versions) == {}
 
 
 def test_recheck_reports_unexpected_pass_and_changed_cause() -> None:

@@ -56,9 +56,20 @@ class ExpectedSet:
                 return entry
         return None
 
-    def covers(self, divergent: list[str], op: str, cause: str, detail: str | None) -> Entry | None:
-        """The entry covering a divergence when every divergent implementation lists it."""
-        found = [self.find(impl, op, cause, detail) for impl in divergent]
+    def covers(self, divergent: list[str], op: str, cause: str, detail: str | None,
+               own: dict[str, str | None] | None = None) -> Entry | None:
+        """The entry covering a divergence when every divergent implementation lists it.
+
+        ``own``: an implementation's own detail where it is narrower than the divergence's (see
+        ``explain.own_details``: a skew in two Unicode steps, where one implementation differs from the
+        oracle in one step only). A version skew in several steps is covered when the implementation
+        lists each of its steps (one entry per step); nothing else is split."""
+        found = []
+        for impl in divergent:
+            mine = (own or {}).get(impl, detail)
+            parts = mine.split("+") if cause == "unicode_version_skew" and mine else [mine]
+            entries = [self.find(impl, op, cause, part) for part in parts]
+            found.append(entries[0] if entries and all(entries) else None)
         return found[0] if found and all(found) else None
 
 

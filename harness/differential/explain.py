@@ -50,7 +50,7 @@ from harness.model.compare import parse_result, same_json
 from harness.model.registry import OPS, Op, get_op
 from harness.model.contract_sets import EDGE_PUNCTUATION, LINE_BREAKS, QUOTE_DASH, WHITE_SPACE, white_space_like
 from harness.model.json_features import features as json_features
-from harness.model.unicode_info import assigned_in, describe, has_surrogate, interesting, is_surrogate
+from harness.model.unicode_info import describe, has_surrogate, interesting, is_surrogate
 from harness.testees.fanout import expressible
 from harness.testees.impls import oracle as oracle_name
 from harness.testees.testee import Testee
@@ -307,6 +307,19 @@ def skew_steps(args: dict[str, Any], versions: dict[str, dict[str, str]], op_nam
             for text in strings if not has_surrogate(text)):
         steps.append("normalization")
     return "+".join(steps) or "properties"
+
+
+def own_details(op_name: str, args: dict[str, Any], cause: str, detail: str | None, divergent: list[str],
+                versions: dict[str, dict[str, str]]) -> dict[str, str | None]:
+    """Each divergent implementation's own detail, where it can be narrower than the divergence's: for a
+    version skew, the steps in which that implementation's Unicode versions differ from the oracle's
+    (with the reference at 14.0/18.0, Pyodide at 16.0/16.0 and Rust at 17.0/18.0, one input can skew
+    Pyodide in both steps and Rust in case mapping only). Empty for every other cause."""
+    chosen = oracle_name()
+    if cause != "unicode_version_skew" or chosen not in versions:
+        return {}
+    return {name: skew_steps(args, {chosen: versions[chosen], name: versions.get(name, {})}, op_name)
+            for name in divergent}
 
 
 _FAILURES = {"crash", "timeout"}

@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterator
 
 from generators.unicode_stability import unstable_reason
 
-from harness.differential.explain import Divergence, classify, code_points, divergent, observe
+from harness.differential.explain import Divergence, classify, code_points, divergent, observe, own_details
 from harness.fuzzing.templates import BY_NAME, SURROGATE_PAIRS, TEMPLATES
 from harness.model import hostvalues
 from harness.model.contract_sets import white_space_like
@@ -185,7 +185,7 @@ def replay_command(op: str, args: dict[str, Any], names: list[str]) -> str:
 
 def to_divergence(sweep_class: SweepClass, witness_args: dict[str, Any], witness_responses: dict[str, dict[str, Any]],
                   versions: dict[str, dict[str, str]], names: list[str],
-                  expected_lookup: Callable[[list[str], str, str, str | None], Any]) -> Divergence:
+                  expected_lookup: Callable[..., Any]) -> Divergence:
     """The class as a report entry: the witness, and the class's extent (code points, templates)."""
     points = [index for template, first, last in sweep_class.runs if BY_NAME[template].size != SURROGATE_PAIRS
               for index in range(first, last + 1)]
@@ -198,7 +198,9 @@ def to_divergence(sweep_class: SweepClass, witness_args: dict[str, Any], witness
     divergence = Divergence(
         sweep_class.op, witness_args, witness_responses, list(sweep_class.divergent), sweep_class.cause,
         sweep_class.explanation, code_points(witness_args, versions), sweep_class.detail)
-    entry = expected_lookup(list(sweep_class.divergent), sweep_class.op, sweep_class.cause, sweep_class.detail)
+    entry = expected_lookup(list(sweep_class.divergent), sweep_class.op, sweep_class.cause, sweep_class.detail,
+                            own_details(sweep_class.op, witness_args, sweep_class.cause, sweep_class.detail,
+                                        list(sweep_class.divergent), versions))
     if entry is not None:
         divergence.status, divergence.expected_entry = "expected", f"{entry.impl}/{entry.id}"
     divergence.extra = {

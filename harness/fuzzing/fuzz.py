@@ -22,7 +22,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Iterator, TextIO
 
-from harness.differential.explain import Divergence, agreeing, classify, code_points, divergent, unicode_versions_of
+from harness.differential.explain import (Divergence, agreeing, classify, code_points, divergent, own_details,
+                                          unicode_versions_of)
 from harness.differential.expected import ExpectedSet, recheck_detailed
 from harness.differential.strategies import comparable_ops
 from harness.fuzzing.classes import outcome_kinds
@@ -204,7 +205,8 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
         result.seen[key] = 1
         divergence = Divergence(op, small, small_responses, list(names), cause, explanation,
                                 code_points(small, result.versions), detail, found_after=found_after)
-        entry = expected.covers(divergence.divergent, op, cause, detail)
+        entry = expected.covers(divergence.divergent, op, cause, detail,
+                                own_details(op, small, cause, detail, divergence.divergent, result.versions))
         if entry is not None:
             divergence.status, divergence.expected_entry = "expected", f"{entry.impl}/{entry.id}"
         result.divergences.append(divergence)

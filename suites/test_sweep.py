@@ -128,3 +128,26 @@ def test_merge_refuses_different_sweeps() -> None:
     other["sweep"]["templates"] = ["doubled"]
     with pytest.raises(ValueError, match="different templates"):
         sweep_report.merge([base, other])
+
+
+def test_an_input_not_sent_everywhere_does_not_make_another_class() -> None:
+    """The same bug on an input WASM's host cannot hold (a high and a low lone half) names fewer
+    implementations: it is the same class, named by every implementation it was seen in, whichever
+    sighting comes first; an implementation that was sent the input and agreed is a different class."""
+    from harness.fuzzing.classes import ClassBook
+
+    op, cause, detail = "normalize_fact_text", "boundary_coercion", "text"
+    both, pyo3_only = (op, ("pyo3", "wasm"), cause, detail), (op, ("pyo3",), cause, detail)
+    book = ClassBook(["reference", "pyo3", "wasm"])
+    assert book.place(both, frozenset()) == (both, None)
+    assert book.place(pyo3_only, frozenset({"wasm"})) == (both, None)  # wasm was not sent this one
+    other = ClassBook(["reference", "pyo3", "wasm"])
+    assert other.place(pyo3_only, frozenset({"wasm"})) == (pyo3_only, None)
+    assert other.place(both, frozenset()) == (both, pyo3_only)  # the class grows; callers move it
+    assert other.place(pyo3_only, frozenset({"wasm"})) == (both, None)
+    # wasm was sent the input and agreed with the reference: not the class where it disagrees.
+    agreeing = ClassBook(["reference", "pyo3", "wasm"])
+    agreeing.place(both, frozenset())
+    assert agreeing.place(pyo3_only, frozenset()) == (pyo3_only, None)
+    # Another cause or detail is another class.
+    assert agreeing.place((op, ("pyo3",), cause, "cap"), frozenset({"wasm"})) == ((op, ("pyo3",), cause, "cap"), None)

@@ -29,7 +29,7 @@ REPORTS = ROOT / "reports" / "plants"
 @dataclass(frozen=True)
 class Plant:
     name: str
-    kind: str  # "reference", "rust" or "wasm-glue"
+    kind: str  # "reference", "rust", "wasm-glue" or "pyodide-host"
     impls: str
     op: str
     cause: str
@@ -57,6 +57,7 @@ def _ref(name: str, file: str, old: str, new: str, *more: tuple[str, str]) -> Mu
 
 NORM, GATE, CTX = "normalize_fact_text", "decide_write", "build_dedup_context"
 ALL = "reference,pyo3,wasm"
+PYODIDE_PLANTED = "pyodide-planted"  # the Pyodide leg declared from the scratch copy (PARITY_IMPLEMENTATIONS)
 
 # One plant per rule of the contract (at least): (the rule, where it is planted, the op and the cause the
 # search must report, once). Reference plants are source edits in a scratch copy (no build); the Rust
@@ -162,6 +163,16 @@ PLANTS = [
                    "    let mut reader = serde_json::Deserializer::from_str(text);\n", ())),
     Plant("reference NFC from a different Unicode version (CPython's 14.0)", "reference", ALL, NORM,
           "unicode_version_skew", NFC_FROM_PYTHON, fixtures=False),
+    # The Pyodide testee hands Python the request line itself. This plant rebuilds each code-point
+    # string as a JavaScript string first, as a testee that decoded host values in JavaScript would:
+    # a high lone half followed by a low one becomes one valid pair, so "\ud800\udc00" reaches the
+    # reference as U+10000 (the bug the PyO3 binding once had, through another boundary).
+    Plant("Pyodide testee: arguments through JavaScript strings", "pyodide-host", "reference," + PYODIDE_PLANTED,
+          NORM, "boundary_coercion", Mutation(
+              "code points through JavaScript strings", "pyodide_host/testee.js",
+              "      text = answer(line);\n",
+              "      text = answer(JSON.stringify(JSON.parse(line, (key, value) => (value && Array.isArray(value.$codepoints)\n"
+              "        ? value.$codepoints.map((p) => String.fromCodePoint(p)).join('') : value))));\n", ())),
 ]
 
 CAP_WRAP = "function buildDedupContext(topicalJson, pinnedJson, recentJson, cap) {\n"
@@ -204,13 +215,34 @@ def _prepare(plant: Plant, scratch: Path) -> tuple[Path, dict[str, str]]:
             raise AssertionError("the wasm-bindgen glue changed; update CAP_WRAP in tools/plants.py")
         glue.write_text(text.replace(CAP_WRAP, CAP_WRAP + "    if (typeof cap === 'number') cap = cap >>> 0;\n"))
         env["MEMGATE_WASM_PKG"] = str(pkg)
+    if plant.kind == "pyodide-host":
+        # The planted testee runs from the scratch tree (load.js reads the project's files next to it);
+        # it joins as one more implementation through a declaration of its own, the plug-in path.
+        host = tree / "pyodide_host"
+        shutil.copytree(ROOT / "pyodide_host", host, ignore=shutil.ignore_patterns("node_modules"))
+        os.symlink(ROOT / "pyodide_host" / "node_modules", host / "node_modules")
+        os.symlink(ROOT / "pyproject.toml", tree / "pyproject.toml")
+        assert plant.mutation is not None
+        apply(plant.mutation, tree)
+        declarations = scratch / "declarations"
+        declarations.mkdir()
+        declared = json.loads((ROOT / "implementations" / "pyodide.json").read_text(encoding="utf-8"))
+        # Its version skews stay expected (the same list, under the planted leg's name): the plant is
+        # the one new divergence the fuzzer must report.
+        expected = json.loads((ROOT / "expected" / "pyodide.json").read_text(encoding="utf-8"))
+        expected["implementation"] = PYODIDE_PLANTED
+        (scratch / "expected.json").write_text(json.dumps(expected), encoding="utf-8")
+        declared.update(name=PYODIDE_PLANTED, expected=str(scratch / "expected.json"), build=[],
+                        start={"command": ["node", str(host / "testee.js")]})
+        (declarations / f"{PYODIDE_PLANTED}.json").write_text(json.dumps(declared), encoding="utf-8")
+        env["PARITY_IMPLEMENTATIONS"] = str(declarations)
     env["PYTHONPATH"] = os.pathsep.join(path + [p for p in sys.path[1:] if p])
     return tree, env
 
 
 def _checked_impl(plant: Plant) -> str:
     """The implementation the fixture suite runs on to see the plant."""
-    return {"reference": "reference", "rust": "pyo3", "wasm-glue": "wasm"}[plant.kind]
+    return {"reference": "reference", "rust": "pyo3", "wasm-glue": "wasm", "pyodide-host": PYODIDE_PLANTED}[plant.kind]
 
 
 def run_plant(plant: Plant, seconds: float, fuzzing: bool = True) -> tuple[bool, dict, str, list[str]]:

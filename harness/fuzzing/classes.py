@@ -6,7 +6,8 @@
 2. The cause of a group is assigned on its simplest member (the first template, the lowest code
    point) by the counterfactual classifier of harness/differential/explain.py, and checked on a few
    members spread across the group; if they disagree, every member is classified.
-3. Groups with the same (op, implementations, cause, detail) are one class: its code
+3. Groups with the same (op, implementations, cause, detail) are one class (``ClassBook``: an input
+   not sent to an implementation whose host cannot hold it does not make another class): its code
    points (as ranges, with names), the templates where it shows, and a minimal witness: the simplest
    member, shrunk (harness/fuzzing/shrink.py).
 
@@ -26,6 +27,7 @@ from harness.fuzzing.templates import BY_NAME, SURROGATE_PAIRS, TEMPLATES
 from harness.model import hostvalues
 from harness.model.contract_sets import white_space_like
 from harness.model.unicode_info import describe, is_surrogate
+from harness.testees.fanout import expressible
 from harness.testees.testee import Testee
 
 SAMPLES = 4  # members classified besides the simplest one, to check that a group has one cause
@@ -113,11 +115,53 @@ class SweepClass:
         return _nth(_runs_sorted(self.runs), 0)
 
 
+Key = tuple[Any, ...]  # (op, disagreeing implementations, cause, detail)
+
+
+class ClassBook:
+    """Which class a sighting is, when some inputs could not be sent to every implementation.
+
+    A class is (op, the implementations that disagree, cause, detail). An input an implementation's
+    host cannot hold (a high and a low lone half, in a UTF-16 host) is not sent there, so the same bug
+    seen on it names fewer implementations. A sighting is a known class when op, cause and detail are
+    the same and the same implementations disagree among those both were sent to; the class is then
+    named by the union. ``place`` says when a class's key grew, so that callers move what they hold
+    under the old key (and look at its expected-divergence coverage again)."""
+
+    def __init__(self, order: list[str]) -> None:
+        self.order = order
+        self.absent: dict[Key, frozenset[str]] = {}  # class -> implementations none of its inputs reached
+
+    def place(self, key: Key, absent: frozenset[str]) -> tuple[Key, Key | None]:
+        """(the class's key, the key it had until now when this sighting made it grow, else None)."""
+        op, names, cause, detail = key
+        for known, known_absent in self.absent.items():
+            if known[0] != op or known[2:] != (cause, detail) or set(known[1]) - absent != set(names) - known_absent:
+                continue
+            union = set(known[1]) | set(names)
+            if union == set(known[1]):
+                self.absent[known] = known_absent & absent
+                return known, None
+            grown = (op, tuple(name for name in self.order if name in union), cause, detail)
+            self.absent[grown] = self.absent.pop(known) & absent
+            return grown, known
+        self.absent[key] = absent
+        return key, None
+
+
 def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
           versions: dict[str, dict[str, str]]) -> list[SweepClass]:
     """Classes from the groups the workers made ((op, implementations, kinds, hint) -> member runs),
     simplest first. Causes come from the counterfactual classifier, re-running each classified member."""
     classes: dict[tuple[Any, ...], SweepClass] = {}
+    book = ClassBook(list(opened))
+    absent_in: dict[str, frozenset[str]] = {}  # template -> implementations its inputs are not sent to
+
+    def absent(template: str, index: int) -> frozenset[str]:
+        if template not in absent_in:
+            args = BY_NAME[template].args(index)
+            absent_in[template] = frozenset(name for name in opened if not expressible(name, args))
+        return absent_in[template]
 
     def cause_of(template: str, index: int) -> tuple[str, str, str | None]:
         op, args = BY_NAME[template].op, BY_NAME[template].args(index)
@@ -142,7 +186,10 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
             else:
                 found = first
             cause, explanation, detail = found
-            key = (op, names, cause, detail)
+            key, grew_from = book.place((op, names, cause, detail), absent(*member))
+            if grew_from is not None:
+                classes[key] = classes.pop(grew_from)
+                classes[key].divergent = key[1]
             if key not in classes:
                 classes[key] = SweepClass(op, names, kinds, cause, detail, explanation)
             elif kinds not in classes[key].all_kinds:

@@ -26,7 +26,7 @@ from harness.differential.explain import (Divergence, agreeing, classify, code_p
                                           unicode_versions_of)
 from harness.differential.expected import ExpectedSet, recheck_detailed
 from harness.differential.strategies import comparable_ops
-from harness.fuzzing.classes import outcome_kinds
+from harness.fuzzing.classes import ClassBook, outcome_kinds
 from harness.fuzzing.generate import Inputs
 from harness.fuzzing.shrink import shrink
 from harness.model import hostvalues
@@ -171,6 +171,8 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
     deadline = started + seconds
     classified: dict[tuple[Any, ...], list[tuple[str, str | None]]] = {}
     shrunk_to: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # first classification -> the class after shrinking
+    book = ClassBook(list(impls))
+    by_key: dict[tuple[Any, ...], Divergence] = {}  # class -> its report entry
 
     def expected_count() -> int:
         return sum(1 for d in result.divergences if d.status == "expected")
@@ -197,7 +199,15 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
                                         deadline=time.monotonic() + SHRINK_SECONDS)
         # The class is named on the minimal witness (its detail may be narrower than the first input's).
         cause, explanation, detail = classify(impls, op, small, small_responses, result.versions)
-        key = (op, names, cause, detail)
+        # An input not sent to some implementation (its host cannot hold it) names fewer of them: the
+        # same bug is still one class (ClassBook), named by every implementation it was seen in.
+        key, grew_from = book.place((op, names, cause, detail), frozenset(impls) - frozenset(small_responses))
+        if grew_from is not None:
+            result.seen[key] = result.seen.pop(grew_from)
+            shrunk_to.update({seen: key for seen, known in shrunk_to.items() if known == grew_from})
+            by_key[key] = by_key.pop(grew_from)
+            by_key[key].divergent = list(key[1])
+            mark(by_key[key])
         shrunk_to[first_key] = key
         if key in result.seen:
             result.seen[key] += 1
@@ -205,11 +215,17 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
         result.seen[key] = 1
         divergence = Divergence(op, small, small_responses, list(names), cause, explanation,
                                 code_points(small, result.versions), detail, found_after=found_after)
-        entry = expected.covers(divergence.divergent, op, cause, detail,
-                                own_details(op, small, cause, detail, divergence.divergent, result.versions))
-        if entry is not None:
-            divergence.status, divergence.expected_entry = "expected", f"{entry.impl}/{entry.id}"
+        mark(divergence)
+        by_key[key] = divergence
         result.divergences.append(divergence)
+
+    def mark(divergence: Divergence) -> None:
+        """Expected or new, for the implementations it names now."""
+        op, args, cause, detail = divergence.op, divergence.args, divergence.cause, divergence.detail
+        entry = expected.covers(divergence.divergent, op, cause, detail,
+                                own_details(op, args, cause, detail, divergence.divergent, result.versions))
+        divergence.status, divergence.expected_entry = ("expected", f"{entry.impl}/{entry.id}") if entry else \
+            ("new", None)
 
     for batch in _batches(_tasks(ops, base_seed), impls, workers, deadline):
         result.examples += batch["examples"]

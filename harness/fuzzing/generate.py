@@ -63,7 +63,11 @@ class Inputs:
         out = "".join(r.choice(self._fragments)() for _ in range(r.randint(0, 8)))
         if surrogates and r.random() < 0.08:
             at = r.randint(0, len(out))
-            out = out[:at] + r.choice(_SURROGATES) + out[at:]
+            # A quarter of these: a high lone half directly followed by a low one, two code points that a
+            # UTF-16 host (or a boundary that goes through one) would merge into one valid pair.
+            lone = r.choice(_SURROGATES) if r.random() < 0.75 else \
+                chr(r.randint(0xD800, 0xDBFF)) + chr(r.randint(0xDC00, 0xDFFF))
+            out = out[:at] + lone + out[at:]
         return out
 
     def text_arg(self) -> Any:

@@ -12,7 +12,7 @@
   nox -s fuzz             fuzz for divergences (`-- --minutes N`), minimal explained reports in reports/
   nox -s sweep            every code point in every template of every op, all implementations (`-- --shard 1/4`)
   nox -s plants           plant the divergences of tools/plants.py; the fuzzer must find each in 60 s
-  nox -s bench            requests per second (reference, PyO3, WASM testee one-by-one and batched)
+  nox -s bench            bare cost against the harness's, side by side, every implementation; start-up times
   nox -s mutants          plant the bugs of tools/mutants.py and check that each one is caught
   nox -s dev              make .venv/ where `python -m harness run --impl NAME` works for every built impl
 """
@@ -208,7 +208,8 @@ def parity(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Requests per second on the fixture inputs: reference and PyO3 in process, WASM through the testee."""
+    """Side by side in one run: each implementation's bare cost against the harness's path, its start-up,
+    the fuzzer's rate; goals stated for the implementations that keep `speed_goals` (reports/bench.json)."""
     _install_project(session)
     _build_impls(session, list(_declared()))
     session.run("python", "-m", "harness", "bench", *session.posargs)

@@ -50,8 +50,18 @@ def answer(line: str) -> str:
     try:
         return answer_line(IMPL, line, DESCRIPTION)
     except BaseException as exc:  # noqa: BLE001  (a testee answers; it does not die on one line)
-        return encode_line({"id": None, "error": {"code": "unexpected_exception",
-                                                  "message": f"{type(exc).__name__}: {exc}"}})
+        return encode_line({"id": _id_of(line), "error": {"code": "unexpected_exception",
+                                                          "message": f"{type(exc).__name__}: {exc}"}})
+
+
+def _id_of(line: str) -> Any:
+    """The request's id, so that the client can match the answer (null when it cannot be read)."""
+    try:
+        request = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    request_id = request.get("id") if isinstance(request, dict) else None
+    return request_id if isinstance(request_id, (str, int)) and not isinstance(request_id, bool) else None
 
 
 def bench(requests_json: str, seconds: float) -> str:

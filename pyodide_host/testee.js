@@ -22,6 +22,11 @@ const TRAP_EXIT_STATUS = 3;
 const LOAD_EXIT_STATUS = 4;
 
 function describe(err) {
+  if (err instanceof Error && typeof err.type === 'string') {
+    // A Python exception (pyodide.ffi.PythonError): its message is the traceback; the last line says it.
+    const lines = String(err.message).split('\n').filter((line) => line.trim());
+    return `${err.type}: ${lines.length ? lines[lines.length - 1] : ''}`;
+  }
   if (err instanceof Error) return `${err.name}: ${String(err.message).split('\n')[0]}`;
   return `non-Error thrown: ${String(err)}`;
 }
@@ -61,7 +66,12 @@ async function main() {
       const message = `Pyodide failed: ${describe(err)}`;
       process.stderr.write(`testee: ${message}; exiting (status ${TRAP_EXIT_STATUS})\n`);
       const id = singleRequestId(line);
-      if (id === undefined) process.exit(TRAP_EXIT_STATUS);
+      if (id === undefined) {
+        // a batch: left unanswered (the client resends it one request per line), after every answer
+        // already written has left (stdout on a pipe is asynchronous)
+        process.stdout.write('', () => process.exit(TRAP_EXIT_STATUS));
+        return;
+      }
       process.stdout.write(`${JSON.stringify({ id, error: { code: 'crash', message } })}\n`,
         () => process.exit(TRAP_EXIT_STATUS));
       return;

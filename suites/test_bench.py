@@ -46,3 +46,7 @@ def test_goals_are_stated_without_an_implementation_that_opts_out(tmp_path: Path
     assert report["fuzzer"]["goal"] == bench.FUZZ_GOAL and report["fuzzerAll"]["goal"] is None
     text = bench.table(report)
     assert "together (reference + fake + slow)" in text and "start-up" in text and "(no goal)" in text
+    # Only implementations without goals: nothing is stated, and the table still prints.
+    alone = bench.bench(min_seconds=0.05, names=["slow"], fuzz_seconds=1.0)
+    assert alone["goalSet"] == [] and alone["sets"][0]["together"] is None
+    assert "slow" in bench.table(alone)

@@ -18,8 +18,8 @@ from generators import FIXTURES, framework
 from generators.framework import GeneratorError
 from generators.promote import promote
 from harness.model import hostvalues
-from harness.differential.explain import examine, own_details, unicode_versions_of
-from harness.differential.expected import ExpectedSet, Entry, load, recheck, update_from_report
+from harness.differential.explain import UNEXPLAINED, examine, own_details, unicode_versions_of
+from harness.differential.expected import ExpectedSet, Entry, cover, load, recheck, update_from_report
 from harness.fuzzing.fuzz import fuzz
 from harness.testees.impls import InProcess, get_impl
 from harness.differential.report import document, render, validate
@@ -185,16 +185,35 @@ def test_fuzzer_skips_expected() -> None:
     assert result.expected_problems == []
 
 
+def _lowercase_16(text: object) -> str:
+    """Case data of 15.0-17.0: U+1C89 (new in 16.0) lowercases to U+1C8A."""
+    return reference.normalize_fact_text(text.replace("\u1c89", "\u1c8a") if isinstance(text, str) else text)
+
+
+def _nfc_16(normalize: Any) -> Any:
+    """NFC data of 16.0: U+05C8 (new in 18.0) is unassigned there, class 0, so it blocks reordering."""
+    def run(text: object) -> str:
+        if not isinstance(text, str):
+            return normalize(text)
+        return normalize(text.replace("\u05c8", "\ue000")).replace("\ue000", "\u05c8")
+    return run
+
+
 def test_a_skew_in_two_steps_is_covered_per_implementation_and_step() -> None:
     """With the reference at 14.0/18.0, Rust at 17.0/18.0 and Pyodide at 16.0/16.0, one input can skew
     Pyodide in case mapping and normalization, and Rust in case mapping only: each is covered by its
-    own entries, one per step it differs in, and by nothing less."""
+    own entries, one per step it differs in, and by nothing less. A bug of Rust's own on a character
+    that only Pyodide's versions explain is not covered by Rust's case-mapping entry."""
     versions = {"reference": {"case_mapping": "14.0.0", "normalization": "18.0.0"},
                 "pyo3": {"case_mapping": "17.0.0", "normalization": "18.0.0"},
                 "pyodide": {"case_mapping": "16.0.0", "normalization": "16.0.0"}}
+    faithful = {"reference": _impl("reference"), "pyo3": _impl("pyo3", normalize_fact_text=_lowercase_16),
+                "pyodide": _impl("pyodide", normalize_fact_text=_nfc_16(_lowercase_16))}
     args = {"text": "\u1c89a\u05c8\u0323"}  # a capital new in 16.0; a mark new in 18.0 that reorders
     skew = "unicode_version_skew"
-    own = own_details("normalize_fact_text", args, skew, "case_mapping+normalization", ["pyo3", "pyodide"], versions)
+    divergence = examine(faithful, "normalize_fact_text", args, versions)
+    assert divergence is not None and divergence.cause == skew and divergence.detail == "case_mapping+normalization"
+    own = own_details(faithful, "normalize_fact_text", args, skew, ["pyo3", "pyodide"], versions)
     assert own == {"pyo3": "case_mapping", "pyodide": "case_mapping+normalization"}
 
     def entry(impl: str, detail: str) -> Entry:
@@ -203,19 +222,26 @@ def test_a_skew_in_two_steps_is_covered_per_implementation_and_step() -> None:
     every = [entry("pyo3", "case_mapping"), entry("pyodide", "case_mapping"), entry("pyodide", "normalization")]
     covering = ExpectedSet(every, [])
     assert covering.covers(["pyo3", "pyodide"], "normalize_fact_text", skew, "case_mapping+normalization", own)
+    assert cover(covering, faithful, divergence, versions) and divergence.status == "expected"
     # Without the per-implementation details the class's detail matches no single entry.
     assert not covering.covers(["pyo3", "pyodide"], "normalize_fact_text", skew, "case_mapping+normalization")
     # A step an implementation does not list is not covered by its other step's entry.
     assert not ExpectedSet(every[:2], []).covers(["pyo3", "pyodide"], "normalize_fact_text", skew,
                                                  "case_mapping+normalization", own)
-    # Rust is not let off a normalization skew it would have if its own versions differed there.
-    assert not covering.covers(["pyo3"], "normalize_fact_text", skew, "case_mapping+normalization",
-                               {"pyo3": "case_mapping+normalization"})
+    # Rust with an NFC bug of its own on U+05C8: its versions only explain U+1C89, so its share is
+    # unexplained, and no entry (not even one per step) covers it.
+    buggy = {**faithful, "pyo3": _impl("pyo3", normalize_fact_text=_nfc_16(_lowercase_16))}
+    divergence = examine(buggy, "normalize_fact_text", args, versions)
+    assert divergence is not None and divergence.cause == skew
+    assert own_details(buggy, "normalize_fact_text", args, skew, divergence.divergent, versions)["pyo3"] == UNEXPLAINED
+    both_steps = ExpectedSet(every + [entry("pyo3", "normalization")], [])
+    assert not cover(both_steps, buggy, divergence, versions) and divergence.status == "new"
     # Only a version skew is split into steps.
-    json_entry = Entry("pyo3", "j", "build_dedup_context", "json_strictness", {}, "n", "duplicate_keys")
-    assert not ExpectedSet([json_entry], []).covers(["pyo3"], "build_dedup_context", "json_strictness",
+    json_entries = [Entry("pyo3", f"j-{d}", "build_dedup_context", "json_strictness", {}, "n", d)
+                    for d in ("duplicate_keys", "nan")]
+    assert not ExpectedSet(json_entries, []).covers(["pyo3"], "build_dedup_context", "json_strictness",
                                                      "duplicate_keys+nan")
-    assert own_details("normalize_fact_text", args, "whitespace_definition", None, ["pyo3"], versions) == {}
+    assert own_details(faithful, "normalize_fact_text", args, "whitespace_definition", ["pyo3"], versions) == {}
 
 
 def test_recheck_reports_unexpected_pass_and_changed_cause() -> None:
@@ -255,6 +281,32 @@ def test_update_from_report(tmp_path: Path) -> None:
     report["expectedCheck"]["unexpectedPasses"] = [{"impl": "bugged", "id": entries[0]["id"]}]
     assert "removed" in update_from_report(report, tmp_path)[0]
     assert json.loads((tmp_path / "bugged.json").read_text())["entries"] == []
+
+
+def test_update_and_recheck_write_and_read_one_entry_per_skew_step(tmp_path: Path) -> None:
+    """`expected update` writes a two-step skew as one entry per step of each implementation's own share
+    (and none for an unexplained share); the recheck accepts each of those entries on that witness."""
+    versions = {"reference": {"case_mapping": "14.0.0", "normalization": "18.0.0"},
+                "pyo3": {"case_mapping": "17.0.0", "normalization": "18.0.0"},
+                "pyodide": {"case_mapping": "16.0.0", "normalization": "16.0.0"}}
+    impls = {"reference": _impl("reference"), "pyo3": _impl("pyo3", normalize_fact_text=_lowercase_16),
+             "pyodide": _impl("pyodide", normalize_fact_text=_nfc_16(_lowercase_16))}
+    divergence = examine(impls, "normalize_fact_text", {"text": "\u1c89a\u05c8\u0323"}, versions)
+    assert divergence is not None
+    cover(ExpectedSet([], []), impls, divergence, versions)
+    report = document("fuzz", versions, [divergence], 1, 1.0, [])
+    validate(report)
+    assert report["divergences"][0]["ownDetails"] == {"pyo3": "case_mapping", "pyodide": "case_mapping+normalization"}
+    changes = update_from_report(report, tmp_path)
+    assert len(changes) == 3, changes
+    written = {impl: sorted(e["detail"] for e in json.loads((tmp_path / f"{impl}.json").read_text())["entries"])
+               for impl in ("pyo3", "pyodide")}
+    assert written == {"pyo3": ["case_mapping"], "pyodide": ["case_mapping", "normalization"]}
+    assert recheck(load(["pyo3", "pyodide"], tmp_path), impls, versions) == []
+    assert update_from_report(report, tmp_path) == []  # idempotent
+    report["divergences"][0]["ownDetails"]["pyo3"] = UNEXPLAINED
+    (tmp_path / "pyo3.json").unlink()
+    assert "not added" in update_from_report(report, tmp_path)[0]
 
 
 @pytest.fixture

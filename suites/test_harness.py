@@ -87,6 +87,7 @@ def test_in_process_never_raises() -> None:
         ({"op": "normalize_fact_text"}, "id must be"),
         ({"id": True, "op": "normalize_fact_text"}, "id must be"),
         ({"id": 1, "op": "nope", "args": {}}, "unknown op"),
+        ({"id": 1, "op": ["normalize_fact_text"], "args": {}}, "unhashable"),  # an op that is not a string
         ({"id": 1, "op": "normalize_fact_text", "args": []}, "args must be an object"),
         ({"id": 1, "op": "normalize_fact_text", "args": {}}, "missing required argument"),
         ({"id": 1, "op": "normalize_fact_text", "args": {"text": "a", "x": 1}}, "unknown argument"),

@@ -33,7 +33,7 @@ def copy_tree(tmp_path: Path) -> Path:
 def test_the_layers_are_kept(tmp_path: Path) -> None:
     result = lint(copy_tree(tmp_path))
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
-    assert "1 kept, 0 broken" in result.stdout
+    assert "2 kept, 0 broken" in result.stdout
 
 
 @pytest.mark.parametrize(("module", "upward"), [
@@ -48,3 +48,19 @@ def test_an_upward_import_breaks_them(tmp_path: Path, module: str, upward: str) 
     result = lint(tree)
     assert result.returncode != 0, result.stdout[-3000:]
     assert "BROKEN" in result.stdout and upward.split()[1] in result.stdout, result.stdout[-3000:]
+
+
+@pytest.mark.parametrize(("module", "planted"), [
+    ("harness/testees/protocol.py", "import subprocess"),  # a process inside Pyodide
+    ("harness/model/hostvalues.py", "import jsonschema"),  # not in Pyodide's standard library
+    ("harness/testees/inprocess.py", "from harness.testees import command"),  # threads, through the client
+])
+def test_process_machinery_on_the_pyodide_path_breaks_them(tmp_path: Path, module: str, planted: str) -> None:
+    """pyodide_host/boot.py imports the protocol's server side inside Pyodide: an import of process
+    machinery there, direct or not, is refused before it fails a Pyodide start."""
+    tree = copy_tree(tmp_path)
+    target = tree / module
+    target.write_text(target.read_text(encoding="utf-8") + f"\n\ndef planted():\n    {planted}\n", encoding="utf-8")
+    result = lint(tree)
+    assert result.returncode != 0, result.stdout[-3000:]
+    assert "the protocol's server side runs inside Pyodide BROKEN" in result.stdout, result.stdout[-3000:]

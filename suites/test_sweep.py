@@ -151,3 +151,31 @@ def test_an_input_not_sent_everywhere_does_not_make_another_class() -> None:
     assert agreeing.place(pyo3_only, frozenset()) == (pyo3_only, None)
     # Another cause or detail is another class.
     assert agreeing.place((op, ("pyo3",), cause, "cap"), frozenset({"wasm"})) == ((op, ("pyo3",), cause, "cap"), None)
+
+
+def test_shard_merge_keeps_one_class_when_a_shard_could_not_send_everywhere() -> None:
+    """Shard 1 saw the bug only on high-low pairs (not sent to wasm), shard 2 on lone surrogates too:
+    the merged report has one class, named by both implementations, with a witness that reached both."""
+    def divergence(divergent: list[str], outputs: list[str], args: dict, ranges: list, template: str) -> dict:
+        count = sum(last - first + 1 for first, last in ranges)
+        return {"op": "normalize_fact_text", "args": args, "outputs": {n: {"ok": "x"} for n in outputs},
+                "divergent": divergent, "cause": "boundary_coercion", "detail": "text", "explanation": "e",
+                "codePoints": [], "status": "new", "expectedEntry": None, "replay": "r", "inputs": count,
+                "surrogatePairs": 0, "ranges": ranges, "codePointRanges": [], "codePointRangeCount": len(ranges),
+                "codePointCount": count, "templates": {template: count}}
+
+    def report(shard: str, found: dict) -> dict:
+        return {"profile": "sweep", "implementations": {"reference": {}, "pyo3": {}, "wasm": {}},
+                "divergences": [found], "examples": 1, "seconds": 1.0,
+                "sweep": {"templates": ["alone", "surrogate-pair"], "range": ["U+0000", "U+10FFFF"], "shards": [shard],
+                          "values": 1, "compared": 1, "inexpressible": {}, "interrupted": False}}
+
+    pairs = divergence(["pyo3"], ["reference", "pyo3"], {"text": {"$codepoints": [55296, 56320]}}, [[5, 5]],
+                       "surrogate-pair")
+    lone = divergence(["pyo3", "wasm"], ["reference", "pyo3", "wasm"], {"text": {"$utf16": [55296]}},
+                      [[55296, 55296]], "alone")
+    for order in ([report("1/2", pairs), report("2/2", lone)], [report("2/2", lone), report("1/2", pairs)]):
+        merged = sweep_report.merge(json.loads(json.dumps(order)))
+        (only,) = merged["divergences"]
+        assert only["divergent"] == ["pyo3", "wasm"] and only["args"] == {"text": {"$utf16": [55296]}}
+        assert only["inputs"] == 2 and only["templates"] == {"surrogate-pair": 1, "alone": 1}

@@ -18,7 +18,8 @@ normalize examples/s through the fuzzer) are printed next to the numbers and wri
 The goals are stated for the implementations whose declaration keeps ``speed_goals`` (reference, PyO3,
 WASM); one that declares ``"speed_goals": false`` (Pyodide: a CPython compiled to WebAssembly) gets its
 rows, and "together" and the fuzzer once more with every implementation, without a goal. Every
-implementation's start-up (process start and the start handshake) is timed too.
+implementation's start-up is timed too (an import for one in process; the process and its start
+handshake for a command testee).
 
 Input sets: every fixture case's input (all ops, errors included), and 5,000 generated normalize inputs.
 An input an implementation's host cannot hold is left out of every measurement of that set.
@@ -163,7 +164,7 @@ def bench(min_seconds: float = 2.0, names: list[str] | None = None, fuzz_seconds
                              "overhead": None if bare is None else bare / through,
                              "speedGoals": name in goal_set})
             found = {"inputs": set_name, "count": len(common), "left out": len(calls) - len(common), "rows": rows,
-                     "together": _together(goal_set, rows, common, min_seconds, OVERHEAD_GOAL)}
+                     "together": _together(goal_set, rows, common, min_seconds, OVERHEAD_GOAL) if goal_set else None}
             if len(goal_set) < len(opened):
                 found["togetherAll"] = _together(opened, rows, common, min_seconds, None)
             sets.append(found)
@@ -205,7 +206,8 @@ def table(report: dict[str, Any]) -> str:
     lines = []
     startup = report.get("startupSeconds", {})
     if startup:
-        lines.append("start-up (process start and the start handshake): "
+        lines.append("start-up (to a started implementation: an import in process; a process and its start "
+                     "handshake for a command testee): "
                      + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in startup.items()))
     for found in report["sets"]:
         lines.append(f"{found['inputs']}: {found['count']:,} inputs"
@@ -215,7 +217,8 @@ def table(report: dict[str, Any]) -> str:
             bare = f"{row['bare']:>14,.0f}" if row["bare"] else f"{'-':>14}"
             overhead = f"{row['overhead']:>8.2f}x" if row["overhead"] else f"{'-':>9}"
             lines.append(f"  {row['implementation']:<14} {bare} {row['harness']:>16,.0f} {overhead}  {row['bareHow']}")
-        lines.append(_together_line(found["together"]))
+        if found["together"]:
+            lines.append(_together_line(found["together"]))
         if found.get("togetherAll"):
             lines.append(_together_line(found["togetherAll"]))
     if report.get("fuzzer"):

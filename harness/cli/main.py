@@ -121,8 +121,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from harness.differential.explain import examine, observe, own_details, unicode_versions_of
-    from harness.differential.expected import load
+    from harness.differential.explain import examine, observe, unicode_versions_of
+    from harness.differential.expected import cover, load
     from harness.model.registry import get_op
     from harness.differential.report import document, render, render_divergence
 
@@ -144,11 +144,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         versions = unicode_versions_of(opened)
         divergence = examine(opened, op.name, call_args, versions)
         if divergence is not None:
-            entry = load(list(opened)).covers(divergence.divergent, op.name, divergence.cause, divergence.detail,
-                                              own_details(op.name, call_args, divergence.cause, divergence.detail,
-                                                          divergence.divergent, versions))
-            if entry:
-                divergence.status, divergence.expected_entry = "expected", f"{entry.impl}/{entry.id}"
+            cover(load(list(opened)), opened, divergence, versions)
         responses = observe(opened, op.name, call_args)
     finally:
         close_all(opened)

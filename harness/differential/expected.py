@@ -18,6 +18,7 @@ from typing import Any
 
 import jsonschema
 
+from harness.differential.explain import UNEXPLAINED, examine, own_details
 from harness.model import hostvalues
 from harness.model.files import atomic_write
 from harness.model.registry import OPS
@@ -67,10 +68,26 @@ class ExpectedSet:
         found = []
         for impl in divergent:
             mine = (own or {}).get(impl, detail)
+            if mine == UNEXPLAINED:  # its share of a skew is not one: a bug of its own, never covered
+                found.append(None)
+                continue
             parts = mine.split("+") if cause == "unicode_version_skew" and mine else [mine]
             entries = [self.find(impl, op, cause, part) for part in parts]
             found.append(entries[0] if entries and all(entries) else None)
         return found[0] if found and all(found) else None
+
+
+def cover(expected: ExpectedSet, impls: dict[str, Testee], divergence: Any,
+          versions: dict[str, dict[str, str]]) -> Entry | None:
+    """Mark a divergence expected or new (the one place that decides it): each divergent implementation's
+    own share is worked out first (``explain.own_details``, kept on the divergence for reports and
+    ``expected update``), then every one of them must list it."""
+    divergence.own_details = own_details(impls, divergence.op, divergence.args, divergence.cause,
+                                         divergence.divergent, versions)
+    entry = expected.covers(divergence.divergent, divergence.op, divergence.cause, divergence.detail,
+                            divergence.own_details)
+    divergence.status, divergence.expected_entry = ("expected", f"{entry.impl}/{entry.id}") if entry else ("new", None)
+    return entry
 
 
 def path_for(impl: str, directory: Path | None = None) -> Path:
@@ -124,8 +141,6 @@ def recheck(expected: ExpectedSet, impls: dict[str, Testee], versions: dict[str,
 def recheck_detailed(expected: ExpectedSet, impls: dict[str, Testee],
                      versions: dict[str, dict[str, str]]) -> list[tuple[str, dict[str, str] | None]]:
     """(message, {"impl", "id"} for an unexpected pass else None) for every problem."""
-    from harness.differential.explain import examine
-
     problems: list[tuple[str, dict[str, str] | None]] = [(p, None) for p in expected.problems]
     for entry in expected.entries:
         if entry.impl not in impls:
@@ -140,9 +155,15 @@ def recheck_detailed(expected: ExpectedSet, impls: dict[str, Testee],
             problems.append((f"{entry.impl}/{entry.id}: unexpected pass: the witness no longer diverges; "
                              "remove the entry (python -m harness expected update)",
                              {"impl": entry.impl, "id": entry.id}))
-        elif not entry.matches(entry.op, divergence.cause, divergence.detail):
-            problems.append((f"{entry.impl}/{entry.id}: the witness now diverges for {divergence.cause} "
-                             f"({divergence.detail}), not {entry.cause} ({entry.detail})", None))
+        else:
+            # Its own share of the divergence (a skew in two steps: one entry per step, each matching).
+            mine = own_details(impls, entry.op, args, divergence.cause, divergence.divergent, versions).get(
+                entry.impl, divergence.detail)
+            parts = mine.split("+") if divergence.cause == "unicode_version_skew" and mine != UNEXPLAINED and mine \
+                else [mine]
+            if not any(entry.matches(entry.op, divergence.cause, part) for part in parts) or mine == UNEXPLAINED:
+                problems.append((f"{entry.impl}/{entry.id}: the witness now diverges for {divergence.cause} "
+                                 f"({mine}), not {entry.cause} ({entry.detail})", None))
     return problems
 
 
@@ -172,15 +193,24 @@ def update_from_report(report: dict[str, Any], directory: Path | None = None) ->
             continue
         for impl in divergence["divergent"]:
             entries = by_impl.setdefault(impl, [])
-            if any(e["op"] == divergence["op"] and e["cause"] == divergence["cause"] and
-                   e.get("detail") in (None, divergence.get("detail")) for e in entries):
+            mine = divergence.get("ownDetails", {}).get(impl, divergence.get("detail"))
+            if mine == UNEXPLAINED:
+                changes.append(f"{impl}: not added ({divergence['op']}, {divergence['cause']}): its share is not "
+                               "explained by its Unicode versions; look at it by hand")
                 continue
-            new_id = entry_id(divergence["op"], divergence["cause"], divergence["args"])
-            entries.append({"id": new_id, "op": divergence["op"], "cause": divergence["cause"],
-                            "detail": divergence.get("detail"), "args": divergence["args"],
-                            "note": f"TODO: explain. Found by {report.get('profile', 'a run')}: "
-                                    f"{divergence.get('explanation', '')}"})
-            changes.append(f"{impl}: added {new_id} ({divergence['op']}, {divergence['cause']})")
+            # A version skew in several steps gets one entry per step (ExpectedSet.covers).
+            steps = mine.split("+") if divergence["cause"] == "unicode_version_skew" and mine else [mine]
+            for step in steps:
+                if any(e["op"] == divergence["op"] and e["cause"] == divergence["cause"] and
+                       e.get("detail") in (None, step) for e in entries):
+                    continue
+                new_id = entry_id(divergence["op"], divergence["cause"],
+                                  {**divergence["args"], "$detail": step} if len(steps) > 1 else divergence["args"])
+                entries.append({"id": new_id, "op": divergence["op"], "cause": divergence["cause"],
+                                "detail": step, "args": divergence["args"],
+                                "note": f"TODO: explain. Found by {report.get('profile', 'a run')}: "
+                                        f"{divergence.get('explanation', '')}"})
+                changes.append(f"{impl}: added {new_id} ({divergence['op']}, {divergence['cause']}, {step})")
     for impl, entries in by_impl.items():
         path = path_for(impl, directory)
         document = {"schema": "expected-divergences-v1", "implementation": impl, "entries": entries}

@@ -50,7 +50,7 @@ from harness.model.compare import parse_result, same_json
 from harness.model.registry import OPS, Op, get_op
 from harness.model.contract_sets import EDGE_PUNCTUATION, LINE_BREAKS, QUOTE_DASH, WHITE_SPACE, white_space_like
 from harness.model.json_features import features as json_features
-from harness.model.unicode_info import describe, has_surrogate, interesting, is_surrogate
+from harness.model.unicode_info import assigned_in, describe, has_surrogate, interesting, is_surrogate
 from harness.testees.fanout import expressible
 from harness.testees.impls import oracle as oracle_name
 from harness.testees.testee import Testee
@@ -309,17 +309,49 @@ def skew_steps(args: dict[str, Any], versions: dict[str, dict[str, str]], op_nam
     return "+".join(steps) or "properties"
 
 
-def own_details(op_name: str, args: dict[str, Any], cause: str, detail: str | None, divergent: list[str],
+UNEXPLAINED = "unexplained"  # an implementation's own detail when its share of a skew is not one
+
+
+def _differs_between(ch: str, steps: list[str], mine: dict[str, str], theirs: dict[str, str]) -> bool:
+    """Whether ``ch``'s data can differ between two implementations in one of ``steps``: a character whose
+    data changed between the versions in play, assigned in one implementation's version of that step and
+    not in the other's (or assigned in both, with different versions: a changed property)."""
+    if not _version_sensitive(ch):
+        return False
+    for step in steps:
+        a, b = mine.get(step), theirs.get(step)
+        if a is None or b is None or a == b:
+            continue
+        in_a, in_b = assigned_in(ord(ch), a), assigned_in(ord(ch), b)
+        if in_a != in_b or in_a is None or in_a:
+            return True
+    return False
+
+
+def own_details(impls: dict[str, Testee], op_name: str, args: dict[str, Any], cause: str, divergent_names: list[str],
                 versions: dict[str, dict[str, str]]) -> dict[str, str | None]:
-    """Each divergent implementation's own detail, where it can be narrower than the divergence's: for a
-    version skew, the steps in which that implementation's Unicode versions differ from the oracle's
-    (with the reference at 14.0/18.0, Pyodide at 16.0/16.0 and Rust at 17.0/18.0, one input can skew
-    Pyodide in both steps and Rust in case mapping only). Empty for every other cause."""
+    """Each divergent implementation's own share of a version skew, checked against the oracle alone.
+
+    With the reference at 14.0/18.0, Pyodide at 16.0/16.0 and Rust at 17.0/18.0, one input can skew
+    Pyodide in both steps and Rust in case mapping only. An implementation's own detail is the steps in
+    which its versions differ from the oracle's for the input's characters, and only if replacing just the
+    characters whose data differs between the two of them in those steps makes it agree with the oracle;
+    otherwise it is ``UNEXPLAINED`` (a bug of its own next to the skew: no entry covers it). Empty for
+    every other cause."""
     chosen = oracle_name()
-    if cause != "unicode_version_skew" or chosen not in versions:
+    if cause != "unicode_version_skew" or chosen not in versions or chosen not in impls:
         return {}
-    return {name: skew_steps(args, {chosen: versions[chosen], name: versions.get(name, {})}, op_name)
-            for name in divergent}
+    out: dict[str, str | None] = {}
+    for name in divergent_names:
+        mine, theirs = versions[chosen], versions.get(name, {})
+        steps = skew_steps(args, {chosen: mine, name: theirs}, op_name)
+        if steps == "properties" or name not in impls:
+            out[name] = UNEXPLAINED
+            continue
+        replaced = _replace_chars(args, lambda ch: _differs_between(ch, steps.split("+"), mine, theirs))
+        pair = {chosen: impls[chosen], name: impls[name]}
+        out[name] = steps if not divergent(op_name, observe(pair, op_name, replaced)) else UNEXPLAINED
+    return out
 
 
 _FAILURES = {"crash", "timeout"}
@@ -777,6 +809,7 @@ class Divergence:
     expected_entry: str | None = None
     found_after: float | None = None  # seconds into a fuzz run
     extra: dict[str, Any] = field(default_factory=dict)  # a sweep class's extent (code points, templates, replay)
+    own_details: dict[str, str | None] = field(default_factory=dict)  # per implementation, when narrower (own_details)
 
     @property
     def key(self) -> tuple[str, str, str | None, tuple[str, ...]]:
@@ -795,6 +828,7 @@ class Divergence:
             "status": self.status,
             "expectedEntry": self.expected_entry,
             "foundAfterSeconds": None if self.found_after is None else round(self.found_after, 1),
+            **({"ownDetails": self.own_details} if self.own_details else {}),
             **self.extra,
         }
 

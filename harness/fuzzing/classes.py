@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterator
 
 from generators.unicode_stability import unstable_reason
 
-from harness.differential.explain import Divergence, classify, code_points, divergent, observe, own_details
+from harness.differential.explain import Divergence, classify, code_points, divergent, observe
 from harness.fuzzing.templates import BY_NAME, SURROGATE_PAIRS, TEMPLATES
 from harness.model import hostvalues
 from harness.model.contract_sets import white_space_like
@@ -114,6 +114,15 @@ class SweepClass:
     def simplest(self) -> tuple[str, int]:
         return _nth(_runs_sorted(self.runs), 0)
 
+    def witness_member(self) -> tuple[str, int]:
+        """The simplest member that was sent to every implementation the class names (a class can also
+        hold inputs a UTF-16 host could not be sent: ClassBook); else the simplest."""
+        for template, first_index, _ in _runs_sorted(self.runs):
+            args = BY_NAME[template].args(first_index)
+            if all(expressible(name, args) for name in self.divergent):
+                return template, first_index
+        return self.simplest
+
 
 Key = tuple[Any, ...]  # (op, disagreeing implementations, cause, detail)
 
@@ -188,8 +197,14 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
             cause, explanation, detail = found
             key, grew_from = book.place((op, names, cause, detail), absent(*member))
             if grew_from is not None:
-                classes[key] = classes.pop(grew_from)
-                classes[key].divergent = key[1]
+                moved = classes.pop(grew_from)
+                if key in classes:  # grown into a class already there: one class
+                    for template, first_index, last_index in moved.runs:
+                        for index in range(first_index, last_index + 1):
+                            add_run(classes[key].runs, template, index)
+                else:
+                    moved.divergent = key[1]
+                    classes[key] = moved
             if key not in classes:
                 classes[key] = SweepClass(op, names, kinds, cause, detail, explanation)
             elif kinds not in classes[key].all_kinds:
@@ -232,7 +247,7 @@ def replay_command(op: str, args: dict[str, Any], names: list[str]) -> str:
 
 def to_divergence(sweep_class: SweepClass, witness_args: dict[str, Any], witness_responses: dict[str, dict[str, Any]],
                   versions: dict[str, dict[str, str]], names: list[str],
-                  expected_lookup: Callable[..., Any]) -> Divergence:
+                  mark: Callable[[Divergence], Any]) -> Divergence:
     """The class as a report entry: the witness, and the class's extent (code points, templates)."""
     points = [index for template, first, last in sweep_class.runs if BY_NAME[template].size != SURROGATE_PAIRS
               for index in range(first, last + 1)]
@@ -245,11 +260,7 @@ def to_divergence(sweep_class: SweepClass, witness_args: dict[str, Any], witness
     divergence = Divergence(
         sweep_class.op, witness_args, witness_responses, list(sweep_class.divergent), sweep_class.cause,
         sweep_class.explanation, code_points(witness_args, versions), sweep_class.detail)
-    entry = expected_lookup(list(sweep_class.divergent), sweep_class.op, sweep_class.cause, sweep_class.detail,
-                            own_details(sweep_class.op, witness_args, sweep_class.cause, sweep_class.detail,
-                                        list(sweep_class.divergent), versions))
-    if entry is not None:
-        divergence.status, divergence.expected_entry = "expected", f"{entry.impl}/{entry.id}"
+    mark(divergence)
     divergence.extra = {
         "inputs": sweep_class.inputs,
         "codePointCount": len(set(points)),

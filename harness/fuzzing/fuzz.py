@@ -22,9 +22,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Iterator, TextIO
 
-from harness.differential.explain import (Divergence, agreeing, classify, code_points, divergent, own_details,
-                                          unicode_versions_of)
-from harness.differential.expected import ExpectedSet, recheck_detailed
+from harness.differential.explain import Divergence, agreeing, classify, code_points, divergent, unicode_versions_of
+from harness.differential.expected import ExpectedSet, cover, recheck_detailed
 from harness.differential.strategies import comparable_ops
 from harness.fuzzing.classes import ClassBook, outcome_kinds
 from harness.fuzzing.generate import Inputs
@@ -203,11 +202,17 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
         # same bug is still one class (ClassBook), named by every implementation it was seen in.
         key, grew_from = book.place((op, names, cause, detail), frozenset(impls) - frozenset(small_responses))
         if grew_from is not None:
-            result.seen[key] = result.seen.pop(grew_from)
+            result.seen[key] = result.seen.pop(grew_from) + result.seen.get(key, 0)
             shrunk_to.update({seen: key for seen, known in shrunk_to.items() if known == grew_from})
-            by_key[key] = by_key.pop(grew_from)
-            by_key[key].divergent = list(key[1])
-            mark(by_key[key])
+            grown = by_key.pop(grew_from)
+            if key in by_key:  # the grown class is one already reported: keep that one
+                result.divergences.remove(grown)
+            else:
+                # This sighting reached the implementations the class now names: it is the witness.
+                grown.args, grown.responses, grown.divergent = small, small_responses, list(key[1])
+                grown.explanation, grown.code_points = explanation, code_points(small, result.versions)
+                by_key[key] = grown
+                mark(grown)
         shrunk_to[first_key] = key
         if key in result.seen:
             result.seen[key] += 1
@@ -220,12 +225,7 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
         result.divergences.append(divergence)
 
     def mark(divergence: Divergence) -> None:
-        """Expected or new, for the implementations it names now."""
-        op, args, cause, detail = divergence.op, divergence.args, divergence.cause, divergence.detail
-        entry = expected.covers(divergence.divergent, op, cause, detail,
-                                own_details(op, args, cause, detail, divergence.divergent, result.versions))
-        divergence.status, divergence.expected_entry = ("expected", f"{entry.impl}/{entry.id}") if entry else \
-            ("new", None)
+        cover(expected, impls, divergence, result.versions)
 
     for batch in _batches(_tasks(ops, base_seed), impls, workers, deadline):
         result.examples += batch["examples"]

@@ -56,7 +56,7 @@ def handle(impl: Testee, request: Any, description: dict[str, Any] | None = None
             raise ValueError("args must be an object")
         args = hostvalues.decode_args(raw_args)
         check_args(op, args)
-    except (KeyError, ValueError) as exc:
+    except (KeyError, ValueError, TypeError) as exc:  # TypeError: an op that is not a string (a list)
         return bad_request(request_id, str(exc).strip("'\""))
     response = impl.call(op.name, args)
     if "ok" in response:

@@ -132,3 +132,38 @@ def test_the_pin_is_exact_and_locked() -> None:
     assert re.fullmatch(r"\d+\.\d+\.\d+", wanted), f"pyodide must be pinned to one version, not a range: {wanted!r}"
     locked = json.loads((HOST / "package-lock.json").read_text())["packages"]["node_modules/pyodide"]
     assert locked["version"] == wanted and locked["integrity"].startswith("sha512-")
+
+
+def test_a_failure_of_pyodide_itself_is_a_crash_of_that_request_only(tmp_path: Path) -> None:
+    """A trap inside Pyodide (planted: the testee's call into Python throws a WebAssembly.RuntimeError
+    on one text) is that request's `crash`; the testee exits and a fresh one answers the rest, in a
+    batch too (left unanswered by the dying testee, then resent one request per line by the client)."""
+    _need_pyodide()
+    from harness.testees.command import CommandTestee
+
+    copy = tmp_path / "pyodide_host"
+    shutil.copytree(HOST, copy, ignore=shutil.ignore_patterns("node_modules"))
+    os.symlink(HOST / "node_modules", copy / "node_modules")
+    for name in ("reference", "harness", "pyproject.toml"):
+        os.symlink(ROOT / name, tmp_path / name)
+    testee = copy / "testee.js"
+    source = testee.read_text()
+    planted = source.replace(
+        "  const answer = host.boot.answer;\n",
+        "  const answer = (line) => {\n"
+        "    if (line.includes('TRAP')) throw new WebAssembly.RuntimeError('unreachable executed');\n"
+        "    return host.boot.answer(line);\n"
+        "  };\n")
+    assert planted != source, "testee.js changed: update the planted trap"
+    testee.write_text(planted)
+    impl = CommandTestee([NODE, str(testee)], name="trapping", timeout=30, startup_timeout=60)
+    try:
+        assert impl.call("normalize_fact_text", {"text": "A"}) == {"ok": "a"}
+        crashed = impl.call("normalize_fact_text", {"text": "TRAP"})
+        assert crashed["error"]["code"] == "crash" and "RuntimeError: unreachable executed" in crashed["error"]["message"]
+        answers = impl.call_batch([("normalize_fact_text", {"text": "B"}), ("normalize_fact_text", {"text": "TRAP"}),
+                                   ("normalize_fact_text", {"text": "C"})])
+        assert answers[0] == {"ok": "b"} and answers[2] == {"ok": "c"}
+        assert answers[1]["error"]["code"] == "crash"
+    finally:
+        impl.close()

@@ -230,11 +230,14 @@ def test_a_skew_in_two_steps_is_covered_per_implementation_and_step() -> None:
                                                  "case_mapping+normalization", own)
     # Rust with an NFC bug of its own on U+05C8: its versions only explain U+1C89, so its share is
     # unexplained, and no entry (not even one per step) covers it.
+    # The classifier does not call the whole divergence a skew then, so it is reported new.
     buggy = {**faithful, "pyo3": _impl("pyo3", normalize_fact_text=_nfc_16(_lowercase_16))}
     divergence = examine(buggy, "normalize_fact_text", args, versions)
-    assert divergence is not None and divergence.cause == skew
-    assert own_details(buggy, "normalize_fact_text", args, skew, divergence.divergent, versions)["pyo3"] == UNEXPLAINED
+    assert divergence is not None and divergence.cause != skew
+    assert own_details(buggy, "normalize_fact_text", args, skew, ["pyo3", "pyodide"], versions)["pyo3"] == UNEXPLAINED
     both_steps = ExpectedSet(every + [entry("pyo3", "normalization")], [])
+    assert not both_steps.covers(["pyo3", "pyodide"], "normalize_fact_text", skew, "case_mapping+normalization",
+                                 own_details(buggy, "normalize_fact_text", args, skew, ["pyo3", "pyodide"], versions))
     assert not cover(both_steps, buggy, divergence, versions) and divergence.status == "new"
     # Only a version skew is split into steps.
     json_entries = [Entry("pyo3", f"j-{d}", "build_dedup_context", "json_strictness", {}, "n", d)

@@ -312,20 +312,38 @@ def skew_steps(args: dict[str, Any], versions: dict[str, dict[str, str]], op_nam
 UNEXPLAINED = "unexplained"  # an implementation's own detail when its share of a skew is not one
 
 
-def _differs_between(ch: str, steps: list[str], mine: dict[str, str], theirs: dict[str, str]) -> bool:
-    """Whether ``ch``'s data can differ between two implementations in one of ``steps``: a character whose
-    data changed between the versions in play, assigned in one implementation's version of that step and
-    not in the other's (or assigned in both, with different versions: a changed property)."""
+def _differs_between(ch: str, steps: list[str], mine: dict[str, str], theirs: dict[str, str], sigma: bool) -> bool:
+    """Whether ``ch``'s data can differ between two implementations in one of ``steps`` and matter there: a
+    character whose data changed between the versions in play, assigned in one implementation's version of
+    that step and not in the other's (or assigned in both, with different versions: a changed property),
+    and relevant to the step (case: cased, or case-ignorable when the input has a capital sigma; NFC: a
+    character NFC can change, reorder or compose)."""
     if not _version_sensitive(ch):
         return False
     for step in steps:
         a, b = mine.get(step), theirs.get(step)
         if a is None or b is None or a == b:
             continue
+        relevant = _case_relevant(ch, "\u03a3" if sigma else "") if step == "case_mapping" else _nfc_relevant(ch)
+        if not relevant:
+            continue
         in_a, in_b = assigned_in(ord(ch), a), assigned_in(ord(ch), b)
         if in_a != in_b or in_a is None or in_a:
             return True
     return False
+
+
+def _skewed_between(op_name: str, args: dict[str, Any], names: list[str],
+                    versions: dict[str, dict[str, str]]) -> Callable[[str], bool]:
+    """The characters whose data differs between the oracle's versions and one of ``names``' in a step
+    of the op (every version-sensitive character when the versions are not known)."""
+    chosen = oracle_name()
+    if chosen not in versions or not all(name in versions for name in names):
+        return _version_sensitive
+    pairs = [(skew_steps(args, {chosen: versions[chosen], name: versions[name]}, op_name).split("+"),
+              versions[chosen], versions[name]) for name in names]
+    sigma = any("\u03a3" in text for text in _all_strings(args))
+    return lambda ch: any(_differs_between(ch, steps, mine, theirs, sigma) for steps, mine, theirs in pairs)
 
 
 def own_details(impls: dict[str, Testee], op_name: str, args: dict[str, Any], cause: str, divergent_names: list[str],
@@ -348,7 +366,7 @@ def own_details(impls: dict[str, Testee], op_name: str, args: dict[str, Any], ca
         if steps == "properties" or name not in impls:
             out[name] = UNEXPLAINED
             continue
-        replaced = _replace_chars(args, lambda ch: _differs_between(ch, steps.split("+"), mine, theirs))
+        replaced = _replace_chars(args, _skewed_between(op_name, args, [name], versions))
         pair = {chosen: impls[chosen], name: impls[name]}
         out[name] = steps if not divergent(op_name, observe(pair, op_name, replaced)) else UNEXPLAINED
     return out
@@ -455,15 +473,22 @@ def classify(impls: dict[str, Testee], op_name: str, args: dict[str, Any], respo
     sensitive = text_level and any(_version_sensitive(ch) for text in strings for ch in text)
     if sensitive:
         steps = skew_steps(args, versions or {}, op_name)
-        if steps != "properties" and explains(_replace_chars(args, _version_sensitive)):
+        # A skew only when every disagreeing implementation's share is one: its own versions differ from
+        # the oracle's on characters of the input, and replacing just those settles it (own_details).
+        # Replacing every version-sensitive character can remove a trigger that has nothing to do with
+        # versions (a letter of 18.0 next to a capital sigma that one side lowercases wrongly).
+        if steps != "properties" and explains(_replace_chars(args, _version_sensitive)) and UNEXPLAINED not in \
+                own_details(impls, op_name, args, "unicode_version_skew", divergent(op_name, responses),
+                            versions or {}).values():
             return "unicode_version_skew", f"characters whose Unicode data differs between the versions in play " \
                 f"({steps})", steps
         if depth < 3:
             # Two differences at once (a version skew and something else): the one left once the
-            # characters whose Unicode data differs are replaced is the cause this input is reported under.
-            peeled = _replace_chars(args, _version_sensitive)
+            # characters whose data differs between the disagreeing implementations' versions (and only
+            # those) are replaced is the cause this input is reported under.
+            peeled = _replace_chars(args, _skewed_between(op_name, args, divergent(op_name, responses), versions or {}))
             after = observe(impls, op_name, peeled)
-            if divergent(op_name, after):
+            if peeled != args and divergent(op_name, after):
                 return classify(impls, op_name, peeled, after, versions, depth + 1)
     if text_level and op.via is not None:
         # e.g. decide_write: its texts are normalized; if normalizing every string of the input gives the

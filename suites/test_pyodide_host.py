@@ -141,8 +141,7 @@ def test_a_failure_of_pyodide_itself_is_a_crash_of_that_request_only(tmp_path: P
     _need_pyodide()
     from harness.testees.command import CommandTestee
 
-    copy = tmp_path / "pyodide_host"
-    shutil.copytree(HOST, copy, ignore=shutil.ignore_patterns("node_modules"))
+    copy = _host_without_package(tmp_path)
     os.symlink(HOST / "node_modules", copy / "node_modules")
     for name in ("reference", "harness", "pyproject.toml"):
         os.symlink(ROOT / name, tmp_path / name)

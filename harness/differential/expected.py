@@ -32,6 +32,15 @@ EXPECTED_DIR = paths.EXPECTED
 SCHEMA = SCHEMAS / "expected-divergences-v1.schema.json"
 
 
+def entry_details(cause: str, detail: str | None) -> list[str | None]:
+    """The details an implementation's share is listed under: one per Unicode step for a version skew
+    ("case_mapping+normalization": one entry each), the detail itself otherwise. An unexplained share
+    is not split (no entry lists it)."""
+    if cause == "unicode_version_skew" and detail and detail != UNEXPLAINED:
+        return list(detail.split("+"))
+    return [detail]
+
+
 @dataclass(frozen=True)
 class Entry:
     impl: str
@@ -71,8 +80,7 @@ class ExpectedSet:
             if mine == UNEXPLAINED:  # its share of a skew is not one: a bug of its own, never covered
                 found.append(None)
                 continue
-            parts = mine.split("+") if cause == "unicode_version_skew" and mine else [mine]
-            entries = [self.find(impl, op, cause, part) for part in parts]
+            entries = [self.find(impl, op, cause, part) for part in entry_details(cause, mine)]
             found.append(entries[0] if entries and all(entries) else None)
         return found[0] if found and all(found) else None
 
@@ -159,8 +167,7 @@ def recheck_detailed(expected: ExpectedSet, impls: dict[str, Testee],
             # Its own share of the divergence (a skew in two steps: one entry per step, each matching).
             mine = own_details(impls, entry.op, args, divergence.cause, divergence.divergent, versions).get(
                 entry.impl, divergence.detail)
-            parts = mine.split("+") if divergence.cause == "unicode_version_skew" and mine != UNEXPLAINED and mine \
-                else [mine]
+            parts = entry_details(divergence.cause, mine)
             if not any(entry.matches(entry.op, divergence.cause, part) for part in parts) or mine == UNEXPLAINED:
                 problems.append((f"{entry.impl}/{entry.id}: the witness now diverges for {divergence.cause} "
                                  f"({mine}), not {entry.cause} ({entry.detail})", None))
@@ -198,8 +205,7 @@ def update_from_report(report: dict[str, Any], directory: Path | None = None) ->
                 changes.append(f"{impl}: not added ({divergence['op']}, {divergence['cause']}): its share is not "
                                "explained by its Unicode versions; look at it by hand")
                 continue
-            # A version skew in several steps gets one entry per step (ExpectedSet.covers).
-            steps = mine.split("+") if divergence["cause"] == "unicode_version_skew" and mine else [mine]
+            steps = entry_details(divergence["cause"], mine)  # a skew in several steps: one entry per step
             for step in steps:
                 if any(e["op"] == divergence["op"] and e["cause"] == divergence["cause"] and
                        e.get("detail") in (None, step) for e in entries):

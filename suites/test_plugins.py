@@ -5,6 +5,7 @@ suite, which pass on a faithful fake and catch a bug planted in it. Declarations
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -74,27 +75,53 @@ def test_the_project_declarations_are_valid() -> None:
         assert declared.expected is None or declared.expected.is_file(), declared.name
 
 
+def test_two_oracles_are_an_error(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    declare(tmp_path, oracle=True)
+    monkeypatch.setenv(impls.EXTRA_ENV, str(tmp_path))
+    with pytest.raises(impls.DeclarationError, match="exactly one implementation must be the oracle"):
+        impls.declarations()
+
+
 @pytest.mark.parametrize(("changes", "message"), [
-    ({"oracle": True}, "exactly one implementation must be the oracle"),
-    ({"name": "other"}, "must equal the file name"),
-    ({"deadlines": {"startup": 0, "request": 1}}, "at deadlines/startup"),
-    ({"start": {"shell": "fake"}}, "at start"),
-    ({"contracts": []}, "at contracts"),
+    ({"name": "other"}, r"fake.json: field name: 'other' is not the file name 'fake'; fix: rename"),
+    ({"deadlines": {"startup": 0, "request": 1}}, r"fake.json: field deadlines/startup: 0 is less than or equal "
+                                                   r"to the minimum of 0; fix: make it more than 0"),
+    ({"start": {"shell": "fake"}}, r"fake.json: field start(/shell)?: .*; fix: "),
+    ({"contracts": []}, r"fake.json: field contracts: \[\] should be non-empty; fix: give it at least 1 item"),
+    ({"hint": None}, r"fake.json: field hint: None is not of type 'string'; fix: make it of type string"),
+    ({"bare_bnech": ["x"]}, r"fake.json: field \(the top level\): Additional properties .*'bare_bnech'.*; fix: "
+                            r"remove the field, or check its spelling"),
 ])
-def test_bad_declarations_are_named(tmp_path: Path, monkeypatch, changes: dict, message: str) -> None:  # type: ignore[no-untyped-def, type-arg]
+def test_a_bad_declaration_is_named_and_stops_only_what_asks_for_it(  # type: ignore[no-untyped-def]
+        tmp_path: Path, monkeypatch, changes: dict, message: str) -> None:  # type: ignore[type-arg]
     path = declare(tmp_path, **changes)
     if changes.get("name") == "other":
         path.rename(tmp_path / "fake.json")
     monkeypatch.setenv(impls.EXTRA_ENV, str(tmp_path))
+    assert "fake" not in impls.names() and "reference" in impls.names()
+    assert re.search(message, impls.broken()["fake"]), impls.broken()
     with pytest.raises(impls.DeclarationError, match=message):
-        impls.declarations()
+        impls.declaration("fake")
+
+
+def test_a_malformed_declaration_file_is_listed_and_the_rest_runs(tmp_path: Path) -> None:
+    (tmp_path / "broken.json").write_text("{not json", encoding="utf-8")
+    listed = run(tmp_path, "-m", "harness", "impls")
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    assert "broken: broken declaration" in listed.stdout and "broken.json: cannot read the declaration" in listed.stdout
+    assert "reference: Python" in listed.stdout
+    asked = run(tmp_path, "-m", "harness", "check", "--impl", "broken")
+    assert asked.returncode != 0 and "broken.json: cannot read the declaration" in asked.stderr
+    left_out = run(tmp_path, "-m", "harness", "diff", "normalize_fact_text", "Abc", "--require-all")
+    assert left_out.returncode != 0 and "left out of 'all available': broken: broken declaration" in left_out.stderr
 
 
 def test_a_name_declared_twice_is_an_error(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     declare(tmp_path, name="pyo3")
     monkeypatch.setenv(impls.EXTRA_ENV, str(tmp_path))
     with pytest.raises(impls.DeclarationError, match="'pyo3' is already declared"):
-        impls.declarations()
+        impls.declaration("pyo3")
+    assert "pyo3" not in impls.names()
 
 
 @pytest.mark.parametrize(("bug", "status"), [("", 0), ("protocol", 1)])
@@ -103,12 +130,14 @@ def test_selftest_on_a_fake_testee(tmp_path: Path, bug: str, status: int) -> Non
     result = run(tmp_path, "-m", "harness", "selftest", "--impl", "fake")
     assert result.returncode == status, result.stdout + result.stderr
     assert "ok   start: a valid self-description" in result.stdout
-    assert "ok   a testee killed mid-run: that request is crash" in result.stdout
     if not bug:
-        assert "ok   then a fresh process answers the next one" in result.stdout
+        assert "ok   a testee killed from outside: a fresh process answers that request" in result.stdout
+        assert "ok   then the same process answers the next one" in result.stdout
     else:
         assert "FAIL request write-gate-v1/norm-ascii-lowercase: a valid response with its id" in result.stdout
         assert "FAIL the testee kept answering" in result.stdout and "JSONDecodeError" in result.stdout
+        assert "FAIL no finding about the testee after its start" in result.stdout
+        assert "malformed_answer: an answer that is neither {ok} nor {error: {code, message}}" in result.stdout
 
 
 def test_the_minimal_testee_of_the_docs_passes_the_selftest(tmp_path: Path) -> None:

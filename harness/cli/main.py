@@ -18,10 +18,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 
 from harness.testees import impls, protocol
-from harness.cli.tools import close_all, open_impls, parse_typed, split_names, unescape
+from harness.cli.tools import close_all, open_impls, parse_typed, request_deadline, split_names, unescape
+from harness.testees.findings import render as render_findings
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -38,11 +40,17 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("--arg", action="append", default=[], metavar="NAME=JSON",
                       help="a typed argument as host-value JSON, e.g. cap=-1 or threshold='{\"$float\":\"NaN\"}'")
     diff.add_argument("--impls", help="comma-separated implementations (default: all available)")
+    diff.add_argument("--require-all", action="store_true",
+                      help="with the default set: an implementation left out of 'all available' is an error "
+                           "(also PARITY_REQUIRE_ALL=1; CI sets it)")
     diff.add_argument("--json", action="store_true", help="print the report JSON instead of the table")
     fuzz = sub.add_parser("fuzz", help="fuzz for divergences")
     fuzz.add_argument("--minutes", type=float, default=None)
     fuzz.add_argument("--seconds", type=float, default=None)
     fuzz.add_argument("--impls", help="comma-separated implementations (default: all available)")
+    fuzz.add_argument("--require-all", action="store_true",
+                      help="with the default set: an implementation left out of 'all available' is an error "
+                           "(also PARITY_REQUIRE_ALL=1; CI sets it)")
     fuzz.add_argument("--ops", help="comma-separated ops (default: every comparable op)")
     fuzz.add_argument("--seed", type=int, default=None, help="reproducible run")
     fuzz.add_argument("--report", type=Path, default=Path("reports/fuzz-report.json"))
@@ -53,6 +61,9 @@ def _parser() -> argparse.ArgumentParser:
     sweep.add_argument("--ops", help="comma-separated ops (default: every swept op)")
     sweep.add_argument("--templates", help="comma-separated template names (default: all; see --list)")
     sweep.add_argument("--impls", help="comma-separated implementations (default: all available)")
+    sweep.add_argument("--require-all", action="store_true",
+                      help="with the default set: an implementation left out of 'all available' is an error "
+                           "(also PARITY_REQUIRE_ALL=1; CI sets it)")
     sweep.add_argument("--range", default="U+0000..U+10FFFF", help="code points, e.g. U+0000..U+FFFF or U+1C89")
     sweep.add_argument("--shard", default="1/1", help="K/N: run every N-th chunk, starting with the K-th")
     sweep.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
@@ -107,9 +118,13 @@ def cmd_check(args: argparse.Namespace) -> int:
         count, failures, skipped = run_cases(impl, all_cases(), declared.contracts, declared.can_express)
     finally:
         impl.close()
+    findings = impl.findings.to_json() if getattr(impl, "findings", None) is not None else []
     for failure in failures:
         print(f"FAIL {failure.case.full_id}: {failure.problem}")
-    print(f"{args.impl}: {count - len(failures)}/{count} fixture cases pass")
+    if findings:
+        print(render_findings(findings))
+    print(f"{args.impl}: {count - len(failures)}/{count} fixture cases pass"
+          + (f"; {len(findings)} finding(s) about the testee" if findings else ""))
     for contract, number in sorted(skipped.items()):
         if contract == "inexpressible":
             print(f"{args.impl}: {number} case(s) skipped: its host ({declared.host_strings} strings) cannot hold "
@@ -117,7 +132,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         else:
             print(f"{args.impl}: {number} case(s) of contract {contract} skipped: the implementation does not "
                   "serve it")
-    return 1 if failures else 0
+    return 1 if failures or findings else 0
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
@@ -139,7 +154,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
             raise SystemExit(f"error: --arg {item!r}: expected NAME=JSON with NAME one of "
                              f"{', '.join(p.name for p in op.params)}")
         call_args[name] = parse_typed(value)
-    opened = open_impls(split_names(args.impls))
+    opened = open_impls(split_names(args.impls), require_all=args.require_all)
     try:
         versions = unicode_versions_of(opened)
         divergence = examine(opened, op.name, call_args, versions)
@@ -167,8 +182,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     from harness.fuzzing.fuzz import fuzz
     from harness.differential.report import document, render, write
 
+    started = time.monotonic()  # the budget counts from here: start-up included
     seconds = args.seconds if args.seconds is not None else 60.0 * (args.minutes if args.minutes is not None else 1.0)
-    opened = open_impls(split_names(args.impls))
+    hard_deadline = started + seconds + request_deadline(split_names(args.impls))
+    opened = open_impls(split_names(args.impls), cutoff=hard_deadline, require_all=args.require_all)
     if len(opened) < 2:
         close_all(opened)
         raise SystemExit(f"error: fuzzing needs at least two implementations; available: {', '.join(opened)}")
@@ -176,18 +193,27 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
           file=sys.stderr)
     try:
         result = fuzz(opened, load(list(opened)), seconds, seed=args.seed, ops=split_names(args.ops),
-                      workers=args.workers, stop_after_new=args.stop_after_new)
+                      workers=args.workers, stop_after_new=args.stop_after_new, started=started,
+                      hard_deadline=hard_deadline)
     finally:
         close_all(opened)
+    findings = result.findings.to_json()
     report = document("fuzz", result.versions, result.divergences, result.examples, result.seconds,
-                      result.expected_problems, seed=args.seed, unexpected_passes=result.unexpected_passes)
+                      result.expected_problems, seed=args.seed, unexpected_passes=result.unexpected_passes,
+                      findings=findings, cut=result.cut, taken_out=result.taken_out)
     write(args.report, report)
     print(render(result.divergences, result.expected_problems))
+    if findings:
+        print("\nfindings about testees (not divergences):\n" + render_findings(findings))
+    for line in result.cut:
+        print(f"cut by the budget: {line}")
+    if result.not_reproduced:
+        print(f"{result.not_reproduced:,} disagreement(s) did not come again alone: findings, not divergences")
     for name, count in result.inexpressible.items():
         print(f"not expressible in {name}'s host (not sent to it, not compared): {count:,} examples")
     print(f"\n{result.examples:,} examples in {result.seconds:.0f}s on {result.workers} worker(s): "
           f"{len(result.new)} new divergence(s), "
-          f"{len(result.divergences) - len(result.new)} expected; report: {args.report}")
+          f"{len(result.divergences) - len(result.new)} expected, {len(findings)} finding(s); report: {args.report}")
     return 0 if report["ok"] else 1
 
 
@@ -209,6 +235,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         out = args.report or Path("reports/sweep-report.json")
         write(out, report)
         print(sweep_report.table(report))
+        if report["findings"]:
+            print("\nfindings about testees (not divergences):\n" + render_findings(report["findings"]))
         print(f"merged {len(args.merge)} reports into {out}")
         return 0 if report["ok"] else 1
     try:
@@ -217,7 +245,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         shard = sweep.parse_shard(args.shard)
     except ValueError as exc:
         raise SystemExit(f"error: {exc}") from None
-    opened = open_impls(split_names(args.impls))
+    opened = open_impls(split_names(args.impls), require_all=args.require_all)
     if len(opened) < 2:
         close_all(opened)
         raise SystemExit(f"error: a sweep needs at least two implementations; available: {', '.join(opened)}")
@@ -243,6 +271,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise SystemExit("error: the report does not match its schema: " + "; ".join(problems[:3]))
     write(out, report)
     print(sweep_report.table(report))
+    if report["findings"]:
+        print("\nfindings about testees (not divergences):\n" + render_findings(report["findings"]))
     print(f"report: {out}" + ("  (interrupted: run the same command again to resume)" if run.interrupted else ""))
     return 1 if not report["ok"] or run.interrupted else 0
 
@@ -308,7 +338,11 @@ def cmd_impls(args: argparse.Namespace) -> int:
             print(f"  unavailable: {exc}")
             continue
         print(f"  available: {json.dumps(impl.description, sort_keys=True)}")
+        for finding in getattr(impl, "findings", None) and impl.findings.to_json() or []:
+            print(f"  finding: {finding['kind']}: {finding['message']}")
         impl.close()
+    for name, problem in impls.broken().items():
+        print(f"{name}: broken declaration\n  {problem}")
     return 0
 
 

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import re
-from typing import Any
+import sys
+from typing import Any, TextIO
 
 from harness.model import hostvalues
 
 from harness.testees import impls
 
+REQUIRE_ALL_ENV = "PARITY_REQUIRE_ALL"  # CI sets it: leaving a declared implementation out is an error
 _ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[nrt0\\'\"])")
 _SIMPLE = {"n": "\n", "r": "\r", "t": "\t", "0": "\0", "\\": "\\", "'": "'", '"': '"'}
 
@@ -36,26 +39,49 @@ def parse_typed(text: str) -> Any:
         raise SystemExit(f"error: {text!r} is not a host value in JSON ({exc})") from None
 
 
-def open_impls(names: list[str] | None) -> dict[str, Any]:
-    """The requested implementations (default: every available one); the oracle always first."""
+def open_impls(names: list[str] | None, cutoff: float | None = None, require_all: bool = False,
+               stream: TextIO = sys.stderr) -> dict[str, Any]:
+    """The requested implementations (default: every available one, each one left out named on a line;
+    ``require_all`` makes leaving one out an error); the oracle always first. ``cutoff``: a
+    time.monotonic() after which no command testee waits (the run's budget)."""
+    require_all = require_all or os.environ.get(REQUIRE_ALL_ENV) == "1"
     if names:
         chosen = list(dict.fromkeys([impls.oracle(), *names]))
         opened = {}
         for name in chosen:
             try:
-                opened[name] = impls.get_impl(name)
-            except impls.ImplementationUnavailable as exc:
-                for impl in opened.values():
-                    impl.close()
+                opened[name] = impls.get_impl(name, cutoff=cutoff)
+            except (impls.ImplementationUnavailable, impls.DeclarationError) as exc:
+                close_all(opened)
                 raise SystemExit(f"error: {exc}") from None
         return opened
     opened = {}
+    left_out = []
     for name in [impls.oracle(), *[n for n in impls.names() if n != impls.oracle()]]:
         try:
-            opened[name] = impls.get_impl(name)
-        except impls.ImplementationUnavailable:
-            continue
+            opened[name] = impls.get_impl(name, cutoff=cutoff)
+        except impls.ImplementationUnavailable as exc:
+            left_out.append(f"{name}: {str(exc).splitlines()[0][:300]}")
+    left_out += [f"{name}: broken declaration: {problem}" for name, problem in impls.broken().items()]
+    for line in left_out:
+        stream.write(f"left out of 'all available': {line}\n")
+    if left_out and require_all:
+        close_all(opened)
+        raise SystemExit(f"error: {len(left_out)} implementation(s) left out of 'all available' and "
+                         f"--require-all (or {REQUIRE_ALL_ENV}=1) is set")
     return opened
+
+
+def request_deadline(names: list[str] | None) -> float:
+    """The largest request deadline of the implementations a command will open (D of a budget)."""
+    chosen = names or impls.names()
+    found = []
+    for name in dict.fromkeys([impls.oracle(), *chosen]):
+        try:
+            found.append(impls.request_deadline_of(impls.declaration(name)))
+        except (impls.ImplementationUnavailable, impls.DeclarationError):
+            continue
+    return max(found, default=0.0)
 
 
 def close_all(opened: dict[str, Any]) -> None:

@@ -51,6 +51,7 @@ from harness.model.registry import OPS, Op, get_op
 from harness.model.contract_sets import EDGE_PUNCTUATION, LINE_BREAKS, QUOTE_DASH, WHITE_SPACE, white_space_like
 from harness.model.json_features import features as json_features
 from harness.model.unicode_info import assigned_in, describe, has_surrogate, interesting, is_surrogate
+from harness.testees.errors import answered
 from harness.testees.fanout import expressible
 from harness.testees.impls import oracle as oracle_name
 from harness.testees.testee import Testee
@@ -78,8 +79,10 @@ Responses = dict[str, dict[str, Any]]
 
 
 def observe(impls: dict[str, Testee], op_name: str, args: dict[str, Any]) -> Responses:
-    """Every implementation's response; one whose host cannot express ``args`` is left out."""
-    return {name: impl.call(op_name, args) for name, impl in impls.items() if expressible(name, args)}
+    """Every implementation's response; one whose host cannot express ``args`` is left out, and so is one
+    that gave no answer (harness/testees/errors.NO_ANSWER: a finding, or work cut by the budget)."""
+    got = {name: impl.call(op_name, args) for name, impl in impls.items() if expressible(name, args)}
+    return {name: response for name, response in got.items() if answered(response)}
 
 
 def agreeing(op_name: str, responses: Responses) -> bool:

@@ -9,7 +9,7 @@ from typing import Any
 
 from harness.model import hostvalues
 from harness.model.files import atomic_write
-from harness.differential.explain import Divergence
+from harness.differential.explain import Divergence, agreeing
 from harness.model.paths import SCHEMAS
 
 SCHEMA = SCHEMAS / "divergence-report-v1.schema.json"
@@ -17,8 +17,15 @@ SCHEMA = SCHEMAS / "divergence-report-v1.schema.json"
 
 def document(profile: str, versions: dict[str, dict[str, str]], divergences: list[Divergence], examples: int,
              seconds: float, expected_problems: list[str], seed: int | None = None,
-             unexpected_passes: list[dict[str, str]] | None = None) -> dict[str, Any]:
+             unexpected_passes: list[dict[str, str]] | None = None, findings: list[dict[str, Any]] | None = None,
+             cut: list[str] | None = None, taken_out: list[str] | None = None) -> dict[str, Any]:
+    """The report; ``findings``: about testees (harness/testees/findings.py), never divergences;
+    ``cut``: work the budget cut; ``taken_out``: implementations taken out of the run."""
     new = [d for d in divergences if d.status == "new"]
+    for divergence in divergences:
+        if agreeing(divergence.op, divergence.responses):
+            raise ValueError(f"a {divergence.op} divergence ({divergence.cause}) whose recorded outputs agree: "
+                             "the verdict stage let it through (a harness bug)")
     return {
         "schema": "divergence-report-v1",
         "profile": profile,
@@ -26,8 +33,11 @@ def document(profile: str, versions: dict[str, dict[str, str]], divergences: lis
         "implementations": versions,
         "examples": examples,
         "seconds": round(seconds, 3),
-        "ok": not new and not expected_problems,
+        "ok": not new and not expected_problems and not findings,
         "divergences": [d.to_json() for d in divergences],
+        "findings": findings or [],
+        "cut": cut or [],
+        "takenOut": taken_out or [],
         "expectedCheck": {"problems": expected_problems, "unexpectedPasses": unexpected_passes or []},
     }
 

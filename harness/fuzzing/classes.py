@@ -22,12 +22,14 @@ from typing import Any, Callable, Iterator
 
 from generators.unicode_stability import unstable_reason
 
-from harness.differential.explain import Divergence, classify, code_points, divergent, observe
+from harness.differential.explain import Divergence, classify, code_points, divergent
+from harness.differential.verdict import gate_shape, outcome_kinds
 from harness.fuzzing.templates import BY_NAME, SURROGATE_PAIRS, TEMPLATES
 from harness.model import hostvalues
 from harness.model.contract_sets import white_space_like
 from harness.model.unicode_info import describe, is_surrogate
 from harness.testees.fanout import expressible
+from harness.testees.findings import Findings
 from harness.testees.testee import Testee
 
 SAMPLES = 4  # members classified besides the simplest one, to check that a group has one cause
@@ -36,10 +38,6 @@ CLASSIFY_ALL_LIMIT = 5000  # above this, a mixed group keeps the simplest member
 _ORDER = {template.name: number for number, template in enumerate(TEMPLATES)}
 
 Runs = list[tuple[str, int, int]]  # (template, first index, last index), members of a group in runs
-
-
-def outcome_kinds(responses: dict[str, dict[str, Any]]) -> tuple[tuple[str, str], ...]:
-    return tuple(sorted((name, "ok" if "ok" in r else f"error:{r['error']['code']}") for name, r in responses.items()))
 
 
 def hint(template: str, index: int) -> str:
@@ -159,9 +157,14 @@ class ClassBook:
 
 
 def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
-          versions: dict[str, dict[str, str]]) -> list[SweepClass]:
+          versions: dict[str, dict[str, str]], findings: Findings | None = None,
+          position: Callable[[str, int], int] = lambda template, index: 0) -> list[SweepClass]:
     """Classes from the groups the workers made ((op, implementations, kinds, hint) -> member runs),
-    simplest first. Causes come from the counterfactual classifier, re-running each classified member."""
+    simplest first. Causes come from the counterfactual classifier, re-running each classified member
+    alone: a member that does not come again (the reproduction gate, harness/differential/verdict.py)
+    is a finding in ``findings``, never in a class; a group none of whose sampled members come again is
+    no class at all. ``position``: where a member was in the batch line its implementations got."""
+    findings = findings if findings is not None else Findings()
     classes: dict[tuple[Any, ...], SweepClass] = {}
     book = ClassBook(list(opened))
     absent_in: dict[str, frozenset[str]] = {}  # template -> implementations its inputs are not sent to
@@ -172,21 +175,25 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
             absent_in[template] = frozenset(name for name in opened if not expressible(name, args))
         return absent_in[template]
 
-    def cause_of(template: str, index: int) -> tuple[str, str, str | None]:
+    def cause_of(template: str, index: int) -> tuple[str, str, str | None] | None:
         op, args = BY_NAME[template].op, BY_NAME[template].args(index)
-        return classify(opened, op, args, observe(opened, op, args), versions)
+        verdict = gate_shape(opened, op, args, (names, kinds), findings, position(template, index))
+        if not verdict.reproduced:
+            return None
+        return classify(opened, op, args, verdict.responses, versions)
 
     for (op, names, kinds, _), runs in groups.items():
         runs = _runs_sorted(runs)
         total = _count(runs)
-        simplest = _nth(runs, 0)
-        first = cause_of(*simplest)
         step = max(1, total // (SAMPLES + 1))
-        causes = {simplest: first}
-        for n in range(step, total, step)[:SAMPLES]:
-            member = _nth(runs, n)
-            causes[member] = cause_of(*member)
-        mixed = len({(c[0], c[2]) for c in causes.values()}) > 1
+        sampled = [_nth(runs, 0)] + [_nth(runs, n) for n in range(step, total, step)[:SAMPLES]]
+        causes = {member: cause_of(*member) for member in sampled}
+        reproduced = [member for member in sampled if causes[member] is not None]
+        if not reproduced:
+            continue  # not one sampled member came again: findings about a testee, no class
+        first = causes[reproduced[0]]
+        assert first is not None
+        mixed = len({(c[0], c[2]) for c in causes.values() if c is not None}) > 1
         for number, member in enumerate(_members(runs)):
             if member in causes:
                 found = causes[member]
@@ -194,6 +201,8 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
                 found = cause_of(*member)
             else:
                 found = first
+            if found is None:
+                continue
             cause, explanation, detail = found
             key, grew_from = book.place((op, names, cause, detail), absent(*member))
             if grew_from is not None:

@@ -9,6 +9,16 @@ implementation that disagrees lists its op, cause and detail in ``expected/<impl
 
 Inputs an implementation's host cannot hold (see Implementation.can_express) are not sent to it and
 are counted. ``--seed`` makes the batches reproducible (with one worker, the whole run).
+
+Before anything is classified, the verdict stage decides what each answer is: the command client
+records protocol faults, crashes and hangs of a testee as findings (harness/testees/findings.py), and a
+disagreement is classified only if it comes again alone (the reproduction gate,
+harness/differential/verdict.py). Findings travel with the answers out of the worker processes. A
+testee taken out for its faults is taken out of every worker by this process.
+
+The budget is a budget: batches run until ``seconds``; the expected-list recheck, classification and
+shrinking end at ``hard_deadline`` (``seconds`` plus the largest request deadline, by default), and
+whatever was cut is named in ``FuzzResult.cut``.
 """
 
 from __future__ import annotations
@@ -16,6 +26,7 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import os
+import signal
 import sys
 import time
 from collections import deque
@@ -25,12 +36,16 @@ from typing import Any, Iterator, TextIO
 from harness.differential.explain import Divergence, agreeing, classify, code_points, divergent, unicode_versions_of
 from harness.differential.expected import ExpectedSet, cover, recheck_detailed
 from harness.differential.strategies import comparable_ops
-from harness.fuzzing.classes import ClassBook, outcome_kinds
+from harness.differential.verdict import gate
+from harness.fuzzing.classes import ClassBook
+from harness.differential.verdict import outcome_kinds
 from harness.fuzzing.generate import Inputs
 from harness.fuzzing.shrink import shrink
 from harness.model import hostvalues
 from harness.testees import impls as implementations
-from harness.testees.fanout import answer_each
+from harness.testees.fanout import answer_each, expressible
+from harness.testees.command import BATCH as LINE_BATCH
+from harness.testees.findings import Findings
 from harness.testees.testee import Testee
 
 BATCH = 1000  # examples per batch (per op)
@@ -51,6 +66,10 @@ class FuzzResult:
     inexpressible: dict[str, int] = field(default_factory=dict)  # implementation -> inputs not sent to it
     seen: dict[tuple[Any, ...], int] = field(default_factory=dict)  # class key -> disagreeing inputs seen
     workers: int = 1
+    findings: Findings = field(default_factory=Findings)  # about testees (the verdict stage)
+    cut: list[str] = field(default_factory=list)  # work the budget cut
+    taken_out: list[str] = field(default_factory=list)  # implementations taken out of the run
+    not_reproduced: int = 0  # disagreements that did not come again alone (findings, not divergences)
 
     @property
     def new(self) -> list[Divergence]:
@@ -92,15 +111,43 @@ class Progress:
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(names: tuple[str, ...]) -> None:
-    _WORKER["impls"] = {name: implementations.get_impl(name) for name in names}
+def _init_worker(names: tuple[str, ...], cutoff: float | None) -> None:
+    signal.signal(signal.SIGTERM, _end_worker)
+    _WORKER["impls"] = {name: implementations.get_impl(name, cutoff=cutoff) for name in names}
 
 
-def run_batch(task: tuple[str, int, int], opened: dict[str, Testee] | None = None) -> dict[str, Any]:
-    """Generate ``size`` inputs of ``op`` from ``seed``, run them everywhere, return the disagreeing ones
-    (at most KEEP_PER_KEY per group of implementations and outcome kinds) and the counts."""
-    op, seed, size = task
+def _end_worker(signum: int, frame: Any) -> None:
+    """Terminated at the budget: kill this worker's testee processes first (a hung one would outlive it)."""
+    for impl in _WORKER.get("impls", {}).values():
+        proc = getattr(impl, "_proc", None)
+        if proc is not None:
+            try:
+                proc.popen.kill()
+            except OSError:
+                pass
+    os._exit(0)
+
+
+def shipped_findings(opened: dict[str, Testee]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The findings of ``opened``'s testees since last time, and the names of those taken out."""
+    found: list[dict[str, Any]] = []
+    out: list[str] = []
+    for name, impl in opened.items():
+        book = getattr(impl, "findings", None)
+        if book:
+            found.extend(book.take())
+        if getattr(impl, "taken_out", None):
+            out.append(name)
+    return found, out
+
+
+def run_batch(task: tuple[Any, ...], opened: dict[str, Testee] | None = None) -> dict[str, Any]:
+    """Generate ``size`` inputs of ``op`` from ``seed``, run them on the ``active`` implementations, return
+    the disagreeing ones (at most KEEP_PER_KEY per group of implementations and outcome kinds, each with
+    its position in the batch each implementation got), the counts and the testees' findings."""
+    op, seed, size, active = task
     opened = opened if opened is not None else _WORKER["impls"]
+    opened = {name: opened[name] for name in active}
     batch = Inputs(seed).batch(op, size)
     columns, inexpressible = answer_each(opened, op, batch)
     kept: dict[tuple[Any, ...], list[Any]] = {}
@@ -112,35 +159,44 @@ def run_batch(task: tuple[str, int, int], opened: dict[str, Testee] | None = Non
         key = (tuple(divergent(op, responses)), outcome_kinds(responses))
         counts[key] = counts.get(key, 0) + 1
         if len(kept.setdefault(key, [])) < KEEP_PER_KEY:
-            kept[key].append([hostvalues.encode_args(args), responses])
-    return {"op": op, "examples": len(batch), "inexpressible": inexpressible,
+            positions = {name: sum(1 for k in range(j) if expressible(name, batch[k])) % LINE_BATCH
+                         for name in responses}
+            kept[key].append([hostvalues.encode_args(args), responses, positions])
+    found, out = shipped_findings(opened)
+    return {"op": op, "examples": len(batch), "inexpressible": inexpressible, "findings": found, "out": out,
             "disagreeing": [[list(names), [list(k) for k in kinds], counts[(names, kinds)], examples]
                             for (names, kinds), examples in kept.items()]}
 
 
-def _tasks(ops: list[str], seed: int) -> Iterator[tuple[str, int, int]]:
+def _tasks(ops: list[str], seed: int, active: list[str]) -> Iterator[tuple[Any, ...]]:
     for number in itertools.count():
-        yield ops[number % len(ops)], seed * 1_000_003 + number, BATCH
+        yield ops[number % len(ops)], seed * 1_000_003 + number, BATCH, tuple(active)
 
 
-def _batches(tasks: Iterator[tuple[str, int, int]], opened: dict[str, Testee], workers: int,
-             deadline: float) -> Iterator[dict[str, Any]]:
-    """Batch results until the deadline; a pool keeps two tasks per worker in flight."""
+def _batches(tasks: Iterator[tuple[Any, ...]], opened: dict[str, Testee], workers: int,
+             deadline: float, hard_deadline: float, cutoff: float | None) -> Iterator[dict[str, Any]]:
+    """Batch results until the deadline; a pool keeps two tasks per worker in flight. A batch still
+    running at the hard deadline is abandoned (its worker terminated, its testees killed)."""
     if workers <= 1:
         while time.monotonic() < deadline:
             yield run_batch(next(tasks), opened)
         return
     context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
-    with context.Pool(workers, initializer=_init_worker, initargs=(tuple(opened),)) as pool:
+    with context.Pool(workers, initializer=_init_worker, initargs=(tuple(opened), cutoff)) as pool:
         flight: deque[Any] = deque(pool.apply_async(run_batch, (next(tasks),)) for _ in range(2 * workers))
-        while flight:
-            result = flight.popleft().get()
-            if time.monotonic() < deadline:
-                flight.append(pool.apply_async(run_batch, (next(tasks),)))
-            yield result
-            if time.monotonic() >= deadline:
-                pool.terminate()
-                return
+        try:
+            while flight:
+                try:
+                    result = flight.popleft().get(timeout=max(0.0, hard_deadline - time.monotonic()))
+                except multiprocessing.TimeoutError:
+                    return
+                if time.monotonic() < deadline:
+                    flight.append(pool.apply_async(run_batch, (next(tasks),)))
+                yield result
+                if time.monotonic() >= deadline:
+                    return
+        finally:
+            pool.terminate()
 
 
 def _declared(opened: dict[str, Testee]) -> bool:
@@ -151,11 +207,24 @@ def _declared(opened: dict[str, Testee]) -> bool:
         return False
 
 
+def largest_request_deadline(impls: dict[str, Testee]) -> float:
+    """D of the budget: the largest request deadline of the implementations (command testees)."""
+    return max([float(getattr(impl, "timeout", 0.0)) for impl in impls.values()] + [0.0])
+
+
 def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: int | None = None,
          ops: list[str] | None = None, stream: TextIO = sys.stderr, workers: int | None = None,
-         stop_after_new: float | None = None, max_examples: int | None = None) -> FuzzResult:
+         stop_after_new: float | None = None, max_examples: int | None = None,
+         started: float | None = None, hard_deadline: float | None = None) -> FuzzResult:
     """Fuzz until ``seconds`` are spent (or ``max_examples`` examples are run: with one worker and a
-    seed, a fixed, reproducible set of inputs)."""
+    seed, a fixed, reproducible set of inputs). ``started``: when the run began (default now; the
+    command line passes its own start, so start-up counts); ``hard_deadline``: when everything ends
+    (default ``started + seconds`` plus the largest request deadline)."""
+    started = started if started is not None else time.monotonic()
+    deadline = started + seconds
+    if hard_deadline is None and seconds != float("inf"):
+        hard_deadline = deadline + largest_request_deadline(impls)
+    hard = hard_deadline if hard_deadline is not None else float("inf")
     result = FuzzResult(versions=unicode_versions_of(impls))
     checked = recheck_detailed(expected, impls, result.versions)
     result.expected_problems = [message for message, _ in checked]
@@ -166,8 +235,11 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
     result.workers = workers
     base_seed = seed if seed is not None else int.from_bytes(os.urandom(4), "little")
     progress = Progress(stream, seconds)
-    started = time.monotonic()
-    deadline = started + seconds
+    progress.start = started
+    all_impls = impls
+    active = list(impls)
+    not_classified = 0
+    shrink_cut = 0
     classified: dict[tuple[Any, ...], list[tuple[str, str | None]]] = {}
     shrunk_to: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # first classification -> the class after shrinking
     book = ClassBook(list(impls))
@@ -176,7 +248,22 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
     def expected_count() -> int:
         return sum(1 for d in result.divergences if d.status == "expected")
 
-    def consider(op: str, args: dict[str, Any], responses: dict[str, dict[str, Any]]) -> None:
+    def take_out(names: list[str]) -> None:
+        nonlocal impls
+        for name in names:
+            if name in active:
+                active.remove(name)
+                result.taken_out.append(name)
+                stream.write(f"[fuzz] {name} taken out of the rest of the run: too many faults in a row "
+                             "(see its findings)\n")
+        impls = {name: all_impls[name] for name in active}
+
+    def consider(op: str, args: dict[str, Any], responses: dict[str, dict[str, Any]],
+                 positions: dict[str, int]) -> None:
+        nonlocal not_classified, shrink_cut
+        responses = {name: r for name, r in responses.items() if name in impls}
+        if len(responses) < 2 or agreeing(op, responses):
+            return
         names, kinds = tuple(divergent(op, responses)), outcome_kinds(responses)
         # Classified per (op, implementations, outcome kinds); reported per (op, implementations, cause,
         # detail): one bug shows with different codes on different inputs (validation order) but is
@@ -187,6 +274,16 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
             causes.append(causes[0])
             result.seen[shrunk_to[(*group, *causes[0])]] += 1
             return
+        if time.monotonic() >= hard:
+            not_classified += 1
+            return
+        verdict = gate(impls, op, args, responses, result.findings, positions)
+        if not verdict.reproduced:
+            result.not_reproduced += 1
+            return
+        responses = verdict.responses
+        if tuple(divergent(op, responses)) != names:
+            return  # came again, but between other implementations: counted in its own group next time
         cause, explanation, detail = classify(impls, op, args, responses, result.versions)
         causes.append((cause, detail))
         first_key = (*group, cause, detail)
@@ -194,8 +291,10 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
             result.seen[shrunk_to[first_key]] += 1
             return
         found_after = time.monotonic() - started
-        small, small_responses = shrink(impls, op, args, result.versions, (cause, detail),
-                                        deadline=time.monotonic() + SHRINK_SECONDS)
+        shrink_until = min(time.monotonic() + SHRINK_SECONDS, hard)
+        small, small_responses = shrink(impls, op, args, result.versions, (cause, detail), deadline=shrink_until)
+        if time.monotonic() >= hard:
+            shrink_cut += 1
         # The class is named on the minimal witness (its detail may be narrower than the first input's).
         cause, explanation, detail = classify(impls, op, small, small_responses, result.versions)
         # An input not sent to some implementation (its host cannot hold it) names fewer of them: the
@@ -227,19 +326,35 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
     def mark(divergence: Divergence) -> None:
         cover(expected, impls, divergence, result.versions)
 
-    for batch in _batches(_tasks(ops, base_seed), impls, workers, deadline):
+    cutoff = hard_deadline
+    for batch in _batches(_tasks(ops, base_seed, active), impls, workers, deadline, hard, cutoff):
         result.examples += batch["examples"]
         for name, count in batch["inexpressible"].items():
             result.inexpressible[name] = result.inexpressible.get(name, 0) + count
+        result.findings.merge(batch["findings"])
+        take_out(batch["out"])
         for _, _, _, examples in batch["disagreeing"]:
-            for encoded, responses in examples:
-                consider(batch["op"], hostvalues.decode_args(encoded), responses)
+            for encoded, responses, positions in examples:
+                consider(batch["op"], hostvalues.decode_args(encoded), responses, positions)
+        found, out = shipped_findings(impls)
+        result.findings.merge(found)
+        take_out(out)
         progress.update(result.examples, len(result.new), expected_count())
+        if len(active) < 2:
+            stream.write(f"[fuzz] fewer than two implementations left ({', '.join(active) or 'none'}): "
+                         "the run stops with its findings\n")
+            break
         if max_examples is not None and result.examples >= max_examples:
             break
         if stop_after_new is not None and result.new and \
                 time.monotonic() - started > min(d.found_after or 0.0 for d in result.new) + stop_after_new:
             break
+    found, _ = shipped_findings(all_impls)
+    result.findings.merge(found)
+    if not_classified:
+        result.cut.append(f"{not_classified} disagreeing input(s) not classified: the budget ran out")
+    if shrink_cut:
+        result.cut.append(f"the shrinking of {shrink_cut} witness(es) stopped at the budget")
     progress.update(result.examples, len(result.new), expected_count(), force=True)
     progress.done()
     result.seconds = time.monotonic() - started

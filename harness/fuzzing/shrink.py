@@ -29,7 +29,7 @@ import time
 from typing import Any, Iterator
 
 from harness.differential.explain import classify, divergent, observe
-from harness.fuzzing.classes import outcome_kinds
+from harness.differential.verdict import outcome_kinds
 from harness.model import hostvalues
 from harness.model.registry import get_op
 from harness.testees.testee import Testee

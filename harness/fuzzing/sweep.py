@@ -30,7 +30,9 @@ from harness.differential.explain import agreeing
 from harness.fuzzing import classes
 from harness.fuzzing.templates import BY_NAME, SURROGATE_PAIRS, Template
 from harness.testees import impls
+from harness.testees.command import BATCH as LINE_BATCH
 from harness.testees.fanout import answer_each
+from harness.testees.findings import Findings
 from harness.testees.testee import Testee
 
 CHUNK = 4096
@@ -92,6 +94,18 @@ def parse_range(text: str) -> tuple[int, int]:
     return first, last
 
 
+def _template_start(settings: Settings, template: Template) -> int:
+    if template.size == SURROGATE_PAIRS:
+        return (max(settings.first, 0xD800) - 0xD800) << 10
+    return settings.first
+
+
+def position_in_batch(settings: Settings, template: str, index: int) -> int:
+    """Where an input was in the batch line its implementations got (chunks are sent as batch lines of
+    up to harness.testees.command.BATCH requests)."""
+    return (index - _template_start(settings, BY_NAME[template])) % CHUNK % LINE_BATCH
+
+
 def plan(settings: Settings) -> list[Chunk]:
     """Every chunk of the settings' templates and range, then this shard's share (every N-th)."""
     chunks = []
@@ -139,7 +153,9 @@ def run_chunk(chunk: Chunk, opened: dict[str, Testee] | None = None) -> dict[str
         if not agreeing(template.op, responses):
             classes.add_run(groups.setdefault(classes.group_key(template.name, index, responses), []),
                             template.name, index)
+    found = [item for impl in opened.values() if getattr(impl, "findings", None) for item in impl.findings.take()]
     return {"chunk": chunk.key, "values": len(all_args), "compared": compared, "inexpressible": inexpressible,
+            "findings": found,
             "groups": [[list(names), [list(kind) for kind in kinds], hint, [list(run) for run in runs]]
                        for (names, kinds, hint), runs in groups.items()]}
 
@@ -158,6 +174,13 @@ class SweepRun:
     @property
     def values(self) -> int:
         return sum(r["values"] for r in self.results)
+
+    def findings(self) -> Findings:
+        """The findings about testees the chunks' workers made (kept in the checkpoint with each chunk)."""
+        book = Findings()
+        for result in self.results:
+            book.merge(result.get("findings", []))
+        return book
 
     def inexpressible(self) -> dict[str, dict[str, int]]:
         """implementation -> template -> how many inputs its host could not express."""

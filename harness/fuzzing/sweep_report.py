@@ -9,16 +9,20 @@ from harness.differential.expected import ExpectedSet, cover
 from harness.differential.report import document
 from harness.fuzzing import classes
 from harness.fuzzing.shrink import shrink, size
-from harness.fuzzing.sweep import SweepRun, groups
+from harness.fuzzing.sweep import SweepRun, groups, position_in_batch
 from harness.fuzzing.templates import BY_NAME
 from harness.model import hostvalues
+from harness.testees.findings import Findings
 from harness.testees.testee import Testee
 
 
 def build_report(run: SweepRun, opened: dict[str, Testee], expected: ExpectedSet,
                  versions: dict[str, dict[str, str]]) -> dict[str, Any]:
-    """Classes of the run's disagreements, each with a shrunk witness, as a report document."""
-    found = classes.build(groups(run), opened, versions)
+    """Classes of the run's disagreements, each with a shrunk witness, as a report document; the
+    findings about testees (the workers', the reproduction gate's, this process's) in its findings."""
+    findings = run.findings()
+    found = classes.build(groups(run), opened, versions, findings,
+                          lambda template, index: position_in_batch(run.settings, template, index))
     names = list(opened)
     divergences = []
     for sweep_class in found:
@@ -27,8 +31,11 @@ def build_report(run: SweepRun, opened: dict[str, Testee], expected: ExpectedSet
                                  (sweep_class.cause, sweep_class.detail))
         divergences.append(classes.to_divergence(sweep_class, args, responses, versions, names,
                                                   lambda found: cover(expected, opened, found, versions)))
+    for impl in opened.values():
+        if getattr(impl, "findings", None):
+            findings.merge(impl.findings.take())
     settings = run.settings
-    report = document("sweep", versions, divergences, run.values, run.seconds, [])
+    report = document("sweep", versions, divergences, run.values, run.seconds, [], findings=findings.to_json())
     report["sweep"] = {
         "templates": list(settings.templates),
         "range": [f"U+{settings.first:04X}", f"U+{settings.last:04X}"],
@@ -106,7 +113,11 @@ def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
     out["divergences"] = list(merged.values())
     out["examples"] = sum(r["examples"] for r in reports)
     out["seconds"] = round(sum(r["seconds"] for r in reports), 3)
-    out["ok"] = all(d["status"] != "new" for d in out["divergences"])
+    book = Findings()
+    for report in reports:
+        book.merge(report.get("findings", []))
+    out["findings"] = book.to_json()
+    out["ok"] = all(d["status"] != "new" for d in out["divergences"]) and not out["findings"]
     sweep = dict(base["sweep"])
     sweep["shards"] = sorted(s for r in reports for s in r["sweep"]["shards"])
     for field in ("values", "compared"):

@@ -55,6 +55,9 @@ class Op:
     # The op its texts go through (decide_write normalizes with normalize_fact_text): a character or
     # Unicode cause is only considered when that op itself disagrees on one of the input's strings.
     via: str | None = None
+    # Plain arguments every implementation answers alike (the fillers of a batch the reproduction gate
+    # sends, harness/differential/verdict.py).
+    plain: tuple[tuple[str, Any], ...] = ()
 
     def reference_for(self, contract: str) -> Callable[..., str]:
         """The reference's function for this op under contract version `contract` ("v1", "v2", ...)."""
@@ -82,6 +85,7 @@ OPS: dict[str, Op] = {
             reference=reference.normalize_fact_text,
             result_kind="text",
             fixture="write-gate",
+            plain=(("text", "The user likes tea"),),
         ),
         Op(
             name="decide_write",
@@ -98,6 +102,7 @@ OPS: dict[str, Op] = {
             result_kind="json",
             fixture="write-gate",
             via="normalize_fact_text",
+            plain=(("text", "The user likes tea"), ("embedding_json", "[1,0]"), ("candidates_json", "null")),
         ),
         Op(
             name="build_dedup_context",
@@ -113,6 +118,7 @@ OPS: dict[str, Op] = {
             fixture="dedup-context",
             unicode_steps=(),  # line breaks and White_Space are the contract's fixed sets
             char_rules=("line_breaks", "whitespace_definition"),
+            plain=(("topical_json", "null"), ("pinned_json", "null"), ("recent_json", "null")),
         ),
         Op(
             name="unicode_versions",
@@ -134,6 +140,7 @@ OPS: dict[str, Op] = {
             fixture=None,
             unicode_steps=("normalization",),
             char_rules=("normalization",),
+            plain=(("text", "plain"),),
         ),
     )
 }

@@ -4,22 +4,38 @@
 The client keeps one testee process. After each start it sends the ``start`` handshake (the protocol
 version and the op table) and gets back the testee's self-description; a testee that does not answer,
 answers with another protocol version or dies is unavailable, with a clear message. It then sends
-requests (one per line, or many as the protocol's batch lines), matches the answers by id, and survives
-a bad input: when the process exits (``crash``), traps (the testee answers ``crash`` and exits) or does
-not answer within its deadline (``timeout``: the process is killed), THAT request is reported with the
-harness code (a batch that died unanswered is sent again one request per line to find it), the process
-is restarted and the rest is sent again. A run is never aborted or hung by one input.
+requests (one per line, or many as the protocol's batch lines) and reads every answer through the
+verdict stage of the protocol, before anything is compared:
+
+* a **protocol fault** (a line that is not JSON or not UTF-8, a line over the line limit, an answer
+  with another id, a duplicate, a batch with answers missing, extra or out of order, a malformed
+  answer, ``bad_request`` for a well-formed request) is a finding about the testee
+  (harness/testees/findings.py); the process is replaced and each request the fault touched is sent
+  again alone on the fresh one. A request that is faulted twice is answered ``protocol_fault``, which
+  is never compared;
+* a **crash, trap or hang** (the process exits, answers ``crash`` and exits, or does not answer within
+  its deadline: it is killed) is retried once, alone, on a fresh process. It fails again: that request
+  is answered ``crash`` or ``timeout`` (an input finding, classified and shrunk like a divergence). It
+  is answered: a ``flaky_crash`` / ``flaky_timeout`` finding, and the good answer is used. A batch
+  that died unanswered is first sent again one request per line, which names the request;
+* ``max_faults`` faults in a row (no good answer between them) take the testee out: every later
+  request is answered ``unavailable``, with one finding;
+* a ``cutoff`` (a time budget) ends every wait: what is unanswered then is answered ``cut``.
+
+Lines are read in chunks, never more than the line limit of one line held; stderr is read in chunks
+and only its tail kept. A run is never aborted, hung or grown by one testee.
 """
 
 from __future__ import annotations
 
 import collections
-import io
 import json
+import os
 import queue
 import subprocess
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -27,17 +43,27 @@ from reference.errors import CODES
 
 from harness.model import hostvalues
 from harness.testees.errors import ImplementationUnavailable
-from harness.model.registry import OPS
+from harness.testees.findings import DEFAULT_MAX_FAULTS, Findings, line_evidence
+from harness.model.registry import OPS, check_args
 from harness.testees.protocol import PROTOCOL_VERSION, encode_line
 
 DEFAULT_TIMEOUT = 10.0  # seconds per request
-BATCH = 1000  # requests per batch line
+BATCH = 1000  # requests per batch line, at most
 PIPELINE = 3  # batch lines in flight: the client encodes and decodes while the testee works
-BATCH_SECONDS_PER_REQUEST = 0.05  # a batch's deadline: the request deadline plus this per request
+# A batch's deadline: the request deadline plus this per request (a batch answers as one line, so a
+# hang inside it shows only at its deadline; its requests then go one per line, each with the full
+# request deadline, so a tight batch deadline costs time, never a verdict).
+BATCH_SECONDS_PER_REQUEST = 0.002
 STARTUP_TIMEOUT = 30.0  # seconds for the handshake after a start
+DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024  # the longest line read from a testee
+BATCH_SHARE_OF_LINE = 8  # a batch line's requests take at most this share of the line limit, so its answer fits
 
 _START_ID = "__start__"
+_STDERR_TAIL_BYTES = 4096
 _STDERR_LINES = 20
+_QUEUED_LINES = 64  # stdout lines read ahead; then the reader waits (and so does the testee)
+FAULTED = "protocol_fault"  # the harness code of a request faulted twice: never compared
+CUT = "cut"  # the harness code of a request unanswered when the budget ran out: never compared
 
 
 def op_table() -> dict[str, Any]:
@@ -60,16 +86,39 @@ def _error(code: str, message: str) -> dict[str, Any]:
     return {"error": {"code": code, "message": message}}
 
 
-class TesteeProcess:
-    """One testee process, its stdout lines in a queue (a reader thread) and the tail of its stderr."""
+@dataclass(frozen=True)
+class TooLong:
+    """What the reader hands over instead of a line longer than the limit (the rest of it is skipped)."""
 
-    def __init__(self, command: Sequence[str], env: dict[str, str] | None, cwd: Path | None) -> None:
+    head: bytes
+    length: int  # bytes read of it when the limit was passed
+
+
+@dataclass(frozen=True)
+class Fault:
+    kind: str  # a protocol-fault kind of harness/testees/findings.py
+    message: str
+    line: str | None = None  # evidence: the first bytes of the offending line
+
+
+class TesteeProcess:
+    """One testee process: its stdout read in chunks and split into lines (none held over the line limit)
+    into a bounded queue, and the tail of its stderr."""
+
+    def __init__(self, command: Sequence[str], env: dict[str, str] | None, cwd: Path | None,
+                 max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> None:
         self.popen = subprocess.Popen(
             list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env=env, cwd=cwd, bufsize=0,
         )
-        self.lines: queue.Queue[bytes | None] = queue.Queue()  # None: EOF
-        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
+        self.max_line_bytes = max_line_bytes
+        self.lines: queue.Queue[bytes | TooLong | None] = queue.Queue(maxsize=_QUEUED_LINES)  # None: EOF
+        self.used = False  # a request was sent to it (a retry wants a process that has seen nothing)
+        self.stderr_bytes = 0
+        self.flood_reported = False
+        self._stderr = bytearray()
+        self._stderr_lock = threading.Lock()
+        self._stopping = threading.Event()
         self._threads = [
             threading.Thread(target=self._read_stdout, name="testee-stdout", daemon=True),
             threading.Thread(target=self._read_stderr, name="testee-stderr", daemon=True),
@@ -79,24 +128,63 @@ class TesteeProcess:
         self._outbox: queue.Queue[list[bytes] | None] = queue.Queue()
         self._writer: threading.Thread | None = None
 
+    def _put(self, item: bytes | TooLong | None) -> None:
+        while not self._stopping.is_set():
+            try:
+                self.lines.put(item, timeout=0.1)
+                return
+            except queue.Full:
+                continue
+
     def _read_stdout(self) -> None:
         assert self.popen.stdout is not None
-        # The pipe is unbuffered (bufsize=0, for the writes); reading lines from a raw pipe reads one
-        # byte per system call, which made every batch answer cost ~20 ms. Read through a buffer.
-        reader = io.BufferedReader(self.popen.stdout, buffer_size=1 << 16)  # type: ignore[arg-type]
+        fd = self.popen.stdout.fileno()
+        limit = self.max_line_bytes
+        pending = bytearray()
+        skipping = False  # inside a line already reported too long: drop it up to its newline
         try:
-            for line in reader:
-                self.lines.put(line)
+            while not self._stopping.is_set():
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    break
+                start = 0
+                while True:
+                    newline = chunk.find(b"\n", start)
+                    end = len(chunk) if newline < 0 else newline
+                    if not skipping:
+                        pending += chunk[start:end]
+                        if len(pending) > limit:
+                            self._put(TooLong(bytes(pending[:256]), len(pending)))
+                            pending = bytearray()
+                            skipping = True
+                    if newline < 0:
+                        break
+                    if skipping:
+                        skipping = False
+                    else:
+                        self._put(bytes(pending))
+                        pending = bytearray()
+                    start = newline + 1
         except (OSError, ValueError):
             pass
         finally:
-            self.lines.put(None)
+            if pending and not skipping:
+                self._put(bytes(pending))  # a last line without its newline
+            self._put(None)
 
     def _read_stderr(self) -> None:
         assert self.popen.stderr is not None
+        fd = self.popen.stderr.fileno()
         try:
-            for line in self.popen.stderr:
-                self.stderr_tail.append(line.decode("utf-8", "replace").rstrip("\n"))
+            while not self._stopping.is_set():
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    break
+                with self._stderr_lock:
+                    self.stderr_bytes += len(chunk)
+                    self._stderr += chunk
+                    if len(self._stderr) > 2 * _STDERR_TAIL_BYTES:
+                        del self._stderr[:-_STDERR_TAIL_BYTES]
         except (OSError, ValueError):
             pass
 
@@ -104,6 +192,7 @@ class TesteeProcess:
         """Queue the lines for the writer thread: writes never block the caller, so a testee that
         answers before reading everything cannot deadlock against us (both sides blocked on full
         pipes), and lines go out in the order they were queued (batches can be pipelined)."""
+        self.used = True
         if self._writer is None:
             self._writer = threading.Thread(target=self._write_lines, name="testee-stdin", daemon=True)
             self._writer.start()
@@ -122,16 +211,40 @@ class TesteeProcess:
             except (OSError, ValueError):
                 return  # the process died: the reader sees EOF and the client reports it
 
-    def next_line(self, deadline: float) -> bytes | None | str:
-        """The next stdout line, None at EOF, or "timeout" when nothing came before ``deadline``."""
+    def next_line(self, deadline: float) -> bytes | TooLong | None | str:
+        """The next stdout line (without its newline), a TooLong, None at EOF, or "timeout" when nothing
+        came before ``deadline``."""
         try:
             return self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
         except queue.Empty:
             return "timeout"
 
-    def stderr_text(self) -> str:
+    def stray_lines(self) -> list[bytes | TooLong]:
+        """Lines already read that nobody asked for (taken without waiting)."""
+        found: list[bytes | TooLong] = []
+        while True:
+            try:
+                item = self.lines.get_nowait()
+            except queue.Empty:
+                return found
+            if item is None:
+                self._put(None)  # keep the EOF for whoever reads next
+                return found
+            found.append(item)
+
+    def stderr_tail(self) -> str:
         time.sleep(0.05)  # let the stderr reader catch the last lines of a dying process
-        tail = "\n".join(self.stderr_tail)
+        with self._stderr_lock:
+            tail = bytes(self._stderr[-_STDERR_TAIL_BYTES:])
+            total = self.stderr_bytes
+        lines = tail.decode("utf-8", "replace").splitlines()[-_STDERR_LINES:]
+        text = "\n".join(line[:500] for line in lines)
+        if total > len(tail):
+            text = f"[{total:,} bytes on stderr in all; the last ones:]\n" + text
+        return text
+
+    def stderr_text(self) -> str:
+        tail = self.stderr_tail()
         return f"; stderr (last lines):\n{tail}" if tail else ""
 
     def exit_status(self, wait: float = 1.0) -> int | None:
@@ -141,6 +254,7 @@ class TesteeProcess:
             return None
 
     def kill(self) -> None:
+        self._stopping.set()
         try:
             self.popen.kill()
         except OSError:
@@ -160,6 +274,7 @@ class TesteeProcess:
                 self.popen.stdin.close()
         except OSError:
             pass
+        self._stopping.set()
         if self.exit_status(wait) is None:
             self.kill()
         self._close_pipes()
@@ -176,6 +291,25 @@ class TesteeProcess:
                 pass
 
 
+@dataclass
+class _Outcome:
+    """What one exchange with the process gave."""
+
+    answered: dict[int, dict[str, Any]]
+    troubled: list[tuple[int, str, str]]  # (index, "crash" | "timeout" | "trap" | a fault kind, message)
+    batch: list[int]  # still to send as batch lines
+    lines: list[int]  # still to send one request per line
+    faults: int = 0  # protocol-fault events
+    cut: bool = False  # the budget ran out: everything still to send is cut
+
+
+def _outcome() -> _Outcome:
+    return _Outcome({}, [], [], [])
+
+
+_PROCESS_TROUBLE = ("crash", "timeout", "trap")
+
+
 class CommandTestee:
     """``call(op, args)`` / ``call_batch([(op, args), ...])`` through a testee in another process."""
 
@@ -190,19 +324,29 @@ class CommandTestee:
         cwd: Path | str | None = None,
         hint: str = "",
         handshake: bool = True,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        max_faults: int = DEFAULT_MAX_FAULTS,
+        cutoff: float | None = None,
     ) -> None:
         """``timeout``: seconds per request; ``hint``: how to make the testee available, shown when the
-        first start fails. ``handshake=False`` only for test doubles that do not speak ``start``."""
+        first start fails; ``cutoff``: a time.monotonic() after which nothing is waited for.
+        ``handshake=False`` only for test doubles that do not speak ``start``."""
         self.name = name
         self.command = list(command)
         self.timeout = float(timeout)
         self.startup_timeout = float(startup_timeout)
         self.handshake = handshake
         self.hint = hint
+        self.max_line_bytes = int(max_line_bytes)
+        self.max_faults = int(max_faults)
+        self.cutoff = cutoff
         self.description: dict[str, Any] = {}  # the testee's answer to `start`
+        self.findings = Findings()
+        self.faults_in_a_row = 0
+        self.taken_out: str | None = None  # why, once it is out of the run
         self._env = env
         self._cwd = Path(cwd) if cwd is not None else None
-        self.restarts = 0  # how many times a dead, trapped or hung process was replaced
+        self.restarts = 0  # how many times a dead, trapped, hung or faulty process was replaced
         self.batch_form = True  # send batches as the protocol's batch lines (until a testee refuses them)
         self._next_id = 0
         self._proc: TesteeProcess | None = None
@@ -210,9 +354,15 @@ class CommandTestee:
 
     # --- process lifecycle -------------------------------------------------------------------------
 
+    def _wait_until(self, deadline: float) -> float:
+        return deadline if self.cutoff is None else min(deadline, self.cutoff)
+
+    def _past_cutoff(self) -> bool:
+        return self.cutoff is not None and time.monotonic() >= self.cutoff
+
     def _start(self, first: bool = False) -> None:
         try:
-            proc = TesteeProcess(self.command, self._env, self._cwd)
+            proc = TesteeProcess(self.command, self._env, self._cwd, self.max_line_bytes)
         except OSError as exc:
             raise ImplementationUnavailable(
                 f"{self.name}: cannot start {self.command!r}: {exc}" + (f"; {self.hint}" if first else "")) from None
@@ -225,22 +375,29 @@ class CommandTestee:
         self._proc = proc
 
     def _handshake(self, proc: TesteeProcess) -> dict[str, Any]:
-        """Send `start`; the testee's self-description, or ImplementationUnavailable saying why not."""
+        """Send `start`; the testee's self-description, or ImplementationUnavailable saying why not.
+        Lines before its answer are protocol faults (recorded), not reasons to give up."""
         proc.send([self._encode(start_request())])
-        deadline = time.monotonic() + self.startup_timeout
+        deadline = self._wait_until(time.monotonic() + self.startup_timeout)
         while True:
             line = proc.next_line(deadline)
             if line == "timeout":
-                raise ImplementationUnavailable(
-                    f"{self.name}: no answer to the start handshake within {self.startup_timeout:g} s"
-                    + proc.stderr_text())
+                if self._past_cutoff():
+                    raise ImplementationUnavailable(f"{self.name}: the run's time budget ran out during start-up")
+                message = f"no answer to the start handshake within {self.startup_timeout:g} s"
+                self.findings.add(self.name, "startup_deadline", message, stderr=proc.stderr_tail() or None)
+                raise ImplementationUnavailable(f"{self.name}: {message}" + proc.stderr_text())
             if line is None:
                 raise ImplementationUnavailable(
                     f"{self.name}: the testee exited during start-up (status {proc.exit_status()})" + proc.stderr_text())
-            assert isinstance(line, bytes)
-            answer = self._parse(line)
-            if answer is None or answer.get("id") != _START_ID:
-                continue  # stray output before the answer
+            answer, fault = self._read(line)
+            if fault is None and answer is not None and answer.get("id") != _START_ID:
+                fault = Fault("wrong_id", f"a line before the start answer, with id {json.dumps(answer.get('id'))[:80]}",
+                              line_evidence(line) if isinstance(line, bytes) else None)
+            if fault is not None:
+                self._record(fault, proc, request="start")
+                continue
+            assert answer is not None
             if "error" in answer:
                 raise ImplementationUnavailable(f"{self.name}: the testee refused the start handshake: "
                                                 f"{json.dumps(answer['error'])[:500]}")
@@ -264,6 +421,12 @@ class CommandTestee:
             return str(exc)
         return None
 
+    def _drop(self) -> None:
+        """Kill the current process; the next exchange starts a fresh one."""
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc = None
+
     def close(self) -> None:
         if self._proc is not None:
             self._proc.close()
@@ -275,36 +438,73 @@ class CommandTestee:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # --- protocol ----------------------------------------------------------------------------------
+    # --- reading answers: the protocol's verdicts ----------------------------------------------------
 
     @staticmethod
     def _encode(message: dict[str, Any]) -> bytes:
         return encode_line(message).encode("ascii")
 
-    @staticmethod
-    def _parse(line: bytes) -> dict[str, Any] | None:
+    def _read(self, line: bytes | TooLong) -> tuple[dict[str, Any] | None, Fault | None]:
+        """A line -> its JSON object, or the fault it is."""
+        if isinstance(line, TooLong):
+            return None, Fault("line_too_long", f"a line of more than {self.max_line_bytes:,} bytes (the line limit; "
+                                                f"{line.length:,} read before it was cut)", line_evidence(line.head))
         try:
-            message = json.loads(line.decode("utf-8", "surrogateescape"))
-        except ValueError:
-            return None
-        return message if isinstance(message, dict) else None
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return None, Fault("not_utf8", f"a line that is not UTF-8 ({exc.reason} at byte {exc.start})",
+                               line_evidence(line))
+        try:
+            message = json.loads(text)
+        except ValueError as exc:
+            return None, Fault("not_json", f"a line that is not JSON ({exc})", line_evidence(line))
+        if not isinstance(message, dict):
+            return None, Fault("not_json", "a line that is JSON but not an object", line_evidence(line))
+        return message, None
 
-    @staticmethod
-    def _response(message: dict[str, Any]) -> dict[str, Any]:
-        """A protocol response line -> the implementation response ``{"ok": v} | {"error": {...}}``."""
+    def _issued(self, got: Any) -> bool:
+        """Whether ``got`` is an id this client sent earlier (a request or a batch line)."""
+        if isinstance(got, str) and got.startswith("batch-") and got[6:].isdigit():
+            got = int(got[6:])
+        return isinstance(got, int) and not isinstance(got, bool) and 0 <= got < self._next_id
+
+    def _wrong_id(self, got: Any, expected: Any, later: Iterable[Any], earlier: dict[Any, Any] | None = None,
+                  answer: Any = None) -> Fault:
+        """The fault of an answer with id ``got`` where the answer to ``expected`` belongs: the answer to a
+        later request (out of order), an earlier answer again (a duplicate), or another id."""
+        shown = json.dumps(got)[:80]
+        if got in set(later):
+            return Fault("out_of_order", f"the answer to {shown} came where the answer to {json.dumps(expected)} belongs")
+        if earlier is not None and got in earlier and earlier[got] == answer:
+            return Fault("duplicate_answer", f"the answer to {shown} again, where the answer to "
+                         f"{json.dumps(expected)} belongs")
+        return Fault("wrong_id", f"an answer with id {shown} where the answer to {json.dumps(expected)} belongs")
+
+    def _response(self, message: dict[str, Any], wellformed: bool) -> tuple[dict[str, Any] | None, Fault | None]:
+        """A protocol answer -> the implementation response ``{"ok": v} | {"error": {...}}``, or its fault."""
         if "ok" in message:
             value = message["ok"]
             if isinstance(value, dict):
                 try:
                     value = hostvalues.decode(value)
                 except ValueError as exc:
-                    return _error("unexpected_exception",
-                                  f"the testee answered a value that is not a host value: {exc}")
-            return {"ok": value}
+                    return None, Fault("malformed_answer", f"an answer that is not a host value: {exc}",
+                                       json.dumps(message)[:200])
+            return {"ok": value}, None
         error = message.get("error")
         if isinstance(error, dict) and isinstance(error.get("code"), str):
-            return {"error": {"code": error["code"], "message": str(error.get("message", ""))}}
-        return _error("unexpected_exception", f"malformed response from the testee: {json.dumps(message)[:300]}")
+            if error["code"] == "bad_request" and wellformed:
+                return None, Fault("refused_op", "a well-formed request answered bad_request: "
+                                   + str(error.get("message", ""))[:200], json.dumps(message)[:200])
+            return {"error": {"code": error["code"], "message": str(error.get("message", ""))}}, None
+        return None, Fault("malformed_answer", "an answer that is neither {ok} nor {error: {code, message}}",
+                           json.dumps(message)[:200])
+
+    def _record(self, fault: Fault, proc: TesteeProcess | None, request: str | None = None) -> None:
+        tail = proc.stderr_tail() if proc is not None else ""
+        self.findings.add(self.name, fault.kind, fault.message, line=fault.line, stderr=tail or None, request=request)
+
+    # --- calls -------------------------------------------------------------------------------------
 
     def call(self, op_name: str, args: dict[str, Any]) -> dict[str, Any]:
         return self.call_batch([(op_name, args)])[0]
@@ -313,156 +513,323 @@ class CommandTestee:
         """Send every request, then read the answers in order; see the module docstring for failures."""
         calls = list(calls)
         results: list[dict[str, Any] | None] = [None] * len(calls)
-        encoded: dict[int, dict[str, Any]] = {}
+        self._requests: dict[int, str] = {}  # index -> its encoded body (op and args)
+        self._wellformed: dict[int, bool] = {}
         for index, (op_name, args) in enumerate(calls):
             try:
-                encoded[index] = {"op": op_name, "args": hostvalues.encode_args(args)}
-            except TypeError as exc:
+                self._requests[index] = json.dumps({"op": op_name, "args": hostvalues.encode_args(args)},
+                                                   ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+            except (TypeError, ValueError) as exc:
                 results[index] = _error("bad_request", f"cannot encode the arguments: {exc}")
+                continue
+            self._wellformed[index] = _wellformed(op_name, args)
         pending = [i for i in range(len(calls)) if results[i] is None]
-        single: list[int] = []  # requests to send one per line (to find which one killed a batch)
-        while pending or single:
+        lines: list[int] = []  # one request per line (to find which one killed a batch)
+        retry: collections.deque[int] = collections.deque()  # alone, on a fresh process, once
+        first_trouble: dict[int, tuple[str, str]] = {}
+        self._drain_stray()
+
+        def remaining() -> list[int]:
+            return [*retry, *lines, *pending]
+
+        while pending or lines or retry:
+            if self.taken_out is not None:
+                for index in remaining():
+                    results[index] = _error("unavailable", f"{self.name} was taken out of this run: {self.taken_out}")
+                break
+            if self._past_cutoff():
+                for index in remaining():
+                    results[index] = _error(CUT, "the run's time budget ran out before this request was answered")
+                break
+            if retry and self._proc is not None and self._proc.used:
+                self._drop()
             if self._proc is None:
                 failure = self._restart()
                 if failure is not None:
-                    for index in single + pending:
-                        results[index] = _error("crash", f"the testee could not be restarted: {failure}")
-                    break
-            if single:
-                single = self._run(single, encoded, results)
+                    if self._past_cutoff():
+                        continue
+                    self.findings.add(self.name, "restart_failed", failure)
+                    self._take_out(f"a fresh process could not be started: {failure}")
+                    continue
+            proc = self._proc
+            if retry:
+                outcome = self._exchange_lines([retry.popleft()])
+            elif lines:
+                outcome, lines = self._exchange_lines(lines), []
             elif self.batch_form and len(pending) > 1:
-                pending, single = self._run_batch(pending, encoded, results)
+                outcome, pending = self._exchange_batch(pending), []
             else:
-                pending = self._run(pending, encoded, results)
-        return [r if r is not None else _error("crash", "no answer") for r in results]
+                outcome, pending = self._exchange_lines(pending), []
+            self._check_stderr(proc)
+            if outcome.answered:
+                self.faults_in_a_row = 0
+            for index, response in outcome.answered.items():
+                results[index] = response
+                if index in first_trouble and first_trouble[index][0] in _PROCESS_TROUBLE:
+                    kind, message = first_trouble[index]
+                    self.findings.add(self.name, "flaky_timeout" if kind == "timeout" else "flaky_crash",
+                                      f"{kind} on a request that a fresh process then answered: {message[:300]}",
+                                      request=self._requests[index][:300])
+            self.faults_in_a_row += outcome.faults
+            for index, kind, message in outcome.troubled:
+                if index not in first_trouble:
+                    first_trouble[index] = (kind, message)
+                    retry.append(index)
+                elif kind in _PROCESS_TROUBLE:  # again, alone, on a fresh process: the input does it
+                    results[index] = _error("timeout" if kind == "timeout" else "crash", message)
+                else:
+                    results[index] = _error(FAULTED, f"faulted twice ({first_trouble[index][0]}, then {kind}): {message}")
+            lines = outcome.lines + lines
+            pending = outcome.batch + pending
+            if outcome.cut:
+                for index in remaining():
+                    results[index] = _error(CUT, "the run's time budget ran out before this request was answered")
+                break
+            if self.faults_in_a_row >= self.max_faults and self.taken_out is None:
+                self._take_out(f"{self.faults_in_a_row} protocol faults in a row")
+        return [r if r is not None else _error(CUT, "no answer") for r in results]
 
-    def _run_batch(self, pending: list[int], encoded: dict[int, dict[str, Any]],
-                   results: list[dict[str, Any] | None]) -> tuple[list[int], list[int]]:
-        """Send ``pending`` as batch lines of up to BATCH requests, PIPELINE of them in flight (the testee
-        answers lines in order), and read their answers. Returns (the indexes still to send as batches,
-        the indexes to send one by one first). A testee that died or hung on a batch is replaced and
-        that batch goes one request per line, which names the culprit; a trap answers the requests up
-        to it, the last one `crash`; a testee without batches is driven one request per line from then
-        on."""
+    def _check_stderr(self, proc: TesteeProcess | None) -> None:
+        if proc is not None and not proc.flood_reported and proc.stderr_bytes > self.max_line_bytes:
+            proc.flood_reported = True
+            self.findings.add(self.name, "stderr_flood", f"{proc.stderr_bytes:,} bytes on stderr from one process "
+                              f"(more than the line limit, {self.max_line_bytes:,}); read in chunks and dropped",
+                              stderr=proc.stderr_tail()[-300:])
+
+    def _take_out(self, why: str) -> None:
+        self.taken_out = why
+        self.findings.add(self.name, "taken_out", f"{self.name} taken out of the rest of the run: {why}")
+        self._drop()
+
+    def _drain_stray(self) -> None:
+        """Lines that came after the last answer (a duplicate, stray output) are faults of the process."""
+        proc = self._proc
+        if proc is None:
+            return
+        stray = proc.stray_lines()
+        if not stray:
+            return
+        for line in stray:
+            message, fault = self._read(line)
+            if fault is None and message is not None:
+                got = message.get("id")
+                fault = (Fault("duplicate_answer", f"{json.dumps(got)[:80]} answered again, after its answer",
+                               line_evidence(line) if isinstance(line, bytes) else None)
+                         if self._issued(got) or got == _START_ID else
+                         Fault("wrong_id", f"a line nobody asked for, with id {json.dumps(got)[:80]}",
+                               line_evidence(line) if isinstance(line, bytes) else None))
+            assert fault is not None
+            self._record(fault, proc)
+        self.faults_in_a_row += 1
+        self._drop()
+
+    def _line_for(self, request_id: Any, index: int) -> str:
+        return '{"id":' + json.dumps(request_id) + "," + self._requests[index][1:]
+
+    def _exchange_batch(self, pending: list[int]) -> _Outcome:
+        """Send ``pending`` as batch lines (up to BATCH requests, and a share of the line limit, each),
+        PIPELINE of them in flight (the testee answers lines in order), and read their answers."""
         proc = self._proc
         assert proc is not None
+        out = _outcome()
         waiting = list(pending)
-        in_flight: collections.deque[tuple[str, list[int], dict[Any, int]]] = collections.deque()
+        budget = max(1, self.max_line_bytes // BATCH_SHARE_OF_LINE)
+        in_flight: collections.deque[tuple[str, list[int], list[int]]] = collections.deque()
 
         def send_next() -> None:
             nonlocal waiting
-            chunk, waiting = waiting[:BATCH], waiting[BATCH:]
-            ids: dict[Any, int] = {}
-            items = []
-            for index in chunk:
-                ids[self._next_id] = index
-                items.append({"id": self._next_id, **encoded[index]})
+            chunk: list[int] = []
+            ids: list[int] = []
+            parts: list[str] = []
+            size = 0
+            for index in waiting:
+                if len(chunk) >= BATCH or (chunk and size + len(self._requests[index]) > budget):
+                    break
+                chunk.append(index)
+                ids.append(self._next_id)
+                parts.append(self._line_for(self._next_id, index))
+                size += len(parts[-1]) + 1
                 self._next_id += 1
+            waiting = waiting[len(chunk):]
             batch_id = f"batch-{self._next_id}"
-            proc.send([self._encode({"id": batch_id, "batch": items})])
+            self._next_id += 1
+            proc.send([('{"id":"' + batch_id + '","batch":[' + ",".join(parts) + "]}\n").encode("ascii")])
             in_flight.append((batch_id, chunk, ids))
 
         def later() -> list[int]:
             """What was sent after the head batch, and what was not sent yet."""
             return [i for _, chunk, _ in list(in_flight)[1:] for i in chunk] + waiting
 
+        def fail(fault: Fault, chunk: list[int], answered: int) -> _Outcome:
+            self._record(fault, proc)
+            self._drop()
+            out.faults += 1
+            out.lines = chunk[answered:]  # touched: sent again, one per line, on a fresh process
+            out.batch = later()
+            return out
+
         while waiting and len(in_flight) < PIPELINE:
             send_next()
         while in_flight:
             batch_id, chunk, ids = in_flight[0]
             deadline = time.monotonic() + self.timeout + BATCH_SECONDS_PER_REQUEST * len(chunk)
-            while True:
-                line = proc.next_line(deadline)
-                if line == "timeout" or line is None:
-                    proc.kill()
-                    self._proc = None
-                    return later(), chunk
-                assert isinstance(line, bytes)
-                message = self._parse(line)
-                if message is not None and message.get("id") == batch_id:
-                    break
+            line = proc.next_line(self._wait_until(deadline))
+            if line == "timeout" or line is None:
+                cut = line == "timeout" and self._past_cutoff()
+                self._drop()
+                out.cut = cut
+                out.lines, out.batch = (chunk, later()) if not cut else ([], chunk + later())
+                return out  # died or hung on it: its requests go one per line, which names the culprit
+            assert not isinstance(line, str)
+            message, fault = self._read(line)
+            if fault is None and message is not None and message.get("id") != batch_id:
+                fault = self._wrong_id(message.get("id"), batch_id, [b for b, _, _ in list(in_flight)[1:]])
+            if fault is not None:
+                return fail(fault, chunk, 0)
+            assert message is not None
             answers = message.get("batch")
             if not isinstance(answers, list):
-                self.batch_form = False  # e.g. bad_request: this testee does not take batches
-                # The batch lines still in flight come back refused too; their ids match nothing later.
-                return chunk + later(), []
-            answered = set()
+                error = message.get("error")
+                if isinstance(error, dict) and isinstance(error.get("code"), str):
+                    # The testee does not take batch lines: legitimate; one request per line from now on.
+                    self.batch_form = False
+                    self._refused_in_flight(list(in_flight)[1:])
+                    out.batch = chunk + later()
+                    return out
+                return fail(Fault("malformed_answer", "a batch answered without a batch array or an error",
+                                  line_evidence(line)), chunk, 0)
+            done = 0
+            fault = None
             trapped = False
-            for answer in answers:
-                index = ids.get(answer.get("id")) if isinstance(answer, dict) else None
-                if index is None or index in answered:
-                    continue
-                response = self._response(answer)
-                results[index] = response
-                answered.add(index)
-                trapped = trapped or ("error" in response and response["error"]["code"] == "crash")
+            for position, answer in enumerate(answers):
+                if position >= len(chunk):
+                    fault = Fault("extra_answers", f"{len(answers)} answers to a batch of {len(chunk)}",
+                                  line_evidence(line[-200:]))
+                    break
+                if not isinstance(answer, dict):
+                    fault = Fault("malformed_answer", f"batch answer {position} is not an object", json.dumps(answer)[:200])
+                    break
+                if answer.get("id") != ids[position]:
+                    earlier = {a.get("id"): a for a in answers[:position] if isinstance(a, dict)}
+                    fault = self._wrong_id(answer.get("id"), ids[position], ids[position + 1:], earlier, answer)
+                    break
+                response, fault = self._response(answer, self._wellformed[chunk[position]])
+                if fault is not None:
+                    break
+                assert response is not None
+                done = position + 1
+                if "error" in response and response["error"]["code"] == "crash":
+                    trapped = True
+                    tail = proc.stderr_text() if proc.exit_status(wait=1.0) is not None else ""
+                    out.troubled.append((chunk[position], "trap", response["error"]["message"] + tail))
+                    break
+                out.answered[chunk[position]] = response
+            if fault is None and not trapped and done < len(chunk):
+                fault = Fault("missing_answers", f"{len(answers)} answers to a batch of {len(chunk)}, and no trap",
+                              line_evidence(line[-200:]))
+            if fault is not None:
+                return fail(fault, chunk, done)
             if trapped:
-                tail = proc.stderr_text() if proc.exit_status(wait=1.0) is not None else ""
-                for index in answered:
-                    error = results[index].get("error") if results[index] else None
-                    if error and error["code"] == "crash" and tail:
-                        error["message"] += tail
-                proc.kill()
-                self._proc = None
-                return [i for i in chunk if i not in answered] + later(), []
+                self._drop()
+                out.batch = chunk[done:] + later()
+                return out
             in_flight.popleft()
             if waiting:
                 send_next()
-        return [], []
+        return out
 
-    def _run(self, pending: list[int], encoded: dict[int, dict[str, Any]],
-             results: list[dict[str, Any] | None]) -> list[int]:
-        """Send ``pending`` to the current process and collect answers; returns the indexes still to
-        send (after a crash, trap or timeout, the process is gone and they go to a fresh one)."""
+    def _refused_in_flight(self, flight: list[tuple[str, list[int], list[int]]]) -> None:
+        """Read the refusals of the batch lines still in flight (each answered with an error)."""
         proc = self._proc
         assert proc is not None
-        ids: dict[Any, int] = {}
+        for batch_id, _, _ in flight:
+            line = proc.next_line(self._wait_until(time.monotonic() + self.timeout))
+            if line == "timeout" or line is None:
+                self._drop()
+                return
+            assert not isinstance(line, str)
+            message, fault = self._read(line)
+            if fault is None and message is not None and (message.get("id") != batch_id or "error" not in message):
+                fault = Fault("wrong_id", f"expected the refusal of {batch_id}", line_evidence(line))
+            if fault is not None:
+                self._record(fault, proc)
+                self.faults_in_a_row += 1
+                self._drop()
+                return
+
+    def _exchange_lines(self, pending: list[int]) -> _Outcome:
+        """Send ``pending`` one request per line (pipelined) and read the answers in order. The first
+        request without a good answer is troubled (a crash, a hang, a trap, a fault); the process is
+        then gone and the rest goes to a fresh one."""
+        proc = self._proc
+        assert proc is not None
+        out = _outcome()
+        ids: list[int] = []
         lines = []
         for index in pending:
-            request_id = self._next_id
+            ids.append(self._next_id)
+            lines.append((self._line_for(self._next_id, index) + "\n").encode("ascii"))
             self._next_id += 1
-            ids[request_id] = index
-            lines.append(self._encode({"id": request_id, **encoded[index]}))
         proc.send(lines)
-        waiting = collections.OrderedDict((i, None) for i in pending)  # unanswered, in send order
         deadline = time.monotonic() + self.timeout
-        while waiting:
-            current = next(iter(waiting))
-            line = proc.next_line(deadline)
+        earlier: dict[Any, Any] = {}  # this exchange's answers by id (a duplicate repeats one)
+        for position, (request_id, current) in enumerate(zip(ids, pending)):
+            rest = pending[position + 1:]
+            line = proc.next_line(self._wait_until(deadline))
             if line == "timeout":
-                proc.kill()
-                self._proc = None
-                results[current] = _error(
-                    "timeout", f"no answer within {self.timeout:g} s; the testee was killed and restarted"
-                    + proc.stderr_text())
-                del waiting[current]
-                return list(waiting)
+                if self._past_cutoff():
+                    self._drop()
+                    out.cut, out.lines = True, pending[position:]
+                    return out
+                message = (f"no answer within {self.timeout:g} s; the testee was killed and restarted"
+                           + proc.stderr_text())
+                self._drop()
+                out.troubled.append((current, "timeout", message))
+                out.lines = rest
+                return out
             if line is None:  # EOF: the process died on the first unanswered request
                 status = proc.exit_status()
-                message = proc.stderr_text()
-                proc.kill()
-                self._proc = None
-                results[current] = _error(
-                    "crash", f"the testee exited (status {status}) while handling this request" + message)
-                del waiting[current]
-                return list(waiting)
-            assert isinstance(line, bytes)
-            message = self._parse(line)
-            if message is None or message.get("id") not in ids:
-                continue  # not an answer to this batch (stray output, a stale handshake): ignore
-            index = ids[message["id"]]
-            if index not in waiting:
-                continue
-            response = self._response(message)
-            results[index] = response
-            del waiting[index]
-            deadline = time.monotonic() + self.timeout
+                message = f"the testee exited (status {status}) while handling this request" + proc.stderr_text()
+                self._drop()
+                out.troubled.append((current, "crash", message))
+                out.lines = rest
+                return out
+            assert not isinstance(line, str)
+            answer, fault = self._read(line)
+            if fault is None and answer is not None and answer.get("id") != request_id:
+                fault = self._wrong_id(answer.get("id"), request_id, ids[position + 1:], earlier, answer)
+            response = None
+            if fault is None and answer is not None:
+                response, fault = self._response(answer, self._wellformed[current])
+            if fault is not None:
+                self._record(fault, proc, request=self._requests[current][:300])
+                self._drop()
+                out.faults += 1
+                out.troubled.append((current, fault.kind, fault.message))
+                out.lines = rest
+                return out
+            assert response is not None
             if "error" in response and response["error"]["code"] == "crash":
                 # A trap: the testee exits after answering; never trust this instance again.
                 tail = proc.stderr_text() if proc.exit_status(wait=1.0) is not None else ""
-                if tail:
-                    response["error"]["message"] += tail
-                proc.kill()
-                self._proc = None
-                return list(waiting)
-        return []
+                self._drop()
+                out.troubled.append((current, "trap", response["error"]["message"] + tail))
+                out.lines = rest
+                return out
+            out.answered[current] = response
+            earlier[request_id] = answer
+            deadline = time.monotonic() + self.timeout
+        return out
+
+
+def _wellformed(op_name: str, args: dict[str, Any]) -> bool:
+    """Whether a request names an op of the table with arguments that fit it: a testee must not answer
+    it ``bad_request``."""
+    op = OPS.get(op_name)
+    if op is None:
+        return False
+    try:
+        check_args(op, args)
+    except ValueError:
+        return False
+    return True

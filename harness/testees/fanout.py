@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from harness.testees.errors import answered
 from harness.testees.impls import ImplementationUnavailable, InProcess, declaration
 from harness.testees.testee import Response, Testee
 
@@ -50,14 +51,15 @@ def expressible(name: str, args: dict[str, Any]) -> bool:
 def answer_each(opened: dict[str, Testee], op: str, batch: list[dict[str, Any]],
                 ) -> tuple[dict[str, list[Response | None]], dict[str, int]]:
     """``op`` on every input of ``batch`` everywhere at once, except where a host cannot hold the input:
-    (implementation -> one answer per input, None where not sent; implementation -> inputs not sent)."""
+    (implementation -> one answer per input, None where not sent or not answered (a request faulted
+    twice, cut by the budget, its testee taken out: never compared); implementation -> inputs not sent)."""
     sendable = {name: [j for j, args in enumerate(batch) if expressible(name, args)] for name in opened}
     got = call_all(opened, {name: [(op, batch[j]) for j in sendable[name]] for name in opened})
     columns: dict[str, list[Response | None]] = {}
     for name in opened:
         column: list[Response | None] = [None] * len(batch)
         for j, response in zip(sendable[name], got[name]):
-            column[j] = response
+            column[j] = response if answered(response) else None
         columns[name] = column
     not_sent = {name: len(batch) - len(sendable[name]) for name in opened if len(sendable[name]) < len(batch)}
     return columns, not_sent

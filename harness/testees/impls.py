@@ -36,7 +36,8 @@ from typing import Any
 
 import jsonschema
 
-from harness.testees.command import CommandTestee
+from harness.testees.command import DEFAULT_MAX_LINE_BYTES, CommandTestee
+from harness.testees.findings import DEFAULT_MAX_FAULTS
 from harness.testees.inprocess import InProcess
 from harness.testees.protocol import PROTOCOL_VERSION
 from harness.testees.errors import HARNESS_CODES, ImplementationUnavailable
@@ -77,6 +78,8 @@ class Implementation:
     host_strings: str = "code-points"  # "utf-16": a high surrogate then a low one is a pair there
     bare_bench: tuple[str, ...] | None = None  # times its own loop over a requests file (nox -s bench)
     speed_goals: bool = True  # in the set the bench's throughput goals are stated for
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES  # limits.line_bytes
+    max_faults: int = DEFAULT_MAX_FAULTS  # limits.faults_in_a_row
 
     def can_express(self, args: dict[str, Any]) -> bool:
         """Whether every argument arrives in its host as the same value (see hostvalues.utf16_merges)."""
@@ -94,17 +97,44 @@ def _expand(text: str, here: Path) -> str:
     return text.replace("{python}", sys.executable).replace("{root}", str(ROOT)).replace("{here}", str(here))
 
 
+def _fix(error: jsonschema.ValidationError) -> str:
+    """What to do about a schema error, in a few words."""
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    if error.validator == "required":
+        missing = str(error.message).split("'")[1] if "'" in error.message else "it"
+        return f"add the field `{missing}`"
+    if error.validator == "additionalProperties":
+        return "remove the field, or check its spelling against schemas/implementation-v1.schema.json"
+    if error.validator == "enum":
+        return "use one of " + ", ".join(json.dumps(v) for v in error.validator_value)
+    if error.validator == "const":
+        return f"set it to {json.dumps(error.validator_value)}"
+    if error.validator == "type":
+        return f"make it of type {error.validator_value}"
+    if error.validator in ("minimum", "exclusiveMinimum"):
+        return f"make it {'at least' if error.validator == 'minimum' else 'more than'} {error.validator_value}"
+    if error.validator == "minItems":
+        return f"give it at least {error.validator_value} item(s)"
+    if error.validator == "pattern":
+        return f"make it match {error.validator_value}"
+    if schema.get("description"):
+        return str(schema["description"])
+    return "see schemas/implementation-v1.schema.json"
+
+
 def _load(path: Path) -> Implementation:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise DeclarationError(f"{path}: cannot read the declaration: {exc}") from None
-    errors = sorted(jsonschema.Draft202012Validator(_schema()).iter_errors(data), key=lambda e: list(e.path))
-    if errors:
-        where = "/".join(map(str, errors[0].path)) or "(top)"
-        raise DeclarationError(f"{path}: not a valid implementation-v1 declaration at {where}: {errors[0].message}")
+        raise DeclarationError(f"{path}: cannot read the declaration: {exc}; fix: make it a JSON object "
+                               "(schemas/implementation-v1.schema.json)") from None
+    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(_schema()).iter_errors(data))
+    if error is not None:
+        where = "/".join(map(str, error.absolute_path)) or "(the top level)"
+        raise DeclarationError(f"{path}: field {where}: {error.message}; fix: {_fix(error)}")
     if data["name"] != path.stem:
-        raise DeclarationError(f"{path}: its name {data['name']!r} must equal the file name {path.stem!r}")
+        raise DeclarationError(f"{path}: field name: {data['name']!r} is not the file name {path.stem!r}; fix: "
+                               "rename the file or the implementation")
     here = path.parent
     start = data["start"]
     return Implementation(
@@ -125,6 +155,8 @@ def _load(path: Path) -> Implementation:
         host_strings=data.get("host_strings", "code-points"),
         bare_bench=tuple(_expand(t, here) for t in data["bare_bench"]) if "bare_bench" in data else None,
         speed_goals=data.get("speed_goals", True),
+        max_line_bytes=data.get("limits", {}).get("line_bytes", DEFAULT_MAX_LINE_BYTES),
+        max_faults=data.get("limits", {}).get("faults_in_a_row", DEFAULT_MAX_FAULTS),
     )
 
 
@@ -168,26 +200,47 @@ def _fingerprint() -> tuple[tuple[str, int, int], ...]:
 
 
 @lru_cache(maxsize=16)
-def _declarations(fingerprint: tuple[tuple[str, int, int], ...]) -> tuple[tuple[str, Implementation], ...]:
+def _read_all(fingerprint: tuple[tuple[str, int, int], ...]) -> tuple[tuple[tuple[str, Implementation], ...],
+                                                                      tuple[tuple[str, str], ...]]:
+    """(the declarations that load, by name; the broken ones: file stem -> what is wrong and the fix)."""
     found: dict[str, Implementation] = {}
+    broken: dict[str, str] = {}
     for name, mtime, _ in fingerprint:
         if mtime == -1:
-            raise DeclarationError(f"{name}: no such folder of implementation declarations")
-        declared = _load(Path(name))
+            raise DeclarationError(f"{name}: no such folder of implementation declarations (named by {EXTRA_ENV})")
+        try:
+            declared = _load(Path(name))
+        except DeclarationError as exc:
+            broken[Path(name).stem] = str(exc)
+            continue
         if declared.name in found:
-            raise DeclarationError(f"{name}: implementation {declared.name!r} is already declared in "
-                                   f"{found[declared.name].source}")
+            broken[declared.name] = (f"{name}: implementation {declared.name!r} is already declared in "
+                                     f"{found[declared.name].source}; fix: remove one of them")
+            continue
         found[declared.name] = declared
     oracles = [d.name for d in found.values() if d.oracle]
     if len(oracles) != 1:
-        raise DeclarationError(f"exactly one implementation must be the oracle; declared: {oracles or 'none'}")
-    return tuple(found.items())
+        raise DeclarationError(f"exactly one implementation must be the oracle; declared: {oracles or 'none'}"
+                               + (f" (broken: {'; '.join(broken.values())})" if broken else ""))
+    return tuple(found.items()), tuple(sorted(broken.items()))
+
+
+def _declarations(fingerprint: tuple[tuple[str, int, int], ...]) -> tuple[tuple[str, Implementation], ...]:
+    return _read_all(fingerprint)[0]
+
+
+def broken() -> dict[str, str]:
+    """The declaration files that do not load: their name (the file stem) -> what is wrong, and the fix.
+    They stop only what asks for them."""
+    declarations()
+    return dict(_read_all(_CHECKED[2])[1])
 
 
 def names() -> list[str]:
-    """Every declared implementation, the oracle first."""
+    """Every declared implementation whose declaration loads (and is not ambiguous), the oracle first."""
     found = declarations()
-    return sorted(found, key=lambda name: (not found[name].oracle, name))
+    problems = broken()
+    return sorted((name for name in found if name not in problems), key=lambda name: (not found[name].oracle, name))
 
 
 def oracle() -> str:
@@ -196,6 +249,9 @@ def oracle() -> str:
 
 def declaration(name: str) -> Implementation:
     found = declarations()
+    problems = broken()
+    if name in problems:
+        raise DeclarationError(problems[name])
     try:
         return found[name]
     except KeyError:
@@ -236,15 +292,44 @@ def _version_of(module: Any) -> str:
     return "unknown"
 
 
-def get_impl(name: str) -> Testee:
-    """Start the implementation `name` as its declaration says; ImplementationUnavailable if it cannot."""
+def get_impl(name: str, cutoff: float | None = None) -> Testee:
+    """Start the implementation `name` as its declaration says; ImplementationUnavailable if it cannot.
+    ``cutoff``: a time.monotonic() after which a command testee waits for nothing (a run's budget)."""
     declared = declaration(name)
     if declared.in_process:
         return _in_process(declared)
     assert declared.command is not None
-    return CommandTestee(declared.command, name=declared.name, timeout=_override("REQUEST", declared.request_deadline),
-                         startup_timeout=_override("STARTUP", declared.startup_deadline),
-                         env={**os.environ, **declared.env}, hint=declared.hint)
+    testee = CommandTestee(declared.command, name=declared.name,
+                           timeout=_override("REQUEST", declared.request_deadline),
+                           startup_timeout=_override("STARTUP", declared.startup_deadline),
+                           env={**os.environ, **declared.env}, hint=declared.hint,
+                           max_line_bytes=declared.max_line_bytes, max_faults=declared.max_faults, cutoff=cutoff)
+    check_handshake(testee, declared)
+    return testee
+
+
+def check_handshake(testee: CommandTestee, declared: Implementation) -> None:
+    """A self-description that lies is a finding: contracts that do not cover the declaration's, unicode
+    versions other than its own unicode_versions answer."""
+    description = testee.description
+    served = description.get("contracts")
+    if not isinstance(served, list) or not set(declared.contracts) <= set(served):
+        testee.findings.add(declared.name, "handshake_lie", f"its start answer serves contracts {served!r}; its "
+                            f"declaration ({declared.source.name}) says {list(declared.contracts)}")
+    answer = testee.call("unicode_versions", {})
+    try:
+        versions = json.loads(answer["ok"]) if isinstance(answer.get("ok"), str) else None
+    except ValueError:
+        versions = None
+    if versions is not None and versions != description.get("unicode"):
+        testee.findings.add(declared.name, "handshake_lie",
+                            f"its start answer says unicode {json.dumps(description.get('unicode'))[:200]}; its "
+                            f"unicode_versions answer is {json.dumps(versions)[:200]}")
+
+
+def request_deadline_of(declared: Implementation) -> float:
+    """Its request deadline, as the client enforces it (PARITY_REQUEST_TIMEOUT included); 0 in process."""
+    return 0.0 if declared.in_process else _override("REQUEST", declared.request_deadline)
 
 
 def _override(which: str, declared: float) -> float:
@@ -258,11 +343,11 @@ def available() -> list[str]:
     for name in names():
         try:
             get_impl(name).close()
-        except ImplementationUnavailable:
+        except (ImplementationUnavailable, DeclarationError):
             continue
         found.append(name)
     return found
 
 
-__all__ = ["HARNESS_CODES", "OPS", "CommandTestee", "DeclarationError", "InProcess", "Implementation",
+__all__ = ["HARNESS_CODES", "OPS", "CommandTestee", "DeclarationError", "broken", "check_handshake", "InProcess", "Implementation",
            "ImplementationUnavailable", "available", "declaration", "declarations", "get_impl", "names", "oracle"]

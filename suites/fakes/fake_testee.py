@@ -49,7 +49,8 @@ def resolve(op: Op) -> Callable[..., Any]:
 def main() -> int:
     impl = InProcess("fake", resolve)
     description = {"protocol": PROTOCOL_VERSION, "name": "fake-testee", "version": BUG or "faithful",
-                   "language": "Python (a test double)", "unicode": {}, "contracts": ["v1"]}
+                   "language": "Python (a test double)", "unicode": json.loads(reference.unicode_versions()),
+                   "contracts": ["v1"]}
     if BUG != "protocol":
         return protocol.serve(impl, sys.stdin, sys.stdout, description)
     for line in sys.stdin:

@@ -1,0 +1,132 @@
+"""A hostile testee: the reference served faithfully, except for one fault, chosen by HOSTILE_FAULT and
+triggered by HOSTILE_AT (the Nth request this process answers, counting the requests inside batch
+lines; the count starts again in every process). The table of faults and the verdicts the harness must
+give them is ``suites/hostile.py``.
+
+    not_json      the line that holds the Nth answer is replaced by a line that is not JSON
+    wrong_id      the Nth answer carries another request's id
+    exit          exits with status 0 at the Nth request, without answering
+    hang          stops answering at the Nth request, and stays alive
+    stderr_flood  writes 200 MB to stderr without a newline at the Nth request, then answers
+    long_line     writes 300 MB without a newline before the line of the Nth answer
+    bad_utf8      the Nth answer holds bytes that are not UTF-8
+    twice         the Nth answer is written twice (a batch: the item twice)
+    drop_last     every batch line (from the Nth request on) is answered without its last item
+    reverse       every batch line (from the Nth request on) is answered in reverse order
+    refuse_op     the Nth request is answered bad_request
+    random        every normalize_fact_text answer is a random text (nondeterministic)
+    batch_state   inside a batch line, normalize_fact_text answers with the previous item's text
+    lie_contracts its start answer says it serves contract v0 only
+    lie_unicode   its start answer's unicode versions differ from its unicode_versions answer
+    slow_start    sleeps HOSTILE_SLEEP seconds (default 60) before it reads the start request
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+import reference  # noqa: E402
+from harness.testees import protocol  # noqa: E402
+from harness.testees.inprocess import InProcess  # noqa: E402
+
+FAULT = os.environ.get("HOSTILE_FAULT", "")
+AT = int(os.environ.get("HOSTILE_AT", "50"))
+OUT = sys.stdout.buffer
+
+
+def resolve(op):  # type: ignore[no-untyped-def]
+    if FAULT == "random" and op.name == "normalize_fact_text":
+        return lambda text: "".join(random.choice("abcdefgh") for _ in range(12))
+    return getattr(reference, op.name)
+
+
+IMPL = InProcess("hostile", resolve)
+VERSIONS = json.loads(reference.unicode_versions())
+DESCRIPTION = {"protocol": protocol.PROTOCOL_VERSION, "name": "hostile-testee", "version": FAULT or "faithful",
+               "language": "Python (a hostile test double)", "unicode": VERSIONS, "contracts": ["v1"]}
+if FAULT == "lie_contracts":
+    DESCRIPTION["contracts"] = ["v0"]
+if FAULT == "lie_unicode":
+    DESCRIPTION["unicode"] = {**VERSIONS, "case_mapping": "1.0.0"}
+
+count = 0  # requests answered by this process
+
+
+def write(data: bytes) -> None:
+    OUT.write(data)
+    OUT.flush()
+
+
+def line(message: object) -> bytes:
+    return protocol.encode_line(message).encode("ascii")  # type: ignore[arg-type]
+
+
+def answer_one(request: dict, previous: str | None) -> tuple[dict, bool]:  # type: ignore[type-arg]
+    """(the answer, whether this request is the Nth)."""
+    global count
+    count += 1
+    nth = count == AT
+    if nth and FAULT == "exit":
+        os._exit(0)
+    if nth and FAULT == "hang":
+        time.sleep(3600)
+    if nth and FAULT == "stderr_flood":
+        block = b"x" * (1 << 20)
+        for _ in range(200):
+            sys.stderr.buffer.write(block)
+        sys.stderr.buffer.flush()
+    if FAULT == "batch_state" and previous is not None and request.get("op") == "normalize_fact_text":
+        return {"id": request.get("id"), "ok": previous}, nth
+    if nth and FAULT == "refuse_op":
+        return protocol.bad_request(request.get("id"), "not today"), nth
+    response = protocol.handle(IMPL, request)
+    if nth and FAULT == "wrong_id":
+        response["id"] = request["id"] - 1 if isinstance(request.get("id"), int) else "someone-else"
+    return response, nth
+
+
+def main() -> int:
+    if FAULT == "slow_start":
+        time.sleep(float(os.environ.get("HOSTILE_SLEEP", "60")))
+    for raw in sys.stdin.buffer:
+        request = json.loads(raw)
+        if request.get("op") == "start":
+            write(line(protocol.handle(IMPL, request, DESCRIPTION)))
+            continue
+        if "batch" in request:
+            answers, hit, previous = [], False, None
+            for item in request["batch"]:
+                response, nth = answer_one(item, previous)
+                previous = item.get("args", {}).get("text") if isinstance(item.get("args", {}).get("text"), str) else None
+                answers.append(response)
+                if nth and FAULT == "twice":
+                    answers.append(response)
+                hit = hit or nth
+            if FAULT in ("drop_last", "reverse") and count >= AT:
+                answers = answers[:-1] if FAULT == "drop_last" else answers[::-1]
+            messages = [{"id": request["id"], "batch": answers}]
+        else:
+            response, hit = answer_one(request, None)
+            messages = [response, response] if hit and FAULT == "twice" else [response]
+        data = b"".join(line(m) for m in messages)
+        if hit and FAULT == "not_json":
+            data = b"this is not JSON at all\n"
+        if hit and FAULT == "bad_utf8":
+            data = data[:-2] + b"\xff\xfe" + data[-2:]
+        if hit and FAULT == "long_line":
+            block = b"y" * (1 << 20)
+            for _ in range(300):
+                OUT.write(block)
+        write(data)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,58 @@
+"""The table of hostile testees (suites/fakes/hostile_testee.py): each fault, the trigger it takes and the
+verdict the harness must give it. Every command that talks to testees is checked against it
+(suites/test_hostile.py); ``declare`` writes one as an implementation, through PARITY_IMPLEMENTATIONS,
+like any implementation in any language.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+HOSTILE = Path(__file__).resolve().parent / "fakes" / "hostile_testee.py"
+
+
+@dataclass(frozen=True)
+class Fault:
+    name: str  # HOSTILE_FAULT
+    finding: str  # the finding kind it must give (harness/testees/findings.py)
+    at: int = 50  # HOSTILE_AT: the Nth request of each process
+    family: str = "client"  # "client": the command client decides it; "gate": the reproduction gate; "start"
+
+
+FAULTS = (
+    Fault("not_json", "not_json"),
+    Fault("wrong_id", "wrong_id"),
+    Fault("exit", "flaky_crash"),
+    Fault("hang", "flaky_timeout"),
+    Fault("stderr_flood", "stderr_flood"),
+    Fault("long_line", "line_too_long"),
+    Fault("bad_utf8", "not_utf8"),
+    Fault("twice", "duplicate_answer"),
+    Fault("drop_last", "missing_answers", at=1),
+    Fault("reverse", "out_of_order", at=1),
+    Fault("refuse_op", "refused_op"),
+    Fault("random", "nondeterministic", family="gate"),
+    Fault("batch_state", "batch_context", family="gate"),
+    Fault("lie_contracts", "handshake_lie", family="start"),
+    Fault("lie_unicode", "handshake_lie", family="start"),
+)
+BY_NAME = {fault.name: fault for fault in FAULTS}
+
+
+def declare(folder: Path, fault: str, at: int | None = None, name: str = "hostile", request_deadline: float = 10,
+            startup_deadline: float = 10, extra_env: dict[str, str] | None = None) -> str:
+    """Write ``folder/<name>.json`` declaring the hostile testee with ``fault``; returns the name."""
+    chosen = BY_NAME[fault] if fault in BY_NAME else Fault(fault, "")
+    folder.mkdir(parents=True, exist_ok=True)
+    env = {"HOSTILE_FAULT": fault, "HOSTILE_AT": str(at if at is not None else chosen.at), **(extra_env or {})}
+    declaration = {
+        "schema": "implementation-v1", "name": name, "oracle": False, "contracts": ["v1"],
+        "description": f"the reference served with one fault: {fault}", "language": "Python (a hostile test double)",
+        "start": {"command": ["{python}", str(HOSTILE)], "env": env},
+        "build": [], "expected": None, "deadlines": {"startup": startup_deadline, "request": request_deadline},
+        "hint": "a test double of suites/",
+    }
+    (folder / f"{name}.json").write_text(json.dumps(declaration, indent=2), encoding="utf-8")
+    return name

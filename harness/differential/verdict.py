@@ -5,8 +5,10 @@ implementation must answer as it did (the same outcome): then the divergence is 
 answers are what is classified. An implementation that answers otherwise alone is sent the input again
 at the same position of a fresh batch of plain fillers (the op's ``plain`` arguments of the registry):
 
-* it answers there as it first did: a ``batch_context`` finding (its answer depends on the batch around it);
-* neither: ``nondeterministic``, with both observations.
+* it answers alone the same way twice, and otherwise inside that batch: a ``batch_context`` finding
+  (its answer depends on the batch around it);
+* otherwise (two alone answers differ, or the batch answer is the alone one after all):
+  ``nondeterministic``, with the observations.
 
 Either way it is a finding about that testee (harness/testees/findings.py), never a divergence.
 """
@@ -35,6 +37,33 @@ def _shown(response: dict[str, Any] | None) -> str:
     return json.dumps(hostvalues.encode(response) if response is not None else None, ensure_ascii=True)[:300]
 
 
+def judge(impl: Testee, name: str, op: str, args: dict[str, Any], alone: dict[str, Any], position: int,
+          findings: Findings, **seen: Any) -> str:
+    """Why an implementation answered alone otherwise than in a batch: the finding's kind, recorded.
+    Alone again: an answer that moves is nondeterministic. At ``position`` of a fresh batch of plain
+    fillers: an answer other than the (stable) alone one is batch_context; the alone one again is
+    nondeterministic (the batch answer did not come back)."""
+    encoded = json.dumps(hostvalues.encode_args(args), ensure_ascii=True)[:300]
+    second = impl.call(op, args)
+    if not answered(second):
+        return "no_answer"  # the client has the finding
+    if not same_outcome(op, alone, second):
+        findings.add(name, "nondeterministic", f"{op}: the same request answered differently when sent again",
+                     request=encoded, alone=_shown(alone), aloneAgain=_shown(second), **seen)
+        return "nondeterministic"
+    plain = dict(get_op(op).plain)
+    again = impl.call_batch([(op, plain)] * position + [(op, args)])[position]
+    if not answered(again):
+        return "no_answer"
+    if not same_outcome(op, alone, again):
+        findings.add(name, "batch_context", f"{op}: answered otherwise alone than at position {position} of a batch",
+                     request=encoded, alone=_shown(alone), inFreshBatch=_shown(again), position=position, **seen)
+        return "batch_context"
+    findings.add(name, "nondeterministic", f"{op}: answered otherwise once in a batch, never again",
+                 request=encoded, alone=_shown(alone), inFreshBatch=_shown(again), position=position, **seen)
+    return "nondeterministic"
+
+
 def gate(impls: dict[str, Testee], op: str, args: dict[str, Any], seen: Responses, findings: Findings,
          positions: dict[str, int] | None = None) -> Verdict:
     """Send ``args`` again alone to every implementation in ``seen`` (the answers seen in a batch); see
@@ -44,19 +73,9 @@ def gate(impls: dict[str, Testee], op: str, args: dict[str, Any], seen: Response
     moved = [name for name in seen if name in alone and not same_outcome(op, seen[name], alone[name])]
     if not moved and all(name in alone for name in seen):
         return Verdict(True, alone)
-    encoded = json.dumps(hostvalues.encode_args(args), ensure_ascii=True)[:300]
-    plain = dict(get_op(op).plain)
     for name in moved:
-        position = (positions or {}).get(name, 0)
-        again = impls[name].call_batch([(op, plain)] * position + [(op, args)])[position]
-        if answered(again) and same_outcome(op, seen[name], again):
-            findings.add(name, "batch_context",
-                         f"{op}: answered otherwise alone than at position {position} of a batch", request=encoded,
-                         inBatch=_shown(seen[name]), alone=_shown(alone[name]), position=position)
-        else:
-            findings.add(name, "nondeterministic", f"{op}: the same request answered differently when sent again",
-                         request=encoded, first=_shown(seen[name]), again=_shown(alone[name]),
-                         third=_shown(again))
+        judge(impls[name], name, op, args, alone[name], (positions or {}).get(name, 0), findings,
+              inBatch=_shown(seen[name]))
     return Verdict(False, alone)
 
 
@@ -87,15 +106,6 @@ def gate_shape(impls: dict[str, Testee], op: str, args: dict[str, Any],
     kinds = dict(seen[1])
     suspects = [name for name in names if name in set(seen[0]) ^ set(divergent(op, alone))
                 or outcome_kinds({name: alone[name]})[0][1] != kinds[name]]
-    plain = dict(get_op(op).plain)
-    encoded = json.dumps(hostvalues.encode_args(args), ensure_ascii=True)[:300]
     for name in suspects:
-        again = impls[name].call_batch([(op, plain)] * position + [(op, args)])[position]
-        trial = {**alone, name: again} if answered(again) else alone
-        if answered(again) and shape(op, trial) == seen:
-            findings.add(name, "batch_context", f"{op}: answered otherwise alone than at position {position} of a batch",
-                         request=encoded, alone=_shown(alone[name]), inBatch=_shown(again), position=position)
-        else:
-            findings.add(name, "nondeterministic", f"{op}: the same request answered differently when sent again",
-                         request=encoded, firstKinds=json.dumps(seen[1]), again=_shown(alone[name]), third=_shown(again))
+        judge(impls[name], name, op, args, alone[name], position, findings, inBatchKinds=json.dumps(seen[1]))
     return Verdict(False, alone)

@@ -128,17 +128,22 @@ def _end_worker(signum: int, frame: Any) -> None:
     os._exit(0)
 
 
-def shipped_findings(opened: dict[str, Testee]) -> tuple[list[dict[str, Any]], list[str]]:
-    """The findings of ``opened``'s testees since last time, and the names of those taken out."""
+def shipped_findings(opened: dict[str, Testee]) -> tuple[list[dict[str, Any]], list[str], dict[str, int]]:
+    """The findings of ``opened``'s testees since last time, the names of those taken out, and how many
+    requests to each the budget cut since last time."""
     found: list[dict[str, Any]] = []
     out: list[str] = []
+    cut: dict[str, int] = {}
     for name, impl in opened.items():
         book = getattr(impl, "findings", None)
         if book:
             found.extend(book.take())
         if getattr(impl, "taken_out", None):
             out.append(name)
-    return found, out
+        if getattr(impl, "cut_requests", 0):
+            cut[name] = impl.cut_requests  # type: ignore[attr-defined]
+            impl.cut_requests = 0  # type: ignore[attr-defined]
+    return found, out, cut
 
 
 def run_batch(task: tuple[Any, ...], opened: dict[str, Testee] | None = None) -> dict[str, Any]:
@@ -162,8 +167,9 @@ def run_batch(task: tuple[Any, ...], opened: dict[str, Testee] | None = None) ->
             positions = {name: sum(1 for k in range(j) if expressible(name, batch[k])) % LINE_BATCH
                          for name in responses}
             kept[key].append([hostvalues.encode_args(args), responses, positions])
-    found, out = shipped_findings(opened)
+    found, out, cut = shipped_findings(opened)
     return {"op": op, "examples": len(batch), "inexpressible": inexpressible, "findings": found, "out": out,
+            "cut": cut,
             "disagreeing": [[list(names), [list(k) for k in kinds], counts[(names, kinds)], examples]
                             for (names, kinds), examples in kept.items()]}
 
@@ -247,6 +253,12 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
 
     def expected_count() -> int:
         return sum(1 for d in result.divergences if d.status == "expected")
+
+    cut_requests: dict[str, int] = {}
+
+    def count_cut(cut: dict[str, int]) -> None:
+        for name, count in cut.items():
+            cut_requests[name] = cut_requests.get(name, 0) + count
 
     def take_out(names: list[str]) -> None:
         nonlocal impls
@@ -333,12 +345,14 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
             result.inexpressible[name] = result.inexpressible.get(name, 0) + count
         result.findings.merge(batch["findings"])
         take_out(batch["out"])
+        count_cut(batch["cut"])
         for _, _, _, examples in batch["disagreeing"]:
             for encoded, responses, positions in examples:
                 consider(batch["op"], hostvalues.decode_args(encoded), responses, positions)
-        found, out = shipped_findings(impls)
+        found, out, cut = shipped_findings(impls)
         result.findings.merge(found)
         take_out(out)
+        count_cut(cut)
         progress.update(result.examples, len(result.new), expected_count())
         if len(active) < 2:
             stream.write(f"[fuzz] fewer than two implementations left ({', '.join(active) or 'none'}): "
@@ -349,8 +363,11 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
         if stop_after_new is not None and result.new and \
                 time.monotonic() - started > min(d.found_after or 0.0 for d in result.new) + stop_after_new:
             break
-    found, _ = shipped_findings(all_impls)
+    found, _, cut = shipped_findings(all_impls)
     result.findings.merge(found)
+    count_cut(cut)
+    for name, count in sorted(cut_requests.items()):
+        result.cut.append(f"{count:,} request(s) to {name} unanswered when the budget ran out (not compared)")
     if not_classified:
         result.cut.append(f"{not_classified} disagreeing input(s) not classified: the budget ran out")
     if shrink_cut:

@@ -344,6 +344,7 @@ class CommandTestee:
         self.findings = Findings()
         self.faults_in_a_row = 0
         self.taken_out: str | None = None  # why, once it is out of the run
+        self.cut_requests = 0  # requests left unanswered when the cutoff came
         self._env = env
         self._cwd = Path(cwd) if cwd is not None else None
         self.restarts = 0  # how many times a dead, trapped, hung or faulty process was replaced
@@ -540,6 +541,7 @@ class CommandTestee:
             if self._past_cutoff():
                 for index in remaining():
                     results[index] = _error(CUT, "the run's time budget ran out before this request was answered")
+                self.cut_requests += len(remaining())
                 break
             if retry and self._proc is not None and self._proc.used:
                 self._drop()
@@ -584,6 +586,7 @@ class CommandTestee:
             if outcome.cut:
                 for index in remaining():
                     results[index] = _error(CUT, "the run's time budget ran out before this request was answered")
+                self.cut_requests += len(remaining())
                 break
             if self.faults_in_a_row >= self.max_faults and self.taken_out is None:
                 self._take_out(f"{self.faults_in_a_row} protocol faults in a row")

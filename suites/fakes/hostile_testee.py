@@ -96,7 +96,14 @@ def main() -> int:
     if FAULT == "slow_start":
         time.sleep(float(os.environ.get("HOSTILE_SLEEP", "60")))
     for raw in sys.stdin.buffer:
-        request = json.loads(raw)
+        try:
+            request = json.loads(raw)
+        except ValueError as exc:
+            write(line(protocol.bad_request(None, f"not JSON: {exc}")))
+            continue
+        if not isinstance(request, dict) or not isinstance(request.get("batch", []), list):
+            write(line(protocol.handle(IMPL, request)))
+            continue
         if request.get("op") == "start":
             write(line(protocol.handle(IMPL, request, DESCRIPTION)))
             continue

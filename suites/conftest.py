@@ -14,6 +14,7 @@ from hypothesis import settings
 
 from harness.differential import profiles  # noqa: F401  (registers the Hypothesis profiles)
 from harness.testees import impls
+from harness.testees.findings import Findings
 
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
@@ -58,6 +59,18 @@ def impl_set(request: pytest.FixtureRequest) -> dict[str, object]:
                 pytest.fail(f"implementation {name!r} was requested but is unavailable: {exc}", pytrace=False)
         opened[name] = _LOADED[name]
     return opened
+
+
+# Findings about testees that a suite took out of a testee (the fuzzer ships its testees' findings into
+# its result): kept here for suites/test_testee_health.py, which fails per implementation on any.
+FINDINGS = Findings()
+
+
+def findings_of(name: str) -> list[dict[str, object]]:
+    """Every finding about ``name`` this session: what the suites recorded, and its testee's own."""
+    if name in _LOADED and getattr(_LOADED[name], "findings", None):
+        FINDINGS.merge(_LOADED[name].findings.take())  # type: ignore[attr-defined]
+    return [item for item in FINDINGS.to_json() if item["impl"] == name]
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

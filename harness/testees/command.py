@@ -301,6 +301,7 @@ class _Outcome:
     lines: list[int]  # still to send one request per line
     faults: int = 0  # protocol-fault events
     cut: bool = False  # the budget ran out: everything still to send is cut
+    died: tuple[str, str, list[int]] | None = None  # a batch line the process died or hung on: kind, why, its requests
 
 
 def _outcome() -> _Outcome:
@@ -528,6 +529,7 @@ class CommandTestee:
         lines: list[int] = []  # one request per line (to find which one killed a batch)
         retry: collections.deque[int] = collections.deque()  # alone, on a fresh process, once
         first_trouble: dict[int, tuple[str, str]] = {}
+        deaths: list[tuple[str, str, list[int]]] = []  # batch lines a process died or hung on
         self._drain_stray()
 
         def remaining() -> list[int]:
@@ -581,6 +583,8 @@ class CommandTestee:
                     results[index] = _error("timeout" if kind == "timeout" else "crash", message)
                 else:
                     results[index] = _error(FAULTED, f"faulted twice ({first_trouble[index][0]}, then {kind}): {message}")
+            if outcome.died is not None:
+                deaths.append(outcome.died)
             lines = outcome.lines + lines
             pending = outcome.batch + pending
             if outcome.cut:
@@ -590,6 +594,12 @@ class CommandTestee:
                 break
             if self.faults_in_a_row >= self.max_faults and self.taken_out is None:
                 self._take_out(f"{self.faults_in_a_row} protocol faults in a row")
+        for kind, why, chunk in deaths:
+            # Sent again one per line, no request of it died or hung again (nor was cut): the batch's
+            # process was the trouble, not an input (a process killed from outside, a flaky testee).
+            if all(_answered_by_testee(results[i]) for i in chunk):
+                self.findings.add(self.name, "flaky_timeout" if kind == "timeout" else "flaky_crash",
+                                  f"{why.splitlines()[0]}; every request of it was then answered one per line")
         return [r if r is not None else _error(CUT, "no answer") for r in results]
 
     def _check_stderr(self, proc: TesteeProcess | None) -> None:
@@ -679,6 +689,10 @@ class CommandTestee:
             line = proc.next_line(self._wait_until(deadline))
             if line == "timeout" or line is None:
                 cut = line == "timeout" and self._past_cutoff()
+                if not cut:
+                    why = (f"no answer to a batch line of {len(chunk)} within its deadline" if line == "timeout" else
+                           f"the testee exited (status {proc.exit_status()}) during a batch line of {len(chunk)}")
+                    out.died = ("timeout" if line == "timeout" else "crash", why + proc.stderr_text(), chunk)
                 self._drop()
                 out.cut = cut
                 out.lines, out.batch = (chunk, later()) if not cut else ([], chunk + later())
@@ -823,6 +837,12 @@ class CommandTestee:
             earlier[request_id] = answer
             deadline = time.monotonic() + self.timeout
         return out
+
+
+def _answered_by_testee(response: dict[str, Any] | None) -> bool:
+    """An answer of the testee's own: ok, or an error it gave (not a crash, hang, cut or fault)."""
+    return response is not None and ("ok" in response or response["error"]["code"] not in
+                                     (*_PROCESS_TROUBLE, CUT, FAULTED, "unavailable"))
 
 
 def _wellformed(op_name: str, args: dict[str, Any]) -> bool:

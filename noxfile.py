@@ -99,9 +99,33 @@ def _toolchain_env() -> dict[str, str]:
     return {"PARITY_INSTALL_TOOLCHAIN": "1"} if os.environ.get("CI") == "true" or os.geteuid() == 0 else {}
 
 
+def _read_declarations() -> tuple[dict[str, dict], dict[str, str]]:
+    """(the declarations that read as JSON objects with what a build needs, by name; the broken ones:
+    name -> file, field and fix). The harness validates them fully against their schema."""
+    found: dict[str, dict] = {}
+    broken: dict[str, str] = {}
+    for path in sorted(IMPLEMENTATIONS.glob("*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            broken[path.stem] = f"{path}: cannot read the declaration: {exc}; fix: make it a JSON object"
+            continue
+        if not isinstance(data, dict):
+            broken[path.stem] = f"{path}: field (the top level): not an object; fix: make it a JSON object"
+            continue
+        missing = [field for field in ("start", "build", "hint") if field not in data]
+        if missing or not isinstance(data.get("start"), dict) or not isinstance(data.get("build"), list):
+            where = missing[0] if missing else "start" if not isinstance(data.get("start"), dict) else "build"
+            broken[path.stem] = (f"{path}: field {where}: missing or of the wrong type; fix: see "
+                                 "schemas/implementation-v1.schema.json")
+            continue
+        found[path.stem] = data
+    return found, broken
+
+
 def _declared() -> dict[str, dict]:
-    """The declared implementations, read as data (the harness validates them against their schema)."""
-    return {path.stem: json.loads(path.read_text(encoding="utf-8")) for path in sorted(IMPLEMENTATIONS.glob("*.json"))}
+    """The declared implementations that read, as data (a broken one stops only what asks for it)."""
+    return _read_declarations()[0]
 
 
 def _build_impls(session: nox.Session, names: list[str], python: str | None = None) -> None:
@@ -122,11 +146,18 @@ def _build_impls(session: nox.Session, names: list[str], python: str | None = No
 
 
 def _impls_from_posargs(session: nox.Session) -> list[str]:
-    declared = list(_declared())
+    found, broken = _read_declarations()
+    declared = list(found)
     names = declared
+    asked = False
     for arg in session.posargs:
         if arg.startswith("--impls="):
             names = [n for n in arg.split("=", 1)[1].split(",") if n]
+            asked = True
+    for name, problem in broken.items():
+        if name in names or (not asked and os.environ.get("PARITY_REQUIRE_ALL") == "1"):
+            session.error(f"{name}: broken declaration: {problem}")
+        session.warn(f"left out: {name}: broken declaration: {problem}")
     unknown = [n for n in names if n not in declared]
     if unknown:
         session.error(f"unknown implementation(s) {unknown}; declared in implementations/: {', '.join(declared)}")

@@ -14,6 +14,7 @@ from hypothesis import settings
 
 from harness.differential import profiles  # noqa: F401  (registers the Hypothesis profiles)
 from harness.testees import impls
+from harness.testees.fanout import harvest
 from harness.testees.findings import Findings
 
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
@@ -68,8 +69,8 @@ FINDINGS = Findings()
 
 def findings_of(name: str) -> list[dict[str, object]]:
     """Every finding about ``name`` this session: what the suites recorded, and its testee's own."""
-    if name in _LOADED and getattr(_LOADED[name], "findings", None):
-        FINDINGS.merge(_LOADED[name].findings.take())  # type: ignore[attr-defined]
+    if name in _LOADED:
+        FINDINGS.merge(harvest({name: _LOADED[name]}).findings)  # type: ignore[dict-item]
     return [item for item in FINDINGS.to_json() if item["impl"] == name]
 
 

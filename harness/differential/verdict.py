@@ -94,8 +94,7 @@ def gate_shape(impls: dict[str, Testee], op: str, args: dict[str, Any],
                position: int = 0) -> Verdict:
     """The gate where only the shape of the batch's disagreement was kept (the sweep): alone, the same
     implementations must disagree with the same outcome kinds. If not, each implementation whose part
-    moved is sent the input at ``position`` of a fresh batch of fillers: a batch_context finding when
-    the shape comes back there, else nondeterministic."""
+    moved is judged (``judge``: batch_context or nondeterministic)."""
     names = [name for name, _ in seen[1]]
     involved = {name: impls[name] for name in names if name in impls}
     alone = observe(involved, op, args)

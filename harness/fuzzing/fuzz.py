@@ -43,7 +43,7 @@ from harness.fuzzing.generate import Inputs
 from harness.fuzzing.shrink import shrink
 from harness.model import hostvalues
 from harness.testees import impls as implementations
-from harness.testees.fanout import answer_each, expressible
+from harness.testees.fanout import answer_each, expressible, harvest
 from harness.testees.command import BATCH as LINE_BATCH
 from harness.testees.findings import Findings
 from harness.testees.testee import Testee
@@ -128,24 +128,6 @@ def _end_worker(signum: int, frame: Any) -> None:
     os._exit(0)
 
 
-def shipped_findings(opened: dict[str, Testee]) -> tuple[list[dict[str, Any]], list[str], dict[str, int]]:
-    """The findings of ``opened``'s testees since last time, the names of those taken out, and how many
-    requests to each the budget cut since last time."""
-    found: list[dict[str, Any]] = []
-    out: list[str] = []
-    cut: dict[str, int] = {}
-    for name, impl in opened.items():
-        book = getattr(impl, "findings", None)
-        if book:
-            found.extend(book.take())
-        if getattr(impl, "taken_out", None):
-            out.append(name)
-        if getattr(impl, "cut_requests", 0):
-            cut[name] = impl.cut_requests  # type: ignore[attr-defined]
-            impl.cut_requests = 0  # type: ignore[attr-defined]
-    return found, out, cut
-
-
 def run_batch(task: tuple[Any, ...], opened: dict[str, Testee] | None = None) -> dict[str, Any]:
     """Generate ``size`` inputs of ``op`` from ``seed``, run them on the ``active`` implementations, return
     the disagreeing ones (at most KEEP_PER_KEY per group of implementations and outcome kinds, each with
@@ -167,9 +149,9 @@ def run_batch(task: tuple[Any, ...], opened: dict[str, Testee] | None = None) ->
             positions = {name: sum(1 for k in range(j) if expressible(name, batch[k])) % LINE_BATCH
                          for name in responses}
             kept[key].append([hostvalues.encode_args(args), responses, positions])
-    found, out, cut = shipped_findings(opened)
-    return {"op": op, "examples": len(batch), "inexpressible": inexpressible, "findings": found, "out": out,
-            "cut": cut,
+    got = harvest(opened)
+    return {"op": op, "examples": len(batch), "inexpressible": inexpressible, "findings": got.findings,
+            "out": got.taken_out, "cut": got.cut,
             "disagreeing": [[list(names), [list(k) for k in kinds], counts[(names, kinds)], examples]
                             for (names, kinds), examples in kept.items()]}
 
@@ -349,10 +331,10 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
         for _, _, _, examples in batch["disagreeing"]:
             for encoded, responses, positions in examples:
                 consider(batch["op"], hostvalues.decode_args(encoded), responses, positions)
-        found, out, cut = shipped_findings(impls)
-        result.findings.merge(found)
-        take_out(out)
-        count_cut(cut)
+        got = harvest(impls)
+        result.findings.merge(got.findings)
+        take_out(got.taken_out)
+        count_cut(got.cut)
         progress.update(result.examples, len(result.new), expected_count())
         if len(active) < 2:
             stream.write(f"[fuzz] fewer than two implementations left ({', '.join(active) or 'none'}): "
@@ -363,9 +345,9 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
         if stop_after_new is not None and result.new and \
                 time.monotonic() - started > min(d.found_after or 0.0 for d in result.new) + stop_after_new:
             break
-    found, _, cut = shipped_findings(all_impls)
-    result.findings.merge(found)
-    count_cut(cut)
+    got = harvest(all_impls)
+    result.findings.merge(got.findings)
+    count_cut(got.cut)
     for name, count in sorted(cut_requests.items()):
         result.cut.append(f"{count:,} request(s) to {name} unanswered when the budget ran out (not compared)")
     if not_classified:

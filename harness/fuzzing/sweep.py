@@ -31,7 +31,7 @@ from harness.fuzzing import classes
 from harness.fuzzing.templates import BY_NAME, SURROGATE_PAIRS, Template
 from harness.testees import impls
 from harness.testees.command import BATCH as LINE_BATCH
-from harness.testees.fanout import answer_each
+from harness.testees.fanout import answer_each, harvest
 from harness.testees.findings import Findings
 from harness.testees.testee import Testee
 
@@ -153,7 +153,7 @@ def run_chunk(chunk: Chunk, opened: dict[str, Testee] | None = None) -> dict[str
         if not agreeing(template.op, responses):
             classes.add_run(groups.setdefault(classes.group_key(template.name, index, responses), []),
                             template.name, index)
-    found = [item for impl in opened.values() if getattr(impl, "findings", None) for item in impl.findings.take()]
+    found = harvest(opened).findings
     return {"chunk": chunk.key, "values": len(all_args), "compared": compared, "inexpressible": inexpressible,
             "findings": found,
             "groups": [[list(names), [list(kind) for kind in kinds], hint, [list(run) for run in runs]]

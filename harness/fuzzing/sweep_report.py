@@ -12,6 +12,7 @@ from harness.fuzzing.shrink import shrink, size
 from harness.fuzzing.sweep import SweepRun, groups, position_in_batch
 from harness.fuzzing.templates import BY_NAME
 from harness.model import hostvalues
+from harness.testees.fanout import harvest
 from harness.testees.findings import Findings
 from harness.testees.testee import Testee
 
@@ -31,9 +32,7 @@ def build_report(run: SweepRun, opened: dict[str, Testee], expected: ExpectedSet
                                  (sweep_class.cause, sweep_class.detail))
         divergences.append(classes.to_divergence(sweep_class, args, responses, versions, names,
                                                   lambda found: cover(expected, opened, found, versions)))
-    for impl in opened.values():
-        if getattr(impl, "findings", None):
-            findings.merge(impl.findings.take())
+    findings.merge(harvest(opened).findings)
     settings = run.settings
     report = document("sweep", versions, divergences, run.values, run.seconds, [], findings=findings.to_json())
     report["sweep"] = {

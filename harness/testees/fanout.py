@@ -5,6 +5,7 @@ through the one call path (``Testee.call_batch``)."""
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass, field
 from typing import Any
 
 from harness.testees.errors import answered
@@ -63,3 +64,30 @@ def answer_each(opened: dict[str, Testee], op: str, batch: list[dict[str, Any]],
         columns[name] = column
     not_sent = {name: len(batch) - len(sendable[name]) for name in opened if len(sendable[name]) < len(batch)}
     return columns, not_sent
+
+
+@dataclass
+class Harvest:
+    """What the testees reported since last time: findings (JSON form), the names of those taken out of
+    the run, and how many requests to each the budget cut."""
+
+    findings: list[dict[str, Any]] = field(default_factory=list)
+    taken_out: list[str] = field(default_factory=list)
+    cut: dict[str, int] = field(default_factory=dict)
+
+
+def harvest(opened: dict[str, Testee]) -> Harvest:
+    """Take what ``opened``'s testees reported since last time (the one place findings leave a testee:
+    a worker ships them with its answers, a suite or a report collects them). In-process
+    implementations report nothing."""
+    got = Harvest()
+    for name, impl in opened.items():
+        book = getattr(impl, "findings", None)
+        if book:
+            got.findings.extend(book.take())
+        if getattr(impl, "taken_out", None):
+            got.taken_out.append(name)
+        if getattr(impl, "cut_requests", 0):
+            got.cut[name] = impl.cut_requests  # type: ignore[attr-defined]
+            impl.cut_requests = 0  # type: ignore[attr-defined]
+    return got

@@ -186,3 +186,90 @@ def test_selftest_passes_a_faithful_one_and_fails_a_liar(tmp_path: Path) -> None
     declare(tmp_path, "lie_unicode")
     result = run(tmp_path, "selftest", "--impl", "hostile")
     assert result.returncode == 1 and "handshake_lie" in result.stdout, result.stdout
+
+
+# --- the harness's own guards ---------------------------------------------------------------------
+
+def test_the_report_schema_names_every_finding_kind() -> None:
+    from harness.differential.report import SCHEMA
+    from harness.testees.findings import KINDS
+
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    item = schema["properties"]["findings"]["items"]["properties"]
+    assert sorted(item["kind"]["enum"]) == sorted(KINDS)
+    assert sorted(item["family"]["enum"]) == sorted({family for family, _ in KINDS.values()})
+
+
+def test_a_report_refuses_a_divergence_whose_outputs_agree() -> None:
+    from harness.differential.explain import Divergence
+    from harness.differential.report import document
+
+    same = {"reference": {"ok": "a"}, "hostile": {"ok": "a"}}
+    phantom = Divergence("normalize_fact_text", {"text": "A"}, same, ["hostile"], "normalization", "x")
+    with pytest.raises(ValueError, match="whose recorded outputs agree"):
+        document("fuzz", {}, [phantom], 1, 0.0, [])
+    real = Divergence("normalize_fact_text", {"text": "A"}, {**same, "hostile": {"ok": "b"}}, ["hostile"],
+                      "normalization", "x")
+    assert document("fuzz", {}, [real], 1, 0.0, [])["divergences"][0]["divergent"] == ["hostile"]
+
+
+@pytest.mark.parametrize("fault", CLIENT, ids=[f.name for f in CLIENT])
+def test_sweep_names_each_fault_and_makes_no_class(tmp_path: Path, fault) -> None:  # type: ignore[no-untyped-def]
+    declare(tmp_path / "decl", fault.name, request_deadline=2)
+    report = tmp_path / "sweep.json"
+    result = run(tmp_path / "decl", "sweep", "--impls", "reference,hostile", "--templates", "alone",
+                 "--range", "U+0000..U+01FF", "--workers", "1", "--fresh", "--checkpoint",
+                 str(tmp_path / "checkpoint.jsonl"), "--report", str(report))
+    data = json.loads(report.read_text())
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert data["divergences"] == [], [(d["cause"], d["outputs"]) for d in data["divergences"]]
+    assert fault.finding in {f["kind"] for f in data["findings"]}, data["findings"]
+
+
+@pytest.mark.parametrize("fault", CLIENT, ids=[f.name for f in CLIENT])
+def test_the_parity_suites_fail_the_testees_health_and_nothing_else(tmp_path: Path, fault) -> None:  # type: ignore[no-untyped-def]
+    declare(tmp_path, fault.name, request_deadline=2)
+    env = {**os.environ, impls.EXTRA_ENV: str(tmp_path)}
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "suites/test_fixtures.py",
+                             "suites/test_testee_health.py", "--impl=hostile"], cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=300)
+    summary = result.stdout.split("short test summary")[-1]
+    assert result.returncode == 1, result.stdout[-3000:]
+    assert "FAILED suites/test_testee_health.py::test_no_finding_about_the_testee[hostile]" in summary
+    assert "test_fixtures.py" not in summary, summary
+    assert fault.finding in result.stdout
+
+
+def test_the_measured_run_times_and_weighs_the_harness(tmp_path: Path) -> None:
+    """tools/hostile.py's measurement on one fault with a short budget: the harness's own processes are
+    weighed (the testee's are not), the report read, nothing missed."""
+    from tools.hostile import measure
+
+    run = measure("long_line", 3, 1, tmp_path)
+    assert run.problems == [], run
+    assert 10 < run.peak_mib < 200 and run.findings.get("line_too_long", 0) >= 1
+
+
+def test_run_serves_a_faulty_testee_and_names_the_fault_on_stderr(tmp_path: Path) -> None:
+    declare(tmp_path, "not_json", at=3)
+    lines = "".join(json.dumps({"id": i, "op": "normalize_fact_text", "args": {"text": f"A{i}"}}) + "\n" for i in range(5))
+    env = {**os.environ, impls.EXTRA_ENV: str(tmp_path)}
+    result = subprocess.run([sys.executable, "-m", "harness", "run", "--impl", "hostile"], input=lines, cwd=ROOT,
+                            env=env, capture_output=True, text=True, timeout=60)
+    answers = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [a.get("ok") for a in answers] == [f"a{i}" for i in range(5)], result.stdout + result.stderr
+    assert "FINDING hostile: not_json x1" in result.stderr
+
+
+def test_a_sweep_takes_a_faulty_testee_out_of_every_worker_and_stops(tmp_path: Path) -> None:
+    declare(tmp_path / "decl", "not_json", at=1, request_deadline=2)  # every process faults on its first request
+    report = tmp_path / "sweep.json"
+    result = run(tmp_path / "decl", "sweep", "--impls", "reference,hostile", "--templates", "alone",
+                 "--range", "U+0000..U+FFFF", "--workers", "2", "--fresh", "--checkpoint",
+                 str(tmp_path / "checkpoint.jsonl"), "--report", str(report))
+    data = json.loads(report.read_text())
+    assert data["takenOut"] == ["hostile"] and data["divergences"] == [], result.stdout + result.stderr
+    assert {"not_json", "taken_out"} <= {f["kind"] for f in data["findings"]}
+    assert result.stderr.count("hostile taken out of the rest of the sweep") == 1
+    assert "fewer than two implementations left: the sweep stops" in result.stderr
+    assert data["sweep"]["values"] < 0x10000  # it stopped

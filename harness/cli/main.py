@@ -101,9 +101,19 @@ def _one_impl(name: str):  # type: ignore[no-untyped-def]
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from harness.testees.fanout import harvest
+
     impl = _one_impl(args.impl)
+
+    def report_findings() -> None:  # a command testee served on: its findings go to stderr as they come
+        found = harvest({args.impl: impl}).findings
+        if found:
+            sys.stderr.write(render_findings(found) + "\n")
+            sys.stderr.flush()
+
     try:
-        return protocol.serve(impl, sys.stdin, sys.stdout, impl.description)
+        report_findings()  # the start's (a handshake that lies)
+        return protocol.serve(impl, sys.stdin, sys.stdout, impl.description, after=report_findings)
     finally:
         impl.close()
 

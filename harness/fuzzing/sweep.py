@@ -132,13 +132,19 @@ def _open(names: tuple[str, ...]) -> dict[str, Testee]:
     return {name: impls.get_impl(name) for name in names}
 
 
-def _init_worker(names: tuple[str, ...]) -> None:
+def _init_worker(names: tuple[str, ...], out: Any) -> None:
     _WORKER["impls"] = _open(names)
+    _WORKER["out"] = out
 
 
-def run_chunk(chunk: Chunk, opened: dict[str, Testee] | None = None) -> dict[str, Any]:
-    """Send the chunk's instances to every implementation; the disagreeing ones with every response."""
+def run_chunk(chunk: Chunk, opened: dict[str, Testee] | None = None, out: Any = None) -> dict[str, Any]:
+    """Send the chunk's instances to every implementation still in the run (``out``: one flag per
+    implementation, set by the driver when one is taken out); the disagreeing ones with every response."""
     opened = opened if opened is not None else _WORKER["impls"]
+    out = out if out is not None else _WORKER.get("out")
+    names = list(opened)
+    opened = {name: impl for number, (name, impl) in enumerate(opened.items())
+              if not (out is not None and out[number]) and not getattr(impl, "taken_out", None)}
     template: Template = BY_NAME[chunk.template]
     indexes = range(chunk.start, chunk.stop)
     all_args = [template.args(i) for i in indexes]
@@ -153,9 +159,9 @@ def run_chunk(chunk: Chunk, opened: dict[str, Testee] | None = None) -> dict[str
         if not agreeing(template.op, responses):
             classes.add_run(groups.setdefault(classes.group_key(template.name, index, responses), []),
                             template.name, index)
-    found = harvest(opened).findings
+    got = harvest(opened)
     return {"chunk": chunk.key, "values": len(all_args), "compared": compared, "inexpressible": inexpressible,
-            "findings": found,
+            "findings": got.findings, "out": [names.index(name) for name in got.taken_out],
             "groups": [[list(names), [list(kind) for kind in kinds], hint, [list(run) for run in runs]]
                        for (names, kinds, hint), runs in groups.items()]}
 
@@ -170,6 +176,7 @@ class SweepRun:
     seconds: float = 0.0
     resumed: int = 0  # chunks taken from the checkpoint
     interrupted: bool = False
+    taken_out: list[str] = field(default_factory=list)  # implementations taken out for their faults
 
     @property
     def values(self) -> int:
@@ -289,7 +296,8 @@ def run(settings: Settings, checkpoint: Path, fresh: bool = False, workers: int 
     fresh_values = 0
     with checkpoint.open("a", encoding="ascii") as handle:
         try:
-            for result in _results(pending, settings.impls, workers):
+            out = multiprocessing.get_context(_START_METHOD).Array("b", len(settings.impls))
+            for result in _results(pending, settings.impls, workers, out):
                 handle.write(json.dumps(result, ensure_ascii=True, separators=(",", ":")) + "\n")
                 handle.flush()
                 sweep.results.append(result)
@@ -297,6 +305,10 @@ def run(settings: Settings, checkpoint: Path, fresh: bool = False, workers: int 
                 fresh_values += result["values"]
                 divergent += disagreeing(result)
                 progress.update(done, fresh_values, divergent)
+                if not _take_out(sweep, result, out, stream):
+                    stream.write("[sweep] fewer than two implementations left: the sweep stops with its findings "
+                                 "(run it again to resume the rest)\n")
+                    break
         except KeyboardInterrupt:
             sweep.interrupted = True
         finally:
@@ -307,7 +319,23 @@ def run(settings: Settings, checkpoint: Path, fresh: bool = False, workers: int 
     return sweep
 
 
-def _results(pending: list[Chunk], names: tuple[str, ...], workers: int | None) -> Iterator[dict[str, Any]]:
+_START_METHOD = "fork" if sys.platform.startswith("linux") else "spawn"
+
+
+def _take_out(sweep: SweepRun, result: dict[str, Any], out: Any, stream: TextIO) -> bool:
+    """Take out of the rest of the sweep (every worker) each implementation a chunk's worker took out;
+    whether at least two are left."""
+    for number in result.get("out", []):
+        name = sweep.settings.impls[number]
+        out[number] = 1
+        if name not in sweep.taken_out:
+            sweep.taken_out.append(name)
+            stream.write(f"\n[sweep] {name} taken out of the rest of the sweep: too many faults in a row "
+                         "(see its findings)\n")
+    return len(sweep.settings.impls) - sum(out[:]) >= 2
+
+
+def _results(pending: list[Chunk], names: tuple[str, ...], workers: int | None, out: Any) -> Iterator[dict[str, Any]]:
     """Each pending chunk's result, from a pool of worker processes (or in this process for one)."""
     if not pending:
         return
@@ -316,11 +344,11 @@ def _results(pending: list[Chunk], names: tuple[str, ...], workers: int | None) 
         opened = _open(names)
         try:
             for chunk in pending:
-                yield run_chunk(chunk, opened)
+                yield run_chunk(chunk, opened, out)
         finally:
             for impl in opened.values():
                 impl.close()
         return
-    context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
-    with context.Pool(count, initializer=_init_worker, initargs=(names,)) as pool:
+    context = multiprocessing.get_context(_START_METHOD)
+    with context.Pool(count, initializer=_init_worker, initargs=(names, out)) as pool:
         yield from pool.imap_unordered(run_chunk, pending)

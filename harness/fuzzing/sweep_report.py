@@ -34,7 +34,8 @@ def build_report(run: SweepRun, opened: dict[str, Testee], expected: ExpectedSet
                                                   lambda found: cover(expected, opened, found, versions)))
     findings.merge(harvest(opened).findings)
     settings = run.settings
-    report = document("sweep", versions, divergences, run.values, run.seconds, [], findings=findings.to_json())
+    report = document("sweep", versions, divergences, run.values, run.seconds, [], findings=findings.to_json(),
+                      taken_out=run.taken_out)
     report["sweep"] = {
         "templates": list(settings.templates),
         "range": [f"U+{settings.first:04X}", f"U+{settings.last:04X}"],
@@ -116,6 +117,7 @@ def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
     for report in reports:
         book.merge(report.get("findings", []))
     out["findings"] = book.to_json()
+    out["takenOut"] = sorted({name for report in reports for name in report.get("takenOut", [])})
     out["ok"] = all(d["status"] != "new" for d in out["divergences"]) and not out["findings"]
     sweep = dict(base["sweep"])
     sweep["shards"] = sorted(s for r in reports for s in r["sweep"]["shards"])

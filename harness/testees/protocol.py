@@ -19,7 +19,7 @@ wherever the reference does.
 from __future__ import annotations
 
 import json
-from typing import Any, TextIO
+from typing import Any, Callable, TextIO
 
 from harness.model import hostvalues
 from harness.model.registry import check_args, get_op
@@ -77,11 +77,14 @@ def answer_line(impl: Testee, line: str, description: dict[str, Any] | None = No
     return encode_line(handle(impl, request, description))
 
 
-def serve(impl: Testee, stdin: TextIO, stdout: TextIO, description: dict[str, Any] | None = None) -> int:
-    """Read requests line by line and answer each."""
+def serve(impl: Testee, stdin: TextIO, stdout: TextIO, description: dict[str, Any] | None = None,
+          after: Callable[[], None] | None = None) -> int:
+    """Read requests line by line and answer each; ``after`` runs after each answer."""
     for line in stdin:
         if not line.strip():
             continue
         stdout.write(answer_line(impl, line, description))
         stdout.flush()
+        if after is not None:
+            after()
     return 0

@@ -65,10 +65,10 @@ def _rss_mib(pid: int) -> float:
     return 0.0
 
 
-def harness_rss_mib(root: int) -> float:
-    """The resident size of ``root`` and its descendants that are the harness (not a testee program)."""
+def harness_pids(root: int) -> set[int]:
+    """``root`` and its descendants that are the harness (not a testee program)."""
     tree = _children()
-    total, stack = 0.0, [root]
+    found, stack = set(), [root]
     while stack:
         pid = stack.pop()
         try:
@@ -77,9 +77,16 @@ def harness_rss_mib(root: int) -> float:
             continue
         if str(HOSTILE).encode() in command or b"testee.js" in command:
             continue  # a testee: not the harness's memory
-        total += _rss_mib(pid)
+        found.add(pid)
         stack.extend(tree.get(pid, []))
-    return total
+    return found
+
+
+def harness_rss_mib(root: int, before: set[int]) -> tuple[float, set[int]]:
+    """The resident size of the harness's processes that were already there at the last sample (a child
+    forked to start a testee shows its parent's memory until it execs: never counted), and the pids."""
+    now = harness_pids(root)
+    return sum(_rss_mib(pid) for pid in now if pid == root or pid in before), now
 
 
 def measure(fault: str, seconds: float, workers: int, folder: Path) -> Run:
@@ -92,9 +99,10 @@ def measure(fault: str, seconds: float, workers: int, folder: Path) -> Run:
     proc = subprocess.Popen([sys.executable, "-m", "harness", "fuzz", "--impls", "reference,hostile", "--seconds",
                              str(seconds), "--workers", str(workers), "--report", str(report)], cwd=ROOT, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    peak = 0.0
+    peak, seen = 0.0, set()
     while proc.poll() is None:
-        peak = max(peak, harness_rss_mib(proc.pid))
+        rss, seen = harness_rss_mib(proc.pid, seen)
+        peak = max(peak, rss)
         time.sleep(0.05)
     elapsed = time.monotonic() - started
     problems = []

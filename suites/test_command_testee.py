@@ -115,6 +115,8 @@ def test_answers_in_order_and_large_batches(double) -> None:  # type: ignore[no-
     assert testee.call("normalize_fact_text", {"text": "contract"})["error"]["code"] == "invalid_text"
     assert testee.call("normalize_fact_text", {"text": "tagged"}) == {"ok": "a\ud800"}
     assert testee.restarts == 0
+    # A testee without batch lines is legitimate: counted, never a finding.
+    assert testee.batches_refused == (0 if double.batches else 1) and not testee.findings
 
 
 def test_crash_reports_that_request_and_restarts(double) -> None:  # type: ignore[no-untyped-def]

@@ -114,6 +114,11 @@ def test_a_malformed_declaration_file_is_listed_and_the_rest_runs(tmp_path: Path
     assert asked.returncode != 0 and "broken.json: cannot read the declaration" in asked.stderr
     left_out = run(tmp_path, "-m", "harness", "diff", "normalize_fact_text", "Abc", "--require-all")
     assert left_out.returncode != 0 and "left out of 'all available': broken: broken declaration" in left_out.stderr
+    # A command that names other implementations runs.
+    declare(tmp_path)
+    fuzzed = run(tmp_path, "-m", "harness", "fuzz", "--impls", "reference,fake", "--seconds", "1", "--workers", "1",
+                 "--report", str(tmp_path / "fuzz.json"))
+    assert fuzzed.returncode == 0, fuzzed.stdout + fuzzed.stderr
 
 
 def test_a_name_declared_twice_is_an_error(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

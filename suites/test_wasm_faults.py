@@ -84,7 +84,7 @@ def test_the_parity_run_and_the_fuzzer_name_it(tmp_path: Path, name: str) -> Non
 
 @pytest.mark.parametrize("how", ["kill", "freeze"])
 def test_chaos_every_request_answered_once_with_the_references_answer(how: str) -> None:
-    """Kill (SIGKILL) or freeze (SIGSTOP) the WASM testee each time 97 more requests were sent to it, while a run
+    """Kill (SIGKILL) or freeze (SIGSTOP) the WASM testee each time it answered 97 more requests, while a run
     of batches goes on; every request is answered exactly once, with the reference's answer, and every
     hit is a finding (flaky_crash, flaky_timeout), never a crash of an innocent request."""
     import reference
@@ -102,7 +102,7 @@ def test_chaos_every_request_answered_once_with_the_references_answer(how: str) 
             if proc is None or proc.popen.poll() is not None:
                 time.sleep(0.001)
                 continue
-            answered = testee._next_id
+            answered = testee.answered
             if answered - seen >= 97:
                 seen = answered
                 proc.popen.send_signal(signal.SIGKILL if how == "kill" else signal.SIGSTOP)

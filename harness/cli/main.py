@@ -210,13 +210,16 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     findings = result.findings.to_json()
     report = document("fuzz", result.versions, result.divergences, result.examples, result.seconds,
                       result.expected_problems, seed=args.seed, unexpected_passes=result.unexpected_passes,
-                      findings=findings, cut=result.cut, taken_out=result.taken_out)
+                      findings=findings, cut=result.cut, taken_out=result.taken_out,
+                      batches_refused=result.batches_refused)
     write(args.report, report)
     print(render(result.divergences, result.expected_problems))
     if findings:
         print("\nfindings about testees (not divergences):\n" + render_findings(findings))
     for line in result.cut:
         print(f"cut by the budget: {line}")
+    for name, count in result.batches_refused.items():
+        print(f"{name} takes no batch lines (refused {count}): driven one request per line")
     if result.not_reproduced:
         print(f"{result.not_reproduced:,} disagreement(s) did not come again alone: findings, not divergences")
     for name, count in result.inexpressible.items():

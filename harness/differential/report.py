@@ -18,9 +18,11 @@ SCHEMA = SCHEMAS / "divergence-report-v1.schema.json"
 def document(profile: str, versions: dict[str, dict[str, str]], divergences: list[Divergence], examples: int,
              seconds: float, expected_problems: list[str], seed: int | None = None,
              unexpected_passes: list[dict[str, str]] | None = None, findings: list[dict[str, Any]] | None = None,
-             cut: list[str] | None = None, taken_out: list[str] | None = None) -> dict[str, Any]:
+             cut: list[str] | None = None, taken_out: list[str] | None = None,
+             batches_refused: dict[str, int] | None = None) -> dict[str, Any]:
     """The report; ``findings``: about testees (harness/testees/findings.py), never divergences;
-    ``cut``: work the budget cut; ``taken_out``: implementations taken out of the run."""
+    ``cut``: work the budget cut; ``taken_out``: implementations taken out of the run;
+    ``batches_refused``: testees that refuse batch lines (legitimate), counted."""
     new = [d for d in divergences if d.status == "new"]
     for divergence in divergences:
         if agreeing(divergence.op, divergence.responses):
@@ -38,6 +40,7 @@ def document(profile: str, versions: dict[str, dict[str, str]], divergences: lis
         "findings": findings or [],
         "cut": cut or [],
         "takenOut": taken_out or [],
+        "batchLinesRefused": batches_refused or {},
         "expectedCheck": {"problems": expected_problems, "unexpectedPasses": unexpected_passes or []},
     }
 

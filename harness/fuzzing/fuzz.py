@@ -70,6 +70,7 @@ class FuzzResult:
     cut: list[str] = field(default_factory=list)  # work the budget cut
     taken_out: list[str] = field(default_factory=list)  # implementations taken out of the run
     not_reproduced: int = 0  # disagreements that did not come again alone (findings, not divergences)
+    batches_refused: dict[str, int] = field(default_factory=dict)  # testees without batch lines (legitimate)
 
     @property
     def new(self) -> list[Divergence]:
@@ -151,7 +152,7 @@ def run_batch(task: tuple[Any, ...], opened: dict[str, Testee] | None = None) ->
             kept[key].append([hostvalues.encode_args(args), responses, positions])
     got = harvest(opened)
     return {"op": op, "examples": len(batch), "inexpressible": inexpressible, "findings": got.findings,
-            "out": got.taken_out, "cut": got.cut,
+            "out": got.taken_out, "cut": got.cut, "batchesRefused": got.batches_refused,
             "disagreeing": [[list(names), [list(k) for k in kinds], counts[(names, kinds)], examples]
                             for (names, kinds), examples in kept.items()]}
 
@@ -242,6 +243,10 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
         for name, count in cut.items():
             cut_requests[name] = cut_requests.get(name, 0) + count
 
+    def count_refused(refused: dict[str, int]) -> None:
+        for name, count in refused.items():
+            result.batches_refused[name] = result.batches_refused.get(name, 0) + count
+
     def take_out(names: list[str]) -> None:
         nonlocal impls
         for name in names:
@@ -328,6 +333,7 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
         result.findings.merge(batch["findings"])
         take_out(batch["out"])
         count_cut(batch["cut"])
+        count_refused(batch["batchesRefused"])
         for _, _, _, examples in batch["disagreeing"]:
             for encoded, responses, positions in examples:
                 consider(batch["op"], hostvalues.decode_args(encoded), responses, positions)
@@ -335,6 +341,7 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
         result.findings.merge(got.findings)
         take_out(got.taken_out)
         count_cut(got.cut)
+        count_refused(got.batches_refused)
         progress.update(result.examples, len(result.new), expected_count())
         if len(active) < 2:
             stream.write(f"[fuzz] fewer than two implementations left ({', '.join(active) or 'none'}): "
@@ -348,6 +355,7 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
     got = harvest(all_impls)
     result.findings.merge(got.findings)
     count_cut(got.cut)
+    count_refused(got.batches_refused)
     for name, count in sorted(cut_requests.items()):
         result.cut.append(f"{count:,} request(s) to {name} unanswered when the budget ran out (not compared)")
     if not_classified:

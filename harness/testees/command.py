@@ -37,7 +37,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from reference.errors import CODES
 
@@ -346,6 +346,8 @@ class CommandTestee:
         self.faults_in_a_row = 0
         self.taken_out: str | None = None  # why, once it is out of the run
         self.cut_requests = 0  # requests left unanswered when the cutoff came
+        self.answered = 0  # good answers read (from any of its processes)
+        self.batches_refused = 0  # a testee without batch lines (legitimate): counted, not a finding
         self._env = env
         self._cwd = Path(cwd) if cwd is not None else None
         self.restarts = 0  # how many times a dead, trapped, hung or faulty process was replaced
@@ -482,7 +484,8 @@ class CommandTestee:
                          f"{json.dumps(expected)} belongs")
         return Fault("wrong_id", f"an answer with id {shown} where the answer to {json.dumps(expected)} belongs")
 
-    def _response(self, message: dict[str, Any], wellformed: bool) -> tuple[dict[str, Any] | None, Fault | None]:
+    def _response(self, message: dict[str, Any], wellformed: Callable[[], bool]
+                  ) -> tuple[dict[str, Any] | None, Fault | None]:
         """A protocol answer -> the implementation response ``{"ok": v} | {"error": {...}}``, or its fault."""
         if "ok" in message:
             value = message["ok"]
@@ -495,7 +498,7 @@ class CommandTestee:
             return {"ok": value}, None
         error = message.get("error")
         if isinstance(error, dict) and isinstance(error.get("code"), str):
-            if error["code"] == "bad_request" and wellformed:
+            if error["code"] == "bad_request" and wellformed():
                 return None, Fault("refused_op", "a well-formed request answered bad_request: "
                                    + str(error.get("message", ""))[:200], json.dumps(message)[:200])
             return {"error": {"code": error["code"], "message": str(error.get("message", ""))}}, None
@@ -515,16 +518,13 @@ class CommandTestee:
         """Send every request, then read the answers in order; see the module docstring for failures."""
         calls = list(calls)
         results: list[dict[str, Any] | None] = [None] * len(calls)
-        self._requests: dict[int, str] = {}  # index -> its encoded body (op and args)
-        self._wellformed: dict[int, bool] = {}
+        self._calls = calls
+        self._bodies: dict[int, dict[str, Any]] = {}  # index -> the request without its id (host values)
         for index, (op_name, args) in enumerate(calls):
             try:
-                self._requests[index] = json.dumps({"op": op_name, "args": hostvalues.encode_args(args)},
-                                                   ensure_ascii=True, separators=(",", ":"), allow_nan=False)
-            except (TypeError, ValueError) as exc:
+                self._bodies[index] = {"op": op_name, "args": hostvalues.encode_args(args)}
+            except TypeError as exc:
                 results[index] = _error("bad_request", f"cannot encode the arguments: {exc}")
-                continue
-            self._wellformed[index] = _wellformed(op_name, args)
         pending = [i for i in range(len(calls)) if results[i] is None]
         lines: list[int] = []  # one request per line (to find which one killed a batch)
         retry: collections.deque[int] = collections.deque()  # alone, on a fresh process, once
@@ -573,7 +573,7 @@ class CommandTestee:
                     kind, message = first_trouble[index]
                     self.findings.add(self.name, "flaky_timeout" if kind == "timeout" else "flaky_crash",
                                       f"{kind} on a request that a fresh process then answered: {message[:300]}",
-                                      request=self._requests[index][:300])
+                                      request=self._shown(index))
             self.faults_in_a_row += outcome.faults
             for index, kind, message in outcome.troubled:
                 if index not in first_trouble:
@@ -636,8 +636,22 @@ class CommandTestee:
         self.faults_in_a_row += 1
         self._drop()
 
-    def _line_for(self, request_id: Any, index: int) -> str:
-        return '{"id":' + json.dumps(request_id) + "," + self._requests[index][1:]
+    def _shown(self, index: int) -> str:
+        """A request as evidence (its first bytes)."""
+        return json.dumps(self._bodies[index], ensure_ascii=True)[:300]
+
+    def _wellformed(self, index: int) -> bool:
+        """Whether request ``index`` names an op of the table with arguments that fit it (decided only
+        when a testee answers it bad_request: then it must not have been)."""
+        op_name, args = self._calls[index]
+        op = OPS.get(op_name)
+        if op is None:
+            return False
+        try:
+            check_args(op, args)
+        except ValueError:
+            return False
+        return True
 
     def _exchange_batch(self, pending: list[int]) -> _Outcome:
         """Send ``pending`` as batch lines (up to BATCH requests, and a share of the line limit, each),
@@ -651,22 +665,18 @@ class CommandTestee:
 
         def send_next() -> None:
             nonlocal waiting
-            chunk: list[int] = []
-            ids: list[int] = []
-            parts: list[str] = []
-            size = 0
-            for index in waiting:
-                if len(chunk) >= BATCH or (chunk and size + len(self._requests[index]) > budget):
+            chunk = waiting[:BATCH]
+            while True:  # halved until the line takes at most its share of the line limit
+                ids = list(range(self._next_id, self._next_id + len(chunk)))
+                batch_id = f"batch-{self._next_id + len(chunk)}"
+                line = encode_line({"id": batch_id, "batch": [{"id": request_id, **self._bodies[index]}
+                                                              for request_id, index in zip(ids, chunk)]})
+                if len(line) <= budget or len(chunk) == 1:
                     break
-                chunk.append(index)
-                ids.append(self._next_id)
-                parts.append(self._line_for(self._next_id, index))
-                size += len(parts[-1]) + 1
-                self._next_id += 1
+                chunk = chunk[:len(chunk) // 2]
+            self._next_id += len(chunk) + 1
             waiting = waiting[len(chunk):]
-            batch_id = f"batch-{self._next_id}"
-            self._next_id += 1
-            proc.send([('{"id":"' + batch_id + '","batch":[' + ",".join(parts) + "]}\n").encode("ascii")])
+            proc.send([line.encode("ascii")])
             in_flight.append((batch_id, chunk, ids))
 
         def later() -> list[int]:
@@ -710,6 +720,7 @@ class CommandTestee:
                 if isinstance(error, dict) and isinstance(error.get("code"), str):
                     # The testee does not take batch lines: legitimate; one request per line from now on.
                     self.batch_form = False
+                    self.batches_refused += 1
                     self._refused_in_flight(list(in_flight)[1:])
                     out.batch = chunk + later()
                     return out
@@ -730,7 +741,7 @@ class CommandTestee:
                     earlier = {a.get("id"): a for a in answers[:position] if isinstance(a, dict)}
                     fault = self._wrong_id(answer.get("id"), ids[position], ids[position + 1:], earlier, answer)
                     break
-                response, fault = self._response(answer, self._wellformed[chunk[position]])
+                response, fault = self._response(answer, lambda: self._wellformed(chunk[position]))
                 if fault is not None:
                     break
                 assert response is not None
@@ -741,6 +752,7 @@ class CommandTestee:
                     out.troubled.append((chunk[position], "trap", response["error"]["message"] + tail))
                     break
                 out.answered[chunk[position]] = response
+                self.answered += 1
             if fault is None and not trapped and done < len(chunk):
                 fault = Fault("missing_answers", f"{len(answers)} answers to a batch of {len(chunk)}, and no trap",
                               line_evidence(line[-200:]))
@@ -785,7 +797,7 @@ class CommandTestee:
         lines = []
         for index in pending:
             ids.append(self._next_id)
-            lines.append((self._line_for(self._next_id, index) + "\n").encode("ascii"))
+            lines.append(encode_line({"id": self._next_id, **self._bodies[index]}).encode("ascii"))
             self._next_id += 1
         proc.send(lines)
         deadline = time.monotonic() + self.timeout
@@ -817,9 +829,9 @@ class CommandTestee:
                 fault = self._wrong_id(answer.get("id"), request_id, ids[position + 1:], earlier, answer)
             response = None
             if fault is None and answer is not None:
-                response, fault = self._response(answer, self._wellformed[current])
+                response, fault = self._response(answer, lambda: self._wellformed(current))
             if fault is not None:
-                self._record(fault, proc, request=self._requests[current][:300])
+                self._record(fault, proc, request=self._shown(current))
                 self._drop()
                 out.faults += 1
                 out.troubled.append((current, fault.kind, fault.message))
@@ -834,6 +846,7 @@ class CommandTestee:
                 out.lines = rest
                 return out
             out.answered[current] = response
+            self.answered += 1
             earlier[request_id] = answer
             deadline = time.monotonic() + self.timeout
         return out
@@ -843,16 +856,3 @@ def _answered_by_testee(response: dict[str, Any] | None) -> bool:
     """An answer of the testee's own: ok, or an error it gave (not a crash, hang, cut or fault)."""
     return response is not None and ("ok" in response or response["error"]["code"] not in
                                      (*_PROCESS_TROUBLE, CUT, FAULTED, "unavailable"))
-
-
-def _wellformed(op_name: str, args: dict[str, Any]) -> bool:
-    """Whether a request names an op of the table with arguments that fit it: a testee must not answer
-    it ``bad_request``."""
-    op = OPS.get(op_name)
-    if op is None:
-        return False
-    try:
-        check_args(op, args)
-    except ValueError:
-        return False
-    return True

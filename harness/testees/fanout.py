@@ -69,11 +69,13 @@ def answer_each(opened: dict[str, Testee], op: str, batch: list[dict[str, Any]],
 @dataclass
 class Harvest:
     """What the testees reported since last time: findings (JSON form), the names of those taken out of
-    the run, and how many requests to each the budget cut."""
+    the run, how many requests to each the budget cut, and how many refused batch lines (a testee
+    without batches: legitimate, driven one request per line)."""
 
     findings: list[dict[str, Any]] = field(default_factory=list)
     taken_out: list[str] = field(default_factory=list)
     cut: dict[str, int] = field(default_factory=dict)
+    batches_refused: dict[str, int] = field(default_factory=dict)  # legitimate: counted, not findings
 
 
 def harvest(opened: dict[str, Testee]) -> Harvest:
@@ -87,6 +89,9 @@ def harvest(opened: dict[str, Testee]) -> Harvest:
             got.findings.extend(book.take())
         if getattr(impl, "taken_out", None):
             got.taken_out.append(name)
+        if getattr(impl, "batches_refused", 0):
+            got.batches_refused[name] = impl.batches_refused  # type: ignore[attr-defined]
+            impl.batches_refused = 0  # type: ignore[attr-defined]
         if getattr(impl, "cut_requests", 0):
             got.cut[name] = impl.cut_requests  # type: ignore[attr-defined]
             impl.cut_requests = 0  # type: ignore[attr-defined]

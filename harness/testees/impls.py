@@ -171,15 +171,25 @@ def declaration_dirs() -> list[Path]:
     return [DECLARATIONS, *extra]
 
 
-def declarations() -> dict[str, Implementation]:
-    """Every declared implementation by name (the project's, then those of PARITY_IMPLEMENTATIONS).
-    Read again only when a declaration file or folder changes (the harness asks for them per example)."""
+@dataclass(frozen=True)
+class _Read:
+    found: dict[str, Implementation]  # the declarations that load, by name
+    broken: dict[str, str]  # the ones that do not: file stem -> what is wrong, and the fix
+
+
+def _current() -> _Read:
+    """The declarations as read last (cached: never changed by a caller). Read again only when a
+    declaration file or folder changes: the harness asks for them per example, so the files are looked
+    at at most once a second (at once when the extra folders change)."""
     now, extra = time.monotonic(), os.environ.get(EXTRA_ENV, "")
-    # The harness asks per comparison: look at the files at most once a second (at once when the
-    # extra folders change).
     if now - _CHECKED[0] > _RECHECK_SECONDS or extra != _CHECKED[1]:
         _CHECKED[:] = [now, extra, _fingerprint()]
-    return dict(_declarations(_CHECKED[2]))
+    return _read_all(_CHECKED[2])
+
+
+def declarations() -> dict[str, Implementation]:
+    """Every declared implementation by name (the project's, then those of PARITY_IMPLEMENTATIONS)."""
+    return dict(_current().found)
 
 
 _RECHECK_SECONDS = 1.0
@@ -200,9 +210,8 @@ def _fingerprint() -> tuple[tuple[str, int, int], ...]:
 
 
 @lru_cache(maxsize=16)
-def _read_all(fingerprint: tuple[tuple[str, int, int], ...]) -> tuple[tuple[tuple[str, Implementation], ...],
-                                                                      tuple[tuple[str, str], ...]]:
-    """(the declarations that load, by name; the broken ones: file stem -> what is wrong and the fix)."""
+def _read_all(fingerprint: tuple[tuple[str, int, int], ...]) -> _Read:
+    """Every declaration file of ``fingerprint`` read: those that load and those that do not."""
     found: dict[str, Implementation] = {}
     broken: dict[str, str] = {}
     for name, mtime, _ in fingerprint:
@@ -222,36 +231,31 @@ def _read_all(fingerprint: tuple[tuple[str, int, int], ...]) -> tuple[tuple[tupl
     if len(oracles) != 1:
         raise DeclarationError(f"exactly one implementation must be the oracle; declared: {oracles or 'none'}"
                                + (f" (broken: {'; '.join(broken.values())})" if broken else ""))
-    return tuple(found.items()), tuple(sorted(broken.items()))
-
-
-def _declarations(fingerprint: tuple[tuple[str, int, int], ...]) -> tuple[tuple[str, Implementation], ...]:
-    return _read_all(fingerprint)[0]
+    return _Read(found, dict(sorted(broken.items())))
 
 
 def broken() -> dict[str, str]:
     """The declaration files that do not load: their name (the file stem) -> what is wrong, and the fix.
     They stop only what asks for them."""
-    declarations()
-    return dict(_read_all(_CHECKED[2])[1])
+    return dict(_current().broken)
 
 
 def names() -> list[str]:
     """Every declared implementation whose declaration loads (and is not ambiguous), the oracle first."""
-    found = declarations()
-    problems = broken()
-    return sorted((name for name in found if name not in problems), key=lambda name: (not found[name].oracle, name))
+    read = _current()
+    found = read.found
+    return sorted((name for name in found if name not in read.broken), key=lambda name: (not found[name].oracle, name))
 
 
 def oracle() -> str:
-    return next(d.name for d in declarations().values() if d.oracle)
+    return next(d.name for d in _current().found.values() if d.oracle)
 
 
 def declaration(name: str) -> Implementation:
-    found = declarations()
-    problems = broken()
-    if name in problems:
-        raise DeclarationError(problems[name])
+    read = _current()
+    if name in read.broken:
+        raise DeclarationError(read.broken[name])
+    found = read.found
     try:
         return found[name]
     except KeyError:

@@ -30,7 +30,7 @@ import signal
 import sys
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Iterator, TextIO
 
 from harness.differential.explain import Divergence, agreeing, classify, code_points, divergent, unicode_versions_of
@@ -43,7 +43,7 @@ from harness.fuzzing.generate import Inputs
 from harness.fuzzing.shrink import shrink
 from harness.model import hostvalues
 from harness.testees import impls as implementations
-from harness.testees.fanout import answer_each, expressible, harvest
+from harness.testees.fanout import Harvest, answer_each, expressible, harvest
 from harness.testees.command import BATCH as LINE_BATCH
 from harness.testees.findings import Findings
 from harness.testees.testee import Testee
@@ -150,9 +150,7 @@ def run_batch(task: tuple[Any, ...], opened: dict[str, Testee] | None = None) ->
             positions = {name: sum(1 for k in range(j) if expressible(name, batch[k])) % LINE_BATCH
                          for name in responses}
             kept[key].append([hostvalues.encode_args(args), responses, positions])
-    got = harvest(opened)
-    return {"op": op, "examples": len(batch), "inexpressible": inexpressible, "findings": got.findings,
-            "out": got.taken_out, "cut": got.cut, "batchesRefused": got.batches_refused,
+    return {"op": op, "examples": len(batch), "inexpressible": inexpressible, "harvest": asdict(harvest(opened)),
             "disagreeing": [[list(names), [list(k) for k in kinds], counts[(names, kinds)], examples]
                             for (names, kinds), examples in kept.items()]}
 
@@ -237,15 +235,11 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
     def expected_count() -> int:
         return sum(1 for d in result.divergences if d.status == "expected")
 
-    cut_requests: dict[str, int] = {}
+    harvested = Harvest()  # what the testees reported, from the workers and from this process
 
-    def count_cut(cut: dict[str, int]) -> None:
-        for name, count in cut.items():
-            cut_requests[name] = cut_requests.get(name, 0) + count
-
-    def count_refused(refused: dict[str, int]) -> None:
-        for name, count in refused.items():
-            result.batches_refused[name] = result.batches_refused.get(name, 0) + count
+    def absorb(got: Harvest) -> None:
+        harvested.add(got)
+        take_out(got.taken_out)
 
     def take_out(names: list[str]) -> None:
         nonlocal impls
@@ -330,18 +324,11 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
         result.examples += batch["examples"]
         for name, count in batch["inexpressible"].items():
             result.inexpressible[name] = result.inexpressible.get(name, 0) + count
-        result.findings.merge(batch["findings"])
-        take_out(batch["out"])
-        count_cut(batch["cut"])
-        count_refused(batch["batchesRefused"])
+        absorb(Harvest(**batch["harvest"]))
         for _, _, _, examples in batch["disagreeing"]:
             for encoded, responses, positions in examples:
                 consider(batch["op"], hostvalues.decode_args(encoded), responses, positions)
-        got = harvest(impls)
-        result.findings.merge(got.findings)
-        take_out(got.taken_out)
-        count_cut(got.cut)
-        count_refused(got.batches_refused)
+        absorb(harvest(impls))
         progress.update(result.examples, len(result.new), expected_count())
         if len(active) < 2:
             stream.write(f"[fuzz] fewer than two implementations left ({', '.join(active) or 'none'}): "
@@ -352,11 +339,10 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
         if stop_after_new is not None and result.new and \
                 time.monotonic() - started > min(d.found_after or 0.0 for d in result.new) + stop_after_new:
             break
-    got = harvest(all_impls)
-    result.findings.merge(got.findings)
-    count_cut(got.cut)
-    count_refused(got.batches_refused)
-    for name, count in sorted(cut_requests.items()):
+    harvested.add(harvest(all_impls))
+    result.findings.merge(harvested.findings)
+    result.batches_refused = harvested.batches_refused
+    for name, count in sorted(harvested.cut.items()):
         result.cut.append(f"{count:,} request(s) to {name} unanswered when the budget ran out (not compared)")
     if not_classified:
         result.cut.append(f"{not_classified} disagreeing input(s) not classified: the budget ran out")

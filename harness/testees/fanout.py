@@ -77,6 +77,14 @@ class Harvest:
     cut: dict[str, int] = field(default_factory=dict)
     batches_refused: dict[str, int] = field(default_factory=dict)  # legitimate: counted, not findings
 
+    def add(self, other: "Harvest") -> None:
+        """Gather ``other`` into this one (a run's harvests, from its workers and its own testees)."""
+        self.findings.extend(other.findings)
+        self.taken_out.extend(name for name in other.taken_out if name not in self.taken_out)
+        for mine, theirs in ((self.cut, other.cut), (self.batches_refused, other.batches_refused)):
+            for name, count in theirs.items():
+                mine[name] = mine.get(name, 0) + count
+
 
 def harvest(opened: dict[str, Testee]) -> Harvest:
     """Take what ``opened``'s testees reported since last time (the one place findings leave a testee:

@@ -35,7 +35,12 @@ class CaseList:
     def __init__(self) -> None:
         self.cases: list[Case] = []
 
-    def add(self, case_id: str, op: str, comment: str, flags: str | tuple[str, ...] = (), **args: Any) -> None:
+    def add(self, case_id: str, op: str, comment: str, flags: str | tuple[str, ...] = (),
+            steps: str | tuple[str, ...] = (), **args: Any) -> None:
+        """One case; `steps` names steps it pins besides those its flags and its error give
+        (generators/steps.py), as a space-separated string or a tuple."""
         if isinstance(flags, str):
             flags = tuple(flags.split())
-        self.cases.append(Case(case_id, op, comment, tuple(flags), args))
+        if isinstance(steps, str):
+            steps = tuple(steps.split())
+        self.cases.append(Case(case_id, op, comment, tuple(flags), args, tuple(steps)))

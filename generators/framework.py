@@ -24,7 +24,7 @@ from harness.model.files import atomic_write
 from harness.model.registry import check_args, get_op
 from reference import ContractError, unicode_versions
 
-from . import unicode_stability
+from . import steps, unicode_stability
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES_DIR = ROOT / "fixtures"
@@ -46,6 +46,7 @@ class Case:
     comment: str
     flags: tuple[str, ...]
     args: dict[str, Any]  # Python host values, exactly as passed to the binding function
+    steps: tuple[str, ...] = ()  # steps it pins besides those derived (generators/steps.py)
 
 
 @dataclass
@@ -59,6 +60,9 @@ class FixtureSpec:
     min_cases: int = 1
     ops: tuple[str, ...] = field(default=())
     contract: str = "v1"  # the contract version whose behaviour the expectations record
+    # flag -> the steps a result case with that flag pins (generators/steps.py); error cases name the
+    # step that failed, as the reference reports it.
+    flag_steps: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -79,7 +83,7 @@ class FixtureSpec:
             document = json.loads(self.promoted_path.read_text(encoding="utf-8"))
             for raw in document["cases"]:
                 cases.append(Case(raw["id"], raw["op"], raw["comment"], tuple(raw["flags"]),
-                                  hostvalues.decode_args(raw["args"])))
+                                  hostvalues.decode_args(raw["args"]), tuple(raw.get("steps", ()))))
         return cases
 
     def all_notes(self) -> dict[str, str]:
@@ -89,17 +93,23 @@ class FixtureSpec:
         return notes
 
 
-def expectation(op_name: str, args: dict[str, Any], contract: str = "v1") -> dict[str, Any]:
-    """Run the reference's behaviour of `contract`; a contract error becomes ``{"error": code}``,
-    anything else is a bug."""
+def outcome(op_name: str, args: dict[str, Any], contract: str = "v1") -> tuple[dict[str, Any], str | None]:
+    """Run the reference's behaviour of `contract`: (the expectation, the step that failed or None). A
+    contract error becomes ``{"error": code}``, anything else is a bug."""
     op = get_op(op_name)
     try:
         result = op.reference_for(contract)(**args)
     except ContractError as exc:
-        return {"error": exc.code}
+        if exc.step is None:
+            raise GeneratorError(f"{op_name}: the reference raised {exc.code} without naming its step") from None
+        return {"error": exc.code}, exc.step
     if op.result_kind == "json":
         result = json.loads(result)
-    return {"result": result}
+    return {"result": result}, None
+
+
+def expectation(op_name: str, args: dict[str, Any], contract: str = "v1") -> dict[str, Any]:
+    return outcome(op_name, args, contract)[0]
 
 
 def build_document(spec: FixtureSpec, status: str = "unreleased") -> dict[str, Any]:
@@ -128,14 +138,18 @@ def build_document(spec: FixtureSpec, status: str = "unreleased") -> dict[str, A
             problems.append(f"{case.id}: no comment")
         used_flags.update(case.flags)
         problems += unicode_stability.check_args(case.id, case.args)
+        expect, failed_step = outcome(case.op, case.args, spec.contract)
+        pinned, step_problems = steps.pinned_steps(case, failed_step, spec.flag_steps)
+        problems += step_problems
         tests.append(
             {
                 "id": case.id,
                 "op": case.op,
                 "comment": case.comment,
                 "flags": list(case.flags),
+                "steps": list(pinned),
                 "args": hostvalues.encode_args(case.args),
-                "expect": expectation(case.op, case.args, spec.contract),
+                "expect": expect,
             }
         )
     unused = sorted(set(notes) - used_flags)

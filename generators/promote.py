@@ -38,7 +38,11 @@ def target_spec(op_name: str) -> FixtureSpec:
     return latest
 
 
-def promote(report: dict[str, Any], index: int, case_id: str, comment: str | None = None) -> str:
+def promote(report: dict[str, Any], index: int, case_id: str, comment: str | None = None,
+            steps: tuple[str, ...] = ()) -> str:
+    """Append divergence `index` (1-based) of `report` as case `case_id`, pinning `steps` (the ids of
+    docs/contract.md; a case whose reference answer is an error also pins the step that failed, so
+    `steps` may be empty for it) and regenerate the fixture; nothing changes when the generator refuses."""
     divergences = report.get("divergences", [])
     if not 1 <= index <= len(divergences):
         raise GeneratorError(f"the report has {len(divergences)} divergence(s); --index must be 1..{len(divergences)}")
@@ -52,8 +56,11 @@ def promote(report: dict[str, Any], index: int, case_id: str, comment: str | Non
     if any(c["id"] == case_id for c in document["cases"]) or any(c.id == case_id for c in spec.cases()):
         raise GeneratorError(f"{spec.name} already has a case {case_id!r}")
     explained = comment or f"Promoted divergence ({divergence['cause']}): {divergence.get('explanation', '')}".strip()
-    document["cases"].append({"id": case_id, "op": divergence["op"], "comment": explained,
-                              "flags": ["promoted"], "args": divergence["args"]})
+    case = {"id": case_id, "op": divergence["op"], "comment": explained, "flags": ["promoted"],
+            "args": divergence["args"]}
+    if steps:
+        case["steps"] = list(steps)
+    document["cases"].append(case)
     before = path.read_text(encoding="utf-8") if path.exists() else None
     atomic_write(path, json.dumps(document, indent=2, ensure_ascii=True) + "\n")
     try:

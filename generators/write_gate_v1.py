@@ -116,7 +116,7 @@ def _normalize_cases(c: CaseList) -> None:
               "white-space", text=f"a{ch}{ch}b c{ch}d")
     for ch in ["\u0085", "\u00a0", "\u3000", "\u2028", "\t"]:
         c.add(f"norm-ws-edges-u{ord(ch):04x}", NORM, f"U+{ord(ch):04X} is stripped at both ends.", "white-space",
-              text=f"{ch}{ch}fact{ch}")
+              steps="norm.edges", text=f"{ch}{ch}fact{ch}")
     for ch in NOT_WHITE_SPACE:
         c.add(f"norm-not-ws-u{ord(ch):04x}", NORM,
               f"U+{ord(ch):04X} is not White_Space: kept inside and at both ends (str.strip would drop U+001C-U+001F).",
@@ -132,12 +132,12 @@ def _normalize_cases(c: CaseList) -> None:
           "nfc", text="a\u0323\u0302 A\u0302\u0323")
     c.add("norm-nfc-after-lower-h-macron-below", NORM,
           "H + U+0331 has no precomposed capital; lowercased it composes to U+1E96 (needs step 5).",
-          "nfc case-mapping", text="H\u0331ello")
+          "nfc case-mapping", steps="norm.nfc_again", text="H\u0331ello")
     c.add("norm-nfc-after-lower-j-caron", NORM, "J + U+030C lowercases to j + U+030C, which composes to U+01F0.",
-          "nfc case-mapping", text="J\u030cob")
+          "nfc case-mapping", steps="norm.nfc_again", text="J\u030cob")
     c.add("norm-nfc-after-lower-dotted-i-mark", NORM,
           "U+0130 + U+0316 lowercases to i U+0307 U+0316, which NFC reorders (ccc 220 before 230).",
-          "nfc case-mapping", text="\u0130\u0316x")
+          "nfc case-mapping", steps="norm.nfc_again", text="\u0130\u0316x")
     c.add("norm-nfc-singletons", NORM, "Kelvin, ohm and angstrom signs are canonical singletons: NFC replaces them.",
           "nfc case-mapping", text="\u212a \u2126 \u212b")
     c.add("norm-no-compatibility", NORM, "Fullwidth letters and ligatures are kept: NFC, not NFKC.", "nfc",
@@ -160,11 +160,11 @@ def _normalize_cases(c: CaseList) -> None:
     c.add("norm-unicode-preserved", NORM, "CJK text is kept; the ideographic full stop is stripped.", "edge-punctuation",
           text="\u65e5\u672c\u8a9e\u306e\u30c6\u30ad\u30b9\u30c8\u3002")
     c.add("norm-emoji-preserved", NORM, "Emoji, a variation selector and a ZWJ sequence are kept.", (),
-          text="I \u2764\ufe0f tea \U0001f375 \U0001f469\u200d\U0001f4bb")
-    c.add("norm-idempotent-input", NORM, "Already normalized text is unchanged.", (), text="user likes tea")
-    c.add("norm-empty-string", NORM, "The empty string stays empty.", "empty-result", text="")
+          steps="norm.nfc norm.lowercase", text="I \u2764\ufe0f tea \U0001f375 \U0001f469\u200d\U0001f4bb")
+    c.add("norm-idempotent-input", NORM, "Already normalized text is unchanged.", (), steps="norm.nfc norm.quote_dash norm.lowercase norm.nfc_again norm.white_space norm.edges", text="user likes tea")
+    c.add("norm-empty-string", NORM, "The empty string stays empty.", "empty-result", steps="norm.edges", text="")
     c.add("norm-only-white-space", NORM, "Only White_Space normalizes to the empty string.", "empty-result white-space",
-          text=" \t\u3000 ")
+          steps="norm.edges", text=" \t\u3000 ")
     c.add("norm-only-punctuation", NORM, "Only edge punctuation normalizes to the empty string.",
           "empty-result edge-punctuation", text="...!?\u3002")
     c.add("norm-error-lone-high-surrogate", NORM, "A lone high surrogate is not text.", "lone-surrogate",
@@ -187,16 +187,16 @@ def _mode_table_cases(c: CaseList) -> None:
     for mode, force in rows:
         tag = f"{mode}{'-force' if force else ''}"
         c.add(f"gate-{tag}-exact", GATE, f"Mode table, {tag}: exact match after normalization.", "mode-table",
-              text="  user LIKES green tea!", embedding_json=js([0, 0, 1]), candidates_json=js(stored),
+              steps="gate.normalize gate.exact", text="  user LIKES green tea!", embedding_json=js([0, 0, 1]), candidates_json=js(stored),
               mode=mode, force=force)
         c.add(f"gate-{tag}-near", GATE, f"Mode table, {tag}: near match (similarity 0.96 >= 0.85).", "mode-table",
-              text="User enjoys green tea", embedding_json=js([0.96, 0.28, 0]), candidates_json=js(stored),
+              steps="gate.near", text="User enjoys green tea", embedding_json=js([0.96, 0.28, 0]), candidates_json=js(stored),
               mode=mode, force=force)
         c.add(f"gate-{tag}-new", GATE, f"Mode table, {tag}: neither exact nor near.", "mode-table",
               text="User lives in Oslo", embedding_json=js([0, 0, 1]), candidates_json=js(stored),
               mode=mode, force=force)
     c.add("gate-defaults-omitted", GATE, "threshold, mode and force omitted take 0.85, auto, false.", "mode-table",
-          text="User enjoys green tea", embedding_json=js([0.96, 0.28, 0]), candidates_json=js(stored))
+          steps="gate.threshold gate.mode gate.force", text="User enjoys green tea", embedding_json=js([0.96, 0.28, 0]), candidates_json=js(stored))
 
 
 def _pinned_cases(c: CaseList) -> None:
@@ -207,9 +207,9 @@ def _pinned_cases(c: CaseList) -> None:
               text="User enjoys green tea", embedding_json=js([0.96, 0.28]), candidates_json=js(pinned_near),
               mode=mode)
     c.add("gate-pinned-exact-auto", GATE, "An exact match of a pinned candidate counts in auto mode.", "pinned",
-          text="User likes green tea", embedding_json=js([1, 0]), candidates_json=js(pinned_near))
+          steps="gate.exact", text="User likes green tea", embedding_json=js([1, 0]), candidates_json=js(pinned_near))
     c.add("gate-pinned-exact-explicit", GATE, "An exact match of a pinned candidate in explicit mode.", "pinned",
-          text="user likes green tea", embedding_json="null", candidates_json=js(pinned_near), mode="explicit")
+          steps="gate.exact", text="user likes green tea", embedding_json="null", candidates_json=js(pinned_near), mode="explicit")
     mixed = [cand("p1", "Pinned fact", [1, 0], pinned=True), cand("u1", "Unpinned fact", [0.9, 0.43589])]
     c.add("gate-pinned-best-skipped-auto", GATE,
           "Auto: the pinned candidate has the higher similarity but is left out; the unpinned one matches.",
@@ -217,24 +217,24 @@ def _pinned_cases(c: CaseList) -> None:
     c.add("gate-pinned-best-kept-mirror", GATE, "Mirror: the pinned candidate with the higher similarity matches.",
           "pinned", text="Something new", embedding_json=js([1, 0]), candidates_json=js(mixed), mode="mirror")
     c.add("gate-pinned-null-is-false", GATE, "pinned: null counts as not pinned.", "pinned",
-          text="Something new", embedding_json=js([1, 0]),
+          steps="gate.candidate.pinned", text="Something new", embedding_json=js([1, 0]),
           candidates_json=js([{"id": "n1", "text": "Other", "embedding": [1, 0], "pinned": None}]))
 
 
 def _rule_cases(c: CaseList) -> None:
     c.add("gate-exact-beats-near", GATE, "An exact match wins even when a near candidate comes first.", (),
-          text="User likes tea", embedding_json=js([1, 0]),
+          steps="gate.normalize_candidates gate.exact", text="User likes tea", embedding_json=js([1, 0]),
           candidates_json=js([cand("near", "Something", [1, 0]), cand("exact", "USER LIKES TEA.", [0, 1])]))
     c.add("gate-exact-first-of-two", GATE, "Two exact matches: the first in array order.", (),
-          text="user likes tea", embedding_json="null",
+          steps="gate.exact", text="user likes tea", embedding_json="null",
           candidates_json=js([cand("a", "User likes tea!"), cand("b", "user likes tea")]))
     c.add("gate-exact-match-text-as-given", GATE, "The match carries the candidate text as given, not normalized.", (),
-          text="caf\u00e9", embedding_json="null", candidates_json=js([cand("a", "  \u201cCAFE\u0301\u201d ")]))
+          steps="gate.normalize_candidates gate.exact gate.decision", text="caf\u00e9", embedding_json="null", candidates_json=js([cand("a", "  \u201cCAFE\u0301\u201d ")]))
     c.add("gate-exact-empty-candidate-text", GATE, "A candidate text that normalizes to '' never matches exactly.",
-          "project-decision", text="tea", embedding_json="null",
+          "project-decision", steps="gate.normalize_candidates gate.exact", text="tea", embedding_json="null",
           candidates_json=js([cand("a", "..."), cand("b", "")]))
     c.add("gate-near-later-strictly-greater", GATE, "A later candidate with a strictly greater similarity replaces the best.",
-          (), text="New fact", embedding_json=js([1, 0]),
+          (), steps="gate.near", text="New fact", embedding_json=js([1, 0]),
           candidates_json=js([cand("a", "A", [0.9, 0.43589]), cand("b", "B", [0.95, 0.31225])]))
     c.add("gate-tie-earliest", GATE, "Equal similarities: the earliest candidate wins.", "tie",
           text="New fact", embedding_json=js([1, 0]),
@@ -245,7 +245,7 @@ def _rule_cases(c: CaseList) -> None:
     c.add("gate-identical-vectors-one", GATE, "Identical vectors give exactly 1.0.", "summation-order",
           text="New fact", embedding_json=js(ORDER_A), candidates_json=js([cand("same", "A", ORDER_A)]))
     c.add("gate-opposite-vectors", GATE, "Opposite vectors: similarity -1 is below threshold 0.", (),
-          text="New fact", embedding_json=js([1, 2]), candidates_json=js([cand("opp", "A", [-1, -2])]), threshold=0)
+          steps="gate.similarity gate.near", text="New fact", embedding_json=js([1, 2]), candidates_json=js([cand("opp", "A", [-1, -2])]), threshold=0)
     c.add("gate-orthogonal-threshold-zero", GATE, "Similarity 0 >= threshold 0 is a near match.", "threshold-boundary",
           text="New fact", embedding_json=js([1, 0]), candidates_json=js([cand("orth", "A", [0, 1])]), threshold=0)
 
@@ -265,9 +265,9 @@ def _threshold_cases(c: CaseList) -> None:
           "threshold-boundary project-decision", text="New", embedding_json=js([2, 0]),
           candidates_json=js([cand("a", "A", [0.96, 0.28]), cand("b", "B", [5, 0])]), threshold=1)
     c.add("gate-threshold-zero-int", GATE, "Threshold 0 (an integer) is accepted.", "project-decision",
-          text="New", embedding_json=js([1, 0]), candidates_json=js([cand("a", "A", [0.1, 0.9])]), threshold=0)
+          steps="gate.threshold", text="New", embedding_json=js([1, 0]), candidates_json=js([cand("a", "A", [0.1, 0.9])]), threshold=0)
     c.add("gate-threshold-negative-zero", GATE, "Threshold -0.0 is in [0, 1].", "project-decision",
-          text="New", embedding_json=js([1, 0]), candidates_json=js([cand("a", "A", [0, 1])]), threshold=-0.0)
+          steps="gate.threshold", text="New", embedding_json=js([1, 0]), candidates_json=js([cand("a", "A", [0, 1])]), threshold=-0.0)
 
 
 def _arithmetic_cases(c: CaseList) -> None:
@@ -325,11 +325,11 @@ def _not_compared_cases(c: CaseList) -> None:
           "not-compared", text="New", embedding_json=js([1, 0]),
           candidates_json=js([cand("a", "A"), {"id": "b", "text": "B", "embedding": None}]), threshold=0)
     c.add("gate-no-candidates-null", GATE, "candidates_json null: no candidates.", (),
-          text="New", embedding_json=js([1, 0]), candidates_json="null")
+          steps="gate.candidates", text="New", embedding_json=js([1, 0]), candidates_json="null")
     c.add("gate-no-candidates-empty", GATE, "candidates_json []: no candidates.", (),
-          text="New", embedding_json=js([1, 0]), candidates_json="[]")
+          steps="gate.candidates", text="New", embedding_json=js([1, 0]), candidates_json="[]")
     c.add("gate-unknown-keys-ignored", GATE, "Unknown candidate keys are ignored (even nested ones).", (),
-          text="New", embedding_json=js([1, 0]),
+          steps="gate.candidate.object", text="New", embedding_json=js([1, 0]),
           candidates_json=js([cand("a", "A", [1, 0], score=0.5, meta={"x": [1, {"y": None}]})]))
 
 
@@ -384,11 +384,11 @@ def _error_cases(c: CaseList) -> None:
           "strict-json project-decision", text="t", embedding_json="null",
           candidates_json='[{"id":"a","text":"x\ty"}]')
     c.add("gate-json-underflow-ok", GATE, "1e-400 underflows to zero: fine (a zero component).", "strict-json",
-          text="t", embedding_json="[1e-400,1]", candidates_json=js([cand("a", "A", [0, 1])]))
+          steps="json.numbers", text="t", embedding_json="[1e-400,1]", candidates_json=js([cand("a", "A", [0, 1])]))
     c.add("gate-json-whitespace-ok", GATE, "The four JSON whitespace characters around tokens are fine.", "strict-json",
-          text="t", embedding_json=" \t\n\r[ 1 ,\n0 ] \r\n", candidates_json=" null ")
+          steps="json.whitespace", text="t", embedding_json=" \t\n\r[ 1 ,\n0 ] \r\n", candidates_json=" null ")
     c.add("gate-json-exponent-forms", GATE, "1E0, 1e+0, 10e-1, -0 and 0.0 are all fine.", "strict-json",
-          text="t", embedding_json="[1E0,1e+0,10e-1,-0,0.0]", candidates_json=js([cand("a", "A", [1, 1, 1, 0, 0])]))
+          steps="json.syntax json.numbers", text="t", embedding_json="[1E0,1e+0,10e-1,-0,0.0]", candidates_json=js([cand("a", "A", [1, 1, 1, 0, 0])]))
     c.add("gate-error-json-raw-lone-surrogate", GATE, "A raw lone surrogate in the host string of a JSON argument.",
           "strict-json lone-surrogate", text="t", embedding_json="null",
           candidates_json='[{"id":"a","text":"x\ud800"}]')
@@ -403,7 +403,7 @@ def _error_cases(c: CaseList) -> None:
     c.add("gate-error-json-lone-surrogate-in-ignored-key", GATE, "A lone surrogate escape in an ignored key.",
           "strict-json", text="t", embedding_json="null", candidates_json='[{"id":"a","text":"b","\\ud800":1}]')
     c.add("gate-json-escaped-pair-ok", GATE, "A valid surrogate pair escape decodes to U+1F600: fine.", "strict-json",
-          text="\U0001f600 tea", embedding_json="null", candidates_json='[{"id":"a","text":"\\ud83d\\ude00 TEA"}]')
+          steps="json.lone_surrogate", text="\U0001f600 tea", embedding_json="null", candidates_json='[{"id":"a","text":"\\ud83d\\ude00 TEA"}]')
     c.add("gate-error-json-duplicate-key", GATE, "Duplicate keys in a candidate.", "strict-json",
           text="t", embedding_json="null", candidates_json='[{"id":"a","text":"b","id":"c"}]')
     c.add("gate-error-json-duplicate-key-after-unescape", GATE, "Keys equal after unescaping are duplicates.",
@@ -411,7 +411,7 @@ def _error_cases(c: CaseList) -> None:
     c.add("gate-error-json-duplicate-ignored-key", GATE, "Duplicates in an ignored key are still invalid.",
           "strict-json", text="t", embedding_json="null", candidates_json='[{"id":"a","text":"b","x":1,"x":1}]')
     c.add("gate-json-depth-100-ok", GATE, "100 nested levels (an ignored key included) are fine.", "strict-json",
-          text="t", embedding_json="null",
+          steps="json.depth", text="t", embedding_json="null",
           candidates_json='[{"id":"a","text":"b","x":' + "[" * 98 + "]" * 98 + "}]")
     c.add("gate-error-json-depth-101", GATE, "101 nested levels are invalid_json, even inside an ignored key.",
           "strict-json", text="t", embedding_json="null",
@@ -419,7 +419,7 @@ def _error_cases(c: CaseList) -> None:
     c.add("gate-error-json-deep-nesting", GATE, "20,000 nested arrays: invalid_json, no crash.", "strict-json",
           text="t", embedding_json="[" * 20000 + "]" * 20000, candidates_json="null")
     c.add("gate-json-brackets-in-strings-ok", GATE, "Brackets inside strings do not count as nesting.", "strict-json",
-          text="t", embedding_json="null", candidates_json=js([cand("a", "[" * 150, x="{" * 150)]))
+          steps="json.depth", text="t", embedding_json="null", candidates_json=js([cand("a", "[" * 150, x="{" * 150)]))
     for value, slug in [(None, "null"), (7, "int"), (True, "bool")]:
         c.add(f"gate-error-json-host-{slug}", GATE, f"embedding_json must be a string, not {slug}.", "host-type",
               text="t", embedding_json=value, candidates_json="null")
@@ -448,7 +448,7 @@ def _error_cases(c: CaseList) -> None:
     for text, slug, comment in bad_shapes:
         c.add(f"gate-error-shape-{slug}", GATE, comment, (), text="t", embedding_json="null", candidates_json=text)
     c.add("gate-whitespace-id-accepted", GATE, "An id of one space is a non-empty string: accepted.", "project-decision",
-          text="t", embedding_json="null", candidates_json=js([cand(" ", "T")]))
+          steps="gate.candidate.id", text="t", embedding_json="null", candidates_json=js([cand(" ", "T")]))
     c.add("gate-error-candidate-embedding-empty", GATE, "A candidate embedding [] is invalid_embedding.",
           "project-decision", text="t", embedding_json="null", candidates_json='[{"id":"a","text":"b","embedding":[]}]')
     c.add("gate-error-candidate-embedding-string", GATE, "A candidate embedding of strings.", (),
@@ -484,7 +484,7 @@ def _error_cases(c: CaseList) -> None:
         c.add(f"gate-error-force-{slug}", GATE, f"force {slug}: not a boolean.", "host-type", text="t",
               embedding_json="null", candidates_json="null", mode="explicit", force=value)
     c.add("gate-force-ignored-outside-explicit", GATE, "force must still be a boolean in auto mode; true is allowed.",
-          "mode-table", text="t", embedding_json="null", candidates_json="null", mode="auto", force=True)
+          "mode-table", steps="gate.force", text="t", embedding_json="null", candidates_json="null", mode="auto", force=True)
 
 
 def build_cases() -> list[Case]:
@@ -501,13 +501,33 @@ def build_cases() -> list[Case]:
     return c.cases
 
 
+# What a result case with each flag pins (generators/steps.py); error cases name the step that failed.
+FLAG_STEPS = {
+    "nfc": ("norm.nfc",),
+    "quote-dash-map": ("norm.quote_dash",),
+    "case-mapping": ("norm.lowercase",),
+    "final-sigma": ("norm.lowercase",),
+    "white-space": ("norm.white_space",),
+    "not-white-space": ("norm.white_space", "norm.edges"),
+    "edge-punctuation": ("norm.edges",),
+    "mode-table": ("gate.decision",),
+    "pinned": ("gate.near",),
+    "threshold-boundary": ("gate.near",),
+    "binary32-rounding": ("gate.binary32",),
+    "summation-order": ("gate.similarity",),
+    "not-compared": ("gate.similarity",),
+    "tie": ("gate.near",),
+    "measured-pair": ("gate.near",),
+}
+
 SPEC = FixtureSpec(
     family="write-gate",
     version=1,
-    generator_version="1.0.0",
+    generator_version="1.1.0",
     module="generators.write_gate_v1",
     notes=NOTES,
     cases=build_cases,
     min_cases=120,
     ops=("normalize_fact_text", "decide_write"),
+    flag_steps=FLAG_STEPS,
 )

@@ -1,7 +1,8 @@
 """Independent Python reference for contract v1 (write gate and dedup context).
 
-Written from the contract (``../shared/contract-v1.md`` and ``docs/contract.md``), never from the
-Rust core. The four public functions have exactly the contract's binding-level signatures.
+Written from the specification (``docs/contract.md``), never from the Rust core. The four public
+functions have exactly the contract's binding-level signatures (§2); every contract error names the step
+that failed (``ContractError.step``, the step ids of §5-§7).
 """
 
 from .dedup_context import build_dedup_context

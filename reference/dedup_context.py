@@ -1,4 +1,4 @@
-"""build_dedup_context: contract v1, section build_dedup_context."""
+"""build_dedup_context: docs/contract.md §7, steps ctx.topical_json .. ctx.pin_note."""
 
 from __future__ import annotations
 
@@ -21,22 +21,24 @@ Item = tuple[str, str]  # (id, text) as given, missing/null already turned into 
 
 
 def parse_section(section_json: object, name: str) -> list[Item]:
-    value = strict_json.loads(section_json, name)
+    """ctx.<section>_json, then ctx.<section>: ``name`` is the parameter ("topical_json", ...)."""
+    step = "ctx." + name.removesuffix("_json")
+    value = strict_json.loads(section_json, name, step + "_json")
     if value is None:
         return []
     if not isinstance(value, list):
-        raise ContractError("invalid_shape", f"{name} must be null or an array of objects")
+        raise ContractError("invalid_shape", f"{name} must be null or an array of objects", step)
     items = []
     for index, element in enumerate(value):
         if not isinstance(element, dict):
-            raise ContractError("invalid_shape", f"{name}[{index}] is not an object")
+            raise ContractError("invalid_shape", f"{name}[{index}] is not an object", step)
         fields = []
         for key in ("id", "text"):
             field = element.get(key)
             if field is None:
                 field = ""
             elif not isinstance(field, str):
-                raise ContractError("invalid_shape", f"{name}[{index}].{key} must be a string or null")
+                raise ContractError("invalid_shape", f"{name}[{index}].{key} must be a string or null", step)
             fields.append(field)
         items.append((fields[0], fields[1]))
     return items

@@ -1,7 +1,8 @@
 """Contract error type.
 
 Every failure the contract names is raised as :class:`ContractError`, a ``ValueError`` whose message
-starts with the error code and a colon (``"invalid_cap: ..."``), as the contract requires.
+starts with the error code and a colon (``"invalid_cap: ..."``), as the contract requires (docs/contract.md
+§3), and which names the step that failed (``step``; not part of the message, never compared).
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ CODES = (
 class ContractError(ValueError):
     """A contract error: ``code`` is one of :data:`CODES`, the message is ``"<code>: <detail>"``."""
 
-    def __init__(self, code: str, detail: str) -> None:
+    def __init__(self, code: str, detail: str, step: str | None = None) -> None:
         if code not in CODES:
             raise AssertionError(f"unknown contract error code {code!r}")
         self.code = code
         self.detail = detail
+        # The id of the step that failed (docs/contract.md, harness/model/registry.py): "gate.mode", ...
+        self.step = step
         super().__init__(f"{code}: {detail}")

@@ -1,4 +1,4 @@
-"""normalize_fact_text: contract v1, section normalize_fact_text, steps 1-7."""
+"""normalize_fact_text: docs/contract.md §5, steps norm.text .. norm.edges."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ from .errors import ContractError
 from .unicode_data import EDGE_PUNCTUATION, QUOTE_DASH_MAP, WHITE_SPACE, has_lone_surrogate, nfc
 
 
-def require_text(text: object, name: str = "text") -> str:
-    """Step 1: a str of Unicode scalar values, else ``invalid_text``."""
+def require_text(text: object, step: str = "norm.text") -> str:
+    """Step 1 (norm.text, and gate.text and nfc.text): a str of Unicode scalar values, else ``invalid_text``."""
     if not isinstance(text, str):
-        raise ContractError("invalid_text", f"{name} must be a string, got {type(text).__name__}")
+        raise ContractError("invalid_text", f"text must be a string, got {type(text).__name__}", step)
     if has_lone_surrogate(text):
-        raise ContractError("invalid_text", f"{name} contains a lone surrogate")
+        raise ContractError("invalid_text", "text contains a lone surrogate", step)
     return text
 
 
@@ -56,4 +56,4 @@ def normalize_fact_text(text: object) -> str:
 
 def unicode_nfc(text: object) -> str:
     """Diagnostic op (not in contract v1): NFC alone, with the data unicode_versions() reports."""
-    return nfc(require_text(text))
+    return nfc(require_text(text, "nfc.text"))

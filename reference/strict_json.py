@@ -97,20 +97,20 @@ def _find_lone_surrogate(value: Any) -> bool:
     return False
 
 
-def loads(text: object, name: str) -> Any:
-    """Parse ``text`` (the argument called ``name``) or raise ``invalid_json``."""
+def loads(text: object, name: str, step: str | None = None) -> Any:
+    """Parse ``text`` (the argument called ``name``, validated by ``step``) or raise ``invalid_json``."""
     if not isinstance(text, str):
-        raise ContractError("invalid_json", f"{name} must be a string holding JSON, got {type(text).__name__}")
+        raise ContractError("invalid_json", f"{name} must be a string holding JSON, got {type(text).__name__}", step)
     if has_lone_surrogate(text):
-        raise ContractError("invalid_json", f"{name} contains a lone surrogate")
+        raise ContractError("invalid_json", f"{name} contains a lone surrogate", step)
     if _max_depth(text) > MAX_DEPTH:
-        raise ContractError("invalid_json", f"{name} nests arrays/objects deeper than {MAX_DEPTH} levels")
+        raise ContractError("invalid_json", f"{name} nests arrays/objects deeper than {MAX_DEPTH} levels", step)
     try:
         value = _DECODER.decode(text)
     except _Reject as exc:
-        raise ContractError("invalid_json", f"{name}: {exc}") from None
+        raise ContractError("invalid_json", f"{name}: {exc}", step) from None
     except (ValueError, RecursionError) as exc:
-        raise ContractError("invalid_json", f"{name}: {exc}") from None
+        raise ContractError("invalid_json", f"{name}: {exc}", step) from None
     if _find_lone_surrogate(value):
-        raise ContractError("invalid_json", f"{name} has an escape that decodes to a lone surrogate")
+        raise ContractError("invalid_json", f"{name} has an escape that decodes to a lone surrogate", step)
     return value

@@ -1,4 +1,4 @@
-"""decide_write: contract v1, section decide_write.
+"""decide_write: docs/contract.md §6, steps gate.text .. gate.decision.
 
 Arithmetic is spelled out on purpose: every embedding value is rounded to binary32 with
 ``struct`` (round to nearest, ties to even), widened back to binary64, and the three sums are plain
@@ -35,52 +35,54 @@ def to_binary32(value: float) -> float:
     try:
         packed = _BINARY32.pack(value)
     except OverflowError:
-        raise ContractError("invalid_embedding", f"{value!r} rounds to infinity in binary32") from None
+        raise ContractError("invalid_embedding", f"{value!r} rounds to infinity in binary32", "gate.binary32") from None
     return _BINARY32.unpack(packed)[0]
 
 
 def _embedding(value: Any, where: str) -> tuple[float, ...] | None:
+    """gate.embedding (the new one) or gate.candidate.embedding, then gate.binary32 for each number."""
+    step = "gate.embedding" if where == "embedding" else "gate.candidate.embedding"
     if value is None:
         return None
     if not isinstance(value, list) or not value:
-        raise ContractError("invalid_embedding", f"{where} must be null or a non-empty array of numbers")
+        raise ContractError("invalid_embedding", f"{where} must be null or a non-empty array of numbers", step)
     out = []
     for index, item in enumerate(value):
         # strict_json gives every JSON number as a float; True/False are JSON booleans, not numbers.
         if isinstance(item, bool) or not isinstance(item, float):
-            raise ContractError("invalid_embedding", f"{where}[{index}] is not a number")
+            raise ContractError("invalid_embedding", f"{where}[{index}] is not a number", step)
         if not math.isfinite(item):  # cannot come out of strict_json; kept as a guard
-            raise ContractError("invalid_embedding", f"{where}[{index}] is not finite")
+            raise ContractError("invalid_embedding", f"{where}[{index}] is not finite", "gate.binary32")
         out.append(to_binary32(item))
     return tuple(out)
 
 
 def parse_embedding(embedding_json: object) -> tuple[float, ...] | None:
-    return _embedding(strict_json.loads(embedding_json, "embedding_json"), "embedding")
+    return _embedding(strict_json.loads(embedding_json, "embedding_json", "gate.embedding_json"), "embedding")
 
 
 def parse_candidates(candidates_json: object) -> list[Candidate]:
-    value = strict_json.loads(candidates_json, "candidates_json")
+    value = strict_json.loads(candidates_json, "candidates_json", "gate.candidates_json")
     if value is None:
         return []
     if not isinstance(value, list):
-        raise ContractError("invalid_shape", "candidates_json must be null or an array of objects")
+        raise ContractError("invalid_shape", "candidates_json must be null or an array of objects", "gate.candidates")
     candidates = []
     for index, item in enumerate(value):
         where = f"candidates[{index}]"
         if not isinstance(item, dict):
-            raise ContractError("invalid_shape", f"{where} is not an object")
+            raise ContractError("invalid_shape", f"{where} is not an object", "gate.candidate.object")
         cid = item.get("id")
         if not isinstance(cid, str) or cid == "":
-            raise ContractError("invalid_shape", f"{where}.id must be a non-empty string")
+            raise ContractError("invalid_shape", f"{where}.id must be a non-empty string", "gate.candidate.id")
         text = item.get("text")
         if not isinstance(text, str):
-            raise ContractError("invalid_shape", f"{where}.text must be a string")
+            raise ContractError("invalid_shape", f"{where}.text must be a string", "gate.candidate.text")
         pinned = item.get("pinned")
         if pinned is None:
             pinned = False
         elif not isinstance(pinned, bool):
-            raise ContractError("invalid_shape", f"{where}.pinned must be a boolean or null")
+            raise ContractError("invalid_shape", f"{where}.pinned must be a boolean or null", "gate.candidate.pinned")
         embedding = _embedding(item.get("embedding"), f"{where}.embedding")
         candidates.append(Candidate(cid, text, embedding, pinned))
     return candidates
@@ -128,7 +130,7 @@ def decide(
     """The decision on validated inputs, as a dict."""
     normalized = normalize_valid(text)
     if normalized == "":
-        raise ContractError("empty_text", "text is empty after normalization")
+        raise ContractError("empty_text", "text is empty after normalization", "gate.empty_text")
     exact_outcome, near_outcome = outcomes(mode, force)
 
     for candidate in candidates:
@@ -162,7 +164,7 @@ def decide_write(
     force: object = False,
 ) -> str:
     """Validate in signature order, decide, and return the result as compact JSON."""
-    valid_text = require_text(text)
+    valid_text = require_text(text, "gate.text")
     embedding = parse_embedding(embedding_json)
     candidates = parse_candidates(candidates_json)
     valid_threshold = require_threshold(threshold)

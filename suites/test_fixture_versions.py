@@ -24,8 +24,9 @@ from harness.fixtures.runner import run_cases
 from harness.model import registry
 from harness.testees.impls import InProcess
 
-CASES = [Case("toy-ascii", "normalize_fact_text", "plain text", (), {"text": "User likes Tea"}),
-         Case("toy-edges", "normalize_fact_text", "edge punctuation", (), {"text": "  Hello, World!  "})]
+CASES = [Case("toy-ascii", "normalize_fact_text", "plain text", (), {"text": "User likes Tea"}, ("norm.lowercase",)),
+         Case("toy-edges", "normalize_fact_text", "edge punctuation", (), {"text": "  Hello, World!  "},
+              ("norm.edges",))]
 
 
 def toy_spec(version: int) -> FixtureSpec:

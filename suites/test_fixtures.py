@@ -37,4 +37,5 @@ def test_case(impl_name, impl, case) -> None:  # type: ignore[no-untyped-def]
         pytest.skip(f"{impl_name}'s host ({declared.host_strings} strings) cannot hold this case's arguments")
     response = _answer(impl_name, impl, case)
     problem = mismatch(case.op, case.expect, response)
-    assert problem is None, f"[{impl.name}] {case.full_id}: {problem}\n  ({case.comment})"
+    assert problem is None, (f"[{impl.name}] {case.full_id}: {problem}\n  ({case.comment}; pins "
+                             f"{', '.join(case.steps)}: docs/contract.md)")

@@ -327,12 +327,23 @@ def _report(op: str, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_promote_adds_a_case_through_the_generator(scratch_fixtures: Path) -> None:
-    message = promote(_report("normalize_fact_text", {"text": "A\u001cb "}), 1, "norm-promoted-u001c")
+    before = (scratch_fixtures / "fixtures" / "write-gate-v1.json").read_bytes()
+    with pytest.raises(GeneratorError, match="norm-promoted-u001c: pins no step of normalize_fact_text"):
+        promote(_report("normalize_fact_text", {"text": "A\u001cb "}), 1, "norm-promoted-u001c")
+    assert (scratch_fixtures / "fixtures" / "write-gate-v1.json").read_bytes() == before
+    with pytest.raises(GeneratorError, match="'norm.nope' is not a step of normalize_fact_text"):
+        promote(_report("normalize_fact_text", {"text": "A\u001cb "}), 1, "norm-promoted-u001c", steps=("norm.nope",))
+    message = promote(_report("normalize_fact_text", {"text": "A\u001cb "}), 1, "norm-promoted-u001c",
+                      steps=("norm.edges", "norm.white_space"))
     assert "norm-promoted-u001c added" in message
     document_ = json.loads((scratch_fixtures / "fixtures" / "write-gate-v1.json").read_text())
     case = [t for t in document_["tests"] if t["id"] == "norm-promoted-u001c"][0]
     assert case["expect"] == {"result": "a\u001cb"} and case["flags"] == ["promoted"]
-    assert document_["numberOfTests"] == json.loads((ROOT / "fixtures" / "write-gate-v1.json").read_text())["numberOfTests"] + 1
+    assert case["steps"] == ["norm.white_space", "norm.edges"]  # in the op's order
+    promote(_report("normalize_fact_text", {"text": "\ud800"}), 1, "norm-promoted-surrogate")  # an error: derived
+    document_ = json.loads((scratch_fixtures / "fixtures" / "write-gate-v1.json").read_text())
+    assert [t["steps"] for t in document_["tests"] if t["id"] == "norm-promoted-surrogate"] == [["norm.text"]]
+    assert document_["numberOfTests"] == json.loads((ROOT / "fixtures" / "write-gate-v1.json").read_text())["numberOfTests"] + 2
     with pytest.raises(GeneratorError, match="already has a case"):
         promote(_report("normalize_fact_text", {"text": "x"}), 1, "norm-promoted-u001c")
 

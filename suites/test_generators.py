@@ -17,6 +17,8 @@ from generators import FIXTURES
 from generators import framework
 from harness.model import files
 from generators.framework import release, read_pins, Case, FixtureSpec, GeneratorError, diff, render, write
+from reference import ContractError
+import reference.write_gate
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -40,7 +42,8 @@ def test_deterministic_across_hash_seeds(name: str) -> None:
 
 def _tiny_spec(tmp_cases: list[Case], version: int = 1, **kwargs: object) -> FixtureSpec:
     return FixtureSpec(family="tiny", version=version, generator_version="0.0.1", module="generators.tiny",
-                       notes={"f": "a flag"}, cases=lambda: list(tmp_cases), **kwargs)  # type: ignore[arg-type]
+                       notes={"f": "a flag"}, cases=lambda: list(tmp_cases), flag_steps={"f": ("norm.lowercase",)},
+                       **kwargs)  # type: ignore[arg-type]
 
 
 CASE_A = Case("a", "normalize_fact_text", "first", ("f",), {"text": "A"})
@@ -136,11 +139,44 @@ def test_unicode_skew_inside_json_args_refused() -> None:
         ([dataclasses.replace(CASE_A, comment="")], "no comment"),
         ([dataclasses.replace(CASE_A, args={"txt": "x"})], "unknown argument"),
         ([dataclasses.replace(CASE_A, op="decide_write", args={"text": "x"})], "missing required argument"),
+        ([dataclasses.replace(CASE_A, flags=())], "a: pins no step of normalize_fact_text"),
+        ([dataclasses.replace(CASE_A, steps=("gate.exact",))], "'gate.exact' is not a step of normalize_fact_text"),
+        ([dataclasses.replace(CASE_A, steps=("json.bom",))], "'json.bom' is not a step of normalize_fact_text"),
     ],
 )
 def test_bad_case_lists_refused(cases: list[Case], message: str) -> None:
     with pytest.raises(GeneratorError, match=message):
         render(_tiny_spec(cases))
+
+
+def test_steps_a_case_pins() -> None:
+    """A result case pins its flags' steps and its own, in the op's order; an error case the step the
+    reference says failed and, for invalid_json, the rules the harness's own scan finds in that argument."""
+    cases = [
+        dataclasses.replace(CASE_A, steps=("norm.edges", "norm.nfc")),
+        Case("err-json", "decide_write", "bad", ("f",),
+             {"text": "t", "embedding_json": "null", "candidates_json": '\ufeff[{"id":"a","id":"b"}]'}),
+        Case("err-mode", "decide_write", "bad", (), {"text": "t", "embedding_json": "null", "candidates_json": "null",
+                                                      "mode": "x"}),
+        Case("err-host", "build_dedup_context", "bad", (), {"topical_json": None, "pinned_json": "null",
+                                                             "recent_json": "null"}),
+    ]
+    tests = {t["id"]: t["steps"] for t in framework.build_document(_tiny_spec(cases))["tests"]}
+    assert tests == {"a": ["norm.nfc", "norm.lowercase", "norm.edges"],
+                     "err-json": ["gate.candidates_json", "json.bom"],  # a BOM hides the rest from the scan
+                     "err-mode": ["gate.mode"], "err-host": ["ctx.topical_json"]}
+
+
+def test_an_error_without_its_step_stops_the_generator(monkeypatch: pytest.MonkeyPatch) -> None:
+    import reference.host
+
+    def unnamed(mode: object) -> str:
+        raise ContractError("invalid_mode", "no step named")
+
+    monkeypatch.setattr(reference.write_gate, "require_mode", unnamed)
+    with pytest.raises(GeneratorError, match="raised invalid_mode without naming its step"):
+        framework.outcome("decide_write", {"text": "x", "embedding_json": "null", "candidates_json": "null"})
+    assert reference.host.require_mode("auto") == "auto"
 
 
 def test_minimum_case_counts() -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from generators.framework import canonical
 from harness.fixtures.load import FIXTURES_DIR
-from harness.fixtures.lint import lint
+from harness.fixtures.lint import lint, unpinned_steps
 from harness.model.paths import SCHEMAS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,10 +23,21 @@ def test_committed_fixtures_are_clean() -> None:
     assert lint() == []
 
 
+def test_every_step_is_pinned_by_a_case() -> None:
+    assert unpinned_steps() == []
+
+
 def test_lint_cli_clean() -> None:
     proc = subprocess.run([sys.executable, "-m", "harness", "lint"], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout
     assert "fixture lint: clean" in proc.stdout
+    assert "every step of every op with a fixture is pinned" in proc.stdout
+
+
+def test_unpinned_step_listed(tree: Path) -> None:
+    """Take ctx.skip_bracket out of every case that pins it: the lint names exactly that step."""
+    _edit(tree, lambda d: [t["steps"].remove("ctx.skip_bracket") for t in d["tests"] if "ctx.skip_bracket" in t["steps"]])
+    assert unpinned_steps(tree) == [("build_dedup_context", "ctx.skip_bracket")]
 
 
 @pytest.fixture
@@ -58,6 +69,9 @@ PLANTED: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
     ("name", _set("fixture", "dedup-context-v2"), "names itself"),
     ("expectation", lambda d: d["tests"][2]["expect"].__setitem__("result", "forged"), "fresh regeneration"),
     ("surrogate", lambda d: d["tests"][0]["args"].__setitem__("cap", {"$utf16": "x"}), "schema"),
+    ("unknown-step", lambda d: d["tests"][0]["steps"].append("ctx.nope"), "step 'ctx.nope' is not a step of"),
+    ("foreign-step", lambda d: d["tests"][0]["steps"].append("gate.exact"), "step 'gate.exact' is not a step of"),
+    ("no-steps", lambda d: d["tests"][0].__setitem__("steps", []), "schema: at tests/0/steps"),
 ]
 
 

@@ -120,8 +120,8 @@ PLANTS = [
           _ref("last-exact", "write_gate.py", "    for candidate in candidates:\n        if normalize_valid",
                "    for candidate in reversed(candidates):\n        if normalize_valid")),
     Plant("gate: empty_text before the other arguments", "reference", ALL, GATE, "validation_order",
-          _ref("empty-text-first", "write_gate.py", "    valid_text = require_text(text)\n",
-               "    valid_text = require_text(text)\n    if normalize_valid(valid_text) == '':\n"
+          _ref("empty-text-first", "write_gate.py", "    valid_text = require_text(text, \"gate.text\")\n",
+               "    valid_text = require_text(text, \"gate.text\")\n    if normalize_valid(valid_text) == '':\n"
                "        raise ContractError('empty_text', 'text is empty after normalization')\n")),
     Plant("gate: a candidate's embedding checked before its id", "reference", ALL, GATE, "validation_order",
           _ref("embedding-first", "write_gate.py", '        cid = item.get("id")\n',

@@ -82,6 +82,9 @@ def _parser() -> argparse.ArgumentParser:
     promote.add_argument("--index", type=int, required=True, help="1-based number of the divergence in the report")
     promote.add_argument("--id", required=True, help="the new case's stable id")
     promote.add_argument("--comment", default=None)
+    promote.add_argument("--steps", default="", metavar="ID[,ID...]",
+                         help="the steps of docs/contract.md the case pins (needed when the reference answers a "
+                              "result; an error names its own step), e.g. norm.white_space,norm.edges")
     lint = sub.add_parser("lint", help="lint the fixture files")
     lint.add_argument("--no-regenerate", action="store_true", help="skip the comparison with a fresh regeneration")
     bench = sub.add_parser("bench", help="requests per second on the fixture inputs")
@@ -130,7 +133,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         impl.close()
     findings = impl.findings.to_json() if getattr(impl, "findings", None) is not None else []
     for failure in failures:
-        print(f"FAIL {failure.case.full_id}: {failure.problem}")
+        print(f"FAIL {failure.case.full_id} [{', '.join(failure.case.steps)}]: {failure.problem}")
     if findings:
         print(render_findings(findings))
     print(f"{args.impl}: {count - len(failures)}/{count} fixture cases pass"
@@ -314,7 +317,8 @@ def cmd_promote(args: argparse.Namespace) -> int:
     from generators.promote import promote
 
     try:
-        message = promote(json.loads(args.report.read_text()), args.index, args.id, args.comment)
+        message = promote(json.loads(args.report.read_text()), args.index, args.id, args.comment,
+                          tuple(step for step in args.steps.split(",") if step))
     except GeneratorError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -324,10 +328,16 @@ def cmd_promote(args: argparse.Namespace) -> int:
 
 def cmd_lint(args: argparse.Namespace) -> int:
     from harness.fixtures.lint import lint as run_lint
+    from harness.fixtures.lint import unpinned_steps
 
     problems = run_lint(regenerate=not args.no_regenerate)
     for problem in problems:
         print(problem)
+    unpinned = unpinned_steps()
+    for op, step in unpinned:
+        print(f"unpinned: step {step} of {op}: no fixture case pins it (docs/fixtures.md, 'Steps')")
+    if not unpinned:
+        print("fixture lint: every step of every op with a fixture is pinned by at least one case")
     print(f"fixture lint: {'FAILED, ' + str(len(problems)) + ' problem(s)' if problems else 'clean'}")
     return 1 if problems else 0
 

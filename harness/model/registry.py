@@ -28,6 +28,96 @@ class Param:
         return self.default is _REQUIRED
 
 
+@dataclass(frozen=True)
+class Step:
+    """One named step of an op, in the order the contract applies it (docs/contract.md lists the same
+    ids in the same order; suites/test_contract_doc.py checks it). The id is stable: code, fixture cases
+    and reports cite it; a step is never renamed, only added in a later contract version."""
+
+    id: str  # "<prefix>.<name>": norm., gate., ctx., nfc., versions., json.
+    title: str  # what it does, in a few words
+    code: str | None = None  # the error code it can raise, None when it cannot fail
+
+
+def _steps(*rows: tuple[str, ...]) -> tuple[Step, ...]:
+    return tuple(Step(*row) for row in rows)
+
+
+# The strictness rules of every JSON argument (docs/contract.md section 4), in the order the document
+# gives them; the names are those harness/model/json_features.py reports. Every `*_json` step applies
+# them all before looking at the shape of the value.
+JSON_RULES = _steps(
+    ("json.syntax", "RFC 8259 grammar: one value, nothing else", "invalid_json"),
+    ("json.bom", "no leading byte order mark", "invalid_json"),
+    ("json.whitespace", "only space, tab, line feed and carriage return between tokens", "invalid_json"),
+    ("json.control_character", "no raw U+0000..U+001F inside a string", "invalid_json"),
+    ("json.nan_literal", "no NaN, Infinity or -Infinity", "invalid_json"),
+    ("json.numbers", "every number is the correctly rounded binary64 value of its text"),
+    ("json.number_overflow", "no number whose binary64 value is infinite", "invalid_json"),
+    ("json.lone_surrogate", "no lone surrogate, raw or escaped, in a key or a value", "invalid_json"),
+    ("json.duplicate_key", "no two equal keys in one object, compared after unescaping", "invalid_json"),
+    ("json.depth", "at most 100 levels of nested arrays and objects", "invalid_json"),
+)
+
+# normalize_fact_text's steps 1-7, shared by decide_write (gate.normalize, gate.normalize_candidates).
+NORMALIZE_STEPS = _steps(
+    ("norm.text", "a string of Unicode scalar values", "invalid_text"),
+    ("norm.nfc", "NFC"),
+    ("norm.quote_dash", "typographic quotes and dashes to ASCII"),
+    ("norm.lowercase", "full default lowercase mapping, final sigma by context"),
+    ("norm.nfc_again", "NFC again"),
+    ("norm.white_space", "every run of White_Space to one space"),
+    ("norm.edges", "strip White_Space and edge punctuation at both ends"),
+)
+
+DECIDE_WRITE_STEPS = _steps(
+    ("gate.text", "text: a string of Unicode scalar values", "invalid_text"),
+    ("gate.embedding_json", "embedding_json: a string holding strict JSON", "invalid_json"),
+    ("gate.embedding", "embedding: null or a non-empty array of numbers", "invalid_embedding"),
+    ("gate.binary32", "each embedding number: binary64 to binary32, never infinite", "invalid_embedding"),
+    ("gate.candidates_json", "candidates_json: a string holding strict JSON", "invalid_json"),
+    ("gate.candidates", "candidates: null or an array", "invalid_shape"),
+    ("gate.candidate.object", "each candidate, in array order: an object", "invalid_shape"),
+    ("gate.candidate.id", "its id: a non-empty string", "invalid_shape"),
+    ("gate.candidate.text", "its text: a string", "invalid_shape"),
+    ("gate.candidate.pinned", "its pinned: absent, null or a boolean", "invalid_shape"),
+    ("gate.candidate.embedding", "its embedding: absent, null or as gate.embedding and gate.binary32",
+     "invalid_embedding"),
+    ("gate.threshold", "threshold: a number in [0, 1], not a boolean", "invalid_threshold"),
+    ("gate.mode", "mode: auto, explicit, mirror or reconcile", "invalid_mode"),
+    ("gate.force", "force: a boolean", "invalid_force"),
+    ("gate.normalize", "the new text through norm.nfc .. norm.edges"),
+    ("gate.empty_text", "a new text that normalizes to the empty string", "empty_text"),
+    ("gate.normalize_candidates", "each candidate's text through norm.nfc .. norm.edges"),
+    ("gate.exact", "exact match: the first candidate whose normalized text equals the new one"),
+    ("gate.similarity", "cosine similarity of each compared candidate, plain binary64 sums"),
+    ("gate.near", "near match: the best compared candidate (auto leaves pinned out), if >= threshold"),
+    ("gate.decision", "action, reason and match from the mode table"),
+)
+
+BUILD_DEDUP_CONTEXT_STEPS = _steps(
+    ("ctx.topical_json", "topical_json: a string holding strict JSON", "invalid_json"),
+    ("ctx.topical", "topical: null or an array of objects whose id and text are absent, null or strings",
+     "invalid_shape"),
+    ("ctx.pinned_json", "pinned_json: a string holding strict JSON", "invalid_json"),
+    ("ctx.pinned", "pinned: as ctx.topical", "invalid_shape"),
+    ("ctx.recent_json", "recent_json: a string holding strict JSON", "invalid_json"),
+    ("ctx.recent", "recent: as ctx.topical", "invalid_shape"),
+    ("ctx.cap", "cap: an integral number in [0, 2^32 - 1], not a boolean", "invalid_cap"),
+    ("ctx.order", "items in the order pinned, topical, recent, each section in the caller's order"),
+    ("ctx.split", "each id and text split on the line breaks"),
+    ("ctx.trim", "each piece trimmed of White_Space"),
+    ("ctx.join", "empty pieces dropped, the rest joined with one space"),
+    ("ctx.skip_empty", "an item whose collapsed id or text is empty is skipped"),
+    ("ctx.skip_bracket", "an item whose collapsed id holds [ or ] is skipped"),
+    ("ctx.skip_duplicate", "an item whose collapsed id was emitted before is skipped"),
+    ("ctx.cap_limit", "no more than cap lines"),
+    ("ctx.line", "the line: [ID: id] text, with the pinned mark for a pinned item"),
+    ("ctx.output", "the header and the lines; the empty string when no line is left"),
+    ("ctx.pin_note", "the pin note after the lines when a pinned line was emitted"),
+)
+
+
 def _version_number(contract: str) -> int:
     if not (contract.startswith("v") and contract[1:].isdigit()):
         raise ValueError(f"a contract version is v<number>, not {contract!r}")
@@ -58,6 +148,16 @@ class Op:
     # Plain arguments every implementation answers alike (the fillers of a batch the reproduction gate
     # sends, harness/differential/verdict.py).
     plain: tuple[tuple[str, Any], ...] = ()
+    # Its named steps in the order the contract applies them (docs/contract.md).
+    steps: tuple[Step, ...] = ()
+
+    def step_ids(self) -> tuple[str, ...]:
+        """Its own steps' ids, then the JSON rules when it takes a JSON argument: every id a fixture case
+        of this op may cite."""
+        own = tuple(step.id for step in self.steps)
+        if any(param.kind.endswith("_json") for param in self.params):
+            own += tuple(rule.id for rule in JSON_RULES)
+        return own
 
     def reference_for(self, contract: str) -> Callable[..., str]:
         """The reference's function for this op under contract version `contract` ("v1", "v2", ...)."""
@@ -86,6 +186,7 @@ OPS: dict[str, Op] = {
             result_kind="text",
             fixture="write-gate",
             plain=(("text", "The user likes tea"),),
+            steps=NORMALIZE_STEPS,
         ),
         Op(
             name="decide_write",
@@ -103,6 +204,7 @@ OPS: dict[str, Op] = {
             fixture="write-gate",
             via="normalize_fact_text",
             plain=(("text", "The user likes tea"), ("embedding_json", "[1,0]"), ("candidates_json", "null")),
+            steps=DECIDE_WRITE_STEPS,
         ),
         Op(
             name="build_dedup_context",
@@ -119,6 +221,7 @@ OPS: dict[str, Op] = {
             unicode_steps=(),  # line breaks and White_Space are the contract's fixed sets
             char_rules=("line_breaks", "whitespace_definition"),
             plain=(("topical_json", "null"), ("pinned_json", "null"), ("recent_json", "null")),
+            steps=BUILD_DEDUP_CONTEXT_STEPS,
         ),
         Op(
             name="unicode_versions",
@@ -128,6 +231,7 @@ OPS: dict[str, Op] = {
             result_kind="json",
             fixture=None,
             differential=False,  # differs between implementations by design; reported, not compared
+            steps=_steps(("versions.report", "the Unicode version of each Unicode-dependent step")),
         ),
         Op(
             # Diagnostic, not in contract v1: NFC alone, for the NormalizationTest.txt conformance check
@@ -141,9 +245,18 @@ OPS: dict[str, Op] = {
             unicode_steps=("normalization",),
             char_rules=("normalization",),
             plain=(("text", "plain"),),
+            steps=_steps(("nfc.text", "a string of Unicode scalar values", "invalid_text"), ("nfc.nfc", "NFC")),
         ),
     )
 }
+
+
+def step_titles() -> dict[str, Step]:
+    """Every step id of every op and every JSON rule -> its Step."""
+    out = {rule.id: rule for rule in JSON_RULES}
+    for op in OPS.values():
+        out.update((step.id, step) for step in op.steps)
+    return out
 
 
 def get_op(name: str) -> Op:

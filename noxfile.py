@@ -15,6 +15,11 @@
   nox -s bench            bare cost against the harness's, side by side, every implementation; start-up times
   nox -s mutants          plant the bugs of tools/mutants.py and check that each one is caught
   nox -s dev              make .venv/ where `python -m harness run --impl NAME` works for every built impl
+  nox -s lint             ruff check (the rule set of pyproject.toml, [tool.ruff.lint])
+  nox -s lock             re-resolve constraints.txt from constraints.in (uv, Python 3.11-3.13)
+
+Every pip install of every session (and of the implementations' build commands, and of pip's isolated
+build environments) is held to constraints.txt: PIP_CONSTRAINT is set below.
 """
 
 from __future__ import annotations
@@ -28,6 +33,11 @@ from pathlib import Path
 import nox
 
 ROOT = Path(__file__).resolve().parent
+CONSTRAINTS = ROOT / "constraints.txt"  # exact versions for Python 3.11-3.13, from constraints.in (nox -s lock)
+if not CONSTRAINTS.is_file():
+    raise SystemExit(f"noxfile.py: {CONSTRAINTS} is missing; restore it from version control (or run `nox -s lock`)")
+# pip reads it from the environment, so it holds every install: sessions, build commands, isolated builds.
+os.environ["PIP_CONSTRAINT"] = str(CONSTRAINTS)
 RUST = ROOT / "rust_core"  # the Cargo workspace: core/, python/ (PyO3), wasm/, fixture-tests/
 PYO3_MANIFEST = RUST / "python" / "Cargo.toml"
 RUST_PACKAGES = ("memgate-core", "memgate-rs", "memgate-wasm", "memgate-fixture-tests")
@@ -47,8 +57,8 @@ nox.options.reuse_existing_virtualenvs = True
 nox.options.error_on_missing_interpreters = True
 
 
-def _install_project(session: nox.Session) -> None:
-    session.install("-e", f"{ROOT}[test]")
+def _install_project(session: nox.Session, extras: str = "test") -> None:
+    session.install("-e", f"{ROOT}[{extras}]")
 
 
 def _require(session: nox.Session, tool: str, remedy: str) -> str:
@@ -95,7 +105,11 @@ def _build_wasm(session: nox.Session) -> None:
 
 
 def _toolchain_env() -> dict[str, str]:
-    """Let build.py apt-get the Debian wasm toolchain when it can: as root (a fresh CI or dev machine)."""
+    """Let build.py apt-get the Debian wasm toolchain when it can: as root (a fresh CI or dev machine),
+    unless PARITY_INSTALL_TOOLCHAIN is set already (0 turns every install off, even as root). build.py
+    names the packages and says why before it installs anything."""
+    if "PARITY_INSTALL_TOOLCHAIN" in os.environ:
+        return {"PARITY_INSTALL_TOOLCHAIN": os.environ["PARITY_INSTALL_TOOLCHAIN"]}
     return {"PARITY_INSTALL_TOOLCHAIN": "1"} if os.environ.get("CI") == "true" or os.geteuid() == 0 else {}
 
 
@@ -278,11 +292,29 @@ def plants(session: nox.Session) -> None:
 def mutants(session: nox.Session) -> None:
     """Plant every bug of tools/mutants.py (reference, Rust core, PyO3 and WASM bindings); fail if one is
     not caught by the fixture cases it names."""
-    _install_project(session)
+    _install_project(session, "test,mutants")  # numpy, for the numpy-dot mutation
     _cargo(session)
     session.install("maturin>=1.5,<2")
     _build_wasm(session)  # provisions the wasm toolchain the WASM mutants are built with
     session.run("python", "-m", "tools.mutants", "--rust", "--wasm", *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff check over the whole project, with the rule set pyproject.toml documents ([tool.ruff.lint])."""
+    session.install("ruff")
+    session.run("ruff", "check", str(ROOT), *session.posargs)
+
+
+@nox.session
+def lock(session: nox.Session) -> None:
+    """Re-resolve constraints.txt from constraints.in with uv: one universal file for Python 3.11-3.13.
+    `nox -s lock -- --upgrade` moves every pin to its newest release; without it, pins are kept where
+    they still satisfy constraints.in. Review the diff, run the sessions, commit both files."""
+    session.install("uv")
+    session.run("uv", "pip", "compile", "--universal", "--python-version", "3.11", "--annotation-style", "line",
+                "--custom-compile-command", "nox -s lock", str(ROOT / "constraints.in"), "-o", str(CONSTRAINTS),
+                *session.posargs)
 
 
 @nox.session(venv_backend="none")

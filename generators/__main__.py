@@ -64,7 +64,8 @@ def main(argv: list[str] | None = None) -> int:
                 sys.stdout.write(text)
                 print(f"{name}: DIFFERS from what the reference produces now (diff above).")
             else:
-                print(f"{name}: {'released, bytes as pinned' if name in read_pins((_path(args.dir, name) or FIXTURES[name].path).parent) else 'up to date'}")
+                released = name in read_pins((_path(args.dir, name) or FIXTURES[name].path).parent)
+                print(f"{name}: {'released, bytes as pinned' if released else 'up to date'}")
         if failed:
             print("Regenerate with `nox -s fixtures` (or `python -m generators write`) if the reference is right;"
                   " a released fixture is never regenerated: behaviour changes go into the next version.",

@@ -8,19 +8,20 @@ implementations in ``nox -s parity``), so a character passes when
 it is assigned in the oldest version and its general category, canonical combining class,
 decomposition mapping and NFC/NFD forms are the same at both ends. Case mappings are not exposed by
 ``unicodedata2``; a change of case mapping for an assigned character comes with a change of general
-category (Lo -> Lu/Ll) in practice, which this check sees. See docs/contract.md, "Unicode versions".
+category (Lo -> Lu/Ll) in practice, which this check sees. See docs/contract.md, section 9.
 """
 
 from __future__ import annotations
 
 import unicodedata
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import unicodedata2
 
+from harness.model.unicode_info import is_surrogate
 from reference import strict_json
 from reference.errors import ContractError
-from harness.model.unicode_info import is_surrogate
 
 OLDEST = unicodedata.unidata_version
 NEWEST = unicodedata2.unidata_version

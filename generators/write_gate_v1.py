@@ -15,7 +15,8 @@ NOTES = {
     "case-mapping": "Full default lowercase mapping, including length-changing mappings (step 4).",
     "final-sigma": "Capital sigma lowercased to final or non-final form by context (step 4).",
     "white-space": "A character of the contract's White_Space set (steps 6 and 7).",
-    "not-white-space": "U+001C-U+001F, U+FEFF, U+180E or U+200B: whitespace to some platforms, not to the contract; kept.",
+    "not-white-space": ("U+001C-U+001F, U+FEFF, U+180E or U+200B: whitespace to some platforms, "
+                        "not to the contract; kept."),
     "edge-punctuation": "Punctuation stripped (or not) at the ends (step 7).",
     "host-type": "A host value of the wrong type for its parameter.",
     "lone-surrogate": "A host string holding a lone surrogate (not Unicode scalar values).",
@@ -28,11 +29,12 @@ NOTES = {
     "pinned": "Pinned candidates: kept out of near matching in auto mode only.",
     "threshold-boundary": "Similarity exactly at the threshold, or one ulp away from it.",
     "binary32-rounding": "Embedding values rounded to binary32 (ties to even, from binary64).",
-    "summation-order": "Plain left-to-right binary64 sums; compensated, pairwise, numpy or binary32 sums give other bits.",
+    "summation-order": ("Plain left-to-right binary64 sums; compensated, pairwise, numpy or binary32 sums "
+                        "give other bits."),
     "not-compared": "A candidate left out of similarity: no embedding, other dimension, or a zero vector.",
     "tie": "Equal similarities: the earliest candidate wins.",
     "measured-pair": "A pair whose cosine was measured with a production embedding model.",
-    "project-decision": "Pins a choice docs/contract.md makes where the shared contract is silent.",
+    "project-decision": "Pins a decision of docs/contract.md (D1-D16, indexed in its section 10).",
     "empty-result": "The input normalizes to the empty string.",
 }
 
@@ -57,7 +59,7 @@ WHITE_SPACE = (
 )
 NOT_WHITE_SPACE = ["\u001c", "\u001d", "\u001e", "\u001f", "\ufeff", "\u180e", "\u200b"]
 
-# Vectors found offline (see docs/contract.md, "Arithmetic"): 16 binary32 values whose similarity
+# Vectors found offline (see docs/contract.md, section 6.3): 16 binary32 values whose similarity
 # differs in the last bits between plain left-to-right sums, math.fsum, numpy's dot and binary32
 # accumulation.
 ORDER_A = [-0.352334, -0.698302, 0.301869, -0.855127, 0.071764, -0.268622, -0.884002, 0.014871,
@@ -142,7 +144,8 @@ def _normalize_cases(c: CaseList) -> None:
           "nfc case-mapping", text="\u212a \u2126 \u212b")
     c.add("norm-no-compatibility", NORM, "Fullwidth letters and ligatures are kept: NFC, not NFKC.", "nfc",
           text="\uff28\uff45\uff4c\uff4c\uff4f \ufb01")
-    c.add("norm-final-sigma-end", NORM, "Sigma at the end of a word is final.", "final-sigma", text="\u039f\u0394\u039f\u03a3")
+    c.add("norm-final-sigma-end", NORM, "Sigma at the end of a word is final.", "final-sigma",
+          text="\u039f\u0394\u039f\u03a3")
     c.add("norm-final-sigma-words", NORM, "Sigma before a space is final, inside a word it is not.", "final-sigma",
           text="\u039f\u0394\u039f\u03a3 \u039a\u0391\u0399 \u0391\u03a3\u0391")
     c.add("norm-final-sigma-alone", NORM, "A lone sigma has no cased letter before it: not final.", "final-sigma",
@@ -157,11 +160,14 @@ def _normalize_cases(c: CaseList) -> None:
           text="\u0130stanbul")
     c.add("norm-sharp-s-kept", NORM, "Lowercase mapping, not case folding: U+00DF stays.", "case-mapping",
           text="Stra\u00dfe \u1e9e")
-    c.add("norm-unicode-preserved", NORM, "CJK text is kept; the ideographic full stop is stripped.", "edge-punctuation",
+    c.add("norm-unicode-preserved", NORM, "CJK text is kept; the ideographic full stop is stripped.",
+          "edge-punctuation",
           text="\u65e5\u672c\u8a9e\u306e\u30c6\u30ad\u30b9\u30c8\u3002")
     c.add("norm-emoji-preserved", NORM, "Emoji, a variation selector and a ZWJ sequence are kept.", (),
           steps="norm.nfc norm.lowercase", text="I \u2764\ufe0f tea \U0001f375 \U0001f469\u200d\U0001f4bb")
-    c.add("norm-idempotent-input", NORM, "Already normalized text is unchanged.", (), steps="norm.nfc norm.quote_dash norm.lowercase norm.nfc_again norm.white_space norm.edges", text="user likes tea")
+    c.add("norm-idempotent-input", NORM, "Already normalized text is unchanged.", (),
+          steps="norm.nfc norm.quote_dash norm.lowercase norm.nfc_again norm.white_space norm.edges",
+          text="user likes tea")
     c.add("norm-empty-string", NORM, "The empty string stays empty.", "empty-result", steps="norm.edges", text="")
     c.add("norm-only-white-space", NORM, "Only White_Space normalizes to the empty string.", "empty-result white-space",
           steps="norm.edges", text=" \t\u3000 ")
@@ -187,16 +193,19 @@ def _mode_table_cases(c: CaseList) -> None:
     for mode, force in rows:
         tag = f"{mode}{'-force' if force else ''}"
         c.add(f"gate-{tag}-exact", GATE, f"Mode table, {tag}: exact match after normalization.", "mode-table",
-              steps="gate.normalize gate.exact", text="  user LIKES green tea!", embedding_json=js([0, 0, 1]), candidates_json=js(stored),
+              steps="gate.normalize gate.exact", text="  user LIKES green tea!", embedding_json=js([0, 0, 1]),
+              candidates_json=js(stored),
               mode=mode, force=force)
         c.add(f"gate-{tag}-near", GATE, f"Mode table, {tag}: near match (similarity 0.96 >= 0.85).", "mode-table",
-              steps="gate.near", text="User enjoys green tea", embedding_json=js([0.96, 0.28, 0]), candidates_json=js(stored),
+              steps="gate.near", text="User enjoys green tea", embedding_json=js([0.96, 0.28, 0]),
+              candidates_json=js(stored),
               mode=mode, force=force)
         c.add(f"gate-{tag}-new", GATE, f"Mode table, {tag}: neither exact nor near.", "mode-table",
               text="User lives in Oslo", embedding_json=js([0, 0, 1]), candidates_json=js(stored),
               mode=mode, force=force)
     c.add("gate-defaults-omitted", GATE, "threshold, mode and force omitted take 0.85, auto, false.", "mode-table",
-          steps="gate.threshold gate.mode gate.force", text="User enjoys green tea", embedding_json=js([0.96, 0.28, 0]), candidates_json=js(stored))
+          steps="gate.threshold gate.mode gate.force", text="User enjoys green tea", embedding_json=js([0.96, 0.28, 0]),
+          candidates_json=js(stored))
 
 
 def _pinned_cases(c: CaseList) -> None:
@@ -209,7 +218,8 @@ def _pinned_cases(c: CaseList) -> None:
     c.add("gate-pinned-exact-auto", GATE, "An exact match of a pinned candidate counts in auto mode.", "pinned",
           steps="gate.exact", text="User likes green tea", embedding_json=js([1, 0]), candidates_json=js(pinned_near))
     c.add("gate-pinned-exact-explicit", GATE, "An exact match of a pinned candidate in explicit mode.", "pinned",
-          steps="gate.exact", text="user likes green tea", embedding_json="null", candidates_json=js(pinned_near), mode="explicit")
+          steps="gate.exact", text="user likes green tea", embedding_json="null", candidates_json=js(pinned_near),
+          mode="explicit")
     mixed = [cand("p1", "Pinned fact", [1, 0], pinned=True), cand("u1", "Unpinned fact", [0.9, 0.43589])]
     c.add("gate-pinned-best-skipped-auto", GATE,
           "Auto: the pinned candidate has the higher similarity but is left out; the unpinned one matches.",
@@ -229,11 +239,13 @@ def _rule_cases(c: CaseList) -> None:
           steps="gate.exact", text="user likes tea", embedding_json="null",
           candidates_json=js([cand("a", "User likes tea!"), cand("b", "user likes tea")]))
     c.add("gate-exact-match-text-as-given", GATE, "The match carries the candidate text as given, not normalized.", (),
-          steps="gate.normalize_candidates gate.exact gate.decision", text="caf\u00e9", embedding_json="null", candidates_json=js([cand("a", "  \u201cCAFE\u0301\u201d ")]))
+          steps="gate.normalize_candidates gate.exact gate.decision", text="caf\u00e9", embedding_json="null",
+          candidates_json=js([cand("a", "  \u201cCAFE\u0301\u201d ")]))
     c.add("gate-exact-empty-candidate-text", GATE, "A candidate text that normalizes to '' never matches exactly.",
           "project-decision", steps="gate.normalize_candidates gate.exact", text="tea", embedding_json="null",
           candidates_json=js([cand("a", "..."), cand("b", "")]))
-    c.add("gate-near-later-strictly-greater", GATE, "A later candidate with a strictly greater similarity replaces the best.",
+    c.add("gate-near-later-strictly-greater", GATE,
+          "A later candidate with a strictly greater similarity replaces the best.",
           (), steps="gate.near", text="New fact", embedding_json=js([1, 0]),
           candidates_json=js([cand("a", "A", [0.9, 0.43589]), cand("b", "B", [0.95, 0.31225])]))
     c.add("gate-tie-earliest", GATE, "Equal similarities: the earliest candidate wins.", "tie",
@@ -245,7 +257,8 @@ def _rule_cases(c: CaseList) -> None:
     c.add("gate-identical-vectors-one", GATE, "Identical vectors give exactly 1.0.", "summation-order",
           text="New fact", embedding_json=js(ORDER_A), candidates_json=js([cand("same", "A", ORDER_A)]))
     c.add("gate-opposite-vectors", GATE, "Opposite vectors: similarity -1 is below threshold 0.", (),
-          steps="gate.similarity gate.near", text="New fact", embedding_json=js([1, 2]), candidates_json=js([cand("opp", "A", [-1, -2])]), threshold=0)
+          steps="gate.similarity gate.near", text="New fact", embedding_json=js([1, 2]),
+          candidates_json=js([cand("opp", "A", [-1, -2])]), threshold=0)
     c.add("gate-orthogonal-threshold-zero", GATE, "Similarity 0 >= threshold 0 is a near match.", "threshold-boundary",
           text="New fact", embedding_json=js([1, 0]), candidates_json=js([cand("orth", "A", [0, 1])]), threshold=0)
 
@@ -265,9 +278,11 @@ def _threshold_cases(c: CaseList) -> None:
           "threshold-boundary project-decision", text="New", embedding_json=js([2, 0]),
           candidates_json=js([cand("a", "A", [0.96, 0.28]), cand("b", "B", [5, 0])]), threshold=1)
     c.add("gate-threshold-zero-int", GATE, "Threshold 0 (an integer) is accepted.", "project-decision",
-          steps="gate.threshold", text="New", embedding_json=js([1, 0]), candidates_json=js([cand("a", "A", [0.1, 0.9])]), threshold=0)
+          steps="gate.threshold", text="New", embedding_json=js([1, 0]),
+          candidates_json=js([cand("a", "A", [0.1, 0.9])]), threshold=0)
     c.add("gate-threshold-negative-zero", GATE, "Threshold -0.0 is in [0, 1].", "project-decision",
-          steps="gate.threshold", text="New", embedding_json=js([1, 0]), candidates_json=js([cand("a", "A", [0, 1])]), threshold=-0.0)
+          steps="gate.threshold", text="New", embedding_json=js([1, 0]), candidates_json=js([cand("a", "A", [0, 1])]),
+          threshold=-0.0)
 
 
 def _arithmetic_cases(c: CaseList) -> None:
@@ -388,7 +403,8 @@ def _error_cases(c: CaseList) -> None:
     c.add("gate-json-whitespace-ok", GATE, "The four JSON whitespace characters around tokens are fine.", "strict-json",
           steps="json.whitespace", text="t", embedding_json=" \t\n\r[ 1 ,\n0 ] \r\n", candidates_json=" null ")
     c.add("gate-json-exponent-forms", GATE, "1E0, 1e+0, 10e-1, -0 and 0.0 are all fine.", "strict-json",
-          steps="json.syntax json.numbers", text="t", embedding_json="[1E0,1e+0,10e-1,-0,0.0]", candidates_json=js([cand("a", "A", [1, 1, 1, 0, 0])]))
+          steps="json.syntax json.numbers", text="t", embedding_json="[1E0,1e+0,10e-1,-0,0.0]",
+          candidates_json=js([cand("a", "A", [1, 1, 1, 0, 0])]))
     c.add("gate-error-json-raw-lone-surrogate", GATE, "A raw lone surrogate in the host string of a JSON argument.",
           "strict-json lone-surrogate", text="t", embedding_json="null",
           candidates_json='[{"id":"a","text":"x\ud800"}]')
@@ -403,7 +419,8 @@ def _error_cases(c: CaseList) -> None:
     c.add("gate-error-json-lone-surrogate-in-ignored-key", GATE, "A lone surrogate escape in an ignored key.",
           "strict-json", text="t", embedding_json="null", candidates_json='[{"id":"a","text":"b","\\ud800":1}]')
     c.add("gate-json-escaped-pair-ok", GATE, "A valid surrogate pair escape decodes to U+1F600: fine.", "strict-json",
-          steps="json.lone_surrogate", text="\U0001f600 tea", embedding_json="null", candidates_json='[{"id":"a","text":"\\ud83d\\ude00 TEA"}]')
+          steps="json.lone_surrogate", text="\U0001f600 tea", embedding_json="null",
+          candidates_json='[{"id":"a","text":"\\ud83d\\ude00 TEA"}]')
     c.add("gate-error-json-duplicate-key", GATE, "Duplicate keys in a candidate.", "strict-json",
           text="t", embedding_json="null", candidates_json='[{"id":"a","text":"b","id":"c"}]')
     c.add("gate-error-json-duplicate-key-after-unescape", GATE, "Keys equal after unescaping are duplicates.",
@@ -447,7 +464,8 @@ def _error_cases(c: CaseList) -> None:
     ]
     for text, slug, comment in bad_shapes:
         c.add(f"gate-error-shape-{slug}", GATE, comment, (), text="t", embedding_json="null", candidates_json=text)
-    c.add("gate-whitespace-id-accepted", GATE, "An id of one space is a non-empty string: accepted.", "project-decision",
+    c.add("gate-whitespace-id-accepted", GATE, "An id of one space is a non-empty string: accepted.",
+          "project-decision",
           steps="gate.candidate.id", text="t", embedding_json="null", candidates_json=js([cand(" ", "T")]))
     c.add("gate-error-candidate-embedding-empty", GATE, "A candidate embedding [] is invalid_embedding.",
           "project-decision", text="t", embedding_json="null", candidates_json='[{"id":"a","text":"b","embedding":[]}]')
@@ -461,7 +479,8 @@ def _error_cases(c: CaseList) -> None:
           candidates_json='[{"id":"a","text":"b","embedding":[]},{"id":""}]')
     c.add("gate-error-order-text-first", GATE, "Every argument is wrong: text decides.", "validation-order",
           text=None, embedding_json="[", candidates_json="{", threshold=2, mode="x", force="y")
-    c.add("gate-error-order-embedding-before-candidates", GATE, "Bad embedding (valid JSON) before bad candidates JSON.",
+    c.add("gate-error-order-embedding-before-candidates", GATE,
+          "Bad embedding (valid JSON) before bad candidates JSON.",
           "validation-order", text="t", embedding_json="[]", candidates_json="{")
     c.add("gate-error-order-candidates-before-threshold", GATE, "Bad candidates shape before a bad threshold.",
           "validation-order", text="t", embedding_json="null", candidates_json="{}", threshold=-1)
@@ -484,7 +503,8 @@ def _error_cases(c: CaseList) -> None:
         c.add(f"gate-error-force-{slug}", GATE, f"force {slug}: not a boolean.", "host-type", text="t",
               embedding_json="null", candidates_json="null", mode="explicit", force=value)
     c.add("gate-force-ignored-outside-explicit", GATE, "force must still be a boolean in auto mode; true is allowed.",
-          "mode-table", steps="gate.force", text="t", embedding_json="null", candidates_json="null", mode="auto", force=True)
+          "mode-table", steps="gate.force", text="t", embedding_json="null", candidates_json="null", mode="auto",
+          force=True)
 
 
 def build_cases() -> list[Case]:

@@ -44,14 +44,15 @@ def check_tools() -> tuple[str, str]:
     if missing:
         fail(f"{' and '.join(missing)} not found on PATH: install Node.js {MIN_NODE} (it comes with npm; "
              "Debian: `apt-get install nodejs npm`)", 2)
-    version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip()
+    version = subprocess.run([node, "--version"], capture_output=True, text=True, check=False).stdout.strip()
     try:
         major = int(version.lstrip("v").split(".")[0])
     except ValueError:
         major = 0
     if major < MIN_NODE:
         fail(f"Node.js {version or '(unknown version)'} is too old: the testee needs Node.js {MIN_NODE} or newer", 2)
-    log(f"node {version}, npm {subprocess.run([npm, '--version'], capture_output=True, text=True).stdout.strip()}")
+    log(f"node {version}, "
+        f"npm {subprocess.run([npm, '--version'], capture_output=True, text=True, check=False).stdout.strip()}")
     return node, npm  # type: ignore[return-value]
 
 
@@ -62,7 +63,7 @@ def npm_ci(npm: str, cold: bool) -> None:
         command = [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"] + (["--cache", cache] if cold else [])
         log("$ " + " ".join(command) + (" (empty npm cache: the cold path)" if cold else ""))
         started = time.monotonic()
-        if subprocess.run(command, cwd=HERE).returncode != 0:
+        if subprocess.run(command, cwd=HERE, check=False).returncode != 0:
             fail("npm ci failed (above): the npm registry must be reachable, and package-lock.json must match "
                  "package.json (to change the pin: edit package.json, run `npm install` in pyodide_host/, commit both)")
         log(f"npm ci took {time.monotonic() - started:.1f} s")
@@ -71,7 +72,7 @@ def npm_ci(npm: str, cold: bool) -> None:
 def smoke(node: str) -> None:
     started = time.monotonic()
     proc = subprocess.run([node, str(HERE / "testee.js")], input=json.dumps(START) + "\n", capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=120, check=False)
     lines = proc.stdout.strip().splitlines()
     try:
         answer = json.loads(lines[0])["ok"]

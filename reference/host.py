@@ -16,7 +16,8 @@ MODES = ("auto", "explicit", "mirror", "reconcile")
 def require_threshold(threshold: object) -> float:
     """A number in [0, 1], compared later as binary64."""
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
-        raise ContractError("invalid_threshold", f"threshold must be a number, got {type(threshold).__name__}", "gate.threshold")
+        raise ContractError("invalid_threshold", f"threshold must be a number, got {type(threshold).__name__}",
+                            "gate.threshold")
     if isinstance(threshold, int):
         # Compare the integer exactly; float() of a huge int would raise OverflowError.
         if threshold not in (0, 1):

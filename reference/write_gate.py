@@ -91,7 +91,7 @@ def parse_candidates(candidates_json: object) -> list[Candidate]:
 def plain_sum_of_products(a: tuple[float, ...], b: tuple[float, ...]) -> float:
     """sum(a[i] * b[i]) accumulated from +0.0 by plain binary64 additions, in index order."""
     total = 0.0
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=True):
         total += x * y
     return total
 

@@ -2,7 +2,8 @@
 wasm testee (wasm_host/testee.js) with a fake package, and the real one when built.
 
 The double is a small Python testee speaking the protocol; it answers `start` with the protocol version
-in $DOUBLE_PROTOCOL (default the harness's); its behaviour is chosen by the `text` argument: "crash" exits without answering, "hang" never answers, "trap" answers `crash` and exits
+in $DOUBLE_PROTOCOL (default the harness's); its behaviour is chosen by the `text` argument: "crash" exits
+without answering, "hang" never answers, "trap" answers `crash` and exits
 (as wasm_host/testee.js does after a WebAssembly trap); anything else is echoed as "<pid>:<text>".
 """
 
@@ -19,9 +20,9 @@ from typing import Any
 import pytest
 
 import reference
+from harness.model.compare import mismatch
 from harness.testees import impls
 from harness.testees.command import PROTOCOL_VERSION, CommandTestee, op_table, start_request
-from harness.model.compare import mismatch
 from harness.testees.impls import ImplementationUnavailable
 
 WASM_PKG = impls.ROOT / "wasm_host" / "pkg"
@@ -178,7 +179,8 @@ def test_the_handshake_gives_the_self_description(double) -> None:  # type: igno
 
 def test_another_protocol_version_is_a_clear_error(double, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("DOUBLE_PROTOCOL", str(PROTOCOL_VERSION + 1))
-    with pytest.raises(ImplementationUnavailable, match=f"protocol version mismatch: the harness speaks {PROTOCOL_VERSION}"):
+    with pytest.raises(ImplementationUnavailable,
+                       match=f"protocol version mismatch: the harness speaks {PROTOCOL_VERSION}"):
         double()
 
 
@@ -330,7 +332,7 @@ def test_testee_js_raw_lines(fake_pkg: Path) -> None:
         json.dumps({"id": 8, "op": "start", "args": {"protocol": 1, "ops": op_table()}}),
     ]
     out = subprocess.run(["node", str(TESTEE_JS), str(fake_pkg)], input="\n".join(lines) + "\n",
-                         capture_output=True, text=True, timeout=30)
+                         capture_output=True, text=True, timeout=30, check=False)
     answers = [json.loads(line) for line in out.stdout.splitlines()]
     assert out.returncode == 0, out.stderr
     assert [a.get("error", {}).get("code") for a in answers] == [

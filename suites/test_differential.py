@@ -6,20 +6,18 @@ must still happen."""
 from __future__ import annotations
 
 import io
+from pathlib import Path
 from typing import Any
 
 import pytest
-
-from suites.conftest import FINDINGS
 from hypothesis import given
 
-from pathlib import Path
-
-from harness.differential.explain import Divergence, examine, unicode_versions_of
 from harness.differential.expected import cover, load, recheck_detailed
+from harness.differential.explain import Divergence, examine, unicode_versions_of
 from harness.differential.report import document, render_divergence, write
 from harness.differential.strategies import args_for, comparable_ops
 from harness.fuzzing.fuzz import fuzz
+from suites.conftest import FINDINGS
 
 REPORT = Path(__file__).resolve().parent.parent / "reports" / "parity-report.json"
 SEEN: list[Divergence] = []

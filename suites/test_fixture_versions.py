@@ -19,9 +19,9 @@ from generators import framework
 from generators.framework import Case, FixtureSpec
 from harness.fixtures.lint import lint
 from harness.fixtures.load import all_cases
-from harness.model.paths import SCHEMAS
 from harness.fixtures.runner import run_cases
 from harness.model import registry
+from harness.model.paths import SCHEMAS
 from harness.testees.impls import InProcess
 
 CASES = [Case("toy-ascii", "normalize_fact_text", "plain text", (), {"text": "User likes Tea"}, ("norm.lowercase",)),
@@ -30,7 +30,8 @@ CASES = [Case("toy-ascii", "normalize_fact_text", "plain text", (), {"text": "Us
 
 
 def toy_spec(version: int) -> FixtureSpec:
-    return FixtureSpec(family="toy", version=version, generator_version="0.0.1", module=f"generators.toy_v{version}", notes={},
+    return FixtureSpec(family="toy", version=version, generator_version="0.0.1", module=f"generators.toy_v{version}",
+                       notes={},
                        cases=lambda: list(CASES), contract=f"v{version}")
 
 

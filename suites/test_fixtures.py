@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from harness.testees import impls
-from harness.model.compare import mismatch
 from harness.fixtures.load import all_cases, fixture_paths
+from harness.model.compare import mismatch
+from harness.testees import impls
 
 CASES = list(all_cases())
 _ANSWERS: dict[str, dict[str, dict]] = {}  # implementation -> case id -> response
@@ -19,7 +19,7 @@ def _answer(impl_name: str, impl, case) -> dict:  # type: ignore[no-untyped-def]
         declared = impls.declaration(impl_name)
         runnable = [c for c in CASES if c.contract in declared.contracts and declared.can_express(c.args)]
         responses = impl.call_batch([(c.op, c.args) for c in runnable])
-        _ANSWERS[impl_name] = {c.full_id: r for c, r in zip(runnable, responses)}
+        _ANSWERS[impl_name] = {c.full_id: r for c, r in zip(runnable, responses, strict=True)}
     return _ANSWERS[impl_name][case.full_id]
 
 

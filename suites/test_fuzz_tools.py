@@ -17,12 +17,12 @@ import reference
 from generators import FIXTURES, framework
 from generators.framework import GeneratorError
 from generators.promote import promote
-from harness.model import hostvalues
+from harness.differential.expected import Entry, ExpectedSet, cover, load, recheck, update_from_report
 from harness.differential.explain import UNEXPLAINED, examine, own_details, unicode_versions_of
-from harness.differential.expected import ExpectedSet, Entry, cover, load, recheck, update_from_report
-from harness.fuzzing.fuzz import fuzz
-from harness.testees.impls import InProcess, get_impl
 from harness.differential.report import document, render, validate
+from harness.fuzzing.fuzz import fuzz
+from harness.model import hostvalues
+from harness.testees.impls import InProcess, get_impl
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -48,7 +48,7 @@ def float32_decide(text, embedding_json, candidates_json, threshold=0.85, mode="
 
     def f32_sums(a, b):  # type: ignore[no-untyped-def]
         total = 0.0
-        for x, y in zip(a, b):
+        for x, y in zip(a, b, strict=True):
             total = gate.to_binary32(total + gate.to_binary32(x * y))
         return total
 
@@ -135,7 +135,8 @@ def impls_with(**overrides: Any) -> dict[str, Any]:
          {"topical_json": '[{"id":"a","text":"b"}]', "pinned_json": "null", "recent_json": "null", "cap": -1},
          "boundary_coercion"),
         ({"decide_write": float32_decide}, "decide_write",
-         {"text": "n", "embedding_json": "[0.1,0.2,0.3]", "candidates_json": '[{"id":"a","text":"b","embedding":[0.3,0.2,0.1]}]',
+         {"text": "n", "embedding_json": "[0.1,0.2,0.3]",
+          "candidates_json": '[{"id":"a","text":"b","embedding":[0.3,0.2,0.1]}]',
           "threshold": 0.0}, "float_rounding"),
         ({"normalize_fact_text": leaking}, "normalize_fact_text", {"text": "\ud800"}, "boundary_coercion"),
         ({"normalize_fact_text": lambda text: "x"}, "normalize_fact_text", {"text": ""}, "rule_difference"),
@@ -343,7 +344,8 @@ def test_promote_adds_a_case_through_the_generator(scratch_fixtures: Path) -> No
     promote(_report("normalize_fact_text", {"text": "\ud800"}), 1, "norm-promoted-surrogate")  # an error: derived
     document_ = json.loads((scratch_fixtures / "fixtures" / "write-gate-v1.json").read_text())
     assert [t["steps"] for t in document_["tests"] if t["id"] == "norm-promoted-surrogate"] == [["norm.text"]]
-    assert document_["numberOfTests"] == json.loads((ROOT / "fixtures" / "write-gate-v1.json").read_text())["numberOfTests"] + 2
+    assert document_["numberOfTests"] == (
+        json.loads((ROOT / "fixtures" / "write-gate-v1.json").read_text())["numberOfTests"] + 2)
     with pytest.raises(GeneratorError, match="already has a case"):
         promote(_report("normalize_fact_text", {"text": "x"}), 1, "norm-promoted-u001c")
 
@@ -366,12 +368,13 @@ def test_promote_refuses_version_skew_and_rolls_back(scratch_fixtures: Path) -> 
 
 def test_diff_cli_exit_codes() -> None:
     run = [sys.executable, "-m", "harness", "diff", "--impls", "reference"]
-    agree = subprocess.run([*run, "normalize_fact_text", "A\\x1cb"], cwd=ROOT, capture_output=True, text=True)
+    agree = subprocess.run([*run, "normalize_fact_text", "A\\x1cb"], cwd=ROOT, capture_output=True, text=True,
+                           check=False)
     assert agree.returncode == 0 and "agree" in agree.stdout and "a\\u001cb" in agree.stdout
-    bad = subprocess.run([*run, "nope"], cwd=ROOT, capture_output=True, text=True)
+    bad = subprocess.run([*run, "nope"], cwd=ROOT, capture_output=True, text=True, check=False)
     assert bad.returncode != 0 and "unknown op" in bad.stderr
     typed = subprocess.run([*run, "build_dedup_context", "null", "null", "null", "--arg", "cap=-1"], cwd=ROOT,
-                           capture_output=True, text=True)
+                           capture_output=True, text=True, check=False)
     assert typed.returncode == 0 and "invalid_cap" in typed.stdout
 
 

@@ -11,12 +11,11 @@ from pathlib import Path
 import pytest
 
 from harness.model import hostvalues
-
-from harness.testees import protocol
 from harness.model.compare import mismatch, same_json
-from harness.testees.impls import InProcess, get_impl, ImplementationUnavailable
-from harness.testees.inprocess import error_response
 from harness.model.registry import OPS
+from harness.testees import protocol
+from harness.testees.impls import ImplementationUnavailable, InProcess, get_impl
+from harness.testees.inprocess import error_response
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -27,7 +27,7 @@ TEXTS = [f"Fact number {i}  \u201cquoted\u201d" for i in range(240)]
 def run(folder: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, impls.EXTRA_ENV: str(folder)}
     return subprocess.run([sys.executable, "-m", "harness", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=timeout)
+                          text=True, timeout=timeout, check=False)
 
 
 @pytest.fixture()
@@ -56,7 +56,8 @@ def test_the_client_names_each_fault_and_answers_every_request(hostile, fault, f
     calls = [("normalize_fact_text", {"text": text}) for text in TEXTS]
     responses = testee.call_batch(calls)
     expected = [{"ok": reference.normalize_fact_text(text)} for text in TEXTS]
-    assert responses == expected, [(i, r) for i, (r, e) in enumerate(zip(responses, expected)) if r != e][:3]
+    assert responses == expected, [
+        (i, r) for i, (r, e) in enumerate(zip(responses, expected, strict=True)) if r != e][:3]
     kinds = {f["kind"] for f in testee.findings.to_json()}
     assert fault.finding in kinds, testee.findings.to_json()
     finding = next(f for f in testee.findings.to_json() if f["kind"] == fault.finding)
@@ -232,7 +233,7 @@ def test_the_parity_suites_fail_the_testees_health_and_nothing_else(tmp_path: Pa
     env = {**os.environ, impls.EXTRA_ENV: str(tmp_path)}
     result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "suites/test_fixtures.py",
                              "suites/test_testee_health.py", "--impl=hostile"], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=300)
+                            capture_output=True, text=True, timeout=300, check=False)
     summary = result.stdout.split("short test summary")[-1]
     assert result.returncode == 1, result.stdout[-3000:]
     assert "FAILED suites/test_testee_health.py::test_no_finding_about_the_testee[hostile]" in summary
@@ -252,10 +253,11 @@ def test_the_measured_run_times_and_weighs_the_harness(tmp_path: Path) -> None:
 
 def test_run_serves_a_faulty_testee_and_names_the_fault_on_stderr(tmp_path: Path) -> None:
     declare(tmp_path, "not_json", at=3)
-    lines = "".join(json.dumps({"id": i, "op": "normalize_fact_text", "args": {"text": f"A{i}"}}) + "\n" for i in range(5))
+    lines = "".join(json.dumps({"id": i, "op": "normalize_fact_text", "args": {"text": f"A{i}"}}) + "\n"
+                    for i in range(5))
     env = {**os.environ, impls.EXTRA_ENV: str(tmp_path)}
     result = subprocess.run([sys.executable, "-m", "harness", "run", "--impl", "hostile"], input=lines, cwd=ROOT,
-                            env=env, capture_output=True, text=True, timeout=60)
+                            env=env, capture_output=True, text=True, timeout=60, check=False)
     answers = [json.loads(line) for line in result.stdout.splitlines()]
     assert [a.get("ok") for a in answers] == [f"a{i}" for i in range(5)], result.stdout + result.stderr
     assert "FINDING hostile: not_json x1" in result.stderr

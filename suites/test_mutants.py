@@ -13,7 +13,7 @@ from tools.mutants import REFERENCE_MUTATIONS, Mutation, caught, run_mutation
 def test_reference_mutation_caught(mutation: Mutation) -> None:
     missing = [name for name in mutation.needs if importlib.util.find_spec(name) is None]
     if missing:
-        pytest.skip(f"needs {', '.join(missing)} (installed by the `tests` session's extras)")
+        pytest.skip(f"needs {', '.join(missing)} (the `mutants` extra, which nox -s mutants installs and runs it with)")
     failing, output = run_mutation(mutation)
     assert caught(mutation, failing), f"{mutation.name}: failing cases {failing}, required {mutation.must_fail}\n" \
         f"{output[-3000:]}"

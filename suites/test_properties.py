@@ -78,7 +78,8 @@ def gate_inputs(draw: st.DrawFn) -> dict[str, Any]:
     dim = draw(st.integers(1, 4))
     candidates = draw(st.lists(candidate_objects(texts(allow_surrogates=False), st.just(dim)), max_size=4))
     return {"text": draw(texts(allow_surrogates=False)), "embedding_json": dumps(draw(vectors(dim))),
-            "candidates": candidates, "threshold": draw(threshold().filter(lambda t: isinstance(t, float) and 0 <= t <= 1))}
+            "candidates": candidates,
+            "threshold": draw(threshold().filter(lambda t: isinstance(t, float) and 0 <= t <= 1))}
 
 
 def _decide(impl: Any, inputs: dict[str, Any], candidates: list[dict[str, Any]], mode: str) -> dict[str, Any] | None:
@@ -96,7 +97,8 @@ def test_decide_write_invariants(impl: Any) -> None:
         result = _decide(impl, inputs, candidates, mode)
         assume(result is not None)  # invalid inputs are the differential suite's business
         normalized = _ok(impl, "normalize_fact_text", text=inputs["text"])
-        has_exact = any(isinstance(c.get("text"), str) and _ok(impl, "normalize_fact_text", text=c["text"]) == normalized
+        has_exact = any(isinstance(c.get("text"), str)
+                        and _ok(impl, "normalize_fact_text", text=c["text"]) == normalized
                         for c in candidates)
         if has_exact:
             assert result["action"] == "skip", f"an exact duplicate was not skipped: {result}"

@@ -54,7 +54,8 @@ def test_it_describes_itself_with_the_versions_pyodide_brings(pyodide: Any) -> N
     # is what unicode_versions() answers there.
     versions = json.loads(pyodide.call("unicode_versions", {})["ok"])
     assert versions == described["unicode"]
-    assert versions["normalization"] == versions["case_mapping"] != json.loads(reference.unicode_versions())["normalization"]
+    assert (versions["normalization"] == versions["case_mapping"]
+            != json.loads(reference.unicode_versions())["normalization"])
     assert declaration("pyodide").startup_deadline >= 10
 
 
@@ -92,7 +93,7 @@ def test_the_bare_bench_runs_inside_pyodide(tmp_path: Path) -> None:
     requests = tmp_path / "requests.json"
     requests.write_text(json.dumps({"ops": {}, "requests": [{"op": "normalize_fact_text", "args": {"text": "A b"}}]}))
     proc = subprocess.run([NODE, str(HOST / "bench.js"), str(requests), "--seconds", "0.2"], capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert result["requestsPerSecond"] > 0 and result["startupSeconds"] > 0
@@ -108,7 +109,8 @@ def _host_without_package(tmp_path: Path) -> Path:
 @pytest.mark.skipif(NODE is None, reason="node is not on PATH")
 def test_a_testee_without_its_package_says_how_to_install_it(tmp_path: Path) -> None:
     copy = _host_without_package(tmp_path)
-    proc = subprocess.run([NODE, str(copy / "testee.js")], input="", capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([NODE, str(copy / "testee.js")], input="", capture_output=True, text=True, timeout=60,
+                          check=False)
     assert proc.returncode == 4
     assert "pyodide is not installed" in proc.stderr and "pyodide_host/build.py" in proc.stderr
 
@@ -116,13 +118,13 @@ def test_a_testee_without_its_package_says_how_to_install_it(tmp_path: Path) -> 
 def test_the_build_check_names_what_is_missing(tmp_path: Path) -> None:
     copy = _host_without_package(tmp_path)
     proc = subprocess.run([sys.executable, str(copy / "build.py"), "--check"], capture_output=True, text=True,
-                          timeout=60, env={**os.environ, "PATH": os.environ.get("PATH", "")})
+                          timeout=60, env={**os.environ, "PATH": os.environ.get("PATH", "")}, check=False)
     if NODE is None or shutil.which("npm") is None:
         assert proc.returncode == 2 and "not found on PATH" in proc.stderr
     else:
         assert proc.returncode == 1 and "pyodide is not installed in pyodide_host/node_modules" in proc.stderr
     no_node = subprocess.run([sys.executable, str(copy / "build.py"), "--check"], capture_output=True, text=True,
-                             timeout=60, env={**os.environ, "PATH": str(tmp_path / "empty")})
+                             timeout=60, env={**os.environ, "PATH": str(tmp_path / "empty")}, check=False)
     assert no_node.returncode == 2 and "not found on PATH" in no_node.stderr and "Node.js 20" in no_node.stderr
 
 
@@ -159,7 +161,8 @@ def test_a_failure_of_pyodide_itself_is_a_crash_of_that_request_only(tmp_path: P
     try:
         assert impl.call("normalize_fact_text", {"text": "A"}) == {"ok": "a"}
         crashed = impl.call("normalize_fact_text", {"text": "TRAP"})
-        assert crashed["error"]["code"] == "crash" and "RuntimeError: unreachable executed" in crashed["error"]["message"]
+        assert (crashed["error"]["code"] == "crash"
+                and "RuntimeError: unreachable executed" in crashed["error"]["message"])
         answers = impl.call_batch([("normalize_fact_text", {"text": "B"}), ("normalize_fact_text", {"text": "TRAP"}),
                                    ("normalize_fact_text", {"text": "C"})])
         assert answers[0] == {"ok": "b"} and answers[2] == {"ok": "c"}

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 import reference
-from harness.testees.impls import InProcess
-from harness.model.registry import OPS
 from harness.checks.surface import check, default_behaviour, js_surface, python_surface
+from harness.model.registry import OPS
+from harness.testees.impls import InProcess
 
 
 def test_surface(impl_name: str, impl: Any) -> None:

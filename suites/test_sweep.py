@@ -47,7 +47,8 @@ def test_bad_filters_are_named() -> None:
 def test_every_template_builds_its_ops_arguments() -> None:
     for template in TEMPLATES:
         args = template.args(0x1C)
-        assert set(args) <= {p.name for p in __import__("harness.model.registry", fromlist=["OPS"]).OPS[template.op].params}
+        assert set(args) <= {
+            p.name for p in __import__("harness.model.registry", fromlist=["OPS"]).OPS[template.op].params}
     assert BY_NAME["surrogate-pair"].value(0) == "\ud800\udc00"
     assert BY_NAME["surrogate-pair"].value(1024 * 1024 - 1) == "\udbff\udfff"
 
@@ -87,7 +88,8 @@ def test_checkpoints_resume_and_refuse_other_settings(tmp_path: Path) -> None:
     first = _sweep(tmp_path, *NARROW)
     again = _sweep(tmp_path, *NARROW)
     assert "resuming" in again[2] and again[1]["divergences"] == first[1]["divergences"]
-    other = run(tmp_path / "impls", "-m", "harness", "sweep", "--impls", "fake", "--templates", "alone", "--range", "U+0000..U+00FF",
+    other = run(tmp_path / "impls", "-m", "harness", "sweep", "--impls", "fake", "--templates", "alone",
+                "--range", "U+0000..U+00FF",
                 "--checkpoint", str(tmp_path / "checkpoint.jsonl"), "--report", str(tmp_path / "other.json"))
     assert other.returncode != 0 and "other settings (templates differ" in other.stderr and "--fresh" in other.stderr
 
@@ -122,7 +124,8 @@ def test_inputs_a_utf16_host_cannot_hold_are_counted_not_sent(tmp_path: Path) ->
 
 
 def test_merge_refuses_different_sweeps() -> None:
-    base = {"profile": "sweep", "implementations": {"a": {}}, "sweep": {"templates": ["alone"], "range": ["U+0000", "U+00FF"]},
+    base = {"profile": "sweep", "implementations": {"a": {}},
+            "sweep": {"templates": ["alone"], "range": ["U+0000", "U+00FF"]},
             "divergences": []}
     other = json.loads(json.dumps(base))
     other["sweep"]["templates"] = ["doubled"]

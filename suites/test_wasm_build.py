@@ -46,8 +46,9 @@ def _script(path: Path, body: str) -> Path:
 def fake_toolchain(tmp: Path, *, lld: str | None = "sysroot", std_sources: bool = True, rustc: bool = True,
                    cargo: bool = True, cargo_error: str = "") -> build.Toolchain:
     """A Debian-kind toolchain of scripts. `lld`: where rust-lld is ("sysroot": the sysroot's host tool
-    dir; "self-contained": its self-contained/; "path": on PATH; "elsewhere": in a dir rustc does not search; "dangling": a broken link in the
-    sysroot's tool dir; None: nowhere). `cargo_error`: what `cargo build` prints before failing."""
+    dir; "self-contained": its self-contained/; "path": on PATH; "elsewhere": in a dir rustc does not search;
+    "dangling": a broken link in the sysroot's tool dir; None: nowhere). `cargo_error`: what `cargo build`
+    prints before failing."""
     sysroot, path_dir = tmp / "sysroot", tmp / "bin"
     tools = sysroot / "lib" / "rustlib" / HOST / "bin"
     tools.mkdir(parents=True)
@@ -235,6 +236,38 @@ def test_gaps_are_installed_when_allowed_then_checked_again(tmp_path, chosen, mo
     assert still.value.status == 2
 
 
+@pytest.mark.parametrize("env, flag, root, allowed", [
+    ({}, False, True, False),  # nothing asks for an install
+    ({"PARITY_INSTALL_TOOLCHAIN": "1"}, False, True, True),
+    ({"CI": "true"}, False, True, True),
+    ({}, True, True, True),  # --install-toolchain
+    ({}, True, False, False),  # not root
+    ({"PARITY_INSTALL_TOOLCHAIN": "0", "CI": "true"}, True, True, False),  # 0 wins, even as root, in CI
+])
+def test_who_may_install(monkeypatch, env, flag, root, allowed):
+    for name in ("PARITY_INSTALL_TOOLCHAIN", "CI"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(build.os, "geteuid", lambda: 0 if root else 1000)
+    may, why_not = build.may_install(flag)
+    assert may is allowed
+    if env.get("PARITY_INSTALL_TOOLCHAIN") == "0":
+        assert "PARITY_INSTALL_TOOLCHAIN=0" in why_not
+
+
+def test_an_install_is_announced_before_apt_get_runs(monkeypatch, capsys):
+    ran: list[list[str]] = []
+    monkeypatch.setattr(build.shutil, "which", lambda name: "/usr/bin/" + name)
+    monkeypatch.setattr(build, "run", lambda cmd, **kwargs: ran.append(cmd) or print("RAN", cmd[:2]))
+    build.install_debian_toolchain()
+    out = capsys.readouterr()
+    text = out.out + out.err
+    announced = text.index("installing Debian packages with apt-get")
+    assert announced < text.index("RAN") and all(package in text for package in build.DEBIAN_PACKAGES)
+    assert "why:" in text and "PARITY_INSTALL_TOOLCHAIN=0" in text and len(ran) == 2
+
+
 # --- wasm-bindgen-cli: exactly the crate's version ---------------------------------------------------------
 
 def _fake_cli(path: Path, version: str) -> Path:
@@ -293,7 +326,8 @@ def _real_debian_toolchain():
     toolchain = build.debian_toolchain()
     if build.static_gaps(toolchain):
         if os.environ.get("PARITY_REQUIRE_WASM_TOOLCHAIN") == "1":
-            pytest.fail(f"PARITY_REQUIRE_WASM_TOOLCHAIN=1 but {build.remedies(toolchain, build.static_gaps(toolchain))}")
+            pytest.fail("PARITY_REQUIRE_WASM_TOOLCHAIN=1 but "
+                        f"{build.remedies(toolchain, build.static_gaps(toolchain))}")
         pytest.skip("the Debian wasm toolchain is not installed (python wasm_host/build.py --install-toolchain)")
     return toolchain
 

@@ -21,7 +21,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.mutants import REFERENCE_MUTATIONS, RUST_MUTATIONS, ROOT, Mutation, apply
+from tools.mutants import REFERENCE_MUTATIONS, ROOT, RUST_MUTATIONS, Mutation, apply
 
 REPORTS = ROOT / "reports" / "plants"
 
@@ -96,7 +96,8 @@ PLANTS = [
     Plant("dedup: the last duplicate id wins", "reference", ALL, CTX, "rule_difference",
           _ref("last-duplicate-wins", "dedup_context.py", " or item_id in seen:", ":")),
     Plant("dedup: cap off by one", "reference", ALL, CTX, "rule_difference",
-          _ref("cap-off-by-one", "dedup_context.py", "            if len(lines) >= cap:", "            if len(lines) > cap:")),
+          _ref("cap-off-by-one", "dedup_context.py", "            if len(lines) >= cap:",
+               "            if len(lines) > cap:")),
     Plant("dedup: topical before pinned", "reference", ALL, CTX, "rule_difference",
           _ref("topical-first", "dedup_context.py", "[(pinned, True), (topical, False), (recent, False)]",
                "[(topical, False), (pinned, True), (recent, False)]")),
@@ -106,7 +107,8 @@ PLANTS = [
     Plant("dedup: sections validated recent first", "reference", ALL, CTX, "validation_order",
           _ref("recent-first", "dedup_context.py",
                '    topical = parse_section(topical_json, "topical_json")\n',
-               '    parse_section(recent_json, "recent_json")\n    topical = parse_section(topical_json, "topical_json")\n')),
+               ('    parse_section(recent_json, "recent_json")\n'
+                '    topical = parse_section(topical_json, "topical_json")\n'))),
     # decide_write
     Plant("gate: > for >= at the threshold", "reference", ALL, GATE, "float_rounding",
           _mutation("greater-than-for-at-least", REFERENCE_MUTATIONS)),
@@ -115,7 +117,8 @@ PLANTS = [
     Plant("gate: pinned candidates kept in auto", "reference", ALL, GATE, "rule_difference",
           _mutation("pinned-kept-in-auto", REFERENCE_MUTATIONS)),
     Plant("gate: ties go to the latest candidate", "reference", ALL, GATE, "rule_difference",
-          _ref("latest-tie", "write_gate.py", "if best is None or sim > best_sim:", "if best is None or sim >= best_sim:")),
+          _ref("latest-tie", "write_gate.py", "if best is None or sim > best_sim:",
+               "if best is None or sim >= best_sim:")),
     Plant("gate: the exact match is the last one", "reference", ALL, GATE, "rule_difference",
           _ref("last-exact", "write_gate.py", "    for candidate in candidates:\n        if normalize_valid",
                "    for candidate in reversed(candidates):\n        if normalize_valid")),
@@ -127,16 +130,20 @@ PLANTS = [
           _ref("embedding-first", "write_gate.py", '        cid = item.get("id")\n',
                '        _embedding(item.get("embedding"), f"{where}.embedding")\n        cid = item.get("id")\n')),
     Plant("gate: candidate id may be empty", "reference", ALL, GATE, "error_versus_result",
-          _ref("empty-id", "write_gate.py", 'if not isinstance(cid, str) or cid == "":', "if not isinstance(cid, str):")),
+          _ref("empty-id", "write_gate.py", 'if not isinstance(cid, str) or cid == "":',
+               "if not isinstance(cid, str):")),
     Plant("gate: mode compared case-insensitively", "reference", ALL, GATE, "error_versus_result",
           _ref("mode-case", "host.py", "    if not isinstance(mode, str) or mode not in MODES:",
-               "    if isinstance(mode, str):\n        mode = mode.lower()\n    if not isinstance(mode, str) or mode not in MODES:")),
+               ("    if isinstance(mode, str):\n        mode = mode.lower()\n"
+                "    if not isinstance(mode, str) or mode not in MODES:"))),
     Plant("gate: a boolean threshold accepted", "reference", ALL, GATE, "boundary_coercion",
-          _ref("bool-threshold", "host.py", "    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):",
+          _ref("bool-threshold", "host.py",
+               "    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):",
                "    if not isinstance(threshold, (int, float)):")),
     Plant("gate: 0 and 1 accepted as force", "reference", ALL, GATE, "boundary_coercion",
-          _ref("int-force", "host.py", "    if not isinstance(force, bool):", "    if force in (0, 1):\n        return bool(force)\n"
-               "    if not isinstance(force, bool):")),
+          _ref("int-force", "host.py", "    if not isinstance(force, bool):",
+               ("    if force in (0, 1):\n        return bool(force)\n"
+                "    if not isinstance(force, bool):"))),
     Plant("gate: binary32 rounding of embeddings skipped", "reference", ALL, GATE, "float_rounding",
           _ref("no-binary32", "write_gate.py", "def to_binary32(value: float) -> float:\n",
                "def to_binary32(value: float) -> float:\n    return value\n")),
@@ -150,7 +157,8 @@ PLANTS = [
     Plant("JSON: escaped lone surrogates accepted", "reference", ALL, CTX, "json_strictness",
           _ref("escaped-surrogate", "strict_json.py", "    if _find_lone_surrogate(value):", "    if False:")),
     Plant("JSON: a leading BOM accepted", "reference", ALL, CTX, "json_strictness",
-          _ref("bom", "strict_json.py", "        value = _DECODER.decode(text)", "        value = _DECODER.decode(text.lstrip('\\ufeff'))")),
+          _ref("bom", "strict_json.py", "        value = _DECODER.decode(text)",
+               "        value = _DECODER.decode(text.lstrip('\\ufeff'))")),
     # host boundaries of the bindings, the Rust core
     Plant("JS cap wrapped with >>> 0", "wasm-glue", "reference,wasm", CTX, "boundary_coercion"),
     Plant("binary32 accumulation in the core", "rust", "reference,pyo3", GATE, "float_rounding",
@@ -171,8 +179,9 @@ PLANTS = [
           NORM, "boundary_coercion", Mutation(
               "code points through JavaScript strings", "pyodide_host/testee.js",
               "      text = answer(line);\n",
-              "      text = answer(JSON.stringify(JSON.parse(line, (key, value) => (value && Array.isArray(value.$codepoints)\n"
-              "        ? value.$codepoints.map((p) => String.fromCodePoint(p)).join('') : value))));\n", ())),
+              ("      text = answer(JSON.stringify(JSON.parse(line, (key, value) => "
+               "(value && Array.isArray(value.$codepoints)\n"
+               "        ? value.$codepoints.map((p) => String.fromCodePoint(p)).join('') : value))));\n"), ())),
 ]
 
 CAP_WRAP = "function buildDedupContext(topicalJson, pinnedJson, recentJson, cap) {\n"
@@ -262,11 +271,11 @@ def run_plant(plant: Plant, seconds: float, fuzzing: bool = True) -> tuple[bool,
                                    "--stop-after-new", "5", "--seed", str(zlib.crc32(plant.name.encode())),
                                    "--workers", "1", "--ops", plant.op, "--impls", plant.impls,
                                    "--report", str(report_path)], cwd=tree, env=env, capture_output=True, text=True,
-                                  timeout=seconds * 4 + 300)
+                                  timeout=seconds * 4 + 300, check=False)
             report = json.loads(report_path.read_text())
             output = proc.stdout + proc.stderr
         check = subprocess.run([sys.executable, "-m", "harness", "check", "--impl", _checked_impl(plant)], cwd=tree,
-                               env=env, capture_output=True, text=True, timeout=600)
+                               env=env, capture_output=True, text=True, timeout=600, check=False)
     failing = [line.split(" ", 2)[1].rstrip(":") for line in check.stdout.splitlines() if line.startswith("FAIL ")]
     new = [d for d in report["divergences"] if d["status"] == "new"]
     hits = [d for d in new if d["op"] == plant.op and d["cause"] == plant.cause]

@@ -7,7 +7,9 @@ Steps:
    readiness check looks for each piece where that toolchain looks (rustc, cargo, rust-lld, the std
    sources or the target's std), then compiles and links a tiny wasm32 crate with the same toolchain
    and flags. Debian's packages are installed with apt-get when missing and the script runs as root
-   with --install-toolchain, CI=true or PARITY_INSTALL_TOOLCHAIN=1 (what the nox sessions set as root); otherwise, or when a piece is still missing, it exits 2 naming
+   with --install-toolchain, CI=true or PARITY_INSTALL_TOOLCHAIN=1 (what the nox sessions set as root), never
+   with PARITY_INSTALL_TOOLCHAIN=0, and named with the reason before apt-get runs; otherwise, or when a
+   piece is still missing, it exits 2 naming
    each missing piece and both remedies, before any build output. `--check` runs this step alone.
 2. wasm-bindgen-cli at exactly the version of the wasm-bindgen crate in rust_core/Cargo.lock: the one on
    PATH if it reports that version, else one installed with `cargo install --locked` into a cache
@@ -55,7 +57,7 @@ def log(message: str) -> None:
 def run(cmd: list[str], *, env: dict[str, str] | None = None, cwd: Path | None = None, what: str) -> None:
     log("$ " + " ".join(cmd))
     try:
-        result = subprocess.run(cmd, env=env, cwd=cwd)
+        result = subprocess.run(cmd, env=env, cwd=cwd, check=False)
     except OSError as exc:
         raise BuildError(f"{what}: cannot run {cmd[0]}: {exc}") from None
     if result.returncode != 0:
@@ -64,7 +66,7 @@ def run(cmd: list[str], *, env: dict[str, str] | None = None, cwd: Path | None =
 
 def capture(cmd: list[str], env: dict[str, str] | None = None) -> str | None:
     try:
-        result = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+        result = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120, check=False)
     except (OSError, subprocess.SubprocessError):
         return None
     return result.stdout if result.returncode == 0 else None
@@ -242,7 +244,7 @@ def probe_gaps(toolchain: Toolchain, probe_dir: Path) -> tuple[list[Gap], float]
            "--manifest-path", str(probe_dir / "Cargo.toml")]
     started = time.monotonic()
     try:
-        result = subprocess.run(cmd, env=env, cwd=probe_dir, capture_output=True, text=True, timeout=1800)
+        result = subprocess.run(cmd, env=env, cwd=probe_dir, capture_output=True, text=True, timeout=1800, check=False)
         stderr, status = result.stderr, result.returncode
     except (OSError, subprocess.SubprocessError) as exc:
         stderr, status = str(exc), -1
@@ -276,6 +278,9 @@ def install_debian_toolchain() -> float:
     if shutil.which("apt-get") is None:
         raise BuildError("apt-get is not available here: install the Debian packages "
                          f"{' '.join(DEBIAN_PACKAGES)} another way, or use rustup's {TARGET} target", status=2)
+    log(f"installing Debian packages with apt-get, as root: {' '.join(DEBIAN_PACKAGES)}; why: the wasm32 "
+        "Rust toolchain (rustc-web, its std sources for -Zbuild-std, and the linker) this build needs is not "
+        "complete here; PARITY_INSTALL_TOOLCHAIN=0 turns installs off")
     started = time.monotonic()
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     run(["apt-get", "update"], env=env, what="apt-get update")
@@ -287,6 +292,8 @@ def install_debian_toolchain() -> float:
 def may_install(install: bool) -> tuple[bool, str]:
     """Whether the Debian toolchain may be installed here, and why not."""
     is_root = hasattr(os, "geteuid") and os.geteuid() == 0
+    if os.environ.get("PARITY_INSTALL_TOOLCHAIN") == "0":
+        return False, "\n(PARITY_INSTALL_TOOLCHAIN=0: installs are off; install the packages above yourself)"
     wants = install or os.environ.get("CI", "").lower() == "true" or os.environ.get("PARITY_INSTALL_TOOLCHAIN") == "1"
     if not wants:
         return False, ""
@@ -357,7 +364,8 @@ def install_with_adjusted_lock(cargo: str, env: dict[str, str], version: str, ro
     src = src_parent / f"wasm-bindgen-cli-{version}"
     adjusted: list[str] = []
     for _ in range(20):
-        check = subprocess.run([cargo, "fetch", "--locked"], cwd=src, env=env, capture_output=True, text=True)
+        check = subprocess.run([cargo, "fetch", "--locked"], cwd=src, env=env, capture_output=True, text=True,
+                               check=False)
         if check.returncode == 0:
             break
         found = LOCKED_UNAVAILABLE.findall(check.stderr)
@@ -418,7 +426,7 @@ def ensure_wasm_bindgen_cli(version: str, toolchain: Toolchain, timings: dict[st
     cmd = [cargo, "install", "--locked", "--force", "--version", f"={version}", "wasm-bindgen-cli",
            "--root", str(root)]
     log("$ " + " ".join(cmd))
-    result = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    result = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
     sys.stderr.write(result.stderr[-4000:])
     if result.returncode != 0:
         unavailable = LOCKED_UNAVAILABLE.findall(result.stderr)
@@ -475,7 +483,7 @@ def smoke(out: Path) -> None:
         return
     script = "const m = require(process.argv[1]); process.stdout.write(m.unicodeVersions());"
     entry = out / f"{CRATE_LIB}.js"
-    result = subprocess.run([node, "-e", script, str(entry)], capture_output=True, text=True)
+    result = subprocess.run([node, "-e", script, str(entry)], capture_output=True, text=True, check=False)
     if result.returncode != 0:
         raise BuildError(f"the package does not load in Node: {result.stderr.strip()[-2000:]}")
     log(f"smoke load ok: unicodeVersions() = {result.stdout.strip()}")
@@ -487,7 +495,8 @@ def check() -> int:
     toolchain = ready_toolchain(False, {}, "\n(--check installs nothing)")
     cli = find_wasm_bindgen_cli(version)
     if cli is None:
-        log(f"wasm-bindgen-cli {version} is not installed: a build installs it into {cached_cli(version).parent.parent} "
+        log(f"wasm-bindgen-cli {version} is not installed: "
+            f"a build installs it into {cached_cli(version).parent.parent} "
             "(cargo install, a few minutes, once)")
     log(f"ready: {toolchain.name}")
     return 0

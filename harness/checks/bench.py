@@ -34,11 +34,12 @@ import platform
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from harness.differential.explain import agreeing
 from harness.differential.expected import ExpectedSet
+from harness.differential.explain import agreeing
 from harness.fixtures.load import all_cases
 from harness.fuzzing.fuzz import fuzz
 from harness.fuzzing.generate import Inputs
@@ -96,10 +97,12 @@ def bare_rate(name: str, impl: Testee, calls: Calls, min_seconds: float) -> tupl
         path.write_text(json.dumps({"ops": op_table(), "requests": [
             {"op": op, "args": hostvalues.encode_args(args)} for op, args in calls]}), encoding="ascii")
         proc = subprocess.run([*declared.bare_bench, str(path), "--seconds", str(min_seconds)], capture_output=True,
-                              text=True, timeout=120 + 10 * min_seconds, env={**os.environ, **declared.env})
+                              text=True, timeout=120 + 10 * min_seconds, env={**os.environ, **declared.env},
+                              check=False)
     if proc.returncode != 0:
         return None, f"bare_bench failed: {proc.stderr.strip()[-300:]}"
-    return float(json.loads(proc.stdout.strip().splitlines()[-1])["requestsPerSecond"]), " ".join(declared.bare_bench[:2])
+    return (float(json.loads(proc.stdout.strip().splitlines()[-1])["requestsPerSecond"]),
+            " ".join(declared.bare_bench[:2]))
 
 
 def harness_rate(impl: Testee, calls: Calls, min_seconds: float) -> float:
@@ -212,7 +215,8 @@ def table(report: dict[str, Any]) -> str:
     for found in report["sets"]:
         lines.append(f"{found['inputs']}: {found['count']:,} inputs"
                      + (f" ({found['left out']} not expressible everywhere, left out)" if found["left out"] else ""))
-        lines.append(f"  {'implementation':<14} {'bare calls/s':>14} {'harness calls/s':>16} {'overhead':>9}  bare loop")
+        lines.append(f"  {'implementation':<14} {'bare calls/s':>14} "
+                     f"{'harness calls/s':>16} {'overhead':>9}  bare loop")
         for row in found["rows"]:
             bare = f"{row['bare']:>14,.0f}" if row["bare"] else f"{'-':>14}"
             overhead = f"{row['overhead']:>8.2f}x" if row["overhead"] else f"{'-':>9}"

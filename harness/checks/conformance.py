@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.model import paths
 from harness.model.unicode_info import age
 from harness.testees.testee import Testee
-from harness.model import paths
 
 DATA = paths.DATA
 DEFAULT_FILE = DATA / "unicode-15.0.0" / "NormalizationTest.txt.bz2"
@@ -93,7 +93,7 @@ def check(impl_name: str, impl: Testee, rows: list[tuple[str, ...]], file_versio
             wanted.append((row, source, target))
     batch = getattr(impl, "call_batch", None)
     responses = batch(calls) if batch else [impl.call(op, args) for op, args in calls]
-    for (row, source, target), response in zip(wanted, responses):
+    for (row, source, target), response in zip(wanted, responses, strict=True):
         result.checks += 1
         got = response.get("ok")
         if got == target:

@@ -19,11 +19,11 @@ from typing import Any
 
 import jsonschema
 
-from harness.testees.command import PROTOCOL_VERSION, CommandTestee, TesteeProcess, start_request
 from harness.fixtures.load import all_cases
-from harness.testees.impls import ROOT, Implementation, declaration, get_impl
-from harness.model.registry import OPS
 from harness.model.paths import SCHEMAS
+from harness.model.registry import OPS
+from harness.testees.command import PROTOCOL_VERSION, CommandTestee, TesteeProcess, start_request
+from harness.testees.impls import ROOT, Implementation, declaration, get_impl
 
 SCHEMA = SCHEMAS / "protocol-v2.schema.json"
 

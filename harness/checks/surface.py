@@ -15,8 +15,8 @@ from typing import Any
 
 from harness.differential.explain import same_outcome
 from harness.fixtures.load import all_cases
-from harness.testees.impls import declaration
 from harness.model.registry import OPS
+from harness.testees.impls import declaration
 from harness.testees.testee import Testee
 
 _MISSING = inspect.Parameter.empty
@@ -44,7 +44,7 @@ def python_surface(module: ModuleType | Any, label: str) -> list[str]:
             problems.append(f"{label}: {name}{signature} has parameters {[n for n, _ in got]}, "
                             f"expected {[n for n, _ in want]}")
             continue
-        for (param, default), (_, wanted) in zip(got, want):
+        for (param, default), (_, wanted) in zip(got, want, strict=True):
             if default is not wanted and (type(default) is not type(wanted) or default != wanted):
                 problems.append(f"{label}: {name}: parameter {param} defaults to {default!r}, expected "
                                 f"{'no default' if wanted is _MISSING else repr(wanted)}")

@@ -6,7 +6,7 @@
   fuzz [--minutes N]         fuzz for divergences; progress line; report JSON; exit 1 on a new one
   sweep [--templates T] ...  every code point in every template; classes once each; exit 1 on a new one
   expected update|check      maintain expected/<impl>.json (the expected-divergence lists)
-  promote --report R --index N --id ID   turn a reported divergence into a fixture case
+  promote --report R --index N --id ID [--steps S]   turn a reported divergence into a fixture case
   lint                       check every fixture file (schema, ids, counts, canonical bytes, regeneration)
   bench                      requests per second on the fixture inputs (table + reports/bench.json)
   impls                      list the declared implementations and whether each is available here
@@ -21,8 +21,8 @@ import sys
 import time
 from pathlib import Path
 
-from harness.testees import impls, protocol
 from harness.cli.tools import close_all, open_impls, parse_typed, request_deadline, split_names, unescape
+from harness.testees import impls, protocol
 from harness.testees.findings import render as render_findings
 
 
@@ -149,10 +149,10 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from harness.differential.explain import examine, observe, unicode_versions_of
     from harness.differential.expected import cover, load
-    from harness.model.registry import get_op
+    from harness.differential.explain import examine, observe, unicode_versions_of
     from harness.differential.report import document, render, render_divergence
+    from harness.model.registry import get_op
 
     try:
         op = get_op(args.op)
@@ -160,7 +160,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         raise SystemExit(f"error: {exc.args[0]}") from None
     if len(args.args) > len(op.params):
         raise SystemExit(f"error: {op.name} takes {len(op.params)} argument(s): {', '.join(p.name for p in op.params)}")
-    call_args = {param.name: unescape(value) for param, value in zip(op.params, args.args)}
+    call_args = {param.name: unescape(value) for param, value in zip(op.params, args.args, strict=False)}
     for item in args.arg:
         name, sep, value = item.partition("=")
         if not sep or name not in {p.name for p in op.params}:
@@ -192,8 +192,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
     from harness.differential.expected import load
-    from harness.fuzzing.fuzz import fuzz
     from harness.differential.report import document, render, write
+    from harness.fuzzing.fuzz import fuzz
 
     started = time.monotonic()  # the budget counts from here: start-up included
     seconds = args.seconds if args.seconds is not None else 60.0 * (args.minutes if args.minutes is not None else 1.0)
@@ -294,8 +294,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_expected(args: argparse.Namespace) -> int:
-    from harness.differential.explain import unicode_versions_of
     from harness.differential.expected import load, recheck, update_from_report
+    from harness.differential.explain import unicode_versions_of
 
     if args.action == "update":
         if not args.report:
@@ -378,7 +378,8 @@ def cmd_selftest(args: argparse.Namespace) -> int:
         raise SystemExit(f"error: {exc}") from None
 
 
-COMMANDS = {"selftest": cmd_selftest, "run": cmd_run, "check": cmd_check, "diff": cmd_diff, "fuzz": cmd_fuzz, "sweep": cmd_sweep,
+COMMANDS = {"selftest": cmd_selftest, "run": cmd_run, "check": cmd_check, "diff": cmd_diff, "fuzz": cmd_fuzz,
+            "sweep": cmd_sweep,
             "expected": cmd_expected,
             "promote": cmd_promote, "lint": cmd_lint, "bench": cmd_bench, "impls": cmd_impls}
 

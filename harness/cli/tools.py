@@ -9,7 +9,6 @@ import sys
 from typing import Any, TextIO
 
 from harness.model import hostvalues
-
 from harness.testees import impls
 
 REQUIRE_ALL_ENV = "PARITY_REQUIRE_ALL"  # CI sets it: leaving a declared implementation out is an error

@@ -19,14 +19,12 @@ from typing import Any
 import jsonschema
 
 from harness.differential.explain import UNEXPLAINED, examine, own_details
-from harness.model import hostvalues
+from harness.model import hostvalues, paths
 from harness.model.files import atomic_write
+from harness.model.paths import SCHEMAS
 from harness.model.registry import OPS
-
 from harness.testees.impls import ImplementationUnavailable, declaration, oracle
 from harness.testees.testee import Testee
-from harness.model.paths import SCHEMAS
-from harness.model import paths
 
 EXPECTED_DIR = paths.EXPECTED
 SCHEMA = SCHEMAS / "expected-divergences-v1.schema.json"

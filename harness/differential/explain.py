@@ -34,22 +34,21 @@ from __future__ import annotations
 import json
 import math
 import re
-from functools import lru_cache
 import struct
-from dataclasses import dataclass, field
-from typing import Any, Callable
-
 import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
 
 import unicodedata2
 
 from generators.unicode_stability import unstable_reason
-
 from harness.model import hostvalues
 from harness.model.compare import parse_result, same_json
-from harness.model.registry import OPS, Op, get_op
 from harness.model.contract_sets import EDGE_PUNCTUATION, LINE_BREAKS, QUOTE_DASH, WHITE_SPACE, white_space_like
 from harness.model.json_features import features as json_features
+from harness.model.registry import OPS, Op, get_op
 from harness.model.unicode_info import assigned_in, describe, has_surrogate, interesting, is_surrogate
 from harness.testees.errors import answered
 from harness.testees.fanout import expressible
@@ -510,7 +509,8 @@ def classify(impls: dict[str, Testee], op_name: str, args: dict[str, Any], respo
     numbers = [s for s in sims if isinstance(s, (int, float)) and not isinstance(s, bool)]
     if sims and len(numbers) == len(sims) and len(set(_match_ids(op_name, responses))) == 1 and \
             any(not same_json(s, sims[0]) for s in sims):
-        return "float_rounding", f"similarities of the same candidate differ: {dict(zip(names, sims))}", None
+        return "float_rounding", ("similarities of the same candidate differ: "
+                                  f"{dict(zip(names, sims, strict=True))}"), None
     if sims and op_name == "decide_write" and len({_decision(op_name, r) for r in responses.values()}) > 1:
         threshold = args.get("threshold", 0.85)
         numeric = isinstance(threshold, (int, float)) and not isinstance(threshold, bool) and \
@@ -539,7 +539,8 @@ def classify(impls: dict[str, Testee], op_name: str, args: dict[str, Any], respo
                 _threshold_decides(impls, op_name, {**args, **rescaled}, after_numbers, threshold)
             # The rescaled input must keep a decision one side made (rescaling that moves a similarity
             # across the threshold removes the trigger instead of explaining it).
-            kept = {_decision(op_name, r) for r in after.values()} <= {_decision(op_name, r) for r in responses.values()}
+            kept = ({_decision(op_name, r) for r in after.values()}
+                    <= {_decision(op_name, r) for r in responses.values()})
             if kept and (not divergent(op_name, after) or precision_only) or at_threshold:
                 return "float_rounding", ("the magnitude of the vectors decides (scaled to a largest component of "
                                           "1, same directions, the implementations agree, or differ only in the "

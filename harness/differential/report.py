@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from harness.differential.explain import Divergence, agreeing
 from harness.model import hostvalues
 from harness.model.files import atomic_write
-from harness.differential.explain import Divergence, agreeing
 from harness.model.paths import SCHEMAS
 
 SCHEMA = SCHEMAS / "divergence-report-v1.schema.json"

@@ -13,8 +13,9 @@ import json
 import math
 import struct
 import unicodedata
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any
 
 import unicodedata2
 from hypothesis import strategies as st
@@ -27,7 +28,8 @@ from harness.model.unicode_info import is_surrogate
 # reference that loses a character must not stop the search from generating it.
 LINE_BREAKS = ["\n", "\r", "\r\n", "\u000b", "\u000c", "\u0085", "\u2028", "\u2029"]
 QUOTES_DASHES = sorted(QUOTE_DASH)
-SIGMA_CONTEXTS = ["\u03a3", "\u0391\u03a3", "\u03a3\u0391", "\u0391\u03a3\u02b0", "\u0391\u03a3'", "\u0391\u03a3\u2032\u0392",
+SIGMA_CONTEXTS = ["\u03a3", "\u0391\u03a3", "\u03a3\u0391", "\u0391\u03a3\u02b0", "\u0391\u03a3'",
+                  "\u0391\u03a3\u2032\u0392",
                   "\u0391\u03a3.", "\u0391\u0345\u03a3", "\u1f88\u03a3", "A\u03a3", "\u03a3\u0301"]
 # Case mappings that change the UTF-8 length, and other case oddities.
 CASE_ODDITIES = ["\u0130", "\u212a", "\u2126", "\u212b", "\u023a", "\u023e", "\u2c6f", "\u1e9e", "\u00df", "\ufb00",
@@ -264,7 +266,7 @@ def _similarity(a: list[float], b: list[float]) -> float | None:
     if None in xs or None in ys or len(xs) != len(ys):
         return None
     dot = na = nb = 0.0
-    for x, y in zip(xs, ys):
+    for x, y in zip(xs, ys, strict=True):
         dot += x * y  # type: ignore[operator]
         na += x * x  # type: ignore[operator]
         nb += y * y  # type: ignore[operator]
@@ -293,7 +295,7 @@ def near_threshold_decide_write(draw: st.DrawFn) -> dict[str, Any]:
     mode_value = draw(st.sampled_from(["auto", "explicit", "mirror", "reconcile"]))
     pinned = draw(st.lists(st.booleans(), min_size=len(others), max_size=len(others)))
     candidates = [{"id": f"c{i}", "text": f"stored fact {i}", "embedding": o, "pinned": p}
-                  for i, (o, p) in enumerate(zip(others, pinned))]
+                  for i, (o, p) in enumerate(zip(others, pinned, strict=True))]
     digits = draw(st.booleans())
     fmt = (lambda xs: "[" + ",".join(f"{x:.17g}" for x in xs) + "]") if digits else dumps
     return {"text": "new fact", "embedding_json": fmt(new), "candidates_json": dumps(candidates),

@@ -1,8 +1,9 @@
 """Divergence classes of a sweep: every disagreeing input grouped so that one bug is one report.
 
-1. Inputs are grouped (by the sweep's workers, chunk by chunk) by (op, the implementations that disagree with the oracle, each one's outcome
-   kind: ``ok`` or ``error:<code>``, and a property hint of the swept code point: a lone surrogate,
-   Unicode data that differs between the versions in play, White_Space or a near miss, or none).
+1. Inputs are grouped (by the sweep's workers, chunk by chunk) by (op, the implementations that disagree
+   with the oracle, each one's outcome kind: ``ok`` or ``error:<code>``, and a property hint of the
+   swept code point: a lone surrogate, Unicode data that differs between the versions in play,
+   White_Space or a near miss, or none).
 2. The cause of a group is assigned on its simplest member (the first template, the lowest code
    point) by the counterfactual classifier of harness/differential/explain.py, and checked on a few
    members spread across the group; if they disagree, every member is classified.
@@ -17,11 +18,11 @@ Shard reports merge class by class on the same key.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from generators.unicode_stability import unstable_reason
-
 from harness.differential.explain import Divergence, classify, code_points, divergent
 from harness.differential.verdict import gate_shape, outcome_kinds
 from harness.fuzzing.templates import BY_NAME, SURROGATE_PAIRS, TEMPLATES

@@ -30,21 +30,21 @@ import signal
 import sys
 import time
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterator, TextIO
+from typing import Any, TextIO
 
-from harness.differential.explain import Divergence, agreeing, classify, code_points, divergent, unicode_versions_of
 from harness.differential.expected import ExpectedSet, cover, recheck_detailed
+from harness.differential.explain import Divergence, agreeing, classify, code_points, divergent, unicode_versions_of
 from harness.differential.strategies import comparable_ops
-from harness.differential.verdict import gate
+from harness.differential.verdict import gate, outcome_kinds
 from harness.fuzzing.classes import ClassBook
-from harness.differential.verdict import outcome_kinds
 from harness.fuzzing.generate import Inputs
 from harness.fuzzing.shrink import shrink
 from harness.model import hostvalues
 from harness.testees import impls as implementations
-from harness.testees.fanout import Harvest, answer_each, expressible, harvest
 from harness.testees.command import BATCH as LINE_BATCH
+from harness.testees.fanout import Harvest, answer_each, expressible, harvest
 from harness.testees.findings import Findings
 from harness.testees.testee import Testee
 

@@ -14,13 +14,25 @@ import json
 import math
 import random
 import struct
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import unicodedata2
 
-from harness.differential.strategies import (BASES, BOUNDARY_INTS, CASE_ODDITIES, COMBINING, LINE_BREAKS,
-                                             MALFORMED_JSON, QUOTES_DASHES, SIGMA_CONTEXTS, _similarity,
-                                             recent_cased_characters, recent_characters, recent_nfc_sequences)
+from harness.differential.strategies import (
+    BASES,
+    BOUNDARY_INTS,
+    CASE_ODDITIES,
+    COMBINING,
+    LINE_BREAKS,
+    MALFORMED_JSON,
+    QUOTES_DASHES,
+    SIGMA_CONTEXTS,
+    _similarity,
+    recent_cased_characters,
+    recent_characters,
+    recent_nfc_sequences,
+)
 from harness.model.contract_sets import EDGE_PUNCTUATION, NEAR_WHITE_SPACE, WHITE_SPACE
 from harness.model.registry import OPS
 
@@ -238,8 +250,12 @@ class Inputs:
         text = self.text(False)
         variants = [text, text.upper(), text + ".", " " + text + "\u001c", unicodedata2.normalize("NFD", text)]
         dim = self.rng.randint(1, 4)
-        pick = (lambda: self.rng.choice(variants) if self.rng.random() < 0.8 else self.text(False))
-        return {"text": text, "embedding_json": dumps(self.vector(dim)), "candidates_json": self.candidates_json(pick, dim),
+
+        def pick() -> str:
+            return self.rng.choice(variants) if self.rng.random() < 0.8 else self.text(False)
+
+        return {"text": text, "embedding_json": dumps(self.vector(dim)),
+                "candidates_json": self.candidates_json(pick, dim),
                 "threshold": self.threshold(), "mode": self.mode(), "force": self.force()}
 
     def args(self, op_name: str) -> dict[str, Any]:

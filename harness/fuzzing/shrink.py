@@ -3,7 +3,8 @@ keeps the same divergence.
 
 The same divergence means: the same implementations disagree with the oracle, each with the same kind
 of outcome (``ok`` or the same error code), and the counterfactual classifier gives the same cause
-and detail (or a narrower detail: fewer of the Unicode steps a skew could come from). Steps, coarse ones first (every accepted step starts again from the first):
+and detail (or a narrower detail: fewer of the Unicode steps a skew could come from). Steps, coarse ones first
+(every accepted step starts again from the first):
 
 * leave out an argument that has a default; give a JSON argument as ``null``;
 
@@ -26,7 +27,8 @@ from __future__ import annotations
 import json
 import math
 import time
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from harness.differential.explain import classify, divergent, observe
 from harness.differential.verdict import outcome_kinds

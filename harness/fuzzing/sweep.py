@@ -22,9 +22,10 @@ import multiprocessing
 import os
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, TextIO
+from typing import Any, TextIO
 
 from harness.differential.explain import agreeing
 from harness.fuzzing import classes
@@ -223,7 +224,8 @@ def _read_checkpoint(path: Path, settings: Settings) -> list[dict[str, Any]]:
     try:
         header = json.loads(lines[0])
     except ValueError:
-        raise ValueError(f"{path}: not a sweep checkpoint (first line is not JSON); remove it or pass --fresh") from None
+        raise ValueError(f"{path}: not a sweep checkpoint (first line is not JSON); "
+                         "remove it or pass --fresh") from None
     wanted = settings.header()
     if header != wanted:
         different = [key for key in wanted if header.get(key) != wanted[key]]

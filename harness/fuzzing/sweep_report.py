@@ -154,7 +154,8 @@ def table(report: dict[str, Any]) -> str:
     lines = []
     sweep = report["sweep"]
     lines.append(f"swept {sweep['values']:,} inputs ({len(sweep['templates'])} templates, {sweep['range'][0]}.."
-                 f"{sweep['range'][1]}, shards {', '.join(sweep['shards'])}) on {', '.join(report['implementations'])}; "
+                 f"{sweep['range'][1]}, shards {', '.join(sweep['shards'])}) "
+                 f"on {', '.join(report['implementations'])}; "
                  f"{sweep['compared']:,} compared")
     for impl, per in sweep["inexpressible"].items():
         lines.append(f"  not expressible in {impl}'s host (not sent, not compared): "

@@ -13,8 +13,9 @@ reports use it.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from harness.model.registry import OPS
 

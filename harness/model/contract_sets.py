@@ -1,4 +1,4 @@
-"""The character sets contract v1 names, as the harness's own data (written from the contract text).
+"""The character sets contract v1 names, as the harness's own data (written from docs/contract.md).
 
 The search (strategies, sweep templates, cause classifier) must not take what it looks for from the
 implementation it tests: a reference that loses an edge-punctuation character would otherwise stop

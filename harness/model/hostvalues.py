@@ -22,8 +22,10 @@ same forms (their tests send every form through).
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
+
 from harness.model.unicode_info import has_surrogate
 
 _FLOAT_NAMES = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
@@ -92,7 +94,7 @@ def utf16_merges(value: Any) -> bool:
     units are one valid pair, i.e. a different value. Such an input cannot be expressed there.
     """
     if isinstance(value, str):
-        return any(0xD800 <= ord(a) <= 0xDBFF and 0xDC00 <= ord(b) <= 0xDFFF for a, b in zip(value, value[1:])) \
+        return any(0xD800 <= ord(a) <= 0xDBFF and 0xDC00 <= ord(b) <= 0xDFFF for a, b in itertools.pairwise(value)) \
             if has_surrogate(value) else False
     if isinstance(value, (list, tuple)):
         return any(utf16_merges(item) for item in value)

@@ -9,9 +9,10 @@ import re
 import unicodedata
 from functools import lru_cache
 from typing import Any
-from harness.model.paths import DATA
 
 import unicodedata2
+
+from harness.model.paths import DATA
 
 AGE_TABLE = DATA / "unicode-age.json"
 

@@ -35,17 +35,17 @@ import queue
 import subprocess
 import threading
 import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
-
-from reference.errors import CODES
+from typing import Any
 
 from harness.model import hostvalues
+from harness.model.registry import OPS, check_args
 from harness.testees.errors import ImplementationUnavailable
 from harness.testees.findings import DEFAULT_MAX_FAULTS, Findings, line_evidence
-from harness.model.registry import OPS, check_args
 from harness.testees.protocol import PROTOCOL_VERSION, encode_line
+from reference.errors import CODES
 
 DEFAULT_TIMEOUT = 10.0  # seconds per request
 BATCH = 1000  # requests per batch line, at most
@@ -393,10 +393,12 @@ class CommandTestee:
                 raise ImplementationUnavailable(f"{self.name}: {message}" + proc.stderr_text())
             if line is None:
                 raise ImplementationUnavailable(
-                    f"{self.name}: the testee exited during start-up (status {proc.exit_status()})" + proc.stderr_text())
+                    f"{self.name}: the testee exited during start-up "
+                    f"(status {proc.exit_status()})" + proc.stderr_text())
             answer, fault = self._read(line)
             if fault is None and answer is not None and answer.get("id") != _START_ID:
-                fault = Fault("wrong_id", f"a line before the start answer, with id {json.dumps(answer.get('id'))[:80]}",
+                fault = Fault("wrong_id",
+                              f"a line before the start answer, with id {json.dumps(answer.get('id'))[:80]}",
                               line_evidence(line) if isinstance(line, bytes) else None)
             if fault is not None:
                 self._record(fault, proc, request="start")
@@ -436,7 +438,7 @@ class CommandTestee:
             self._proc.close()
             self._proc = None
 
-    def __enter__(self) -> "CommandTestee":
+    def __enter__(self) -> CommandTestee:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -478,7 +480,8 @@ class CommandTestee:
         later request (out of order), an earlier answer again (a duplicate), or another id."""
         shown = json.dumps(got)[:80]
         if got in set(later):
-            return Fault("out_of_order", f"the answer to {shown} came where the answer to {json.dumps(expected)} belongs")
+            return Fault("out_of_order", f"the answer to {shown} came where the answer to "
+                         f"{json.dumps(expected)} belongs")
         if earlier is not None and got in earlier and earlier[got] == answer:
             return Fault("duplicate_answer", f"the answer to {shown} again, where the answer to "
                          f"{json.dumps(expected)} belongs")
@@ -582,7 +585,8 @@ class CommandTestee:
                 elif kind in _PROCESS_TROUBLE:  # again, alone, on a fresh process: the input does it
                     results[index] = _error("timeout" if kind == "timeout" else "crash", message)
                 else:
-                    results[index] = _error(FAULTED, f"faulted twice ({first_trouble[index][0]}, then {kind}): {message}")
+                    results[index] = _error(FAULTED,
+                                            f"faulted twice ({first_trouble[index][0]}, then {kind}): {message}")
             if outcome.died is not None:
                 deaths.append(outcome.died)
             lines = outcome.lines + lines
@@ -670,7 +674,7 @@ class CommandTestee:
                 ids = list(range(self._next_id, self._next_id + len(chunk)))
                 batch_id = f"batch-{self._next_id + len(chunk)}"
                 line = encode_line({"id": batch_id, "batch": [{"id": request_id, **self._bodies[index]}
-                                                              for request_id, index in zip(ids, chunk)]})
+                                                              for request_id, index in zip(ids, chunk, strict=True)]})
                 if len(line) <= budget or len(chunk) == 1:
                     break
                 chunk = chunk[:len(chunk) // 2]
@@ -735,13 +739,14 @@ class CommandTestee:
                                   line_evidence(line[-200:]))
                     break
                 if not isinstance(answer, dict):
-                    fault = Fault("malformed_answer", f"batch answer {position} is not an object", json.dumps(answer)[:200])
+                    fault = Fault("malformed_answer", f"batch answer {position} is not an object",
+                                  json.dumps(answer)[:200])
                     break
                 if answer.get("id") != ids[position]:
                     earlier = {a.get("id"): a for a in answers[:position] if isinstance(a, dict)}
                     fault = self._wrong_id(answer.get("id"), ids[position], ids[position + 1:], earlier, answer)
                     break
-                response, fault = self._response(answer, lambda: self._wellformed(chunk[position]))
+                response, fault = self._response(answer, lambda index=chunk[position]: self._wellformed(index))
                 if fault is not None:
                     break
                 assert response is not None
@@ -802,7 +807,7 @@ class CommandTestee:
         proc.send(lines)
         deadline = time.monotonic() + self.timeout
         earlier: dict[Any, Any] = {}  # this exchange's answers by id (a duplicate repeats one)
-        for position, (request_id, current) in enumerate(zip(ids, pending)):
+        for position, (request_id, current) in enumerate(zip(ids, pending, strict=True)):
             rest = pending[position + 1:]
             line = proc.next_line(self._wait_until(deadline))
             if line == "timeout":
@@ -829,7 +834,7 @@ class CommandTestee:
                 fault = self._wrong_id(answer.get("id"), request_id, ids[position + 1:], earlier, answer)
             response = None
             if fault is None and answer is not None:
-                response, fault = self._response(answer, lambda: self._wellformed(current))
+                response, fault = self._response(answer, lambda index=current: self._wellformed(index))
             if fault is not None:
                 self._record(fault, proc, request=self._shown(current))
                 self._drop()

@@ -59,7 +59,7 @@ def answer_each(opened: dict[str, Testee], op: str, batch: list[dict[str, Any]],
     columns: dict[str, list[Response | None]] = {}
     for name in opened:
         column: list[Response | None] = [None] * len(batch)
-        for j, response in zip(sendable[name], got[name]):
+        for j, response in zip(sendable[name], got[name], strict=False):
             column[j] = response if answered(response) else None
         columns[name] = column
     not_sent = {name: len(batch) - len(sendable[name]) for name in opened if len(sendable[name]) < len(batch)}
@@ -77,7 +77,7 @@ class Harvest:
     cut: dict[str, int] = field(default_factory=dict)
     batches_refused: dict[str, int] = field(default_factory=dict)  # legitimate: counted, not findings
 
-    def add(self, other: "Harvest") -> None:
+    def add(self, other: Harvest) -> None:
         """Gather ``other`` into this one (a run's harvests, from its workers and its own testees)."""
         self.findings.extend(other.findings)
         self.taken_out.extend(name for name in other.taken_out if name not in self.taken_out)

@@ -28,24 +28,23 @@ import os
 import platform
 import sys
 import time
-from importlib import metadata
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 
+from harness.model import hostvalues, paths
+from harness.model.paths import SCHEMAS
+from harness.model.registry import OPS
 from harness.testees.command import DEFAULT_MAX_LINE_BYTES, CommandTestee
+from harness.testees.errors import HARNESS_CODES, ImplementationUnavailable
 from harness.testees.findings import DEFAULT_MAX_FAULTS
 from harness.testees.inprocess import InProcess
 from harness.testees.protocol import PROTOCOL_VERSION
-from harness.testees.errors import HARNESS_CODES, ImplementationUnavailable
-from harness.model import hostvalues
-from harness.model.registry import OPS
 from harness.testees.testee import Testee
-from harness.model.paths import SCHEMAS
-from harness.model import paths
 
 ROOT = paths.ROOT
 DECLARATIONS = paths.IMPLEMENTATIONS
@@ -272,7 +271,8 @@ def _in_process(declared: Implementation) -> InProcess:
         ) from None
     missing = [op.name for op in OPS.values() if not callable(getattr(module, op.name, None))]
     if missing:
-        raise ImplementationUnavailable(f"{declared.name}: {declared.python_module} does not export {', '.join(missing)}")
+        raise ImplementationUnavailable(
+            f"{declared.name}: {declared.python_module} does not export {', '.join(missing)}")
     impl = InProcess(declared.name, lambda op: getattr(module, op.name))
     versions = impl.call("unicode_versions", {})
     impl.description = {
@@ -353,5 +353,6 @@ def available() -> list[str]:
     return found
 
 
-__all__ = ["HARNESS_CODES", "OPS", "CommandTestee", "DeclarationError", "broken", "check_handshake", "InProcess", "Implementation",
+__all__ = ["HARNESS_CODES", "OPS", "CommandTestee", "DeclarationError", "broken", "check_handshake", "InProcess",
+           "Implementation",
            "ImplementationUnavailable", "available", "declaration", "declarations", "get_impl", "names", "oracle"]

@@ -8,12 +8,12 @@ side of the protocol can run anywhere the reference runs: ``python -m harness ru
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
-
-from reference.errors import CODES
+from typing import Any
 
 from harness.model.registry import Op, get_op
+from reference.errors import CODES
 
 _CODE = re.compile(r"^([a-z_]+):")
 
@@ -40,7 +40,7 @@ class InProcess:
         function = self.resolve(get_op(op_name))
         try:
             return {"ok": function(**args)}
-        except Exception as exc:  # every failure becomes a reported result, never an aborted run
+        except Exception as exc:  # noqa: BLE001 (every failure becomes a reported result, never an aborted run)
             return error_response(exc)
 
     def call_batch(self, calls: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:

@@ -19,7 +19,8 @@ wherever the reference does.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, TextIO
+from collections.abc import Callable
+from typing import Any, TextIO
 
 from harness.model import hostvalues
 from harness.model.registry import check_args, get_op
@@ -47,7 +48,8 @@ def handle(impl: Testee, request: Any, description: dict[str, Any] | None = None
     if request.get("op") == "start" and description is not None:
         version = (request.get("args") or {}).get("protocol") if isinstance(request.get("args"), dict) else None
         if version != PROTOCOL_VERSION:
-            return bad_request(request_id, f"protocol {version!r} is not supported: this testee speaks {PROTOCOL_VERSION}")
+            return bad_request(request_id,
+                               f"protocol {version!r} is not supported: this testee speaks {PROTOCOL_VERSION}")
         return {"id": request_id, "ok": description}
     try:
         op = get_op(request.get("op"))  # type: ignore[arg-type]

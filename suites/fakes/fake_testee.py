@@ -15,16 +15,17 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import reference  # noqa: E402
-from harness.testees import protocol  # noqa: E402
-from harness.testees.command import PROTOCOL_VERSION  # noqa: E402
-from harness.testees.impls import InProcess  # noqa: E402
-from harness.model.registry import Op  # noqa: E402
+import reference
+from harness.model.registry import Op
+from harness.testees import protocol
+from harness.testees.command import PROTOCOL_VERSION
+from harness.testees.impls import InProcess
 
 BUG = os.environ.get("FAKE_BUG", "")
 

@@ -32,9 +32,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import reference  # noqa: E402
-from harness.testees import protocol  # noqa: E402
-from harness.testees.inprocess import InProcess  # noqa: E402
+import reference
+from harness.testees import protocol
+from harness.testees.inprocess import InProcess
 
 FAULT = os.environ.get("HOSTILE_FAULT", "")
 AT = int(os.environ.get("HOSTILE_AT", "50"))
@@ -111,7 +111,8 @@ def main() -> int:
             answers, hit, previous = [], False, None
             for item in request["batch"]:
                 response, nth = answer_one(item, previous)
-                previous = item.get("args", {}).get("text") if isinstance(item.get("args", {}).get("text"), str) else None
+                previous = (item.get("args", {}).get("text") if isinstance(item.get("args", {}).get("text"), str)
+                            else None)
                 answers.append(response)
                 if nth and FAULT == "twice":
                     answers.append(response)

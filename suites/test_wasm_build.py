@@ -9,6 +9,7 @@ skipped without it, and fail instead when PARITY_REQUIRE_WASM_TOOLCHAIN=1 (CI se
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import sys
@@ -266,6 +267,43 @@ def test_an_install_is_announced_before_apt_get_runs(monkeypatch, capsys):
     announced = text.index("installing Debian packages with apt-get")
     assert announced < text.index("RAN") and all(package in text for package in build.DEBIAN_PACKAGES)
     assert "why:" in text and "PARITY_INSTALL_TOOLCHAIN=0" in text and len(ran) == 2
+
+
+def _crate(path: Path, members: dict[str, bytes], link: str | None = None) -> Path:
+    import io
+    import tarfile
+
+    with tarfile.open(path, "w:gz") as archive:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+        if link:
+            info = tarfile.TarInfo("pkg/link")
+            info.type, info.linkname = tarfile.SYMTYPE, link
+            archive.addfile(info)
+    return path
+
+
+@pytest.mark.parametrize("with_filter", [True, False])  # False: a Python without tarfile's filters (3.11.2)
+def test_a_crate_is_extracted_below_its_folder_only(tmp_path, monkeypatch, with_filter):
+    import tarfile
+
+    if not with_filter:
+        monkeypatch.delattr(tarfile, "data_filter", raising=False)
+    good = _crate(tmp_path / "good.crate", {"pkg/Cargo.toml": b"[package]", "pkg/src/main.rs": b"fn main() {}"})
+    with tarfile.open(good) as archive:
+        build.extract_safely(archive, tmp_path / "out")
+    assert (tmp_path / "out" / "pkg" / "src" / "main.rs").read_bytes() == b"fn main() {}"
+    absolute = Path("/tmp") / f"escape-{tmp_path.name}"
+    for name, crate in [("dotdot", _crate(tmp_path / "bad1.crate", {"pkg/../../escape": b"x"})),
+                        ("absolute", _crate(tmp_path / "bad2.crate", {str(absolute): b"x"})),
+                        ("link", _crate(tmp_path / "bad3.crate", {"pkg/a": b"x"}, link="/etc/passwd"))]:
+        # Refused (by hand) or kept inside (the data filter strips a leading /): never outside.
+        with tarfile.open(crate) as archive, contextlib.suppress(build.BuildError, tarfile.TarError):
+            build.extract_safely(archive, tmp_path / name)
+        assert not (tmp_path / "escape").exists() and not (tmp_path.parent / "escape").exists()
+        assert not absolute.exists() and not (tmp_path / name / "pkg" / "link").is_symlink()
 
 
 # --- wasm-bindgen-cli: exactly the crate's version ---------------------------------------------------------

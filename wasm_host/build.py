@@ -348,6 +348,24 @@ def cargo_home() -> Path:
     return Path(configured).expanduser() if configured else Path.home() / ".cargo"
 
 
+def extract_safely(archive, dest: Path) -> None:  # type: ignore[no-untyped-def]
+    """Extract a .crate (a tar archive) below `dest` only: tarfile's "data" filter where the Python has
+    it (3.11.4 and later; Debian 12's 3.11.2 does not), else the same refusals by hand: no absolute
+    path, no `..`, nothing but regular files and directories."""
+    import tarfile
+
+    if hasattr(tarfile, "data_filter"):
+        archive.extractall(dest, filter="data")
+        return
+    members = archive.getmembers()
+    for member in members:
+        parts = Path(member.name).parts
+        if member.name.startswith("/") or ".." in parts or not (member.isfile() or member.isdir()):
+            raise BuildError(f"{archive.name}: refusing to extract {member.name!r} (outside the folder, or "
+                             "not a plain file or directory)")
+    archive.extractall(dest, members=members)  # every member checked above
+
+
 def install_with_adjusted_lock(cargo: str, env: dict[str, str], version: str, root: Path) -> None:
     """`cargo install --locked` from the crate's own Cargo.lock, where only the packages whose locked
     version the registry does not have are moved to their newest available compatible version."""
@@ -360,7 +378,7 @@ def install_with_adjusted_lock(cargo: str, env: dict[str, str], version: str, ro
     shutil.rmtree(src_parent, ignore_errors=True)
     src_parent.mkdir(parents=True)
     with tarfile.open(crates[0]) as archive:
-        archive.extractall(src_parent, filter="data")
+        extract_safely(archive, src_parent)
     src = src_parent / f"wasm-bindgen-cli-{version}"
     adjusted: list[str] = []
     for _ in range(20):

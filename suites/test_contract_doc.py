@@ -75,7 +75,7 @@ def test_step_table_parser_sees_a_planted_change() -> None:
 
 # Built from pieces so that this file does not match itself.
 _OUTSIDE = re.compile("|".join([r"\.\./" + "shared", "contract-v1" + r"\.md", r"/work/", r"/root/", r"/home/"]))
-_RELATIVE = re.compile(r"(?<![\w.])((?:\.\./)+)[\w.-]")
+_RELATIVE = re.compile(r"(?<![\w./])((?:\.\./)+)[\w.-]")
 
 
 def _tracked_text_files() -> list[Path]:

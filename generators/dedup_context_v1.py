@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .cases import CaseList, js
 from .framework import Case, FixtureSpec
+from .json_texts import ESCAPES, NEAR_MISS_WHITE_SPACE, NESTED_DUPLICATES, OBJECT_POSITIONS, at, every_slot
 
 NOTES = {
     "section-order": "Sections are emitted pinned, then topical, then recent, keeping the caller's order.",
@@ -168,6 +169,26 @@ def build_cases() -> list[Case]:
     add("ctx-error-json-depth-101", CTX, "101 nested levels are invalid_json, even inside an ignored key.",
         "strict-json", topical_json="null", pinned_json="null",
         recent_json='[{"id":"a","text":"b","x":' + "[" * 99 + "]" * 99 + "}]")
+    escaped = "".join(escape for escape, _ in ESCAPES)
+    add("ctx-json-every-escape", CTX, "Every escape of RFC 8259 in an id and a text, decoded, then collapsed "
+        "(\\f, \\n and \\r are line breaks, \\t is trimmed at piece edges, \\b is kept).", "strict-json collapse",
+        steps="json.syntax", topical_json='[{"id":"i\\/d\\u0041","text":"' + escaped + '"}]', pinned_json="null",
+        recent_json="null")
+    add("ctx-json-white-space-everywhere", CTX, "The four JSON whitespace characters around every token.",
+        "strict-json", steps="json.whitespace", topical_json=every_slot('[{"id":"a","text":"b"}]'),
+        pinned_json=every_slot("[]"), recent_json=every_slot("null"))
+    slots = {"topical_json": "before-colon", "pinned_json": "after-brace", "recent_json": "before-brace"}
+    for char_slug, char in NEAR_MISS_WHITE_SPACE.items():
+        for section, where in slots.items():
+            args = {"topical_json": "null", "pinned_json": "null", "recent_json": "null"}
+            args[section] = at(OBJECT_POSITIONS[where], char)
+            add(f"ctx-error-json-{section.removesuffix('_json')}-{char_slug}", CTX,
+                f"U+{ord(char):04X} is not JSON whitespace ({section}, {where}).", "strict-json", **args)
+    for slug, text in NESTED_DUPLICATES:
+        for section in ("topical_json", "pinned_json", "recent_json"):
+            args = {"topical_json": "null", "pinned_json": "null", "recent_json": "null", section: text}
+            add(f"ctx-error-json-duplicate-{section.removesuffix('_json')}-{slug}", CTX,
+                f"Duplicate keys below the top level of {section} are invalid_json.", "strict-json", **args)
     add("ctx-error-json-host-null", CTX, "A section passed as None (not a JSON text) is invalid_json.",
         "host-type", topical_json=None, pinned_json="null", recent_json="null")
     add("ctx-error-order-topical-shape-before-pinned-json", CTX, "topical's invalid_shape beats pinned's invalid_json.",

@@ -8,6 +8,16 @@ from __future__ import annotations
 
 from .cases import CaseList, cand, js, unit_at
 from .framework import Case, FixtureSpec
+from .json_texts import (
+    ARRAY_POSITIONS,
+    ESCAPES,
+    NEAR_MISS_WHITE_SPACE,
+    NESTED_DUPLICATES,
+    NUMBER_TEXTS,
+    OBJECT_POSITIONS,
+    at,
+    every_slot,
+)
 
 NOTES = {
     "nfc": "Exercises canonical composition (normalize steps 2 and 5).",
@@ -507,6 +517,40 @@ def _error_cases(c: CaseList) -> None:
           force=True)
 
 
+def _json_text_cases(c: CaseList) -> None:
+    """What a wrong JSON reader gets wrong (generators/json_texts.py): each number text as the first
+    component against [1, 0] at threshold 0, so its binary32 value shows in the similarity; every escape
+    in a matched candidate's text; whitespace and its near misses at every position; nested duplicates."""
+    against = js([cand("x", "X", [1, 0])])
+    for slug, text in NUMBER_TEXTS:
+        c.add(f"gate-number-{slug}", GATE, f"The number text {text[:40]}{'...' if len(text) > 40 else ''}: read "
+              "correctly rounded to binary64, then to binary32.", "strict-json binary32-rounding",
+              steps="json.numbers", text="New", embedding_json=f"[{text},1]", candidates_json=against, threshold=0)
+    escaped = "".join(escape for escape, _ in ESCAPES)
+    decoded = "".join(char for _, char in ESCAPES)
+    c.add("gate-json-every-escape", GATE, "Every escape of RFC 8259, \\/ included, in a candidate text that matches "
+          "exactly; the match carries the decoded text.", "strict-json", steps="json.syntax gate.exact",
+          text=decoded, embedding_json="null", candidates_json='[{"id":"e\\/1","text":"' + escaped + '"}]')
+    c.add("gate-json-white-space-everywhere", GATE, "Space, tab, line feed and carriage return before, between "
+          "and after every token of both JSON arguments.", "strict-json", steps="json.whitespace",
+          text="New", embedding_json=every_slot("[1,0]"),
+          candidates_json=every_slot('[{"id":"a","text":"b","embedding":[1,0]}]'), threshold=0)
+    for char_slug, char in NEAR_MISS_WHITE_SPACE.items():
+        for where, template in ARRAY_POSITIONS.items():
+            c.add(f"gate-error-json-{char_slug}-{where}", GATE, f"U+{ord(char):04X} is not JSON whitespace ({where}).",
+                  "strict-json", text="New", embedding_json=at(template, char), candidates_json="null")
+        for where, template in OBJECT_POSITIONS.items():
+            c.add(f"gate-error-json-candidate-{char_slug}-{where}", GATE,
+                  f"U+{ord(char):04X} is not JSON whitespace in a candidate object ({where}).", "strict-json",
+                  text="New", embedding_json="null", candidates_json=at(template, char))
+    for slug, text in NESTED_DUPLICATES:
+        c.add(f"gate-error-json-duplicate-{slug}", GATE, "Duplicate keys below the top level are invalid_json.",
+              "strict-json", text="New", embedding_json="null", candidates_json=text)
+    c.add("gate-error-json-duplicate-in-embedding", GATE, "A duplicate key inside embedding_json is invalid_json, "
+          "decided before its shape (invalid_embedding).", "strict-json validation-order", text="New",
+          embedding_json='[1,{"a":1,"a":2}]', candidates_json="null")
+
+
 def build_cases() -> list[Case]:
     c = CaseList()
     _normalize_cases(c)
@@ -518,6 +562,7 @@ def build_cases() -> list[Case]:
     _not_compared_cases(c)
     _measured_cases(c)
     _error_cases(c)
+    _json_text_cases(c)
     return c.cases
 
 

@@ -153,7 +153,9 @@ def test_the_harness_copy_of_the_contract_sets_matches_the_reference() -> None:
     ("[1]", set()), ('{"a":"\\ud83d\\ude00"}', set()), ("\ufeff[1]", {"bom"}), ("[NaN]", {"nan_literal"}),
     ("[-Infinity]", {"nan_literal"}), ("[1e400]", {"number_overflow"}), ('[{"a":1,"\\u0061":2}]', {"duplicate_key"}),
     ('["\\udc00\\ud800"]', {"lone_surrogate"}), ('["\ud800"]', {"lone_surrogate"}), ('["x\ty"]', {"control_character"}),
-    ("[1]\u00a0", {"whitespace"}), ("[\u001c1]", {"whitespace"}), ("[" * 101 + "]" * 101, {"depth"}),
+    ("[1]\u00a0", {"whitespace"}), ("[\u001c1]", {"whitespace"}), ("[1,\ufeff0]", {"whitespace"}),
+    ("[1]\ufeff", {"whitespace"}), ('["\ufeff"]', set()), ("[1,\u000c0]", {"whitespace"}),
+    ("[" * 101 + "]" * 101, {"depth"}),
     ("[" * 100 + "]" * 100, set()), ("[01]", {"syntax"}), ("tru", {"syntax"}), ('"NaN"', set()),
 ])
 def test_json_features_name_the_strictness_rules(text: str, found: set[str]) -> None:

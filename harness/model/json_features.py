@@ -47,8 +47,10 @@ def _scan(text: str) -> tuple[set[str], list[str]]:
             if match:
                 numbers.append(match.group())
                 i = match.end() - 1
-        elif not ch.isalnum() and ch not in ",:" and ch not in _JSON_WHITE and ch != "\ufeff":
-            found.add("whitespace" if ch.isspace() or ord(ch) < 0x20 or ch in "\u0085\u00a0\u2028\u2029" else "syntax")
+        elif not ch.isalnum() and ch not in ",:" and ch not in _JSON_WHITE and not (ch == "\ufeff" and i == 0):
+            # Whitespace to someone (Unicode, str.isspace, JavaScript's \s, a BOM), but not to JSON.
+            near_miss = ch.isspace() or ord(ch) < 0x20 or ch in "\u0085\u00a0\u2028\u2029\ufeff"
+            found.add("whitespace" if near_miss else "syntax")
         elif ch.isspace() and ch not in _JSON_WHITE:
             found.add("whitespace")
         i += 1

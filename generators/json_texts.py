@@ -1,0 +1,106 @@
+"""JSON texts that a wrong reader gets wrong: number texts next to rounding midpoints, every escape, the
+four whitespace characters and their near misses at every position, duplicate keys at every depth.
+
+Only inputs: the texts are built here, every expectation comes from the reference. The fixture
+generators (write_gate_v1, dedup_context_v1), the fuzzer's generator and the Hypothesis strategies all
+draw on these tables, so a case the fixtures pin is a kind of input the search tools send too.
+"""
+
+from __future__ import annotations
+
+import decimal
+import math
+import struct
+
+_F32 = struct.Struct("<f")
+_U32 = struct.Struct("<I")
+
+# Characters that are whitespace somewhere (Unicode, Python's str.isspace, JavaScript's \s, a BOM) but
+# not JSON whitespace (docs/contract.md §4, json.whitespace), by the slug of their case ids.
+NEAR_MISS_WHITE_SPACE = {
+    "u000b": "\u000b", "u000c": "\u000c", "u001c": "\u001c", "u0085": "\u0085", "u00a0": "\u00a0",
+    "u2028": "\u2028", "u3000": "\u3000", "ufeff": "\ufeff",
+}
+JSON_WHITE_SPACE = " \t\n\r"
+
+# Every escape RFC 8259 allows, and what it decodes to.
+ESCAPES = [("\\\"", '"'), ("\\\\", "\\"), ("\\/", "/"), ("\\b", "\b"), ("\\f", "\f"), ("\\n", "\n"),
+           ("\\r", "\r"), ("\\t", "\t"), ("\\u0041", "A"), ("\\u00e9", "\u00e9"), ("\\u00E9", "\u00e9"),
+           ("\\u20AC", "\u20ac"), ("\\ud83d\\ude00", "\U0001f600")]
+
+
+def _f32(value: float) -> float:
+    return _F32.unpack(_F32.pack(value))[0]
+
+
+def _next_f32(value: float) -> float:
+    """The binary32 value after the (positive, binary32) `value`."""
+    return _F32.unpack(_U32.pack(_U32.unpack(_F32.pack(value))[0] + 1))[0]
+
+
+def binary32_midpoint_texts(near: float) -> list[tuple[str, str]]:
+    """(slug, decimal text) around the midpoint of the binary32 value nearest `near` and the next one: the
+    midpoint's exact decimal (a tie: to even), the shortest texts of the binary64 values just above and
+    just below it (one binary64 ulp decides the binary32), and the exact decimal with one more digit."""
+    low = _f32(near)
+    middle = (low + _next_f32(low)) / 2  # exact in binary64: 25 significant bits
+    exact = format(decimal.Decimal(middle), "f")
+    return [
+        ("tie", exact),
+        ("above", repr(math.nextafter(middle, math.inf))),
+        ("below", repr(math.nextafter(middle, -math.inf))),
+        ("tie-plus-digit", exact + "1" if "." in exact else exact + ".1"),
+    ]
+
+
+# Number texts a correctly rounding reader reads one way and a naive one may not: (slug, text). Each is
+# finite in binary64 and in binary32 unless its slug says overflow.
+NUMBER_TEXTS = [
+    ("binary64-midpoint-tie", "1.00000000000000011102230246251565404236316680908203125"),  # 1 + 2^-53: to even
+    ("binary64-midpoint-above",
+     "1.000000000000000111022302462515654042363166809082031250000000000000000000000000000000001"),
+    ("long-mantissa-one", "1." + "0" * 400 + "1"),
+    ("long-mantissa-integer", "1" + "0" * 300 + "e-300"),
+    ("non-shortest-point-three", "0.299999999999999988897769753748434595763683319091796875"),
+    ("shortest-point-three", "0.3"),
+    ("zero-huge-exponent", "0e999999999"),
+    ("zero-fraction-huge-negative-exponent", "0.000e-999999999"),
+    ("tiny-huge-negative-exponent", "1e-999999999"),
+    ("scaled-by-exponent", "0.0000000001e10"),
+    ("integer-two-pow-53-plus-one", "9007199254740993"),
+    ("integer-two-pow-64-plus-one", "18446744073709551617"),
+    ("integer-binary32-tie", "16777217"),  # 2^24 + 1: halfway, to even 2^24
+    ("integer-binary32-tie-odd", "16777219"),  # halfway between 2^24+2 and 2^24+4: to even 2^24+4
+    ("negative-zero-exponent", "-0.0e0"),
+    ("issue-seventeen-digits", "1.1450646910816431e-2"),  # a naive reader rounds it to another binary32
+]
+for _near, _slug in ((1.0, "one"), (0.011450646910816431, "hundredth"), (3.0e38, "large"), (1e-40, "subnormal")):
+    NUMBER_TEXTS += [(f"binary32-{_slug}-{kind}", text) for kind, text in binary32_midpoint_texts(_near)]
+
+# Where whitespace can stand in an array of two numbers and in an array of one object: "@" marks the slot.
+ARRAY_POSITIONS = {"before": "@[1,0]", "after-open": "[@1,0]", "before-comma": "[1@,0]",
+                   "after-comma": "[1,@0]", "before-close": "[1,0@]", "after": "[1,0]@"}
+OBJECT_POSITIONS = {"after-brace": '[{@"id":"a","text":"b"}]', "before-colon": '[{"id"@:"a","text":"b"}]',
+                    "after-colon": '[{"id":@"a","text":"b"}]', "before-brace": '[{"id":"a","text":"b"@}]'}
+
+
+def at(template: str, filler: str) -> str:
+    """The template with its slot filled."""
+    return template.replace("@", filler)
+
+
+def every_slot(text: str, filler: str = JSON_WHITE_SPACE) -> str:
+    """`text` (compact JSON without strings holding punctuation) with `filler` before, between and after
+    every token."""
+    return filler + "".join(filler + ch + filler if ch in "[]{},:" else ch for ch in text) + filler
+
+
+# Duplicate keys below the top level: (slug, a candidates/section JSON text whose only fault is the
+# duplicate). Depth counts objects and arrays from the outermost array (level 1).
+NESTED_DUPLICATES = [
+    ("depth-2", '[{"id":"a","text":"b","k":1,"k":1}]'),
+    ("depth-3-object", '[{"id":"a","text":"b","meta":{"k":1,"k":2}}]'),
+    ("depth-4-array-object", '[{"id":"a","text":"b","meta":[{"k":null,"k":null}]}]'),
+    ("depth-5", '[{"id":"a","text":"b","m":{"n":[{"k":[],"k":{}}]}}]'),
+    ("second-element", '[{"id":"a","text":"b"},{"id":"c","text":"d","x":{"y":1,"y":1}}]'),
+]

@@ -6,9 +6,10 @@ Case ids are stable: never rename or reuse one; add new ones.
 
 from __future__ import annotations
 
+from harness.model.json_texts import ESCAPES, NEAR_MISS_WHITE_SPACE, NESTED_DUPLICATES, OBJECT_POSITIONS, at, every_slot
+
 from .cases import CaseList, js
 from .framework import Case, FixtureSpec
-from .json_texts import ESCAPES, NEAR_MISS_WHITE_SPACE, NESTED_DUPLICATES, OBJECT_POSITIONS, at, every_slot
 
 NOTES = {
     "section-order": "Sections are emitted pinned, then topical, then recent, keeping the caller's order.",

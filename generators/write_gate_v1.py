@@ -6,9 +6,7 @@ Case ids are stable: never rename or reuse one; add new ones.
 
 from __future__ import annotations
 
-from .cases import CaseList, cand, js, unit_at
-from .framework import Case, FixtureSpec
-from .json_texts import (
+from harness.model.json_texts import (
     ARRAY_POSITIONS,
     ESCAPES,
     NEAR_MISS_WHITE_SPACE,
@@ -18,6 +16,9 @@ from .json_texts import (
     at,
     every_slot,
 )
+
+from .cases import CaseList, cand, js, unit_at
+from .framework import Case, FixtureSpec
 
 NOTES = {
     "nfc": "Exercises canonical composition (normalize steps 2 and 5).",

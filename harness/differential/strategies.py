@@ -21,6 +21,7 @@ import unicodedata2
 from hypothesis import strategies as st
 
 from harness.model.contract_sets import EDGE_PUNCTUATION, NEAR_WHITE_SPACE, QUOTE_DASH, WHITE_SPACE
+from harness.model.json_texts import NUMBER_TEXTS, RESTYLES, restyle
 from harness.model.registry import OPS, Op
 from harness.model.unicode_info import is_surrogate
 
@@ -131,11 +132,13 @@ def vectors(dim: int) -> st.SearchStrategy[list[float]]:
 
 
 def number_text() -> st.SearchStrategy[str]:
-    """Decimal texts as callers write them: shortest repr, 17 significant digits, exponents, integers."""
+    """Decimal texts as callers write them: shortest repr, 17 significant digits, exponents, integers, and
+    the texts that expose a wrong float reader (harness/model/json_texts.py)."""
     return st.one_of(
         binary32_values().map(_json_number),
         st.floats(allow_nan=False, allow_infinity=False).map(lambda x: f"{x:.17g}"),
         st.sampled_from(["1e-400", "3.4028235e38", "3.4028236e38", "36893488147419103232", "-0", "0.0", "1E0"]),
+        st.sampled_from([text for _, text in NUMBER_TEXTS]),
     )
 
 
@@ -157,10 +160,17 @@ def malformed_json() -> st.SearchStrategy[str]:
     return st.sampled_from(MALFORMED_JSON)
 
 
+def restyled(texts_: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    """Each JSON text as it is, or written another way (whitespace, escapes) or with one fault of style
+    (a whitespace near miss, a nested duplicate key): harness/model/json_texts.py."""
+    return st.one_of(texts_, st.tuples(texts_, st.sampled_from(RESTYLES), st.integers(0, 2**20))
+                     .map(lambda t: restyle(*t)))
+
+
 def embedding_json() -> st.SearchStrategy[str | None]:
     return st.one_of(
         st.just("null"),
-        st.integers(1, 6).flatmap(vectors).map(dumps),
+        restyled(st.integers(1, 6).flatmap(vectors).map(dumps)),
         st.lists(number_text(), min_size=1, max_size=6).map(lambda xs: "[" + ",".join(xs) + "]"),
         malformed_json(),
         st.sampled_from(["[]", "{}", "[true]", '["1"]', "[null]", "3", '"x"']),
@@ -181,7 +191,8 @@ def candidate_objects(text_strategy: st.SearchStrategy[str], dims: st.SearchStra
 
 
 def candidates_json() -> st.SearchStrategy[Any]:
-    valid = st.lists(candidate_objects(texts(allow_surrogates=False), st.integers(1, 6)), max_size=4).map(dumps)
+    valid = restyled(st.lists(candidate_objects(texts(allow_surrogates=False), st.integers(1, 6)),
+                              max_size=4).map(dumps))
     return st.one_of(valid, valid, valid, st.just("null"), st.just("[]"), malformed_json(),
                      st.sampled_from(["{}", "[1]", "[null]", '[{"id":"","text":"a"}]', '[{"id":"a","text":5}]',
                                       '[{"id":"a","text":"b","pinned":1}]', '[{"id":"a","text":"b","embedding":[]}]']))
@@ -193,7 +204,7 @@ def section_json() -> st.SearchStrategy[Any]:
         "text": st.one_of(texts(allow_surrogates=False), st.none()),
         "score": st.just(0.5),
     })
-    valid = st.lists(item, max_size=6).map(dumps)
+    valid = restyled(st.lists(item, max_size=6).map(dumps))
     return st.one_of(valid, valid, valid, st.just("null"), malformed_json(),
                      st.sampled_from(["{}", '"x"', "1", "[null]", '[{"id":5}]', '[{"text":true}]']),
                      st.sampled_from([None, 3]))

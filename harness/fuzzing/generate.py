@@ -34,6 +34,7 @@ from harness.differential.strategies import (
     recent_nfc_sequences,
 )
 from harness.model.contract_sets import EDGE_PUNCTUATION, NEAR_WHITE_SPACE, WHITE_SPACE
+from harness.model.json_texts import NUMBER_TEXTS, RESTYLES, restyle
 from harness.model.registry import OPS
 
 WORDS = ["user", "likes", "tea", "Coffee", "LISBON", "porto", "dark mode", "30", "-5%", "#x", "ΟΔΟΣ", "İstanbul"]
@@ -42,6 +43,7 @@ _NEAR = sorted(NEAR_WHITE_SPACE)
 _EDGE = sorted(EDGE_PUNCTUATION)
 _SURROGATES = ["\ud800", "\udbff", "\udc00", "\udfff", "\ud83d"]
 _NOT_TEXT = [42, None, 1.5, True, [], {}]
+_NUMBER_TEXTS = [text for _, text in NUMBER_TEXTS]
 
 
 class Inputs:
@@ -108,12 +110,21 @@ class Inputs:
         r = self.rng.random()
         if r < 0.5:
             return repr(x) if not x.is_integer() or abs(x) >= 1e16 else str(int(x))
-        if r < 0.9:
+        if r < 0.85:
             return f"{x:.17g}"
+        if r < 0.93:  # texts that expose a wrong float reader (harness/model/json_texts.py)
+            return self.rng.choice(_NUMBER_TEXTS)
         return self.rng.choice(["1e-400", "3.4028235e38", "3.4028236e38", "36893488147419103232", "-0", "0.0", "1E0"])
 
     def vector_json(self, values: list[float]) -> str:
-        return "[" + ",".join(self.number_text(x) for x in values) + "]"
+        return self.restyled("[" + ",".join(self.number_text(x) for x in values) + "]")
+
+    def restyled(self, text: str) -> str:
+        """Now and then the same JSON written another way (whitespace, escapes) or with one fault of
+        style (a whitespace near miss, a nested duplicate key): harness/model/json_texts.py."""
+        if self.rng.random() >= 0.15:
+            return text
+        return restyle(text, self.rng.choice(RESTYLES), self.rng.getrandbits(20))
 
     # ---- JSON arguments ---------------------------------------------------------------------------
 
@@ -153,8 +164,8 @@ class Inputs:
         r = self.rng.random()
         if r < 0.75 or text is not None:
             dim = dim or self.rng.randint(1, 6)
-            return dumps([self.candidate(text or (lambda: self.text(False)), dim)
-                          for _ in range(self.rng.randint(0, 4))])
+            return self.restyled(dumps([self.candidate(text or (lambda: self.text(False)), dim)
+                                        for _ in range(self.rng.randint(0, 4))]))
         if r < 0.85:
             return self.rng.choice(["null", "[]"])
         if r < 0.93:
@@ -177,7 +188,7 @@ class Inputs:
                 if r.random() < 0.1:
                     item["score"] = 0.5
                 items.append(item)
-            return dumps(items)
+            return self.restyled(dumps(items))
         if pick < 0.85:
             return "null"
         if pick < 0.92:

@@ -1,14 +1,16 @@
 """JSON texts that a wrong reader gets wrong: number texts next to rounding midpoints, every escape, the
 four whitespace characters and their near misses at every position, duplicate keys at every depth.
 
-Only inputs: the texts are built here, every expectation comes from the reference. The fixture
-generators (write_gate_v1, dedup_context_v1), the fuzzer's generator and the Hypothesis strategies all
-draw on these tables, so a case the fixtures pin is a kind of input the search tools send too.
+Only inputs, the harness's own (never an implementation's parser): the fixture generators
+(write_gate_v1, dedup_context_v1) pin cases built from these tables, and the fuzzer's generator and the
+Hypothesis strategies send the same kinds of input (``NUMBER_TEXTS``, and ``restyle`` on the JSON texts
+they build), so what the fixtures pin is also what the search tools look for.
 """
 
 from __future__ import annotations
 
 import decimal
+import json
 import math
 import struct
 
@@ -104,3 +106,64 @@ NESTED_DUPLICATES = [
     ("depth-5", '[{"id":"a","text":"b","m":{"n":[{"k":[],"k":{}}]}}]'),
     ("second-element", '[{"id":"a","text":"b"},{"id":"c","text":"d","x":{"y":1,"y":1}}]'),
 ]
+
+
+# ---- restyling a compact JSON text: the same value (or one fault) written another way ----------------
+
+RESTYLES = ("white_space", "near_miss", "escapes", "nested_duplicate")
+
+
+def token_gaps(text: str) -> list[int]:
+    """Every offset of `text` outside strings where JSON allows whitespace: before the first token,
+    after the last, and on both sides of each of [ ] { } , :."""
+    gaps = {0, len(text)}
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            i += 1
+            while i < n and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+        elif ch in "[]{},:":
+            gaps.update((i, i + 1))
+        i += 1
+    return sorted(gaps)
+
+
+def restyle(text: str, kind: str, pick: int) -> str:
+    """`text` (a compact JSON text as json.dumps writes it) written another way; `pick` chooses where and
+    what, so a random generator and a Hypothesis strategy both drive it:
+
+    * ``white_space``: a run of JSON whitespace at one token gap (the same value);
+    * ``near_miss``: one near miss of JSON whitespace at one token gap (``invalid_json``);
+    * ``escapes``: every string re-escaped: non-ASCII as ``\\u`` escapes (pairs for astral characters),
+      every ``/`` as ``\\/`` (the same value);
+    * ``nested_duplicate``: a duplicate key in an object inside the first object (``invalid_json``); a
+      text without an object is returned as it is.
+    """
+    if kind == "white_space":
+        gaps = token_gaps(text)
+        at = gaps[pick % len(gaps)]
+        run = "".join(JSON_WHITE_SPACE[(pick >> (2 * k)) % 4] for k in range(1 + pick % 3))
+        return text[:at] + run + text[at:]
+    if kind == "near_miss":
+        gaps = token_gaps(text)
+        at = gaps[pick % len(gaps)]
+        misses = list(NEAR_MISS_WHITE_SPACE.values())
+        return text[:at] + misses[(pick // 7) % len(misses)] + text[at:]
+    if kind == "escapes":
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return text
+        return json.dumps(value, ensure_ascii=True, separators=(",", ":")).replace("/", "\\/")
+    if kind == "nested_duplicate":
+        brace = text.find("{")
+        if brace < 0 or text.find('"', 0, brace) >= 0:
+            return text
+        depth = 1 + pick % 3
+        inner = '{"k":0,"k":1}'
+        for _ in range(depth - 1):
+            inner = '{"n":[' + inner + "]}"
+        return text[:brace + 1] + '"dup":' + inner + ("," if text[brace + 1] != "}" else "") + text[brace + 1:]
+    raise ValueError(f"unknown restyle {kind!r}; known: {', '.join(RESTYLES)}")

@@ -206,7 +206,8 @@ def fixtures_check(session: nox.Session) -> None:
 def rust(session: nox.Session) -> None:
     """cargo fmt --check, then clippy (-D warnings) and cargo test on every crate of the workspace, one
     crate per command: cargo unifies the features of the crates one command selects, and each crate must
-    be tested with the features it ships with (the wasm crate is linted on the host target)."""
+    be tested with the features it ships with (the wasm crate is linted on the host target); then
+    tools/cargo_features.py: no test build compiles the core with a feature the shipped builds lack."""
     cargo = _cargo(session)
     manifest = ["--manifest-path", str(RUST / "Cargo.toml")]
     session.run(cargo, "fmt", *manifest, "--all", "--check", external=True)
@@ -215,6 +216,8 @@ def rust(session: nox.Session) -> None:
                     external=True)
     for package in ("memgate-core", "memgate-fixture-tests"):
         session.run(cargo, "test", *manifest, "-p", package, external=True)
+    # The crates tested above must compile the core with exactly the features the shipped builds have.
+    session.run("python", "-m", "tools.cargo_features")
 
 
 @nox.session(name="build-pyo3")

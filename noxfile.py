@@ -24,7 +24,6 @@ build environments) is held to constraints.txt: PIP_CONSTRAINT is set below.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sys
@@ -33,6 +32,9 @@ from pathlib import Path
 import nox
 
 ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT))
+from tools import parity_plan  # noqa: E402 (standard library only; nox's virtualenv has no project)
+
 CONSTRAINTS = ROOT / "constraints.txt"  # exact versions for Python 3.11-3.13, from constraints.in (nox -s lock)
 if not CONSTRAINTS.is_file():
     raise SystemExit(f"noxfile.py: {CONSTRAINTS} is missing; restore it from version control (or run `nox -s lock`)")
@@ -108,73 +110,36 @@ def _toolchain_env() -> dict[str, str]:
     """Let build.py apt-get the Debian wasm toolchain when it can: as root (a fresh CI or dev machine),
     unless PARITY_INSTALL_TOOLCHAIN is set already (0 turns every install off, even as root). build.py
     names the packages and says why before it installs anything."""
-    if "PARITY_INSTALL_TOOLCHAIN" in os.environ:
-        return {"PARITY_INSTALL_TOOLCHAIN": os.environ["PARITY_INSTALL_TOOLCHAIN"]}
-    return {"PARITY_INSTALL_TOOLCHAIN": "1"} if os.environ.get("CI") == "true" or os.geteuid() == 0 else {}
-
-
-def _read_declarations() -> tuple[dict[str, dict], dict[str, str]]:
-    """(the declarations that read as JSON objects with what a build needs, by name; the broken ones:
-    name -> file, field and fix). The harness validates them fully against their schema."""
-    found: dict[str, dict] = {}
-    broken: dict[str, str] = {}
-    for path in sorted(IMPLEMENTATIONS.glob("*.json")):
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            broken[path.stem] = f"{path}: cannot read the declaration: {exc}; fix: make it a JSON object"
-            continue
-        if not isinstance(data, dict):
-            broken[path.stem] = f"{path}: field (the top level): not an object; fix: make it a JSON object"
-            continue
-        missing = [field for field in ("start", "build", "hint") if field not in data]
-        if missing or not isinstance(data.get("start"), dict) or not isinstance(data.get("build"), list):
-            where = missing[0] if missing else "start" if not isinstance(data.get("start"), dict) else "build"
-            broken[path.stem] = (f"{path}: field {where}: missing or of the wrong type; fix: see "
-                                 "schemas/implementation-v1.schema.json")
-            continue
-        found[path.stem] = data
-    return found, broken
+    return parity_plan.install_env()
 
 
 def _declared() -> dict[str, dict]:
     """The declared implementations that read, as data (a broken one stops only what asks for it)."""
-    return _read_declarations()[0]
+    return parity_plan.read_declarations(IMPLEMENTATIONS)[0]
 
 
 def _build_impls(session: nox.Session, names: list[str], python: str | None = None) -> None:
-    """Run each implementation's declared build commands (from the project root), after checking that
-    the program its start command needs is on PATH."""
+    """Run each implementation's declared build commands (tools/parity_plan.py: a failing one stops the
+    session, never drops that implementation)."""
     python = python or str(Path(session.bin) / "python")
     # As in an activated virtualenv: the interpreter's scripts (maturin, ...) come first on PATH.
     env = {**_toolchain_env(), "PATH": os.pathsep.join([str(Path(python).parent), os.environ.get("PATH", "")])}
-    declared = _declared()
-    for name in names:
-        declaration = declared[name]
-        program = declaration["start"].get("command", [None])[0]
-        if program and "{" not in program and shutil.which(program) is None:
-            session.error(f"{name}: `{program}` is not on PATH; {declaration['hint']}")
-        for command in declaration["build"]:
-            expanded = [token.replace("{python}", python).replace("{root}", str(ROOT)) for token in command]
-            session.run(*expanded, env=env, external=True)
+    try:
+        parity_plan.build(names, _declared(), python, ROOT,
+                          lambda command, env_: session.run(*command, env=env_, external=True), env)
+    except parity_plan.PlanError as exc:
+        session.error(str(exc))
 
 
 def _impls_from_posargs(session: nox.Session) -> list[str]:
-    found, broken = _read_declarations()
-    declared = list(found)
-    names = declared
-    asked = False
-    for arg in session.posargs:
-        if arg.startswith("--impls="):
-            names = [n for n in arg.split("=", 1)[1].split(",") if n]
-            asked = True
-    for name, problem in broken.items():
-        if name in names or (not asked and os.environ.get("PARITY_REQUIRE_ALL") == "1"):
-            session.error(f"{name}: broken declaration: {problem}")
-        session.warn(f"left out: {name}: broken declaration: {problem}")
-    unknown = [n for n in names if n not in declared]
-    if unknown:
-        session.error(f"unknown implementation(s) {unknown}; declared in implementations/: {', '.join(declared)}")
+    found, broken = parity_plan.read_declarations(IMPLEMENTATIONS)
+    try:
+        names, warnings = parity_plan.select(session.posargs, found, broken,
+                                             os.environ.get("PARITY_REQUIRE_ALL") == "1")
+    except parity_plan.PlanError as exc:
+        session.error(str(exc))
+    for warning in warnings:
+        session.warn(warning)
     return names
 
 
@@ -249,10 +214,14 @@ def parity(session: nox.Session) -> None:
     _install_project(session)
     _build_impls(session, names)
     extra = [arg for arg in session.posargs if not arg.startswith("--impls=")]
-    impl_args = [f"--impl={name}" for name in names]
-    report = ROOT / "reports" / "parity-junit.xml"
-    session.run("python", "-m", "pytest", *PARITY_SUITES, *impl_args, f"--junitxml={report}", *extra,
+    junit, ran = ROOT / "reports" / "parity-junit.xml", ROOT / "reports" / "parity-ran.json"
+    ran.unlink(missing_ok=True)
+    session.run("python", "-m", "pytest", *parity_plan.pytest_args(names, PARITY_SUITES, junit, ran), *extra,
                 env={"HYPOTHESIS_PROFILE": "ci"})
+    problems = parity_plan.check_ran(ran, names)  # every implementation asked for was tested, not just built
+    if problems:
+        session.error("; ".join(problems))
+    session.log(f"parity: ran on {', '.join(names)} ({ran.relative_to(ROOT)})")
 
 
 @nox.session

@@ -7,6 +7,7 @@ implementation that was asked for and cannot be loaded fails the run: it is neve
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -22,6 +23,29 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--impl", action="append", default=None, help="implementation to test (repeatable)")
+    parser.addoption("--ran-report", default=None, metavar="PATH",
+                     help="write how many tests passed, failed and were skipped per implementation (JSON); "
+                          "nox -s parity checks that every implementation it asked for ran")
+
+
+# Per implementation: outcomes of the tests parametrized with it (impl_name), for --ran-report.
+_RAN: dict[str, dict[str, int]] = {}
+_IMPL_OF: dict[str, str] = {}
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and "impl_name" in callspec.params:
+            _IMPL_OF[item.nodeid] = callspec.params["impl_name"]
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    name = _IMPL_OF.get(report.nodeid)
+    if name is None or not (report.when == "call" or report.outcome != "passed"):
+        return  # one count per test: its call, or the phase that skipped or failed it
+    counts = _RAN.setdefault(name, {"passed": 0, "failed": 0, "skipped": 0})
+    counts[report.outcome] += 1
 
 
 def requested_impls(config: pytest.Config) -> list[str]:
@@ -75,6 +99,12 @@ def findings_of(name: str) -> list[dict[str, object]]:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    ran_report = session.config.getoption("--ran-report")
+    if ran_report:
+        for name in requested_impls(session.config):
+            _RAN.setdefault(name, {"passed": 0, "failed": 0, "skipped": 0})
+        with open(ran_report, "w", encoding="utf-8") as out:
+            json.dump(_RAN, out, indent=2, sort_keys=True)
     for impl in _LOADED.values():
         close = getattr(impl, "close", None)
         if close:

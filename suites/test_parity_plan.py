@@ -1,0 +1,122 @@
+"""nox -s parity cannot pass without testing what it was asked for (tools/parity_plan.py): a broken or
+unknown implementation that was asked for stops it, a failing build stops it (never drops that
+implementation and goes on), and an implementation that ran no test fails it."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tools import parity_plan
+from tools.parity_plan import PlanError
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _declare(folder: Path, name: str, build: list[list[str]]) -> None:
+    folder.mkdir(exist_ok=True)
+    (folder / f"{name}.json").write_text(json.dumps(
+        {"start": {"command": [sys.executable, "-c", "pass"]}, "build": build, "hint": f"build {name}"}))
+
+
+def _subprocess_run(command: list[str], env: dict[str, str]) -> int:
+    return subprocess.run(command, env=env, check=False).returncode
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    decl = tmp_path / "implementations"
+    _declare(decl, "good", [[sys.executable, "-c", f"open({str(tmp_path / 'good-built')!r}, 'w')"]])
+    _declare(decl, "broken-build", [[sys.executable, "-c", "raise SystemExit(3)"]])
+    _declare(decl, "later", [[sys.executable, "-c", f"open({str(tmp_path / 'later-built')!r}, 'w')"]])
+    (decl / "unreadable.json").write_text("{not json")
+    return decl
+
+
+def test_a_failing_build_stops_the_run_and_names_the_implementation(folder: Path, tmp_path: Path) -> None:
+    found, _ = parity_plan.read_declarations(folder)
+    env = {"PATH": str(Path(sys.executable).parent)}
+    with pytest.raises(PlanError, match="broken-build: build command .* exited with status 3"):
+        parity_plan.build(["good", "broken-build", "later"], found, sys.executable, tmp_path, _subprocess_run, env)
+    assert (tmp_path / "good-built").exists() and not (tmp_path / "later-built").exists()
+
+
+def test_a_runner_that_raises_stops_the_run(folder: Path, tmp_path: Path) -> None:
+    """nox's session.run raises on a failing command; that must stop the run too, named."""
+    found, _ = parity_plan.read_declarations(folder)
+
+    def nox_like(command: list[str], env: dict[str, str]) -> None:
+        if _subprocess_run(command, env):
+            raise RuntimeError("Returned code 3")
+
+    with pytest.raises(PlanError, match="broken-build: build command .* failed: Returned code 3"):
+        parity_plan.build(["broken-build"], found, sys.executable, tmp_path, nox_like, {"PATH": ""})
+
+
+def test_a_start_program_missing_from_path_is_named(folder: Path, tmp_path: Path) -> None:
+    _declare(folder, "nowhere", [])
+    (folder / "nowhere.json").write_text(json.dumps({"start": {"command": ["no-such-program-x"]}, "build": [],
+                                                     "hint": "install it"}))
+    found, _ = parity_plan.read_declarations(folder)
+    with pytest.raises(PlanError, match="nowhere: `no-such-program-x` is not on PATH; install it"):
+        parity_plan.build(["nowhere"], found, sys.executable, tmp_path, _subprocess_run, {"PATH": "/nonexistent"})
+
+
+def test_selection(folder: Path) -> None:
+    found, broken = parity_plan.read_declarations(folder)
+    assert set(broken) == {"unreadable"}
+    names, warnings = parity_plan.select([], found, broken, require_all=False)
+    assert names == ["broken-build", "good", "later"] and warnings and "unreadable" in warnings[0]
+    assert parity_plan.select(["--impls=good"], found, broken, require_all=True)[0] == ["good"]
+    with pytest.raises(PlanError, match="unreadable: broken declaration"):
+        parity_plan.select([], found, broken, require_all=True)
+    with pytest.raises(PlanError, match="unreadable: broken declaration"):
+        parity_plan.select(["--impls=good,unreadable"], found, broken, require_all=False)
+    with pytest.raises(PlanError, match="unknown implementation"):
+        parity_plan.select(["--impls=good,ghost"], found, broken, require_all=False)
+
+
+def test_every_selected_implementation_goes_to_pytest(tmp_path: Path) -> None:
+    args = parity_plan.pytest_args(["a", "b", "c"], ("suites/x.py",), tmp_path / "j.xml", tmp_path / "r.json")
+    assert [arg for arg in args if arg.startswith("--impl=")] == ["--impl=a", "--impl=b", "--impl=c"]
+
+
+def test_an_implementation_that_ran_no_test_fails(tmp_path: Path) -> None:
+    ran = tmp_path / "ran.json"
+    ran.write_text(json.dumps({"reference": {"passed": 5, "failed": 0, "skipped": 1},
+                               "wasm": {"passed": 0, "failed": 0, "skipped": 9}}))
+    assert parity_plan.check_ran(ran, ["reference"]) == []
+    problems = parity_plan.check_ran(ran, ["reference", "wasm", "pyo3"])
+    assert len(problems) == 2 and problems[0].startswith("wasm:") and problems[1].startswith("pyo3:")
+    assert "wrote no per-implementation counts" in parity_plan.check_ran(tmp_path / "missing.json", ["reference"])[0]
+
+
+def test_the_suites_write_the_counts(tmp_path: Path) -> None:
+    ran = tmp_path / "ran.json"
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "suites/test_fixtures.py",
+                           "-k", "norm-ascii-lowercase", "--impl=reference", f"--ran-report={ran}"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    assert json.loads(ran.read_text())["reference"]["passed"] >= 1
+
+
+def test_the_parity_session_uses_the_plan() -> None:
+    """The noxfile's parity session goes through select, build, pytest_args and check_ran (read from its
+    syntax tree: the noxfile needs nox, which the test environment does not install)."""
+    tree = ast.parse((ROOT / "noxfile.py").read_text())
+    functions = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
+
+    def calls(function: str) -> set[str]:
+        return {f"{node.func.value.id}.{node.func.attr}" if isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name) else getattr(node.func, "id", "")
+                for node in ast.walk(functions[function]) if isinstance(node, ast.Call)}
+
+    assert {"_impls_from_posargs", "_build_impls", "parity_plan.pytest_args", "parity_plan.check_ran"} <= \
+        calls("parity")
+    assert "parity_plan.select" in calls("_impls_from_posargs")
+    assert "parity_plan.build" in calls("_build_impls")

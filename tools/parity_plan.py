@@ -1,0 +1,124 @@
+"""What `nox -s parity` builds and runs, as functions the noxfile calls and the tests check.
+
+Standard library only: the noxfile imports it from nox's own virtualenv, where the project is not
+installed. Three jobs, each a place where a parity run could pass without testing what was asked:
+
+* `select`: the implementations a run covers (all declared, or `--impls=`); a broken or unknown one
+  that was asked for is an error, never a silent leave-out;
+* `build`: every declared build command of every selected implementation, in order; a command that
+  fails stops the run (`PlanError`), it never drops that implementation and goes on with the rest;
+* `check_ran`: after the suites, every selected implementation ran tests (the counts the suites'
+  conftest writes with `--ran-report`): an implementation with no test that passed or failed is an error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+
+class PlanError(Exception):
+    """The run must stop; the message says which implementation and why."""
+
+
+def read_declarations(folder: Path) -> tuple[dict[str, dict], dict[str, str]]:
+    """(the declarations that read as JSON objects with what a build needs, by name; the broken ones:
+    name -> file, field and fix). The harness validates them fully against their schema."""
+    found: dict[str, dict] = {}
+    broken: dict[str, str] = {}
+    for path in sorted(folder.glob("*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            broken[path.stem] = f"{path}: cannot read the declaration: {exc}; fix: make it a JSON object"
+            continue
+        if not isinstance(data, dict):
+            broken[path.stem] = f"{path}: field (the top level): not an object; fix: make it a JSON object"
+            continue
+        missing = [field for field in ("start", "build", "hint") if field not in data]
+        if missing or not isinstance(data.get("start"), dict) or not isinstance(data.get("build"), list):
+            where = missing[0] if missing else "start" if not isinstance(data.get("start"), dict) else "build"
+            broken[path.stem] = (f"{path}: field {where}: missing or of the wrong type; fix: see "
+                                 "schemas/implementation-v1.schema.json")
+            continue
+        found[path.stem] = data
+    return found, broken
+
+
+def select(posargs: list[str], found: dict[str, dict], broken: dict[str, str],
+           require_all: bool) -> tuple[list[str], list[str]]:
+    """(the implementations to build and run, warnings to show). `--impls=a,b` in `posargs` asks for
+    those; without it, every declared one. Raises PlanError for an asked-for implementation that is
+    broken or unknown, and, with `require_all`, for any broken declaration at all."""
+    names = list(found)
+    asked = False
+    for arg in posargs:
+        if arg.startswith("--impls="):
+            names = [n for n in arg.split("=", 1)[1].split(",") if n]
+            asked = True
+    warnings = []
+    for name, problem in broken.items():
+        if name in names or (not asked and require_all):
+            raise PlanError(f"{name}: broken declaration: {problem}")
+        warnings.append(f"left out: {name}: broken declaration: {problem}")
+    unknown = [n for n in names if n not in found]
+    if unknown:
+        raise PlanError(f"unknown implementation(s) {unknown}; declared: {', '.join(found)}")
+    if not names:
+        raise PlanError("no implementation to run")
+    return names, warnings
+
+
+def build(names: list[str], found: dict[str, dict], python: str, root: Path,
+          run: Callable[[list[str], dict[str, str]], Any], env: dict[str, str]) -> None:
+    """Run every build command of every implementation in `names`, in order, with `run(command, env)`
+    (nox's session.run, or subprocess in tests): `{python}` and `{root}` are filled in. The program a
+    start command needs must be on PATH first. A command that fails (run raises, or returns a non-zero
+    status) stops everything with PlanError naming the implementation: never a run without it."""
+    for name in names:
+        declaration = found[name]
+        program = declaration["start"].get("command", [None])[0]
+        if program and "{" not in program and shutil.which(program, path=env.get("PATH")) is None:
+            raise PlanError(f"{name}: `{program}` is not on PATH; {declaration['hint']}")
+        for command in declaration["build"]:
+            expanded = [token.replace("{python}", python).replace("{root}", str(root)) for token in command]
+            try:
+                status = run(expanded, env)
+            except Exception as exc:  # nox raises its own CommandFailed; any failure stops the run
+                raise PlanError(f"{name}: build command {' '.join(expanded)} failed: {exc}") from exc
+            if isinstance(status, int) and not isinstance(status, bool) and status != 0:
+                raise PlanError(f"{name}: build command {' '.join(expanded)} exited with status {status}")
+
+
+def pytest_args(names: list[str], suites: tuple[str, ...], junit: Path, ran: Path) -> list[str]:
+    """The pytest command line of the parity suites: every selected implementation, once each."""
+    return [*suites, *(f"--impl={name}" for name in names), f"--junitxml={junit}", f"--ran-report={ran}"]
+
+
+def check_ran(ran_report: Path, names: list[str]) -> list[str]:
+    """One problem per selected implementation that ran no test (none passed or failed), or when the
+    suites wrote no counts at all."""
+    try:
+        counts = json.loads(ran_report.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        return [f"{ran_report}: the suites wrote no per-implementation counts ({exc})"]
+    problems = []
+    for name in names:
+        got = counts.get(name, {})
+        if got.get("passed", 0) + got.get("failed", 0) == 0:
+            problems.append(f"{name}: asked for, but no parity test ran on it ({got or 'no test at all'})")
+    return problems
+
+
+def install_env(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """PARITY_INSTALL_TOOLCHAIN for wasm_host/build.py: passed through when set (0 turns every install off,
+    even as root); else 1 as root or in CI, so that a fresh machine provisions itself."""
+    environ = dict(os.environ if environ is None else environ)
+    if "PARITY_INSTALL_TOOLCHAIN" in environ:
+        return {"PARITY_INSTALL_TOOLCHAIN": environ["PARITY_INSTALL_TOOLCHAIN"]}
+    root = hasattr(os, "geteuid") and os.geteuid() == 0
+    return {"PARITY_INSTALL_TOOLCHAIN": "1"} if environ.get("CI") == "true" or root else {}

@@ -182,3 +182,14 @@ def test_shard_merge_keeps_one_class_when_a_shard_could_not_send_everywhere() ->
         (only,) = merged["divergences"]
         assert only["divergent"] == ["pyo3", "wasm"] and only["args"] == {"text": {"$utf16": [55296]}}
         assert only["inputs"] == 2 and only["templates"] == {"surrogate-pair": 1, "alone": 1}
+
+
+def test_every_cause_has_the_sweep_templates_it_needs() -> None:
+    from harness.fuzzing.templates import TEMPLATES, missing_templates
+
+    assert missing_templates() == []
+    # A sweep that lost its two Final_Sigma templates (issue 18's planted harness bug) is named.
+    lost = tuple(t for t in TEMPLATES if t.name not in ("after-capital-sigma", "before-capital-sigma"))
+    assert missing_templates(lost) == [
+        "cause final_sigma needs sweep template 'after-capital-sigma', which the sweep lacks",
+        "cause final_sigma needs sweep template 'before-capital-sigma', which the sweep lacks"]

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from harness.differential.explain import CAUSES, CHARACTER_RULES, SWEEP_TEMPLATES
 from harness.model.registry import OPS
 
 CODE_POINTS = 0x110000  # U+0000..U+10FFFF, surrogates included (as lone halves of host strings)
@@ -136,3 +137,16 @@ def select(ops: list[str] | None = None, names: list[str] | None = None) -> list
     if not chosen:
         raise ValueError("the filters select no template")
     return chosen
+
+
+def missing_templates(templates: tuple[Template, ...] = TEMPLATES) -> list[str]:
+    """One line per sweep template a cause needs (harness/differential/explain.py, SWEEP_TEMPLATES) that
+    `templates` lacks, and per character rule with no entry there."""
+    have = {template.name for template in templates}
+    problems = [f"cause {cause} needs sweep template {name!r}, which the sweep lacks"
+                for cause, names in SWEEP_TEMPLATES.items() for name in names if name not in have]
+    problems += [f"character rule {rule} names no sweep template (SWEEP_TEMPLATES)"
+                 for rule in CHARACTER_RULES if rule not in SWEEP_TEMPLATES]
+    problems += [f"SWEEP_TEMPLATES names {cause!r}, which is not a cause" for cause in SWEEP_TEMPLATES
+                 if cause not in CAUSES]
+    return problems

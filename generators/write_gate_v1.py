@@ -344,6 +344,10 @@ def _not_compared_cases(c: CaseList) -> None:
     c.add("gate-zero-new-embedding", GATE, "A zero new embedding: no near match at all.", "not-compared",
           text="New", embedding_json=js([0, 0]), candidates_json=js([cand("d", "D", [0, 0]), cand("e", "E", [1, 0])]),
           threshold=0)
+    c.add("gate-zero-candidate-before-a-match", GATE, "A zero candidate vector first is not compared; the near "
+          "match after it is found (no 0/0 similarity stands in its way).", "not-compared", steps="gate.near",
+          text="New", embedding_json=js([1, 0]),
+          candidates_json=js([cand("z", "Z", [0, 0]), cand("m", "M", [0.9, 0.43589])]))
     c.add("gate-zero-candidate-embedding", GATE, "A zero candidate vector is not compared (threshold 0).",
           "not-compared", text="New", embedding_json=js([1, 0]), candidates_json=js([cand("z", "Z", [0, -0.0])]),
           threshold=0)

@@ -314,7 +314,7 @@ def _prepare(plant: Plant, scratch: Path) -> tuple[Path, dict[str, str]]:
         if "pyo3" in plant.builds:
             wheels = scratch / "wheels"
             build_env = dict(env, CARGO_TARGET_DIR=str(ROOT / "rust_core" / "target" / "mutants"))
-            _built(plant, "maturin build", ["maturin", "build", "--release", "--manifest-path",
+            _built(plant, "maturin build", [_maturin(), "build", "--release", "--manifest-path",
                                             str(tree / "rust_core" / "python" / "Cargo.toml"),
                                             "--out", str(wheels), "--interpreter", sys.executable], build_env)
             site = scratch / "site"
@@ -359,6 +359,15 @@ def _prepare(plant: Plant, scratch: Path) -> tuple[Path, dict[str, str]]:
         env["PARITY_IMPLEMENTATIONS"] = str(declarations)
     env["PYTHONPATH"] = os.pathsep.join(path + [p for p in sys.path[1:] if p])
     return tree, env
+
+
+def _maturin() -> str:
+    """maturin next to this interpreter (its virtualenv's scripts), else the one on PATH."""
+    beside = Path(sys.executable).parent / "maturin"
+    found = str(beside) if beside.is_file() else shutil.which("maturin")
+    if found is None:
+        raise AssertionError("maturin is not installed next to this Python nor on PATH (pip install maturin)")
+    return found
 
 
 def _built(plant: Plant, what: str, command: list[str], env: dict[str, str]) -> None:
@@ -420,10 +429,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--only", default=None, help="plants whose name contains this text")
     parser.add_argument("--fixtures-only", action="store_true", help="only check that the fixture cases catch each")
+    parser.add_argument("--baseline", action="store_true", help="only the baseline plants (BASELINE_PLANTS)")
     parser.add_argument("--rotate", default=None, metavar="K/N",
                         help="run every N-th plant starting with the K-th (CI: a share that rotates with the commit)")
     args = parser.parse_args(argv)
-    chosen = [plant for plant in PLANTS if not args.only or args.only in plant.name]
+    pool = BASELINE_PLANTS if args.baseline else PLANTS
+    chosen = [plant for plant in pool if not args.only or args.only in plant.name]
     if args.rotate:
         k, n = (int(part) for part in args.rotate.split("/"))
         chosen = [plant for index, plant in enumerate(chosen) if index % n == k % n]

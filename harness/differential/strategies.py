@@ -21,7 +21,7 @@ import unicodedata2
 from hypothesis import strategies as st
 
 from harness.model.contract_sets import EDGE_PUNCTUATION, NEAR_WHITE_SPACE, QUOTE_DASH, WHITE_SPACE
-from harness.model.json_texts import NUMBER_TEXTS, RESTYLES, restyle
+from harness.model.json_texts import NUMBER_TEXTS, RESTYLES, midpoint_neighbour, restyle
 from harness.model.registry import OPS, Op
 from harness.model.unicode_info import is_surrogate
 
@@ -139,6 +139,7 @@ def number_text() -> st.SearchStrategy[str]:
         st.floats(allow_nan=False, allow_infinity=False).map(lambda x: f"{x:.17g}"),
         st.sampled_from(["1e-400", "3.4028235e38", "3.4028236e38", "36893488147419103232", "-0", "0.0", "1E0"]),
         st.sampled_from([text for _, text in NUMBER_TEXTS]),
+        st.builds(midpoint_neighbour, st.integers(0, 2**31 - 1), st.sampled_from((-1, 1))),
     )
 
 

@@ -34,7 +34,7 @@ from harness.differential.strategies import (
     recent_nfc_sequences,
 )
 from harness.model.contract_sets import EDGE_PUNCTUATION, NEAR_WHITE_SPACE, WHITE_SPACE
-from harness.model.json_texts import NUMBER_TEXTS, RESTYLES, restyle
+from harness.model.json_texts import NUMBER_TEXTS, RESTYLES, midpoint_neighbour, restyle
 from harness.model.registry import OPS
 
 WORDS = ["user", "likes", "tea", "Coffee", "LISBON", "porto", "dark mode", "30", "-5%", "#x", "ΟΔΟΣ", "İstanbul"]
@@ -112,8 +112,10 @@ class Inputs:
             return repr(x) if not x.is_integer() or abs(x) >= 1e16 else str(int(x))
         if r < 0.85:
             return f"{x:.17g}"
-        if r < 0.93:  # texts that expose a wrong float reader (harness/model/json_texts.py)
+        if r < 0.89:  # texts that expose a wrong float reader (harness/model/json_texts.py)
             return self.rng.choice(_NUMBER_TEXTS)
+        if r < 0.93:  # next to a random binary32 rounding midpoint: one binary64 ulp decides
+            return midpoint_neighbour(self.rng.getrandbits(31), self.rng.choice((-1, 1)))
         return self.rng.choice(["1e-400", "3.4028235e38", "3.4028236e38", "36893488147419103232", "-0", "0.0", "1E0"])
 
     def vector_json(self, values: list[float]) -> str:

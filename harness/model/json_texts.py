@@ -40,6 +40,16 @@ def _next_f32(value: float) -> float:
     return _F32.unpack(_U32.pack(_U32.unpack(_F32.pack(value))[0] + 1))[0]
 
 
+def midpoint_neighbour(low_bits: int, side: int) -> str:
+    """The shortest decimal text of the binary64 value one ulp above (side > 0) or below the midpoint
+    between the positive binary32 value with bits `low_bits` (mod the finite range) and the next one: a
+    reader one binary64 ulp off rounds it to the other binary32 value. For random and Hypothesis inputs."""
+    bits = low_bits % 0x7F7FFFFF  # finite, and the next value is finite too
+    low = _F32.unpack(_U32.pack(bits))[0]
+    middle = (low + _next_f32(low)) / 2
+    return repr(math.nextafter(middle, math.inf if side > 0 else -math.inf))
+
+
 def binary32_midpoint_texts(near: float) -> list[tuple[str, str]]:
     """(slug, decimal text) around the midpoint of the binary32 value nearest `near` and the next one: the
     midpoint's exact decimal (a tie: to even), the shortest texts of the binary64 values just above and

@@ -452,8 +452,11 @@ def main(argv: list[str] | None = None) -> int:
             continue
         new = [d for d in report["divergences"] if d["status"] == "new"]
         if not plant.cause_checked:
-            right = sum(1 for d in new if d["op"] == plant.op and d["cause"] == plant.cause)
-            verdict = (f"FOUND (baseline: {len(new)} report(s), {right} with the right cause)" if found
+            right = sum(1 for d in new if d["cause"] == plant.cause)
+            ops = [d["op"] for d in new]
+            once = bool(new) and right == len(new) and len(set(ops)) == len(ops)
+            verdict = (f"FOUND (baseline: {len(new)} report(s), {right} with the right cause, "
+                       f"{'once per op' if once else 'not once per op with the right cause'})" if found
                        else "NOT FOUND")
         else:
             verdict = "FOUND, ONE REPORT" if found else ("NOT FOUND" if not new else "FOUND, BUT NOT AS ONE REPORT")

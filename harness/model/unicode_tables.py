@@ -1,0 +1,103 @@
+"""The per-version Unicode tables of data/unicode-tables/ (tools/make_unicode_tables.py), read
+character by character: does the data a step reads differ for this code point between two versions?
+
+Only the data the contract's Unicode-dependent steps read counts:
+
+* ``normalization``: the canonical combining class, the canonical decomposition, whether NFC leaves
+  the decomposition apart (a composition exclusion), and the composites the code point is a part of;
+* ``case_mapping``: the unconditional full lowercase mapping, Cased and Case_Ignorable (the final-sigma
+  context).
+
+Nothing else: a code point assigned in one version and not in another, with no such data in either
+(a new Lo letter, a Hangul syllable), does not differ for these steps.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+from dataclasses import dataclass
+from functools import cache
+
+from harness.model.paths import DATA
+
+TABLES = DATA / "unicode-tables"
+STEPS = ("normalization", "case_mapping")
+
+
+class MissingTable(LookupError):
+    """No table for that version, or that version's table has no data for that step."""
+
+
+def _contains(ranges: list[tuple[int, int]], starts: list[int], cp: int) -> bool:
+    at = bisect.bisect_right(starts, cp) - 1
+    return at >= 0 and ranges[at][0] <= cp <= ranges[at][1]
+
+
+@dataclass(frozen=True)
+class Table:
+    version: str
+    ccc: dict[int, int] | None
+    canonical: dict[int, tuple[int, ...]] | None
+    excluded: frozenset[int] | None
+    composites_of: dict[int, tuple[int, ...]] | None  # a code point -> the composites it is a part of
+    lower: dict[int, tuple[int, ...]]
+    cased: list[tuple[int, int]]
+    cased_starts: list[int]
+    ignorable: list[tuple[int, int]]
+    ignorable_starts: list[int]
+
+    def data(self, cp: int, step: str) -> tuple:
+        """What `step` reads of `cp` in this version."""
+        if step == "case_mapping":
+            return (self.lower.get(cp, (cp,)), _contains(self.cased, self.cased_starts, cp),
+                    _contains(self.ignorable, self.ignorable_starts, cp))
+        if step == "normalization":
+            if self.ccc is None or self.canonical is None or self.excluded is None or self.composites_of is None:
+                raise MissingTable(f"Unicode {self.version}: the table has no normalization data")
+            return (self.ccc.get(cp, 0), self.canonical.get(cp), cp in self.excluded, self.composites_of.get(cp, ()))
+        raise ValueError(f"unknown step {step!r}; known: {', '.join(STEPS)}")
+
+
+def available() -> list[str]:
+    return sorted(path.stem for path in TABLES.glob("*.json"))
+
+
+@cache
+def table(version: str) -> Table:
+    path = TABLES / f"{version}.json"
+    if not path.is_file():
+        raise MissingTable(f"no Unicode table for {version} in {TABLES} (python -m tools.make_unicode_tables "
+                           f"--versions {version}); have: {', '.join(available()) or 'none'}")
+    document = json.loads(path.read_text(encoding="ascii"))
+    norm, case = document["normalization"], document["case_mapping"]
+    composites: dict[int, list[int]] = {}
+    canonical = None if norm is None else {int(cp): tuple(parts) for cp, parts in norm["canonical"].items()}
+    for composite, parts in (canonical or {}).items():
+        for part in parts:
+            composites.setdefault(part, []).append(composite)
+    cased = [tuple(r) for r in case["cased"]]
+    ignorable = [tuple(r) for r in case["case_ignorable"]]
+    return Table(
+        version=version,
+        ccc=None if norm is None else {int(cp): value for cp, value in norm["ccc"].items()},
+        canonical=canonical,
+        excluded=None if norm is None else frozenset(norm["excluded"]),
+        composites_of=None if norm is None else {part: tuple(sorted(c)) for part, c in composites.items()},
+        lower={int(cp): tuple(to) for cp, to in case["lower"].items()},
+        cased=cased, cased_starts=[r[0] for r in cased],  # type: ignore[misc]
+        ignorable=ignorable, ignorable_starts=[r[0] for r in ignorable],  # type: ignore[misc]
+    )
+
+
+def differs(cp: int, step: str, a: str, b: str) -> bool:
+    """Whether what `step` reads of code point `cp` differs between Unicode versions `a` and `b`."""
+    return a != b and table(a).data(cp, step) != table(b).data(cp, step)
+
+
+def differing(step: str, a: str, b: str) -> list[int]:
+    """Every code point whose `step` data differs between `a` and `b` (for tools and tests)."""
+    if a == b:
+        return []
+    left, right = table(a), table(b)
+    return [cp for cp in range(0x110000) if left.data(cp, step) != right.data(cp, step)]

@@ -1,0 +1,71 @@
+"""data/unicode-tables/ (tools/make_unicode_tables.py): what each Unicode-dependent step reads, per version
+in play, character by character; checked against the host's own data where the host has that version."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+
+import pytest
+import unicodedata2
+
+from harness.model import unicode_tables
+from harness.model.unicode_tables import MissingTable, differing, differs, table
+
+# The versions the implementations report (docs/contract.md §9): case mapping 14.0 (CPython 3.11), 16.0
+# (Pyodide), 17.0 (Rust std); normalization 16.0 (Pyodide), 18.0 (unicodedata2, unicode-normalization).
+IN_PLAY = {"case_mapping": ("14.0.0", "16.0.0", "17.0.0"), "normalization": ("16.0.0", "18.0.0")}
+
+
+def test_a_table_for_every_version_in_play() -> None:
+    for step, versions in IN_PLAY.items():
+        for version in versions:
+            document = json.loads((unicode_tables.TABLES / f"{version}.json").read_text(encoding="ascii"))
+            assert document["schema"] == "unicode-tables-v1" and document["unicode"] == version
+            assert document[step] is not None and document["sources"][step]
+            table(version).data(0x41, step)
+
+
+def test_the_14_0_case_table_is_what_cpython_3_11_does() -> None:
+    if unicodedata.unidata_version != "14.0.0":
+        pytest.skip(f"the host's unicodedata is {unicodedata.unidata_version}, not 14.0.0")
+    lower = table("14.0.0").lower
+    wrong = [cp for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF
+             and chr(cp).lower() != "".join(map(chr, lower.get(cp, (cp,))))]
+    assert wrong == []
+
+
+def test_the_18_0_normalization_table_is_unicodedata2s() -> None:
+    assert unicodedata2.unidata_version == "18.0.0"
+    t = table("18.0.0")
+    wrong = []
+    for cp in range(0x110000):
+        if 0xD800 <= cp <= 0xDFFF or 0xAC00 <= cp <= 0xD7A3:
+            continue
+        ch = chr(cp)
+        decomposition = unicodedata2.decomposition(ch)
+        canonical = tuple(int(h, 16) for h in decomposition.split()) if decomposition and \
+            not decomposition.startswith("<") else None
+        if (t.ccc.get(cp, 0), t.canonical.get(cp)) != (unicodedata2.combining(ch), canonical):  # type: ignore[union-attr]
+            wrong.append(cp)
+        elif canonical and (cp in t.excluded) != (unicodedata2.normalize("NFC", ch) != ch):  # type: ignore[operator]
+            wrong.append(cp)
+    assert wrong == []
+
+
+def test_exact_classes_not_whole_scripts() -> None:
+    """Hangul syllables never differ (their decomposition is an algorithm); a letter that only became
+    assigned, with no case or NFC data, does not differ; the real changes do."""
+    assert not any(0xAC00 <= cp <= 0xD7A3 for cp in differing("normalization", "16.0.0", "18.0.0"))
+    case_14_17 = differing("case_mapping", "14.0.0", "17.0.0")
+    assert 0x1C89 in case_14_17 and 0x41 not in case_14_17 and len(case_14_17) < 1000
+    assert differs(0x10ECF, "normalization", "16.0.0", "18.0.0")  # new in 18.0, ccc 230
+    assert not differs(0x4E00, "case_mapping", "14.0.0", "17.0.0")  # a Lo letter, next to a sigma or not
+    assert not differs(0x1C89, "case_mapping", "17.0.0", "17.0.0")
+
+
+def test_no_normalization_data_for_14_0_is_named() -> None:
+    with pytest.raises(MissingTable, match="14.0.0: the table has no normalization data"):
+        table("14.0.0").data(0x41, "normalization")
+    with pytest.raises(MissingTable, match="no Unicode table for 9.0.0"):
+        table("9.0.0")

@@ -426,3 +426,56 @@ def test_witnesses_are_local_minima() -> None:
             same = outcome_kinds(got) == kinds and divergent("decide_write", got) == names and \
                 (found[0], found[2]) == cause
             assert not same, f"{candidate!r} is smaller and keeps the divergence of {small!r}"
+
+
+def _raw_exact_decide_write(text: object, embedding_json: object, candidates_json: object, threshold: object = 0.85,
+                            mode: object = "auto", force: object = False) -> str:
+    """The reference with issue 18's masked bug: the exact-match rule compares raw texts."""
+    from reference import strict_json, write_gate
+
+    result = json.loads(reference.decide_write(text, embedding_json, candidates_json, threshold, mode, force))
+    parsed = strict_json.loads(candidates_json, "candidates_json") or []
+    raw = next((c for c in parsed if c.get("text") == text), None)
+    if raw is not None:
+        (action, reason), _ = write_gate.outcomes(mode, force)  # type: ignore[arg-type]
+        match = {"id": raw["id"], "text": raw["text"], "similarity": None, "pinned": bool(raw.get("pinned"))}
+        result = {"action": action, "reason": reason, "match": match}
+    elif result["match"] is not None and result["match"]["similarity"] is None:  # a normalized exact match
+        result = {"action": "store", "reason": "new", "match": None}
+    return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+
+
+@pytest.mark.parametrize("step, other_versions, other_normalize, skew_char", [
+    ("case_mapping", {"case_mapping": "17.0.0", "normalization": "18.0.0"}, _lowercase_16, "\u1c89"),
+    ("normalization", {"case_mapping": "14.0.0", "normalization": "16.0.0"}, _nfc_16(reference.normalize_fact_text),
+     "a\u05c8\u0323"),
+])
+def test_no_skew_entry_covers_a_bug_placed_next_to_its_skew(step: str, other_versions: dict[str, str],
+                                                            other_normalize: Any, skew_char: str) -> None:
+    """Issue 18's masked bug: the reference's exact match compares raw texts, on an input that also holds a
+    character of a real skew, a Hangul syllable and a capital sigma (which the coarse classes took for
+    version-sensitive and case-relevant). The other implementation's expected entry for that skew must not
+    cover it: the report is new, and its cause is not the skew."""
+    versions = {"reference": {"case_mapping": "14.0.0", "normalization": "18.0.0"}, "other": other_versions}
+    impls = {"reference": _impl("reference", decide_write=_raw_exact_decide_write),
+             "other": _impl("other", normalize_fact_text=other_normalize,
+                            decide_write=lambda *a, **k: _with_normalize(other_normalize, *a, **k))}
+    args = {"text": f"{skew_char}\u03a3\ud55c X", "embedding_json": "null",
+            "candidates_json": json.dumps([{"id": "c", "text": f"{skew_char}\u03c3\ud55c x"}])}
+    divergence = examine(impls, "decide_write", args, versions)
+    assert divergence is not None
+    entry = Entry("other", f"other-{step}", "decide_write", "unicode_version_skew", args, "n", step)
+    assert not cover(ExpectedSet([entry], []), impls, divergence, versions)
+    assert divergence.status == "new" and divergence.cause != "unicode_version_skew", divergence.cause
+
+
+def _with_normalize(normalize: Any, *args: Any, **kwargs: Any) -> str:
+    """decide_write of the reference with another normalize_fact_text (its skewed Unicode data)."""
+    from reference import write_gate
+
+    original = write_gate.normalize_valid
+    write_gate.normalize_valid = normalize  # type: ignore[assignment]
+    try:
+        return reference.decide_write(*args, **kwargs)
+    finally:
+        write_gate.normalize_valid = original

@@ -44,7 +44,7 @@ from typing import Any
 import unicodedata2
 
 from generators.unicode_stability import unstable_reason
-from harness.model import hostvalues
+from harness.model import hostvalues, unicode_tables
 from harness.model.compare import parse_result, same_json
 from harness.model.contract_sets import EDGE_PUNCTUATION, LINE_BREAKS, QUOTE_DASH, WHITE_SPACE, white_space_like
 from harness.model.json_features import features as json_features
@@ -188,6 +188,33 @@ def role(ch: str) -> str:
     return _POOLS.get(category, _SYMBOLS if category[0] in "PS" else "_" + _SYMBOLS)
 
 
+# Case_Ignorable and not Cased in every version in play, no NFC data, in no rule's set (Lm, U+02B9..U+02BC).
+_IGNORABLE = "\u02b9\u02ba\u02bb\u02bc"
+
+
+def oracle_role(versions: dict[str, dict[str, str]]) -> Callable[[str], str]:
+    """Stand-ins for characters whose Unicode data differs between versions: never combining (NFC leaves
+    them alone in every version), with the case role each has in the oracle's own case data
+    (data/unicode-tables/): a letter of the same case if it is Cased there, a case-ignorable modifier if it
+    is Case_Ignorable there (the final-sigma context), else a symbol. So replacing it takes the version
+    difference away without changing what a capital sigma next to it sees. Without the oracle's table:
+    `role` (the newest data)."""
+    mine = versions.get(oracle_name(), {})
+    try:
+        case = unicode_tables.table(mine["case_mapping"])
+    except (KeyError, unicode_tables.MissingTable):
+        return role
+
+    def pool(ch: str) -> str:
+        cp = ord(ch)
+        lower, cased, ignorable = case.data(cp, "case_mapping")
+        if cased:
+            return _UPPER if lower != (cp,) else _LOWER
+        return _IGNORABLE if ignorable else "_" + _SYMBOLS
+
+    return pool
+
+
 def plain_role(ch: str) -> str:
     """Stand-ins that NFC leaves alone and that never combine, keeping the character's other roles: a
     space for White_Space, edge punctuation for edge punctuation, letters of the same case, else symbols."""
@@ -221,7 +248,27 @@ def _replace_chars(args: dict[str, Any], predicate: Callable[[str], bool],
 
 
 def _version_sensitive(ch: str) -> bool:
+    """Whether some step's data of ``ch`` differs between two of the Unicode versions the harness has
+    tables for (data/unicode-tables/: exact, character by character)."""
+    return ord(ch) in unicode_tables.sensitive_anywhere()
+
+
+def _heuristically_sensitive(ch: str) -> bool:
+    """The fallback for a version without a table: properties that differ between CPython's 14.0 and
+    unicodedata2's 18.0, or unassigned in 14.0 (coarse: whole classes of characters)."""
     return unstable_reason(ch) is not None and not is_surrogate(ord(ch))
+
+
+def _table_pairs(step: str, versions: dict[str, dict[str, str]]) -> list[tuple[str, str]] | None:
+    """Every pair of distinct `step` versions the implementations report, when every one of them has a
+    table with that step's data; None otherwise (the heuristics stand in)."""
+    reported = sorted({v[step] for v in versions.values() if step in v})
+    for version in reported:
+        try:
+            unicode_tables.table(version).data(0, step)
+        except unicode_tables.MissingTable:
+            return None
+    return [(a, b) for i, a in enumerate(reported) for b in reported[i + 1:]]
 
 
 def _white_space_like(ch: str) -> bool:
@@ -319,13 +366,25 @@ def skew_steps(args: dict[str, Any], versions: dict[str, dict[str, str]], op_nam
     def versions_differ(step: str) -> bool:
         return len({v[step] for v in versions.values() if step in v}) > 1
 
-    if "case_mapping" in op_steps and versions_differ("case_mapping") and any(
-            _version_sensitive(ch) and _case_relevant(ch, text) for text in strings for ch in text):
-        steps.append("case_mapping")
-    if "normalization" in op_steps and versions_differ("normalization") and any(
-            unicodedata.normalize("NFC", text) != unicodedata2.normalize("NFC", text)
-            for text in strings if not has_surrogate(text)):
-        steps.append("normalization")
+    def exactly(step: str) -> bool | None:
+        """Whether a character of the input reads differently in `step` between two reported versions,
+        from the tables; None when a reported version has none."""
+        pairs = _table_pairs(step, versions)
+        if pairs is None:
+            return None
+        return any(unicode_tables.matters(ord(ch), step, a, b, "\u03a3" in text)
+                   for a, b in pairs for text in strings for ch in text if not is_surrogate(ord(ch)))
+
+    if "case_mapping" in op_steps and versions_differ("case_mapping"):
+        exact = exactly("case_mapping")
+        if exact or (exact is None and any(_heuristically_sensitive(ch) and _case_relevant(ch, text)
+                                           for text in strings for ch in text)):
+            steps.append("case_mapping")
+    if "normalization" in op_steps and versions_differ("normalization"):
+        exact = exactly("normalization")
+        if exact or (exact is None and any(unicodedata.normalize("NFC", text) != unicodedata2.normalize("NFC", text)
+                                           for text in strings if not has_surrogate(text))):
+            steps.append("normalization")
     return "+".join(steps) or "properties"
 
 
@@ -338,11 +397,15 @@ def _differs_between(ch: str, steps: list[str], mine: dict[str, str], theirs: di
     that step and not in the other's (or assigned in both, with different versions: a changed property),
     and relevant to the step (case: cased, or case-ignorable when the input has a capital sigma; NFC: a
     character NFC can change, reorder or compose)."""
-    if not _version_sensitive(ch):
-        return False
     for step in steps:
         a, b = mine.get(step), theirs.get(step)
         if a is None or b is None or a == b:
+            continue
+        if _table_pairs(step, {"a": {step: a}, "b": {step: b}}) is not None:
+            if unicode_tables.matters(ord(ch), step, a, b, sigma):
+                return True
+            continue
+        if not _heuristically_sensitive(ch):
             continue
         relevant = _case_relevant(ch, "\u03a3" if sigma else "") if step == "case_mapping" else _nfc_relevant(ch)
         if not relevant:
@@ -386,7 +449,7 @@ def own_details(impls: dict[str, Testee], op_name: str, args: dict[str, Any], ca
         if steps == "properties" or name not in impls:
             out[name] = UNEXPLAINED
             continue
-        replaced = _replace_chars(args, _skewed_between(op_name, args, [name], versions))
+        replaced = _replace_chars(args, _skewed_between(op_name, args, [name], versions), oracle_role(versions))
         pair = {chosen: impls[chosen], name: impls[name]}
         out[name] = steps if not divergent(op_name, observe(pair, op_name, replaced)) else UNEXPLAINED
     return out
@@ -497,16 +560,18 @@ def classify(impls: dict[str, Testee], op_name: str, args: dict[str, Any], respo
         # the oracle's on characters of the input, and replacing just those settles it (own_details).
         # Replacing every version-sensitive character can remove a trigger that has nothing to do with
         # versions (a letter of 18.0 next to a capital sigma that one side lowercases wrongly).
-        if steps != "properties" and explains(_replace_chars(args, _version_sensitive)) and UNEXPLAINED not in \
-                own_details(impls, op_name, args, "unicode_version_skew", divergent(op_name, responses),
-                            versions or {}).values():
+        stand_ins = oracle_role(versions or {})
+        settled = steps != "properties" and explains(_replace_chars(args, _version_sensitive, stand_ins))
+        if settled and UNEXPLAINED not in own_details(impls, op_name, args, "unicode_version_skew",
+                                                      divergent(op_name, responses), versions or {}).values():
             return "unicode_version_skew", f"characters whose Unicode data differs between the versions in play " \
                 f"({steps})", steps
         if depth < 3:
             # Two differences at once (a version skew and something else): the one left once the
             # characters whose data differs between the disagreeing implementations' versions (and only
             # those) are replaced is the cause this input is reported under.
-            peeled = _replace_chars(args, _skewed_between(op_name, args, divergent(op_name, responses), versions or {}))
+            peeled = _replace_chars(args, _skewed_between(op_name, args, divergent(op_name, responses), versions or {}),
+                                    stand_ins)
             after = observe(impls, op_name, peeled)
             if peeled != args and divergent(op_name, after):
                 return classify(impls, op_name, peeled, after, versions, depth + 1)

@@ -22,11 +22,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from generators.unicode_stability import unstable_reason
 from harness.differential.explain import Divergence, classify, code_points, divergent
 from harness.differential.verdict import gate_shape, outcome_kinds
 from harness.fuzzing.templates import BY_NAME, SURROGATE_PAIRS, TEMPLATES
-from harness.model import hostvalues
+from harness.model import hostvalues, unicode_tables
 from harness.model.contract_sets import white_space_like
 from harness.model.unicode_info import describe, is_surrogate
 from harness.testees.fanout import expressible
@@ -48,7 +47,7 @@ def hint(template: str, index: int) -> str:
     if is_surrogate(index):
         return "lone_surrogate"
     ch = chr(index)
-    if unstable_reason(ch) is not None:
+    if index in unicode_tables.sensitive_anywhere():
         return "unicode_data_differs"
     if white_space_like(ch):
         return "white_space_like"

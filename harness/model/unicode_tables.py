@@ -95,9 +95,68 @@ def differs(cp: int, step: str, a: str, b: str) -> bool:
     return a != b and table(a).data(cp, step) != table(b).data(cp, step)
 
 
-def differing(step: str, a: str, b: str) -> list[int]:
-    """Every code point whose `step` data differs between `a` and `b` (for tools and tests)."""
+def _points(ranges: list[tuple[int, int]]) -> set[int]:
+    return {cp for first, last in ranges for cp in range(first, last + 1)}
+
+
+def _candidates(t: Table, step: str) -> set[int]:
+    """Every code point for which `t` holds any `step` data (the others read alike in every version)."""
+    if step == "case_mapping":
+        return set(t.lower) | _points(t.cased) | _points(t.ignorable)
+    t.data(0, step)  # raises MissingTable when the table has no data for the step
+    return set(t.ccc or ()) | set(t.canonical or ()) | set(t.excluded or ()) | set(t.composites_of or ())
+
+
+@cache
+def differing_set(step: str, a: str, b: str) -> frozenset[int]:
+    """The code points whose `step` data differs between Unicode versions `a` and `b`."""
     if a == b:
-        return []
+        return frozenset()
     left, right = table(a), table(b)
-    return [cp for cp in range(0x110000) if left.data(cp, step) != right.data(cp, step)]
+    points = _candidates(left, step) | _candidates(right, step)
+    return frozenset(cp for cp in points if left.data(cp, step) != right.data(cp, step))
+
+
+def differing(step: str, a: str, b: str) -> list[int]:
+    """Every code point whose `step` data differs between `a` and `b`, in order (for tools and tests)."""
+    return sorted(differing_set(step, a, b))
+
+
+@cache
+def lowercase_differs_set(a: str, b: str) -> frozenset[int]:
+    """The code points whose lowercase mapping itself differs between `a` and `b` (not only Cased or
+    Case_Ignorable, which matter next to a capital sigma only)."""
+    left, right = table(a), table(b)
+    return frozenset(cp for cp in differing_set("case_mapping", a, b)
+                     if left.lower.get(cp, (cp,)) != right.lower.get(cp, (cp,)))
+
+
+def matters(cp: int, step: str, a: str, b: str, sigma: bool) -> bool:
+    """Whether `cp`'s `step` data differs between `a` and `b` in a way that can change an output: for
+    case mapping, its lowercase mapping, or (in a text with a capital sigma) its Cased or Case_Ignorable
+    property, the final-sigma context; for normalization, any of its NFC data."""
+    if a == b:
+        return False
+    if step == "case_mapping" and not sigma:
+        return cp in lowercase_differs_set(a, b)
+    return cp in differing_set(step, a, b)
+
+
+@cache
+def sensitive_anywhere() -> frozenset[int]:
+    """Code points whose data differs, in some step, between two of the versions there are tables for
+    (each step over the versions whose table has its data)."""
+    out: set[int] = set()
+    versions = available()
+    for step in STEPS:
+        with_data = []
+        for version in versions:
+            try:
+                table(version).data(0, step)
+            except MissingTable:
+                continue
+            with_data.append(version)
+        for i, a in enumerate(with_data):
+            for b in with_data[i + 1:]:
+                out |= differing_set(step, a, b)
+    return frozenset(out)

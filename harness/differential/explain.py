@@ -253,6 +253,25 @@ def _version_sensitive(ch: str) -> bool:
     return ord(ch) in unicode_tables.sensitive_anywhere()
 
 
+def _sensitive_between(versions: dict[str, dict[str, str]]) -> Callable[[str], bool]:
+    """Characters whose data differs between the versions the implementations report, in some step:
+    exact where every reported version of that step has a table, the coarse heuristics for a step where
+    one has none (a version the harness has no table of), every table's differences when nothing is
+    reported."""
+    if not versions:
+        return _version_sensitive
+    exact: set[int] = set()
+    coarse = False
+    for step in unicode_tables.STEPS:
+        pairs = _table_pairs(step, versions)
+        if pairs is None:
+            coarse = True
+            continue
+        for a, b in pairs:
+            exact |= unicode_tables.differing_set(step, a, b)
+    return lambda ch: ord(ch) in exact or (coarse and _heuristically_sensitive(ch))
+
+
 def _heuristically_sensitive(ch: str) -> bool:
     """The fallback for a version without a table: properties that differ between CPython's 14.0 and
     unicodedata2's 18.0, or unassigned in 14.0 (coarse: whole classes of characters)."""
@@ -422,7 +441,7 @@ def _skewed_between(op_name: str, args: dict[str, Any], names: list[str],
     of the op (every version-sensitive character when the versions are not known)."""
     chosen = oracle_name()
     if chosen not in versions or not all(name in versions for name in names):
-        return _version_sensitive
+        return _sensitive_between(versions)
     pairs = [(skew_steps(args, {chosen: versions[chosen], name: versions[name]}, op_name).split("+"),
               versions[chosen], versions[name]) for name in names]
     sigma = any("\u03a3" in text for text in _all_strings(args))
@@ -553,7 +572,8 @@ def classify(impls: dict[str, Testee], op_name: str, args: dict[str, Any], respo
     # never of argument validation.
     strings = _all_strings(args)
     text_level = all(kind == "ok" or code == "empty_text" for kind, code in codes.values())
-    sensitive = text_level and any(_version_sensitive(ch) for text in strings for ch in text)
+    in_play = _sensitive_between(versions or {})
+    sensitive = text_level and any(in_play(ch) for text in strings for ch in text)
     if sensitive:
         steps = skew_steps(args, versions or {}, op_name)
         # A skew only when every disagreeing implementation's share is one: its own versions differ from
@@ -561,7 +581,7 @@ def classify(impls: dict[str, Testee], op_name: str, args: dict[str, Any], respo
         # Replacing every version-sensitive character can remove a trigger that has nothing to do with
         # versions (a letter of 18.0 next to a capital sigma that one side lowercases wrongly).
         stand_ins = oracle_role(versions or {})
-        settled = steps != "properties" and explains(_replace_chars(args, _version_sensitive, stand_ins))
+        settled = steps != "properties" and explains(_replace_chars(args, in_play, stand_ins))
         if settled and UNEXPLAINED not in own_details(impls, op_name, args, "unicode_version_skew",
                                                       divergent(op_name, responses), versions or {}).values():
             return "unicode_version_skew", f"characters whose Unicode data differs between the versions in play " \

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .errors import ContractError
+from .steps import note
 from .unicode_data import EDGE_PUNCTUATION, QUOTE_DASH_MAP, WHITE_SPACE, has_lone_surrogate, nfc
 
 
@@ -12,6 +13,7 @@ def require_text(text: object, step: str = "norm.text") -> str:
         raise ContractError("invalid_text", f"text must be a string, got {type(text).__name__}", step)
     if has_lone_surrogate(text):
         raise ContractError("invalid_text", "text contains a lone surrogate", step)
+    note(step, text)
     return text
 
 
@@ -43,11 +45,18 @@ def strip_edges(text: str) -> str:
 def normalize_valid(text: str) -> str:
     """Steps 2-7 on text already known to be valid."""
     text = nfc(text)  # step 2
+    note("norm.nfc", text)
     text = text.translate(QUOTE_DASH_MAP)  # step 3
+    note("norm.quote_dash", text)
     text = text.lower()  # step 4: full default lowercase mapping with final sigma
+    note("norm.lowercase", text)
     text = nfc(text)  # step 5
+    note("norm.nfc_again", text)
     text = collapse_white_space(text)  # step 6
-    return strip_edges(text)  # step 7
+    note("norm.white_space", text)
+    text = strip_edges(text)  # step 7
+    note("norm.edges", text)
+    return text
 
 
 def normalize_fact_text(text: object) -> str:
@@ -56,4 +65,6 @@ def normalize_fact_text(text: object) -> str:
 
 def unicode_nfc(text: object) -> str:
     """Diagnostic op (not in contract v1): NFC alone, with the data unicode_versions() reports."""
-    return nfc(require_text(text, "nfc.text"))
+    result = nfc(require_text(text, "nfc.text"))
+    note("nfc.nfc", result)
+    return result

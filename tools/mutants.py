@@ -46,7 +46,7 @@ def apply(mutation: Mutation, tree: Path) -> None:
 
 REFERENCE_MUTATIONS = [
     Mutation("str-strip-as-trim (normalize)", "reference/normalize.py",
-             "    return strip_edges(text)  # step 7", "    return strip_edges(text.strip())  # step 7",
+             "    text = strip_edges(text)  # step 7", "    text = strip_edges(text.strip())  # step 7",
              ("write-gate-v1/norm-not-ws-u001c", "write-gate-v1/norm-not-ws-u001f")),
     Mutation("str-strip-as-trim (dedup context)", "reference/dedup_context.py",
              "    return \" \".join(trimmed for trimmed in map(_trim, pieces) if trimmed)",

@@ -1,0 +1,56 @@
+"""`trace(op, args)`: one call of an op, with what each of its steps produced (schemas/trace-v1.schema.json).
+
+The op runs once, the function that ships, inside ``steps.recording()``; its steps' notes are the trace.
+The trace starts with step ``args`` (each argument as the op received it) and ends in the op's own
+outcome: its result, or its error code with the step that raised it. Values are written so that no
+host re-encodes them: a float as ``{"$f64": float.hex()}`` (bit-exact), a string holding a surrogate as
+``{"$codepoints": [...]}``, tuples as arrays.
+
+Today the reference traces normalize_fact_text and unicode_nfc (``TRACED``); the other ops' steps come
+next (issue 19).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .errors import ContractError
+from .normalize import normalize_fact_text, unicode_nfc
+from .steps import recording
+
+SCHEMA = "trace-v1"
+TRACED = {"normalize_fact_text": normalize_fact_text, "unicode_nfc": unicode_nfc}
+
+
+def encode(value: Any) -> Any:
+    """A value as trace JSON: bit-exact floats, strings as code points where they hold a surrogate."""
+    if isinstance(value, bool) or value is None or isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return {"$f64": value.hex()}
+    if isinstance(value, str):
+        if any(0xD800 <= ord(ch) <= 0xDFFF for ch in value):
+            return {"$codepoints": [ord(ch) for ch in value]}
+        return value
+    if isinstance(value, (list, tuple)):
+        return [encode(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): encode(item) for key, item in value.items()}
+    return {"$repr": repr(value)}
+
+
+def trace(op: str, args: dict[str, Any]) -> str:
+    """The trace of `op` on `args` as compact JSON; an op the reference does not trace is a ValueError."""
+    function = TRACED.get(op)
+    if function is None:
+        raise ValueError(f"the reference traces {', '.join(TRACED)}, not {op!r}")
+    steps: list[dict[str, Any]] = [{"step": "args", "value": encode(args)}]
+    with recording() as notes:
+        try:
+            outcome: dict[str, Any] = {"result": encode(function(**args))}
+        except ContractError as exc:
+            outcome = {"error": exc.code, "step": exc.step}
+    steps += [{"step": step, "value": encode(value)} for step, value in notes]
+    return json.dumps({"schema": SCHEMA, "op": op, "steps": steps, "outcome": outcome},
+                      ensure_ascii=False, separators=(",", ":"))

@@ -6,8 +6,10 @@ outcome: its result, or its error code with the step that raised it. Values are 
 host re-encodes them: a float as ``{"$f64": float.hex()}`` (bit-exact), a string holding a surrogate as
 ``{"$codepoints": [...]}``, tuples as arrays.
 
-Today the reference traces normalize_fact_text and unicode_nfc (``TRACED``); the other ops' steps come
-next (issue 19).
+Today the reference traces normalize_fact_text, decide_write and unicode_nfc (``TRACED``); a step that
+runs once per candidate notes once per candidate, and decide_write's normalizations note their own
+``norm.*`` steps (``gate.normalize``'s, then each candidate's before ``gate.exact``). build_dedup_context
+comes next (issue 19).
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from typing import Any
 from .errors import ContractError
 from .normalize import normalize_fact_text, unicode_nfc
 from .steps import recording
+from .write_gate import decide_write
 
 SCHEMA = "trace-v1"
-TRACED = {"normalize_fact_text": normalize_fact_text, "unicode_nfc": unicode_nfc}
+TRACED = {"normalize_fact_text": normalize_fact_text, "decide_write": decide_write, "unicode_nfc": unicode_nfc}
 
 
 def encode(value: Any) -> Any:

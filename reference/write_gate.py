@@ -18,6 +18,7 @@ from . import strict_json
 from .errors import ContractError
 from .host import require_force, require_mode, require_threshold
 from .normalize import normalize_valid, require_text
+from .steps import note
 
 _BINARY32 = struct.Struct("<f")
 
@@ -58,32 +59,45 @@ def _embedding(value: Any, where: str) -> tuple[float, ...] | None:
 
 
 def parse_embedding(embedding_json: object) -> tuple[float, ...] | None:
-    return _embedding(strict_json.loads(embedding_json, "embedding_json", "gate.embedding_json"), "embedding")
+    value = strict_json.loads(embedding_json, "embedding_json", "gate.embedding_json")
+    note("gate.embedding_json", value)
+    embedding = _embedding(value, "embedding")
+    note("gate.embedding", value)
+    note("gate.binary32", embedding)
+    return embedding
 
 
 def parse_candidates(candidates_json: object) -> list[Candidate]:
     value = strict_json.loads(candidates_json, "candidates_json", "gate.candidates_json")
+    note("gate.candidates_json", value)
     if value is None:
+        note("gate.candidates", [])
         return []
     if not isinstance(value, list):
         raise ContractError("invalid_shape", "candidates_json must be null or an array of objects", "gate.candidates")
+    note("gate.candidates", value)
     candidates = []
     for index, item in enumerate(value):
         where = f"candidates[{index}]"
         if not isinstance(item, dict):
             raise ContractError("invalid_shape", f"{where} is not an object", "gate.candidate.object")
+        note("gate.candidate.object", index)
         cid = item.get("id")
         if not isinstance(cid, str) or cid == "":
             raise ContractError("invalid_shape", f"{where}.id must be a non-empty string", "gate.candidate.id")
+        note("gate.candidate.id", cid)
         text = item.get("text")
         if not isinstance(text, str):
             raise ContractError("invalid_shape", f"{where}.text must be a string", "gate.candidate.text")
+        note("gate.candidate.text", text)
         pinned = item.get("pinned")
         if pinned is None:
             pinned = False
         elif not isinstance(pinned, bool):
             raise ContractError("invalid_shape", f"{where}.pinned must be a boolean or null", "gate.candidate.pinned")
+        note("gate.candidate.pinned", pinned)
         embedding = _embedding(item.get("embedding"), f"{where}.embedding")
+        note("gate.candidate.embedding", embedding)
         candidates.append(Candidate(cid, text, embedding, pinned))
     return candidates
 
@@ -129,14 +143,20 @@ def decide(
 ) -> dict[str, Any]:
     """The decision on validated inputs, as a dict."""
     normalized = normalize_valid(text)
+    note("gate.normalize", normalized)
     if normalized == "":
         raise ContractError("empty_text", "text is empty after normalization", "gate.empty_text")
+    note("gate.empty_text", False)
     exact_outcome, near_outcome = outcomes(mode, force)
 
+    # Each candidate's normalization notes its own norm.* steps (gate.normalize_candidates), then the
+    # exact-match rule notes the candidate it found, or None.
     for candidate in candidates:
         if normalize_valid(candidate.text) == normalized:
+            note("gate.exact", candidate.id)
             action, reason = exact_outcome
-            return {"action": action, "reason": reason, "match": _match(candidate, None)}
+            return _decided({"action": action, "reason": reason, "match": _match(candidate, None)})
+    note("gate.exact", None)
 
     best: Candidate | None = None
     best_sim = 0.0
@@ -145,14 +165,22 @@ def decide(
             if candidate.embedding is None or (mode == "auto" and candidate.pinned):
                 continue
             sim = similarity(embedding, candidate.embedding)
+            note("gate.similarity", {"id": candidate.id, "similarity": sim})
             if sim is None:
                 continue
             if best is None or sim > best_sim:
                 best, best_sim = candidate, sim
     if best is not None and best_sim >= threshold:
+        note("gate.near", {"id": best.id, "similarity": best_sim, "match": True})
         action, reason = near_outcome
-        return {"action": action, "reason": reason, "match": _match(best, best_sim)}
-    return {"action": "store", "reason": "new", "match": None}
+        return _decided({"action": action, "reason": reason, "match": _match(best, best_sim)})
+    note("gate.near", None if best is None else {"id": best.id, "similarity": best_sim, "match": False})
+    return _decided({"action": "store", "reason": "new", "match": None})
+
+
+def _decided(result: dict[str, Any]) -> dict[str, Any]:
+    note("gate.decision", result)
+    return result
 
 
 def decide_write(
@@ -168,7 +196,10 @@ def decide_write(
     embedding = parse_embedding(embedding_json)
     candidates = parse_candidates(candidates_json)
     valid_threshold = require_threshold(threshold)
+    note("gate.threshold", valid_threshold)
     valid_mode = require_mode(mode)
+    note("gate.mode", valid_mode)
     valid_force = require_force(force)
+    note("gate.force", valid_force)
     result = decide(valid_text, embedding, candidates, valid_threshold, valid_mode, valid_force)
     return json.dumps(result, ensure_ascii=False, separators=(",", ":"))

@@ -4,12 +4,14 @@ path, in the specification's step order, ending in the op's own outcome; a plant
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import jsonschema
 import pytest
 
 import reference.normalize
+import reference.write_gate
 from harness.fixtures.load import all_cases
 from harness.model.paths import SCHEMAS
 from harness.model.registry import get_op
@@ -29,17 +31,27 @@ def _outcome(op: str, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_every_fixture_case_traces_to_its_own_outcome_in_step_order() -> None:
-    assert len(CASES) > 100
+    assert {case.op for case in CASES} == set(TRACED) - {"unicode_nfc"} and len(CASES) > 400
     for case in CASES:
         document = json.loads(trace(case.op, case.args))
         SCHEMA.validate(document)
         assert document["outcome"] == _outcome(case.op, case.args), case.full_id
         order = [step.id for step in get_op(case.op).steps]
-        seen = [entry["step"] for entry in document["steps"][1:]]
-        assert seen == [step for step in order if step in seen], case.full_id
-        if "result" in document["outcome"]:
-            assert seen == order, case.full_id  # a result: every step ran, each once, in order
+        own = [entry["step"] for entry in document["steps"][1:] if entry["step"] in order]
+        first = list(dict.fromkeys(own))  # a step per candidate repeats; the steps start in the spec's order
+        assert first == sorted(first, key=order.index), case.full_id
+        assert all(entry["step"] in order or entry["step"].startswith("norm.")
+                   for entry in document["steps"][1:]), case.full_id
+        if "result" in document["outcome"] and case.op == "normalize_fact_text":
+            assert own == order, case.full_id  # every step ran, each once, in order
             assert document["steps"][-1]["value"] == document["outcome"]["result"]
+        if "result" in document["outcome"] and case.op == "decide_write":
+            last = document["steps"][-1]
+            assert last["step"] == "gate.decision" and last["value"] == encode(json.loads(case_result(case)))
+
+
+def case_result(case: Any) -> str:
+    return getattr(reference, case.op)(**case.args)
 
 
 def _first_difference(op: str, args: dict[str, Any], plant: Any, monkeypatch: pytest.MonkeyPatch) -> str | None:
@@ -62,6 +74,24 @@ def test_a_planted_bug_shows_at_its_step(text: str, plant: Any, step: str, monke
     assert _first_difference("normalize_fact_text", {"text": text}, plant, monkeypatch) == step
 
 
+GATE = {"text": "New", "embedding_json": "[0.1,1]", "candidates_json": '[{"id":"a","text":"A","embedding":[0.3,0.9]}]',
+        "threshold": 0}
+
+
+@pytest.mark.parametrize("plant, step", [
+    (lambda m: m.setattr(reference.write_gate, "to_binary32", lambda x: x), "gate.binary32"),
+    (lambda m: m.setattr(reference.write_gate, "plain_sum_of_products",
+                         lambda a, b: math.fsum(x * y for x, y in zip(a, b, strict=True)) * (1 + 2**-40)),
+     "gate.similarity"),
+    (lambda m: m.setattr(reference.write_gate, "outcomes",
+                         lambda mode, force: (("skip", "exact_duplicate"), ("store", "near_duplicate_kept"))),
+     "gate.decision"),
+    (lambda m: m.setattr(reference.write_gate, "require_mode", lambda mode: "mirror"), "gate.mode"),
+])
+def test_a_planted_gate_bug_shows_at_its_step(plant: Any, step: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _first_difference("decide_write", GATE, plant, monkeypatch) == step
+
+
 def test_recording_is_off_outside_a_trace_and_nests() -> None:
     assert steps._RECORD is None
     with steps.recording() as outer:
@@ -75,5 +105,5 @@ def test_recording_is_off_outside_a_trace_and_nests() -> None:
 
 
 def test_an_untraced_op_is_refused() -> None:
-    with pytest.raises(ValueError, match="the reference traces normalize_fact_text, unicode_nfc"):
+    with pytest.raises(ValueError, match="the reference traces normalize_fact_text, decide_write, unicode_nfc"):
         trace("build_dedup_context", {})

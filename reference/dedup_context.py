@@ -5,6 +5,7 @@ from __future__ import annotations
 from . import strict_json
 from .errors import ContractError
 from .host import require_cap
+from .steps import note
 from .unicode_data import LINE_BREAKS, WHITE_SPACE
 
 HEADER = (
@@ -24,7 +25,9 @@ def parse_section(section_json: object, name: str) -> list[Item]:
     """ctx.<section>_json, then ctx.<section>: ``name`` is the parameter ("topical_json", ...)."""
     step = "ctx." + name.removesuffix("_json")
     value = strict_json.loads(section_json, name, step + "_json")
+    note(step + "_json", value)
     if value is None:
+        note(step, [])
         return []
     if not isinstance(value, list):
         raise ContractError("invalid_shape", f"{name} must be null or an array of objects", step)
@@ -41,6 +44,7 @@ def parse_section(section_json: object, name: str) -> list[Item]:
                 raise ContractError("invalid_shape", f"{name}[{index}].{key} must be a string or null", step)
             fields.append(field)
         items.append((fields[0], fields[1]))
+    note(step, items)
     return items
 
 
@@ -64,7 +68,12 @@ def collapse(value: str) -> str:
         else:
             current.append(ch)
     pieces.append("".join(current))
-    return " ".join(trimmed for trimmed in map(_trim, pieces) if trimmed)
+    note("ctx.split", pieces)
+    trimmed = [_trim(piece) for piece in pieces]
+    note("ctx.trim", trimmed)
+    joined = " ".join(piece for piece in trimmed if piece)
+    note("ctx.join", joined)
+    return joined
 
 
 def render(topical: list[Item], pinned: list[Item], recent: list[Item], cap: int) -> str:
@@ -72,21 +81,34 @@ def render(topical: list[Item], pinned: list[Item], recent: list[Item], cap: int
     seen: set[str] = set()
     any_pinned = False
     sections: list[tuple[list[Item], bool]] = [(pinned, True), (topical, False), (recent, False)]
+    note("ctx.order", [[raw_id, raw_text, is_pinned] for items, is_pinned in sections for raw_id, raw_text in items])
     for items, is_pinned in sections:
         for raw_id, raw_text in items:
             if len(lines) >= cap:
+                note("ctx.cap_limit", len(lines))
                 break
             item_id, text = collapse(raw_id), collapse(raw_text)
-            if not item_id or not text or "[" in item_id or "]" in item_id or item_id in seen:
+            if not item_id or not text:
+                note("ctx.skip_empty", [item_id, text])
+                continue
+            if "[" in item_id or "]" in item_id:
+                note("ctx.skip_bracket", item_id)
+                continue
+            if item_id in seen:
+                note("ctx.skip_duplicate", item_id)
                 continue
             seen.add(item_id)
             lines.append(f"[ID: {item_id}] {PINNED_MARK if is_pinned else ''}{text}")
+            note("ctx.line", lines[-1])
             any_pinned = any_pinned or is_pinned
     if not lines:
+        note("ctx.output", "")
         return ""
     out = HEADER + "\n" + "\n".join(lines)
+    note("ctx.output", out)
     if any_pinned:
         out += "\n" + PIN_NOTE
+        note("ctx.pin_note", out)
     return out
 
 
@@ -96,6 +118,7 @@ def build_dedup_context(topical_json: object, pinned_json: object, recent_json: 
     pinned = parse_section(pinned_json, "pinned_json")
     recent = parse_section(recent_json, "recent_json")
     valid_cap = require_cap(cap)
+    note("ctx.cap", valid_cap)
     return render(topical, pinned, recent, valid_cap)
 
 

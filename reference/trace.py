@@ -6,10 +6,11 @@ outcome: its result, or its error code with the step that raised it. Values are 
 host re-encodes them: a float as ``{"$f64": float.hex()}`` (bit-exact), a string holding a surrogate as
 ``{"$codepoints": [...]}``, tuples as arrays.
 
-Today the reference traces normalize_fact_text, decide_write and unicode_nfc (``TRACED``); a step that
+The reference traces every op but unicode_versions (``TRACED``); a step that
 runs once per candidate notes once per candidate, and decide_write's normalizations note their own
 ``norm.*`` steps (``gate.normalize``'s, then each candidate's before ``gate.exact``). build_dedup_context
-comes next (issue 19).
+notes its per-item steps once per item it reaches, in the order the reference applies them (the cap is
+checked before an item is collapsed).
 """
 
 from __future__ import annotations
@@ -17,13 +18,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .dedup_context import build_dedup_context
 from .errors import ContractError
 from .normalize import normalize_fact_text, unicode_nfc
 from .steps import recording
 from .write_gate import decide_write
 
 SCHEMA = "trace-v1"
-TRACED = {"normalize_fact_text": normalize_fact_text, "decide_write": decide_write, "unicode_nfc": unicode_nfc}
+TRACED = {"normalize_fact_text": normalize_fact_text, "decide_write": decide_write,
+          "build_dedup_context": build_dedup_context, "unicode_nfc": unicode_nfc}
 
 
 def encode(value: Any) -> Any:

@@ -10,6 +10,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+import reference.dedup_context
 import reference.normalize
 import reference.write_gate
 from harness.fixtures.load import all_cases
@@ -31,14 +32,16 @@ def _outcome(op: str, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_every_fixture_case_traces_to_its_own_outcome_in_step_order() -> None:
-    assert {case.op for case in CASES} == set(TRACED) - {"unicode_nfc"} and len(CASES) > 400
+    assert {case.op for case in CASES} == set(TRACED) - {"unicode_nfc"} and len(CASES) > 500
     for case in CASES:
         document = json.loads(trace(case.op, case.args))
         SCHEMA.validate(document)
         assert document["outcome"] == _outcome(case.op, case.args), case.full_id
         order = [step.id for step in get_op(case.op).steps]
+        validating = {step.id for step in get_op(case.op).steps if step.code is not None}
         own = [entry["step"] for entry in document["steps"][1:] if entry["step"] in order]
-        first = list(dict.fromkeys(own))  # a step per candidate repeats; the steps start in the spec's order
+        # The argument checks come in the spec's order (a check per candidate or item repeats).
+        first = list(dict.fromkeys(step for step in own if step in validating))
         assert first == sorted(first, key=order.index), case.full_id
         assert all(entry["step"] in order or entry["step"].startswith("norm.")
                    for entry in document["steps"][1:]), case.full_id
@@ -48,6 +51,9 @@ def test_every_fixture_case_traces_to_its_own_outcome_in_step_order() -> None:
         if "result" in document["outcome"] and case.op == "decide_write":
             last = document["steps"][-1]
             assert last["step"] == "gate.decision" and last["value"] == encode(json.loads(case_result(case)))
+        if "result" in document["outcome"] and case.op == "build_dedup_context":
+            last = document["steps"][-1]
+            assert last["step"] in ("ctx.output", "ctx.pin_note") and last["value"] == document["outcome"]["result"]
 
 
 def case_result(case: Any) -> str:
@@ -105,5 +111,19 @@ def test_recording_is_off_outside_a_trace_and_nests() -> None:
 
 
 def test_an_untraced_op_is_refused() -> None:
-    with pytest.raises(ValueError, match="the reference traces normalize_fact_text, decide_write, unicode_nfc"):
-        trace("build_dedup_context", {})
+    with pytest.raises(ValueError, match="the reference traces normalize_fact_text, decide_write, build_dedup"):
+        trace("unicode_versions", {})
+
+
+CTX = {"topical_json": '[{"id":"a","text":"x\\n y"},{"id":"[b]","text":"t"},{"id":"a","text":"again"}]',
+       "pinned_json": '[{"id":"p","text":"pinned fact"}]', "recent_json": "null", "cap": 2}
+
+
+@pytest.mark.parametrize("plant, step", [
+    (lambda m: m.setattr(reference.dedup_context, "LINE_BREAKS", frozenset()), "ctx.split"),
+    (lambda m: m.setattr(reference.dedup_context, "_trim", lambda piece: piece), "ctx.trim"),
+    (lambda m: m.setattr(reference.dedup_context, "PINNED_MARK", "[pinned] "), "ctx.line"),
+    (lambda m: m.setattr(reference.dedup_context, "require_cap", lambda cap: 1), "ctx.cap"),
+])
+def test_a_planted_dedup_bug_shows_at_its_step(plant: Any, step: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _first_difference("build_dedup_context", CTX, plant, monkeypatch) == step

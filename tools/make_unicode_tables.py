@@ -36,6 +36,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from harness.model.files import atomic_write
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "data" / "unicode-tables"
 VERSIONS = ("14.0.0", "16.0.0", "17.0.0", "18.0.0")
@@ -168,12 +170,8 @@ def table(version: str, scratch: Path) -> dict:
 
 
 def write(version: str, document: dict) -> Path:
-    OUT.mkdir(parents=True, exist_ok=True)
     path = OUT / f"{version}.json"
-    text = json.dumps(document, separators=(",", ":"), sort_keys=False) + "\n"
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(text, encoding="ascii")
-    os.replace(tmp, path)
+    atomic_write(path, json.dumps(document, separators=(",", ":")) + "\n")
     return path
 
 

@@ -282,11 +282,8 @@ def _table_pairs(step: str, versions: dict[str, dict[str, str]]) -> list[tuple[s
     """Every pair of distinct `step` versions the implementations report, when every one of them has a
     table with that step's data; None otherwise (the heuristics stand in)."""
     reported = sorted({v[step] for v in versions.values() if step in v})
-    for version in reported:
-        try:
-            unicode_tables.table(version).data(0, step)
-        except unicode_tables.MissingTable:
-            return None
+    if not all(unicode_tables.has(version, step) for version in reported):
+        return None
     return [(a, b) for i, a in enumerate(reported) for b in reported[i + 1:]]
 
 
@@ -420,7 +417,7 @@ def _differs_between(ch: str, steps: list[str], mine: dict[str, str], theirs: di
         a, b = mine.get(step), theirs.get(step)
         if a is None or b is None or a == b:
             continue
-        if _table_pairs(step, {"a": {step: a}, "b": {step: b}}) is not None:
+        if unicode_tables.has(a, step) and unicode_tables.has(b, step):
             if unicode_tables.matters(ord(ch), step, a, b, sigma):
                 return True
             continue

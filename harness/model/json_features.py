@@ -21,10 +21,12 @@ _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
-def _scan(text: str) -> tuple[set[str], list[str]]:
-    """Features found outside strings (depth, whitespace, raw control characters) and the number tokens."""
+def _scan(text: str) -> tuple[set[str], list[str], list[int]]:
+    """Features found outside strings (depth, whitespace, raw control characters), the number tokens,
+    and the offsets of the structural characters [ ] { } , : outside strings."""
     found: set[str] = set()
     numbers: list[str] = []
+    structural: list[int] = []
     depth = deepest = 0
     i, n = 0, len(text)
     while i < n:
@@ -38,10 +40,14 @@ def _scan(text: str) -> tuple[set[str], list[str]]:
                     found.add("control_character")
                 i += 1
         elif ch in "[{":
+            structural.append(i)
             depth += 1
             deepest = max(deepest, depth)
         elif ch in "]}":
+            structural.append(i)
             depth -= 1
+        elif ch in ",:":
+            structural.append(i)
         elif ch in "-0123456789":
             match = _NUMBER.match(text, i)
             if match:
@@ -56,7 +62,13 @@ def _scan(text: str) -> tuple[set[str], list[str]]:
         i += 1
     if deepest > MAX_DEPTH:
         found.add("depth")
-    return found, numbers
+    return found, numbers, structural
+
+
+def token_gaps(text: str) -> list[int]:
+    """Every offset of `text` outside strings where JSON allows whitespace: before the first token,
+    after the last, and on both sides of each of [ ] { } , :."""
+    return sorted({0, len(text)} | {at for i in _scan(text)[2] for at in (i, i + 1)})
 
 
 def _strings(value: Any) -> list[str]:
@@ -75,7 +87,7 @@ def _strings(value: Any) -> list[str]:
 
 
 def features(text: str) -> set[str]:
-    found, numbers = _scan(text)
+    found, numbers, _ = _scan(text)
     if text.startswith("\ufeff"):
         found.add("bom")
     if re.search(r"(?<![\"\w])(NaN|-?Infinity)(?![\"\w])", text):

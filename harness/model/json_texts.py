@@ -14,6 +14,8 @@ import json
 import math
 import struct
 
+from harness.model.json_features import token_gaps
+
 _F32 = struct.Struct("<f")
 _U32 = struct.Struct("<I")
 
@@ -121,23 +123,6 @@ NESTED_DUPLICATES = [
 # ---- restyling a compact JSON text: the same value (or one fault) written another way ----------------
 
 RESTYLES = ("white_space", "near_miss", "escapes", "nested_duplicate")
-
-
-def token_gaps(text: str) -> list[int]:
-    """Every offset of `text` outside strings where JSON allows whitespace: before the first token,
-    after the last, and on both sides of each of [ ] { } , :."""
-    gaps = {0, len(text)}
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch == '"':
-            i += 1
-            while i < n and text[i] != '"':
-                i += 2 if text[i] == "\\" else 1
-        elif ch in "[]{},:":
-            gaps.update((i, i + 1))
-        i += 1
-    return sorted(gaps)
 
 
 def restyle(text: str, kind: str, pick: int) -> str:

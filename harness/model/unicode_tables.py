@@ -90,6 +90,15 @@ def table(version: str) -> Table:
     )
 
 
+def has(version: str, step: str) -> bool:
+    """Whether there is a table of `version` with `step`'s data."""
+    try:
+        table(version).data(0, step)
+    except MissingTable:
+        return False
+    return True
+
+
 def differs(cp: int, step: str, a: str, b: str) -> bool:
     """Whether what `step` reads of code point `cp` differs between Unicode versions `a` and `b`."""
     return a != b and table(a).data(cp, step) != table(b).data(cp, step)
@@ -149,13 +158,7 @@ def sensitive_anywhere() -> frozenset[int]:
     out: set[int] = set()
     versions = available()
     for step in STEPS:
-        with_data = []
-        for version in versions:
-            try:
-                table(version).data(0, step)
-            except MissingTable:
-                continue
-            with_data.append(version)
+        with_data = [version for version in versions if has(version, step)]
         for i, a in enumerate(with_data):
             for b in with_data[i + 1:]:
                 out |= differing_set(step, a, b)

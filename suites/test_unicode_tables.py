@@ -3,6 +3,7 @@ in play, character by character; checked against the host's own data where the h
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import unicodedata
 
@@ -26,18 +27,14 @@ def test_a_table_for_every_version_in_play() -> None:
             table(version).data(0x41, step)
 
 
-def test_the_14_0_case_table_is_what_cpython_3_11_does() -> None:
-    if unicodedata.unidata_version != "14.0.0":
-        pytest.skip(f"the host's unicodedata is {unicodedata.unidata_version}, not 14.0.0")
-    lower = table("14.0.0").lower
-    wrong = [cp for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF
-             and chr(cp).lower() != "".join(map(chr, lower.get(cp, (cp,))))]
-    assert wrong == []
+def _lower_mismatches(t: unicode_tables.Table) -> list[int]:
+    """Code points whose lowercase mapping in `t` is not what this CPython's str.lower does."""
+    return [cp for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF
+            and chr(cp).lower() != "".join(map(chr, t.lower.get(cp, (cp,))))]
 
 
-def test_the_18_0_normalization_table_is_unicodedata2s() -> None:
-    assert unicodedata2.unidata_version == "18.0.0"
-    t = table("18.0.0")
+def _normalization_mismatches(t: unicode_tables.Table) -> list[int]:
+    """Code points whose NFC data in `t` is not the installed unicodedata2's."""
     wrong = []
     for cp in range(0x110000):
         if 0xD800 <= cp <= 0xDFFF or 0xAC00 <= cp <= 0xD7A3:
@@ -50,7 +47,24 @@ def test_the_18_0_normalization_table_is_unicodedata2s() -> None:
             wrong.append(cp)
         elif canonical and (cp in t.excluded) != (unicodedata2.normalize("NFC", ch) != ch):  # type: ignore[operator]
             wrong.append(cp)
-    assert wrong == []
+    return wrong
+
+
+def test_the_14_0_case_table_is_what_cpython_3_11_does() -> None:
+    if unicodedata.unidata_version != "14.0.0":
+        pytest.skip(f"the host's unicodedata is {unicodedata.unidata_version}, not 14.0.0")
+    t = table("14.0.0")
+    assert _lower_mismatches(t) == []
+    planted = dataclasses.replace(t, lower={cp: to for cp, to in t.lower.items() if cp != 0x130})
+    assert _lower_mismatches(planted) == [0x130]  # the check sees one mapping gone
+
+
+def test_the_18_0_normalization_table_is_unicodedata2s() -> None:
+    assert unicodedata2.unidata_version == "18.0.0"
+    t = table("18.0.0")
+    assert _normalization_mismatches(t) == []
+    planted = dataclasses.replace(t, ccc={cp: c for cp, c in t.ccc.items() if cp != 0x301})  # type: ignore[union-attr]
+    assert _normalization_mismatches(planted) == [0x301]
 
 
 def test_exact_classes_not_whole_scripts() -> None:

@@ -81,26 +81,26 @@ def render(topical: list[Item], pinned: list[Item], recent: list[Item], cap: int
     seen: set[str] = set()
     any_pinned = False
     sections: list[tuple[list[Item], bool]] = [(pinned, True), (topical, False), (recent, False)]
-    note("ctx.order", [[raw_id, raw_text, is_pinned] for items, is_pinned in sections for raw_id, raw_text in items])
-    for items, is_pinned in sections:
-        for raw_id, raw_text in items:
-            if len(lines) >= cap:
-                note("ctx.cap_limit", len(lines))
-                break
-            item_id, text = collapse(raw_id), collapse(raw_text)
-            if not item_id or not text:
-                note("ctx.skip_empty", [item_id, text])
-                continue
-            if "[" in item_id or "]" in item_id:
-                note("ctx.skip_bracket", item_id)
-                continue
-            if item_id in seen:
-                note("ctx.skip_duplicate", item_id)
-                continue
-            seen.add(item_id)
-            lines.append(f"[ID: {item_id}] {PINNED_MARK if is_pinned else ''}{text}")
-            note("ctx.line", lines[-1])
-            any_pinned = any_pinned or is_pinned
+    ordered = [(raw_id, raw_text, is_pinned) for items, is_pinned in sections for raw_id, raw_text in items]
+    note("ctx.order", [list(item) for item in ordered])
+    for raw_id, raw_text, is_pinned in ordered:
+        if len(lines) >= cap:
+            note("ctx.cap_limit", len(lines))
+            break
+        item_id, text = collapse(raw_id), collapse(raw_text)
+        if not item_id or not text:
+            note("ctx.skip_empty", [item_id, text])
+            continue
+        if "[" in item_id or "]" in item_id:
+            note("ctx.skip_bracket", item_id)
+            continue
+        if item_id in seen:
+            note("ctx.skip_duplicate", item_id)
+            continue
+        seen.add(item_id)
+        lines.append(f"[ID: {item_id}] {PINNED_MARK if is_pinned else ''}{text}")
+        note("ctx.line", lines[-1])
+        any_pinned = any_pinned or is_pinned
     if not lines:
         note("ctx.output", "")
         return ""

@@ -3,7 +3,7 @@
 Every step of the reference's ops (the ids of docs/contract.md and harness/model/registry.py) calls
 ``note(step, value)`` with what it produced. Outside ``recording()`` that is one global test and nothing
 else, so the ops that ship cost what they did; inside it, the values are kept in order. ``trace`` (in
-``reference/trace.py``) runs an op once inside ``recording()``: the same function, not a copy.
+``reference/tracing.py``) runs an op once inside ``recording()``: the same function, not a copy.
 """
 
 from __future__ import annotations

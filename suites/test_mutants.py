@@ -26,3 +26,19 @@ def test_caught_requires_every_named_case() -> None:
     assert not caught(mutation, list(mutation.must_fail)[1:] + ["other"])
     assert not caught(mutation, list(mutation.must_fail), [])  # a second suite that saw nothing
     assert caught(mutation, None, list(mutation.must_fail))  # None: that suite cannot see it
+
+
+def test_every_planted_edit_applies_once_to_todays_sources() -> None:
+    """A mutation or plant whose text no longer occurs exactly once would fail only in `nox -s mutants` or a
+    plants run; this keeps them in step with every edit of the code they plant into."""
+    from tools.mutants import RUST_MUTATIONS, WASM_MUTATIONS
+    from tools.plants import PLANTS
+    from harness.model.paths import ROOT
+
+    edits = [*RUST_MUTATIONS, *WASM_MUTATIONS, *REFERENCE_MUTATIONS,
+             *(plant.mutation for plant in PLANTS if plant.mutation is not None)]
+    assert len(edits) > 60
+    stale = [f"{m.name}: {m.file}: {old[:60]!r} occurs {(ROOT / m.file).read_text().count(old)} times"
+             for m in edits for old, _ in ((m.old, m.new), *m.more)
+             if (ROOT / m.file).read_text().count(old) != 1]
+    assert not stale, "\n".join(stale)

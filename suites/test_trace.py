@@ -17,7 +17,7 @@ from harness.fixtures.load import all_cases
 from harness.model.paths import SCHEMAS
 from harness.model.registry import get_op
 from reference import steps
-from reference.trace import TRACED, encode, trace
+from reference.tracing import TRACED, encode, trace
 
 SCHEMA = jsonschema.Draft202012Validator(json.loads((SCHEMAS / "trace-v1.schema.json").read_text()))
 CASES = [case for case in all_cases() if case.op in TRACED]

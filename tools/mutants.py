@@ -139,29 +139,29 @@ RUST_MUTATIONS = [
               "write-gate-v1/gate-error-json-raw-adjacent-high-low-surrogates")),
     # Binding-only: the Rust fixture test drives the core, not the PyO3 crate, so only Python sees it.
     Mutation("pyo3-cap-as-usize-unchecked", "rust_core/python/src/lib.rs",
-             "    cap: HostArg<'py>,\n) -> PyResult<String> {",
-             "    cap: usize,\n) -> PyResult<String> {",
+             "        optional(cap),\n    ])",
+             "        match cap {\n            HostArg::Given(obj) => HostValue::Int(Some(obj.extract::<usize>()? as i128)),\n"
+             "            HostArg::Omitted => HostValue::Omitted,\n        },\n    ])",
              ("dedup-context-v1/ctx-error-cap-negative", "dedup-context-v1/ctx-error-cap-boolean"),
-             needs=("binding-only",),
-             more=(("cap = HostArg::Omitted),", "cap = 30),"),
-                   ("        optional(&cap),\n", "        HostValue::Int(Some(cap as i128)),\n"))),
+             needs=("binding-only",)),
 ]
 WASM_MUTATIONS = [
     Mutation("wasm-cap-as-usize", "rust_core/wasm/src/lib.rs",
              "    cap: JsValue,\n) -> Result<String, JsError> {",
              "    cap: Option<usize>,\n) -> Result<String, JsError> {",
              ("dedup-context-v1/ctx-error-cap-negative", "dedup-context-v1/ctx-error-cap-fractional"),
-             more=(("        host_value(&cap),\n",
-                    "        cap.map_or(HostValue::Omitted, |c| HostValue::Float(c as f64)),\n"),)),
+             more=(("&recent_json, &cap);",
+                    "&recent_json, &cap.map_or(JsValue::UNDEFINED, |c| JsValue::from_f64(c as f64)));"),)),
     Mutation("wasm-text-as-rust-string", "rust_core/wasm/src/lib.rs",
              "pub fn normalize_fact_text(text: JsValue) -> Result<String, JsError> {\n"
-             "    throw(host::normalize_fact_text(host_value(&text)))\n",
+             "    let [text] = text_values(&text);\n"
+             "    throw(host::normalize_fact_text(text))\n",
              "pub fn normalize_fact_text(text: String) -> Result<String, JsError> {\n"
              "    throw(host::normalize_fact_text(HostValue::Str(Cow::Owned(text))))\n",
              ("write-gate-v1/norm-error-lone-high-surrogate", "write-gate-v1/norm-error-lone-low-surrogate")),
     Mutation("panic-on-empty-candidate-list", "rust_core/core/src/write_gate.rs",
-             "    let candidates = candidates_from(&candidates_doc)?;\n",
-             "    let candidates = candidates_from(&candidates_doc)?;\n"
+             "    let candidates = candidates_from(&candidates_doc, obs)?;\n",
+             "    let candidates = candidates_from(&candidates_doc, obs)?;\n"
              "    if candidates.is_empty() {\n        panic!(\"no candidates\");\n    }\n",
              ("write-gate-v1/gate-no-candidates-empty", "write-gate-v1/gate-no-candidates-null")),
 ]

@@ -82,7 +82,7 @@ def _baseline(name: str, kind: str, op: str, cause: str, mutation: Mutation, bui
 
 
 _LOWER = "    let lowered = mapped.to_lowercase();\n"
-_TRIM = "        .trim_matches(|c: char| is_white_space(c) || is_edge_punctuation(c))\n"
+_TRIM = "    text.trim_matches(|c: char| is_white_space(c) || is_edge_punctuation(c))\n"
 _PARSE = "    let mut reader = serde_json::Deserializer::from_str(text);\n"
 _F64 = "        if v.is_finite() {\n            Ok(Value::Number(v))\n"
 BOTH = ("pyo3", "wasm")
@@ -114,7 +114,7 @@ BASELINE_PLANTS = [
                     "'\\u{2018}' | '\\u{201A}'"), BOTH),
     _baseline("core: step 7 strips ASCII punctuation", "rust", NORM, "edge_punctuation",
               _core("core-ascii-punctuation-edges", "core/src/normalize.rs", _TRIM,
-                    "        .trim_matches(|c: char| is_white_space(c) || c.is_ascii_punctuation())\n"), BOTH),
+                    "    text.trim_matches(|c: char| is_white_space(c) || c.is_ascii_punctuation())\n"), BOTH),
     _baseline("core: no zero-norm guard", "rust", GATE, "rule_difference",
               _core("core-no-zero-norm-guard", "core/src/write_gate.rs", "    if na == 0.0 || nb == 0.0 {\n",
                     "    if false {\n"), BOTH),
@@ -141,19 +141,19 @@ BASELINE_PLANTS = [
                     "                * 10f64.powi(exponent.parse::<i32>().unwrap());\n"
                     "            Ok(Value::Number(v))\n"), BOTH),
     _baseline("PyO3 binding: True taken as threshold 1.0", "rust", GATE, "boundary_coercion",
-              _core("pyo3-bool-threshold", "python/src/lib.rs", "        optional(&threshold),\n",
-                    "        match optional(&threshold) {\n"
+              _core("pyo3-bool-threshold", "python/src/lib.rs", "        optional(threshold),\n",
+                    "        match optional(threshold) {\n"
                     "            HostValue::Bool(b) => HostValue::Float(if b { 1.0 } else { 0.0 }),\n"
                     "            other => other,\n"
                     "        },\n"), ("pyo3",)),
     _baseline("WASM binding: the threshold rounded through binary32", "rust", GATE, "float_rounding",
-              _core("wasm-binary32-threshold", "wasm/src/lib.rs", "        host_value(&threshold),\n",
-                    "        match host_value(&threshold) {\n"
+              _core("wasm-binary32-threshold", "wasm/src/lib.rs", "        host_value(threshold),\n",
+                    "        match host_value(threshold) {\n"
                     "            HostValue::Float(v) => HostValue::Float(v as f32 as f64),\n"
                     "            other => other,\n"
                     "        },\n"), ("wasm",)),
     _baseline("WASM binding: force read as truthiness", "rust", GATE, "boundary_coercion",
-              _core("wasm-truthy-force", "wasm/src/lib.rs", "        host_value(&force),\n",
+              _core("wasm-truthy-force", "wasm/src/lib.rs", "        host_value(force),\n",
                     "        if force.is_undefined() {\n"
                     "            HostValue::Omitted\n"
                     "        } else {\n"
@@ -196,14 +196,14 @@ PLANTS = [
           _ref("no-split-u2028", "unicode_data.py", '"\\r", "\\u0085", "\\u2028", "\\u2029"])',
                '"\\r", "\\u0085", "\\u2029"])')),
     Plant("dedup: ids with brackets kept", "reference", ALL, CTX, "rule_difference",
-          _ref("brackets-kept", "dedup_context.py", '            if "[" in item_id or "]" in item_id:\n',
-                                  "            if False:\n")),
+          _ref("brackets-kept", "dedup_context.py", '        if "[" in item_id or "]" in item_id:\n',
+                                  "        if False:\n")),
     Plant("dedup: the last duplicate id wins", "reference", ALL, CTX, "rule_difference",
-          _ref("last-duplicate-wins", "dedup_context.py", "            if item_id in seen:\n",
-                                  "            if False:\n")),
+          _ref("last-duplicate-wins", "dedup_context.py", "        if item_id in seen:\n",
+                                  "        if False:\n")),
     Plant("dedup: cap off by one", "reference", ALL, CTX, "rule_difference",
-          _ref("cap-off-by-one", "dedup_context.py", "            if len(lines) >= cap:",
-               "            if len(lines) > cap:")),
+          _ref("cap-off-by-one", "dedup_context.py", "        if len(lines) >= cap:",
+               "        if len(lines) > cap:")),
     Plant("dedup: topical before pinned", "reference", ALL, CTX, "rule_difference",
           _ref("topical-first", "dedup_context.py", "[(pinned, True), (topical, False), (recent, False)]",
                "[(topical, False), (pinned, True), (recent, False)]")),

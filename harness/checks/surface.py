@@ -1,5 +1,6 @@
 """Surface check: every op of the registry is exported by each implementation under the contract's
-names, with the same parameters (names, order) and the same defaults; nothing else is exported.
+names, with the same parameters (names, order) and the same defaults; nothing else is exported but the
+optional diagnostic ``trace`` (``trace(op, args)`` in Python, ``trace(op, ...args)`` in JavaScript).
 
 * Python (reference package, PyO3 module): public callables and ``inspect.signature``;
 * JavaScript (the wasm-bindgen package): exported functions and their parameter names, read by Node;
@@ -16,6 +17,7 @@ from typing import Any
 from harness.differential.explain import same_outcome
 from harness.fixtures.load import all_cases
 from harness.model.registry import OPS
+from harness.model.traces import TRACE_OP
 from harness.testees.impls import declaration
 from harness.testees.testee import Testee
 
@@ -29,8 +31,15 @@ def python_surface(module: ModuleType | Any, label: str) -> list[str]:
     expected = set(OPS)
     for name in sorted(expected - exported):
         problems.append(f"{label}: missing export {name}")
-    for name in sorted(exported - expected):
+    for name in sorted(exported - expected - {TRACE_OP}):
         problems.append(f"{label}: extra export {name} (not in harness/model/registry.py)")
+    if TRACE_OP in exported:  # the optional diagnostic: trace(op, args)
+        try:
+            params = list(inspect.signature(getattr(module, TRACE_OP)).parameters)
+        except (TypeError, ValueError):
+            params = []
+        if params != ["op", "args"]:
+            problems.append(f"{label}: {TRACE_OP} should take (op, args), takes ({', '.join(params)})")
     for name in sorted(expected & exported):
         op = OPS[name]
         try:
@@ -57,8 +66,10 @@ def js_surface(exports: dict[str, list[str] | None], label: str = "wasm") -> lis
     functions = {name: params for name, params in exports.items() if params is not None}
     for name in sorted(set(expected) - set(functions)):
         problems.append(f"{label}: missing export {name}")
-    for name in sorted(set(functions) - set(expected)):
+    for name in sorted(set(functions) - set(expected) - {TRACE_OP}):
         problems.append(f"{label}: extra export {name} (not in harness/model/registry.py)")
+    if TRACE_OP in functions and (functions[TRACE_OP] or [None])[0] != "op":  # trace(op, ...the op's args)
+        problems.append(f"{label}: {TRACE_OP}({', '.join(functions[TRACE_OP] or [])}) should take op first")
     for name in sorted(set(expected) & set(functions)):
         want = [p.js_name for p in expected[name].params]
         if functions[name] != want:

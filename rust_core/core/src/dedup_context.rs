@@ -2,9 +2,12 @@
 
 use std::collections::HashSet;
 
-use crate::error::{Arg, Error, ErrorCode};
+use serde_json::{json, Value as TraceValue};
+
+use crate::error::{at, Arg, Error, ErrorCode};
 use crate::json::{self, Value};
 use crate::normalize::is_white_space;
+use crate::trace::{json_value, strs_value, Observer, Quiet};
 
 /// First line of the context (U+2014 em dash, no trailing space).
 pub const HEADER: &str = "Existing memories (use these for dedup \u{2014} classify as UPDATE/DELETE/NOOP if they conflict or overlap):";
@@ -16,23 +19,53 @@ fn is_line_break(c: char) -> bool {
     matches!(c, '\u{A}'..='\u{D}' | '\u{85}' | '\u{2028}' | '\u{2029}')
 }
 
+/// `ctx.split`: the pieces between line breaks.
+fn pieces(s: &str) -> impl Iterator<Item = &str> {
+    s.split(is_line_break)
+}
+
+/// `ctx.trim`: each piece without White_Space at its ends.
+fn trimmed(s: &str) -> impl Iterator<Item = &str> {
+    pieces(s).map(|piece| piece.trim_matches(is_white_space))
+}
+
 /// Put a value on one line: split on line breaks, trim each piece of White_Space, drop empty
 /// pieces, join with one U+0020.
 pub fn collapse(s: &str) -> String {
-    s.split(is_line_break)
-        .map(|piece| piece.trim_matches(is_white_space))
-        .filter(|piece| !piece.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
+    collapse_observed(s, &mut Quiet)
 }
 
-/// One section: JSON null (empty) or an array of objects whose `id`/`text` are strings or
-/// missing/null (""). Returns the raw (id, text) pairs.
-fn section(arg: Arg<&str>, name: &str) -> Result<Vec<(String, String)>, Error> {
-    let doc = json::parse(arg?)?;
-    let shape = |why: String| Error::new(ErrorCode::InvalidShape, format!("{name}_json: {why}"));
+/// `collapse`, fused in one pass; the observer sees the split and the trimmed pieces with the same
+/// step functions (`ctx.split`, `ctx.trim`, `ctx.join`).
+fn collapse_observed<O: Observer>(s: &str, obs: &mut O) -> String {
+    obs.note("ctx.split", || strs_value(pieces(s)));
+    obs.note("ctx.trim", || strs_value(trimmed(s)));
+    let joined = trimmed(s)
+        .filter(|piece| !piece.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    obs.note("ctx.join", || json!(joined));
+    joined
+}
+
+/// One section (`step`: `ctx.topical`, ...; its JSON is checked by `json_step`): JSON null (empty)
+/// or an array of objects whose `id`/`text` are strings or missing/null (""). Returns the raw
+/// (id, text) pairs.
+fn section<O: Observer>(
+    arg: Arg<&str>,
+    name: &str,
+    (json_step, step): (&'static str, &'static str),
+    obs: &mut O,
+) -> Result<Vec<(String, String)>, Error> {
+    let doc = json::parse(arg.map_err(at(json_step))?).map_err(at(json_step))?;
+    obs.note(json_step, || json_value(&doc));
+    let shape =
+        |why: String| Error::new(ErrorCode::InvalidShape, format!("{name}_json: {why}")).at(step);
     let items = match doc {
-        Value::Null => return Ok(Vec::new()),
+        Value::Null => {
+            obs.note(step, || TraceValue::Array(Vec::new()));
+            return Ok(Vec::new());
+        }
         Value::Array(items) => items,
         other => {
             return Err(shape(format!(
@@ -63,6 +96,9 @@ fn section(arg: Arg<&str>, name: &str) -> Result<Vec<(String, String)>, Error> {
         let text = field("text")?;
         out.push((id, text));
     }
+    obs.note(step, || {
+        TraceValue::Array(out.iter().map(|(id, text)| json!([id, text])).collect())
+    });
     Ok(out)
 }
 
@@ -73,26 +109,70 @@ pub fn build_dedup_context(
     recent_json: Arg<&str>,
     cap: Arg<u32>,
 ) -> Result<String, Error> {
-    let topical = section(topical_json, "topical")?;
-    let pinned = section(pinned_json, "pinned")?;
-    let recent = section(recent_json, "recent")?;
-    let cap = usize::try_from(cap?).unwrap_or(usize::MAX);
+    build_dedup_context_observed(topical_json, pinned_json, recent_json, cap, &mut Quiet)
+}
+
+/// `build_dedup_context` with each step's result shown to `obs` (`ctx.topical_json` ..
+/// `ctx.pin_note`).
+pub fn build_dedup_context_observed<O: Observer>(
+    topical_json: Arg<&str>,
+    pinned_json: Arg<&str>,
+    recent_json: Arg<&str>,
+    cap: Arg<u32>,
+    obs: &mut O,
+) -> Result<String, Error> {
+    let topical = section(
+        topical_json,
+        "topical",
+        ("ctx.topical_json", "ctx.topical"),
+        obs,
+    )?;
+    let pinned = section(
+        pinned_json,
+        "pinned",
+        ("ctx.pinned_json", "ctx.pinned"),
+        obs,
+    )?;
+    let recent = section(
+        recent_json,
+        "recent",
+        ("ctx.recent_json", "ctx.recent"),
+        obs,
+    )?;
+    let cap = cap.map_err(at("ctx.cap"))?;
+    obs.note("ctx.cap", || json!(cap));
+    let cap = usize::try_from(cap).unwrap_or(usize::MAX);
 
     let mut seen: HashSet<String> = HashSet::new();
     let mut lines: Vec<String> = Vec::new();
     let mut any_pinned = false;
     let ordered = [(&pinned, true), (&topical, false), (&recent, false)];
+    obs.note("ctx.order", || {
+        let items = ordered.iter().flat_map(|(items, is_pinned)| {
+            items
+                .iter()
+                .map(move |(id, text)| json!([id, text, is_pinned]))
+        });
+        TraceValue::Array(items.collect())
+    });
     'outer: for (items, is_pinned) in ordered {
         for (raw_id, raw_text) in items {
             if lines.len() >= cap {
+                obs.note("ctx.cap_limit", || json!(lines.len()));
                 break 'outer;
             }
-            let id = collapse(raw_id);
-            let text = collapse(raw_text);
-            if id.is_empty() || text.is_empty() || id.contains(['[', ']']) {
+            let id = collapse_observed(raw_id, obs);
+            let text = collapse_observed(raw_text, obs);
+            if id.is_empty() || text.is_empty() {
+                obs.note("ctx.skip_empty", || json!([id, text]));
+                continue;
+            }
+            if id.contains(['[', ']']) {
+                obs.note("ctx.skip_bracket", || json!(id));
                 continue;
             }
             if seen.contains(&id) {
+                obs.note("ctx.skip_duplicate", || json!(id));
                 continue;
             }
             let line = if is_pinned {
@@ -101,19 +181,23 @@ pub fn build_dedup_context(
             } else {
                 format!("[ID: {id}] {text}")
             };
+            obs.note("ctx.line", || json!(line));
             seen.insert(id);
             lines.push(line);
         }
     }
     if lines.is_empty() {
+        obs.note("ctx.output", || json!(""));
         return Ok(String::new());
     }
     let mut out = String::from(HEADER);
     out.push('\n');
     out.push_str(&lines.join("\n"));
+    obs.note("ctx.output", || json!(out));
     if any_pinned {
         out.push('\n');
         out.push_str(PIN_NOTE);
+        obs.note("ctx.pin_note", || json!(out));
     }
     Ok(out)
 }

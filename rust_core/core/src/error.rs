@@ -57,11 +57,14 @@ impl fmt::Display for ErrorCode {
     }
 }
 
-/// An error: a contract code plus a free-form detail. Displays as `"{code}: {detail}"`.
+/// An error: a contract code plus a free-form detail, and the step of the specification that raised
+/// it (`gate.embedding`, ...: docs/contract.md, harness/model/registry.py), which a trace reports.
+/// Displays as `"{code}: {detail}"`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Error {
     pub code: ErrorCode,
     pub detail: String,
+    pub step: Option<&'static str>,
 }
 
 impl Error {
@@ -69,8 +72,20 @@ impl Error {
         Error {
             code,
             detail: detail.into(),
+            step: None,
         }
     }
+
+    /// The error, raised by `step` unless an inner step already claimed it.
+    pub fn at(mut self, step: &'static str) -> Error {
+        self.step.get_or_insert(step);
+        self
+    }
+}
+
+/// `map_err(at("gate.text"))`: the error of a check, claimed by its step.
+pub fn at(step: &'static str) -> impl Fn(Error) -> Error {
+    move |e| e.at(step)
 }
 
 impl fmt::Display for Error {

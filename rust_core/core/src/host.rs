@@ -7,7 +7,10 @@
 
 use std::borrow::Cow;
 
+use serde_json::{json, Map, Value as TraceValue};
+
 use crate::error::{Arg, Error, ErrorCode};
+use crate::trace::{document, f64_value, Observer, Quiet, Recorder};
 
 /// A value a host passed for one parameter, in host-neutral terms.
 #[derive(Debug, Clone, PartialEq)]
@@ -215,14 +218,28 @@ pub fn cap(value: HostValue<'_>) -> Arg<u32> {
 
 /// `normalize_fact_text(text)` from a host value.
 pub fn normalize_fact_text(text_value: HostValue<'_>) -> Result<String, Error> {
+    normalize_fact_text_observed(text_value, &mut Quiet)
+}
+
+fn normalize_fact_text_observed<O: Observer>(
+    text_value: HostValue<'_>,
+    obs: &mut O,
+) -> Result<String, Error> {
     let fact = text(text_value, ErrorCode::InvalidText, "text");
-    crate::normalize_fact_text(as_str_arg(&fact))
+    crate::normalize_fact_text_observed(as_str_arg(&fact), obs)
 }
 
 /// `unicode_nfc(text)` (diagnostic) from a host value.
 pub fn unicode_nfc(text_value: HostValue<'_>) -> Result<String, Error> {
+    unicode_nfc_observed(text_value, &mut Quiet)
+}
+
+fn unicode_nfc_observed<O: Observer>(
+    text_value: HostValue<'_>,
+    obs: &mut O,
+) -> Result<String, Error> {
     let chars = text(text_value, ErrorCode::InvalidText, "text");
-    crate::unicode_nfc(as_str_arg(&chars))
+    crate::unicode_nfc_observed(as_str_arg(&chars), obs)
 }
 
 /// `decide_write(text, embedding_json, candidates_json, threshold, mode, force)` from host values.
@@ -234,17 +251,36 @@ pub fn decide_write(
     mode_value: HostValue<'_>,
     force_value: HostValue<'_>,
 ) -> Result<String, Error> {
+    decide_write_observed(
+        [
+            text_value,
+            embedding_json,
+            candidates_json,
+            threshold_value,
+            mode_value,
+            force_value,
+        ],
+        &mut Quiet,
+    )
+}
+
+fn decide_write_observed<O: Observer>(
+    [text_value, embedding_json, candidates_json, threshold_value, mode_value, force_value]: [HostValue<'_>;
+        6],
+    obs: &mut O,
+) -> Result<String, Error> {
     let fact = text(text_value, ErrorCode::InvalidText, "text");
     let embedding = text(embedding_json, ErrorCode::InvalidJson, "embedding_json");
     let candidates = text(candidates_json, ErrorCode::InvalidJson, "candidates_json");
     let mode_arg = mode(mode_value);
-    crate::decide_write(
+    crate::decide_write_observed(
         as_str_arg(&fact),
         as_str_arg(&embedding),
         as_str_arg(&candidates),
         threshold(threshold_value),
         as_str_arg(&mode_arg),
         force(force_value),
+        obs,
     )
 }
 
@@ -255,15 +291,89 @@ pub fn build_dedup_context(
     recent_json: HostValue<'_>,
     cap_value: HostValue<'_>,
 ) -> Result<String, Error> {
+    build_dedup_context_observed(
+        [topical_json, pinned_json, recent_json, cap_value],
+        &mut Quiet,
+    )
+}
+
+fn build_dedup_context_observed<O: Observer>(
+    [topical_json, pinned_json, recent_json, cap_value]: [HostValue<'_>; 4],
+    obs: &mut O,
+) -> Result<String, Error> {
     let topical = text(topical_json, ErrorCode::InvalidJson, "topical_json");
     let pinned = text(pinned_json, ErrorCode::InvalidJson, "pinned_json");
     let recent = text(recent_json, ErrorCode::InvalidJson, "recent_json");
-    crate::build_dedup_context(
+    crate::build_dedup_context_observed(
         as_str_arg(&topical),
         as_str_arg(&pinned),
         as_str_arg(&recent),
         cap(cap_value),
+        obs,
     )
+}
+
+// --- traces ----------------------------------------------------------------------------------------
+
+/// The ops `trace` can trace, in the order of harness/model/registry.py.
+pub const TRACED: &[&str] = &[
+    "normalize_fact_text",
+    "decide_write",
+    "build_dedup_context",
+    "unicode_nfc",
+];
+
+/// A host value as the `args` step of a trace shows it (schemas/trace-v1.schema.json, the host view):
+/// a string as itself, or as its code points when it is not well formed (UTF-16 pairs combined, a
+/// lone surrogate kept); a float bit-exact; an integer as itself within i64, as `{"$int": "<decimal>"}`
+/// beyond, `{"$type": "int"}` past what the host handed over; a value of any other type as
+/// `{"$type": <its host's name>}`. `None` for an omitted value.
+pub fn host_view(value: &HostValue<'_>) -> Option<TraceValue> {
+    let text_of = |points: Vec<u32>| match points
+        .iter()
+        .map(|&p| char::from_u32(p))
+        .collect::<Option<String>>()
+    {
+        Some(s) => TraceValue::String(s),
+        None => json!({ "$codepoints": points }),
+    };
+    Some(match value {
+        HostValue::Omitted => return None,
+        HostValue::Bool(b) => TraceValue::Bool(*b),
+        HostValue::Int(Some(v)) => match i64::try_from(*v) {
+            Ok(small) => json!(small),
+            Err(_) => json!({ "$int": v.to_string() }),
+        },
+        HostValue::Int(None) => json!({ "$type": "int" }),
+        HostValue::Float(v) => f64_value(*v),
+        HostValue::Str(s) => TraceValue::String(s.to_string()),
+        HostValue::Utf16(units) => text_of(
+            char::decode_utf16(units.iter().copied())
+                .map(|r| r.map_or_else(|e| u32::from(e.unpaired_surrogate()), u32::from))
+                .collect(),
+        ),
+        HostValue::CodePoints(points) => text_of(points.to_vec()),
+        HostValue::Other(name) => json!({ "$type": name }),
+    })
+}
+
+/// The trace (schemas/trace-v1.schema.json) of the op `name` called with one host value per parameter
+/// of its signature, as [`call`] takes them: the same function, run with a recording observer. `None`
+/// for an op that is not traced or a wrong number of values.
+pub fn trace(name: &str, args: Vec<HostValue<'_>>) -> Option<String> {
+    let signature = OPS.iter().find(|op| op.name == name)?;
+    if !TRACED.contains(&name) || args.len() != signature.params.len() {
+        return None;
+    }
+    let shown = signature
+        .params
+        .iter()
+        .zip(&args)
+        .filter_map(|(param, value)| Some(((*param).to_string(), host_view(value)?)))
+        .collect::<Map<String, TraceValue>>();
+    let mut recorder = Recorder::default();
+    let outcome = call_observed(name, args, &mut recorder)?;
+    Some(document(name, shown, recorder, &outcome))
 }
 
 // --- the ops by name ---------------------------------------------------------------------------------
@@ -315,25 +425,32 @@ pub const OPS: &[OpSignature] = &[
 /// Call the op `name` with one host value per parameter of its signature, in order (`Omitted` for an
 /// optional one not given). `None` for an unknown op or a wrong number of values.
 pub fn call(name: &str, args: Vec<HostValue<'_>>) -> Option<Result<String, Error>> {
-    let mut args = args.into_iter();
+    call_observed(name, args, &mut Quiet)
+}
+
+fn call_observed<O: Observer>(
+    name: &str,
+    args: Vec<HostValue<'_>>,
+    obs: &mut O,
+) -> Option<Result<String, Error>> {
     let result = match name {
-        "normalize_fact_text" => normalize_fact_text(args.next()?),
-        "unicode_nfc" => unicode_nfc(args.next()?),
-        "unicode_versions" => Ok(crate::unicode_versions()),
-        "decide_write" => decide_write(
-            args.next()?,
-            args.next()?,
-            args.next()?,
-            args.next()?,
-            args.next()?,
-            args.next()?,
-        ),
-        "build_dedup_context" => {
-            build_dedup_context(args.next()?, args.next()?, args.next()?, args.next()?)
+        "normalize_fact_text" => {
+            let [text]: [HostValue<'_>; 1] = args.try_into().ok()?;
+            normalize_fact_text_observed(text, obs)
         }
+        "unicode_nfc" => {
+            let [text]: [HostValue<'_>; 1] = args.try_into().ok()?;
+            unicode_nfc_observed(text, obs)
+        }
+        "unicode_versions" => {
+            let []: [HostValue<'_>; 0] = args.try_into().ok()?;
+            Ok(crate::unicode_versions())
+        }
+        "decide_write" => decide_write_observed(args.try_into().ok()?, obs),
+        "build_dedup_context" => build_dedup_context_observed(args.try_into().ok()?, obs),
         _ => return None,
     };
-    args.next().is_none().then_some(result)
+    Some(result)
 }
 
 #[cfg(test)]

@@ -25,27 +25,49 @@ pub mod error;
 pub mod host;
 pub mod json;
 pub mod normalize;
+pub mod trace;
 pub mod write_gate;
 
 pub use error::{Arg, Error, ErrorCode};
 
+use trace::{Observer, Quiet};
+
 /// `normalize_fact_text(text)`: contract steps 1–7. The result may be "".
 pub fn normalize_fact_text(text: Arg<&str>) -> Result<String, Error> {
-    Ok(normalize::normalize(text?))
+    normalize_fact_text_observed(text, &mut Quiet)
+}
+
+/// `normalize_fact_text` with each step's result shown to `obs` (`norm.text` .. `norm.edges`).
+pub fn normalize_fact_text_observed<O: Observer>(
+    text: Arg<&str>,
+    obs: &mut O,
+) -> Result<String, Error> {
+    let text = text.map_err(error::at("norm.text"))?;
+    obs.note("norm.text", || serde_json::json!(text));
+    Ok(normalize::normalize_observed(text, obs))
 }
 
 /// `decide_write(...)`: compact JSON `{"action","reason","match"}`.
-pub use write_gate::decide_write;
+pub use write_gate::{decide_write, decide_write_observed};
 
 /// `build_dedup_context(...)`: the context text, or "" when no line survives.
-pub use dedup_context::build_dedup_context;
+pub use dedup_context::{build_dedup_context, build_dedup_context_observed};
 
 /// `unicode_nfc(text)`: canonical composition (NFC) alone, with the normalization tables
 /// `unicode_versions()` reports. A diagnostic op, not part of contract v1: it lets the harness check
 /// the NFC step against Unicode's NormalizationTest.txt.
 pub fn unicode_nfc(text: Arg<&str>) -> Result<String, Error> {
+    unicode_nfc_observed(text, &mut Quiet)
+}
+
+/// `unicode_nfc` with its steps shown to `obs` (`nfc.text`, `nfc.nfc`).
+pub fn unicode_nfc_observed<O: Observer>(text: Arg<&str>, obs: &mut O) -> Result<String, Error> {
     use unicode_normalization::UnicodeNormalization;
-    Ok(text?.nfc().collect())
+    let text = text.map_err(error::at("nfc.text"))?;
+    obs.note("nfc.text", || serde_json::json!(text));
+    let composed: String = text.nfc().collect();
+    obs.note("nfc.nfc", || serde_json::json!(composed));
+    Ok(composed)
 }
 
 /// Compact JSON naming the Unicode version of each Unicode-dependent step.

@@ -1,6 +1,9 @@
 //! `normalize_fact_text` steps 2–7 of contract v1.
 
+use serde_json::Value;
 use unicode_normalization::UnicodeNormalization;
+
+use crate::trace::{Observer, Quiet};
 
 /// White_Space as contract v1 lists it (the Unicode property).
 pub fn is_white_space(c: char) -> bool {
@@ -58,18 +61,11 @@ fn map_quote_dash(c: char) -> char {
     }
 }
 
-/// Steps 2–7 of `normalize_fact_text` (the text is already known to be scalar values).
-pub fn normalize(text: &str) -> String {
-    // 2. NFC, 3. quotes/dashes.
-    let mapped: String = text.nfc().map(map_quote_dash).collect();
-    // 4. Full default lowercase; std handles final sigma as the contract describes.
-    let lowered = mapped.to_lowercase();
-    // 5. NFC again.
-    let nfc: String = lowered.nfc().collect();
-    // 6. Each maximal run of White_Space -> one U+0020.
-    let mut collapsed = String::with_capacity(nfc.len());
+/// Step 6: each maximal run of White_Space becomes one U+0020.
+fn collapse_white_space(text: &str) -> String {
+    let mut collapsed = String::with_capacity(text.len());
     let mut in_run = false;
-    for c in nfc.chars() {
+    for c in text.chars() {
         if is_white_space(c) {
             if !in_run {
                 collapsed.push(' ');
@@ -80,10 +76,38 @@ pub fn normalize(text: &str) -> String {
             in_run = false;
         }
     }
-    // 7. Strip White_Space and edge punctuation from both ends, repeatedly.
     collapsed
-        .trim_matches(|c: char| is_white_space(c) || is_edge_punctuation(c))
-        .to_string()
+}
+
+/// Step 7: strip White_Space and edge punctuation from both ends, repeatedly.
+fn strip_edges(text: &str) -> &str {
+    text.trim_matches(|c: char| is_white_space(c) || is_edge_punctuation(c))
+}
+
+/// Steps 2–7 of `normalize_fact_text` (the text is already known to be scalar values).
+pub fn normalize(text: &str) -> String {
+    normalize_observed(text, &mut Quiet)
+}
+
+/// Steps 2–7, each step's result shown to `obs` (`norm.nfc` .. `norm.edges`).
+pub fn normalize_observed<O: Observer>(text: &str, obs: &mut O) -> String {
+    // 2. NFC, 3. quotes/dashes, fused in one pass; the observer sees NFC's result on its own.
+    obs.note("norm.nfc", || Value::String(text.nfc().collect()));
+    let mapped: String = text.nfc().map(map_quote_dash).collect();
+    obs.note("norm.quote_dash", || Value::String(mapped.clone()));
+    // 4. Full default lowercase; std handles final sigma as the contract describes.
+    let lowered = mapped.to_lowercase();
+    obs.note("norm.lowercase", || Value::String(lowered.clone()));
+    // 5. NFC again.
+    let nfc: String = lowered.nfc().collect();
+    obs.note("norm.nfc_again", || Value::String(nfc.clone()));
+    // 6. Each maximal run of White_Space -> one U+0020.
+    let collapsed = collapse_white_space(&nfc);
+    obs.note("norm.white_space", || Value::String(collapsed.clone()));
+    // 7. Strip White_Space and edge punctuation from both ends, repeatedly.
+    let stripped = strip_edges(&collapsed).to_string();
+    obs.note("norm.edges", || Value::String(stripped.clone()));
+    stripped
 }
 
 #[cfg(test)]

@@ -1,10 +1,12 @@
 //! `decide_write` of contract v1.
 
 use serde::Serialize;
+use serde_json::{json, Value as TraceValue};
 
-use crate::error::{Arg, Error, ErrorCode};
+use crate::error::{at, Arg, Error, ErrorCode};
 use crate::json::{self, Value};
-use crate::normalize::normalize;
+use crate::normalize::normalize_observed;
+use crate::trace::{f64_value, f64s_value, json_value, Observer, Quiet};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mode {
@@ -15,6 +17,15 @@ enum Mode {
 }
 
 impl Mode {
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Auto => "auto",
+            Mode::Explicit => "explicit",
+            Mode::Mirror => "mirror",
+            Mode::Reconcile => "reconcile",
+        }
+    }
+
     fn parse(s: &str) -> Result<Mode, Error> {
         match s {
             "auto" => Ok(Mode::Auto),
@@ -36,10 +47,15 @@ struct Candidate<'a> {
     embedding: Option<Vec<f64>>,
 }
 
-/// An embedding: JSON `null` (None) or a non-empty array of numbers, each rounded to binary32
-/// (which must stay finite) and widened back to binary64.
-fn embedding_from(value: &Value, what: &str) -> Result<Option<Vec<f64>>, Error> {
-    let bad = |why: String| Error::new(ErrorCode::InvalidEmbedding, format!("{what}: {why}"));
+/// An embedding: JSON `null` (None) or a non-empty array of numbers (else an error of `step`), each
+/// rounded to binary32 (which must stay finite: `gate.binary32`) and widened back to binary64.
+fn embedding_from(
+    value: &Value,
+    what: &str,
+    step: &'static str,
+) -> Result<Option<Vec<f64>>, Error> {
+    let bad =
+        |why: String| Error::new(ErrorCode::InvalidEmbedding, format!("{what}: {why}")).at(step);
     let items = match value {
         Value::Null => return Ok(None),
         Value::Array(items) if items.is_empty() => {
@@ -62,9 +78,11 @@ fn embedding_from(value: &Value, what: &str) -> Result<Option<Vec<f64>>, Error> 
                 // Round to nearest, ties to even; out-of-range finite values become ±inf.
                 let f = *x as f32;
                 if !f.is_finite() {
-                    return Err(bad(format!(
-                        "element {i} ({x}) does not fit a finite binary32"
-                    )));
+                    return Err(Error::new(
+                        ErrorCode::InvalidEmbedding,
+                        format!("{what}: element {i} ({x}) does not fit a finite binary32"),
+                    )
+                    .at("gate.binary32"));
                 }
                 out.push(f64::from(f));
             }
@@ -79,26 +97,37 @@ fn embedding_from(value: &Value, what: &str) -> Result<Option<Vec<f64>>, Error> 
     Ok(Some(out))
 }
 
-fn candidates_from(value: &Value) -> Result<Vec<Candidate<'_>>, Error> {
+fn candidates_from<'v, O: Observer>(
+    value: &'v Value,
+    obs: &mut O,
+) -> Result<Vec<Candidate<'v>>, Error> {
     let shape = |why: String| Error::new(ErrorCode::InvalidShape, why);
     let items = match value {
-        Value::Null => return Ok(Vec::new()),
+        Value::Null => {
+            obs.note("gate.candidates", || TraceValue::Array(Vec::new()));
+            return Ok(Vec::new());
+        }
         Value::Array(items) => items,
         other => {
             return Err(shape(format!(
                 "candidates_json must be null or an array, got {}",
                 other.kind()
-            )))
+            ))
+            .at("gate.candidates"))
         }
     };
+    obs.note("gate.candidates", || json_value(value));
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         if !matches!(item, Value::Object(_)) {
             return Err(shape(format!(
                 "candidate {i} must be an object, got {}",
                 item.kind()
-            )));
+            ))
+            .at("gate.candidate.object"));
         }
+        obs.note("gate.candidate.object", || json!(i));
+        let shape = |why: String| shape(why).at("gate.candidate.id");
         let id = match item.get("id") {
             Some(Value::String(s)) if !s.is_empty() => s.as_str(),
             Some(Value::String(_)) => {
@@ -114,6 +143,9 @@ fn candidates_from(value: &Value) -> Result<Vec<Candidate<'_>>, Error> {
             }
             None => return Err(shape(format!("candidate {i}: id is missing"))),
         };
+        obs.note("gate.candidate.id", || json!(id));
+        let shape =
+            |why: String| Error::new(ErrorCode::InvalidShape, why).at("gate.candidate.text");
         let text = match item.get("text") {
             Some(Value::String(s)) => s.as_str(),
             Some(other) => {
@@ -124,6 +156,9 @@ fn candidates_from(value: &Value) -> Result<Vec<Candidate<'_>>, Error> {
             }
             None => return Err(shape(format!("candidate {i}: text is missing"))),
         };
+        obs.note("gate.candidate.text", || json!(text));
+        let shape =
+            |why: String| Error::new(ErrorCode::InvalidShape, why).at("gate.candidate.pinned");
         let pinned = match item.get("pinned") {
             None | Some(Value::Null) => false,
             Some(Value::Bool(b)) => *b,
@@ -134,10 +169,18 @@ fn candidates_from(value: &Value) -> Result<Vec<Candidate<'_>>, Error> {
                 )))
             }
         };
+        obs.note("gate.candidate.pinned", || json!(pinned));
         let embedding = match item.get("embedding") {
             None => None,
-            Some(v) => embedding_from(v, &format!("candidate {i} embedding"))?,
+            Some(v) => embedding_from(
+                v,
+                &format!("candidate {i} embedding"),
+                "gate.candidate.embedding",
+            )?,
         };
+        obs.note("gate.candidate.embedding", || {
+            f64s_value(embedding.as_deref())
+        });
         out.push(Candidate {
             id,
             text,
@@ -185,6 +228,17 @@ struct Decision<'a> {
     matched: Option<MatchOut<'a>>,
 }
 
+impl Decision<'_> {
+    /// The decision as a trace value (the similarity bit-exact).
+    fn trace_value(&self) -> TraceValue {
+        let matched = self.matched.as_ref().map(|m| {
+            json!({"id": m.id, "text": m.text, "similarity": m.similarity.map(f64_value),
+                   "pinned": m.pinned})
+        });
+        json!({"action": self.action, "reason": self.reason, "match": matched})
+    }
+}
+
 fn check_threshold(t: f64) -> Result<f64, Error> {
     if t.is_nan() || !(0.0..=1.0).contains(&t) {
         Err(Error::new(
@@ -205,29 +259,67 @@ pub fn decide_write(
     mode: Arg<&str>,
     force: Arg<bool>,
 ) -> Result<String, Error> {
-    let text = text?;
-    let embedding_doc = json::parse(embedding_json?)?;
-    let embedding = embedding_from(&embedding_doc, "embedding_json")?;
-    let candidates_doc = json::parse(candidates_json?)?;
-    let candidates = candidates_from(&candidates_doc)?;
-    let threshold = check_threshold(threshold?)?;
-    let mode = Mode::parse(mode?)?;
-    let force = force?;
+    decide_write_observed(
+        text,
+        embedding_json,
+        candidates_json,
+        threshold,
+        mode,
+        force,
+        &mut Quiet,
+    )
+}
 
-    let normalized = normalize(text);
+/// `decide_write` with each step's result shown to `obs` (`gate.text` .. `gate.decision`).
+pub fn decide_write_observed<O: Observer>(
+    text: Arg<&str>,
+    embedding_json: Arg<&str>,
+    candidates_json: Arg<&str>,
+    threshold: Arg<f64>,
+    mode: Arg<&str>,
+    force: Arg<bool>,
+    obs: &mut O,
+) -> Result<String, Error> {
+    let text = text.map_err(at("gate.text"))?;
+    obs.note("gate.text", || json!(text));
+    let embedding_doc = json::parse(embedding_json.map_err(at("gate.embedding_json"))?)
+        .map_err(at("gate.embedding_json"))?;
+    obs.note("gate.embedding_json", || json_value(&embedding_doc));
+    let embedding = embedding_from(&embedding_doc, "embedding_json", "gate.embedding")?;
+    obs.note("gate.embedding", || json_value(&embedding_doc));
+    obs.note("gate.binary32", || f64s_value(embedding.as_deref()));
+    let candidates_doc = json::parse(candidates_json.map_err(at("gate.candidates_json"))?)
+        .map_err(at("gate.candidates_json"))?;
+    obs.note("gate.candidates_json", || json_value(&candidates_doc));
+    let candidates = candidates_from(&candidates_doc, obs)?;
+    let threshold = threshold
+        .and_then(check_threshold)
+        .map_err(at("gate.threshold"))?;
+    obs.note("gate.threshold", || f64_value(threshold));
+    let mode = mode.and_then(Mode::parse).map_err(at("gate.mode"))?;
+    obs.note("gate.mode", || json!(mode.name()));
+    let force = force.map_err(at("gate.force"))?;
+    obs.note("gate.force", || json!(force));
+
+    let normalized = normalize_observed(text, obs);
+    obs.note("gate.normalize", || json!(normalized));
     if normalized.is_empty() {
-        return Err(Error::new(
-            ErrorCode::EmptyText,
-            "text normalizes to the empty string",
-        ));
+        return Err(
+            Error::new(ErrorCode::EmptyText, "text normalizes to the empty string")
+                .at("gate.empty_text"),
+        );
     }
+    obs.note("gate.empty_text", || json!(false));
 
     // Rule 1: exact match, first in array order, pinned or not.
-    let exact = candidates.iter().find(|c| normalize(c.text) == normalized);
+    let exact = candidates
+        .iter()
+        .find(|c| normalize_observed(c.text, obs) == normalized);
 
     // Rule 2: near match, highest similarity, ties to the earliest.
     let mut near: Option<(f64, &Candidate<'_>)> = None;
     if exact.is_none() {
+        obs.note("gate.exact", || TraceValue::Null);
         if let Some(new) = embedding.as_deref() {
             for c in &candidates {
                 if mode == Mode::Auto && c.pinned {
@@ -236,7 +328,12 @@ pub fn decide_write(
                 let Some(theirs) = c.embedding.as_deref() else {
                     continue;
                 };
-                let Some(sim) = similarity(new, theirs) else {
+                let compared = similarity(new, theirs);
+                obs.note(
+                    "gate.similarity",
+                    || json!({"id": c.id, "similarity": compared.map(f64_value)}),
+                );
+                let Some(sim) = compared else {
                     continue;
                 };
                 if near.is_none_or(|(best, _)| sim > best) {
@@ -244,7 +341,16 @@ pub fn decide_write(
                 }
             }
         }
+        let best = near;
         near = near.filter(|(sim, _)| *sim >= threshold);
+        obs.note("gate.near", || match best {
+            None => TraceValue::Null,
+            Some((sim, c)) => {
+                json!({"id": c.id, "similarity": f64_value(sim), "match": near.is_some()})
+            }
+        });
+    } else if let Some(c) = exact {
+        obs.note("gate.exact", || json!(c.id));
     }
 
     let decision = if let Some(c) = exact {
@@ -287,6 +393,7 @@ pub fn decide_write(
             matched: None,
         }
     };
+    obs.note("gate.decision", || decision.trace_value());
     serde_json::to_string(&decision)
         .map_err(|e| Error::new(ErrorCode::InvalidShape, format!("internal: {e}")))
 }
@@ -472,11 +579,19 @@ mod tests {
             Err(ErrorCode::InvalidEmbedding)
         );
         assert_eq!(
-            embedding_from(&Value::Array(vec![Value::Number(below)]), "e"),
+            embedding_from(
+                &Value::Array(vec![Value::Number(below)]),
+                "e",
+                "gate.embedding"
+            ),
             Ok(Some(vec![f64::from(f32::MAX)]))
         );
         assert_eq!(
-            embedding_from(&Value::Array(vec![Value::Number(0.1)]), "e"),
+            embedding_from(
+                &Value::Array(vec![Value::Number(0.1)]),
+                "e",
+                "gate.embedding"
+            ),
             Ok(Some(vec![f64::from(0.1f32)]))
         );
     }

@@ -8,9 +8,9 @@ use std::borrow::Cow;
 
 use memgate_core::host::{self, HostValue};
 use memgate_core::Error;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyFloat, PyInt, PyString};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyString};
 
 /// A parameter with a default: the object the caller passed (Python `None` included, which is a
 /// wrong value, not the default), or nothing.
@@ -88,18 +88,59 @@ fn raise<T>(r: Result<T, Error>) -> PyResult<T> {
     r.map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
+// Each op's arguments as host values, in signature order: one function per op, used by the op and by
+// `trace`, so a trace shows what this binding handed the core.
+
+fn text_values<'a>(text: &'a HostArg<'_>) -> PyResult<[HostValue<'a>; 1]> {
+    Ok([optional(text)])
+}
+
+fn decide_write_values<'a>(
+    text: &'a HostArg<'_>,
+    embedding_json: &'a HostArg<'_>,
+    candidates_json: &'a HostArg<'_>,
+    threshold: &'a HostArg<'_>,
+    mode: &'a HostArg<'_>,
+    force: &'a HostArg<'_>,
+) -> PyResult<[HostValue<'a>; 6]> {
+    Ok([
+        optional(text),
+        optional(embedding_json),
+        optional(candidates_json),
+        optional(threshold),
+        optional(mode),
+        optional(force),
+    ])
+}
+
+fn build_dedup_context_values<'a>(
+    topical_json: &'a HostArg<'_>,
+    pinned_json: &'a HostArg<'_>,
+    recent_json: &'a HostArg<'_>,
+    cap: &'a HostArg<'_>,
+) -> PyResult<[HostValue<'a>; 4]> {
+    Ok([
+        optional(topical_json),
+        optional(pinned_json),
+        optional(recent_json),
+        optional(cap),
+    ])
+}
+
 /// normalize_fact_text(text) -> str
 #[pyfunction]
 #[pyo3(signature = (text))]
-fn normalize_fact_text(text: &Bound<'_, PyAny>) -> PyResult<String> {
-    raise(host::normalize_fact_text(host_value(text)))
+fn normalize_fact_text(text: HostArg<'_>) -> PyResult<String> {
+    let [text] = text_values(&text)?;
+    raise(host::normalize_fact_text(text))
 }
 
 /// unicode_nfc(text) -> str (diagnostic: NFC alone)
 #[pyfunction]
 #[pyo3(signature = (text))]
-fn unicode_nfc(text: &Bound<'_, PyAny>) -> PyResult<String> {
-    raise(host::unicode_nfc(host_value(text)))
+fn unicode_nfc(text: HostArg<'_>) -> PyResult<String> {
+    let [text] = text_values(&text)?;
+    raise(host::unicode_nfc(text))
 }
 
 /// decide_write(text, embedding_json, candidates_json, threshold=0.85, mode="auto", force=False) -> str
@@ -109,21 +150,22 @@ fn unicode_nfc(text: &Bound<'_, PyAny>) -> PyResult<String> {
     text_signature = "(text, embedding_json, candidates_json, threshold=0.85, mode='auto', force=False)"
 )]
 fn decide_write<'py>(
-    text: &Bound<'py, PyAny>,
-    embedding_json: &Bound<'py, PyAny>,
-    candidates_json: &Bound<'py, PyAny>,
+    text: HostArg<'py>,
+    embedding_json: HostArg<'py>,
+    candidates_json: HostArg<'py>,
     threshold: HostArg<'py>,
     mode: HostArg<'py>,
     force: HostArg<'py>,
 ) -> PyResult<String> {
-    raise(host::decide_write(
-        host_value(text),
-        host_value(embedding_json),
-        host_value(candidates_json),
-        optional(&threshold),
-        optional(&mode),
-        optional(&force),
-    ))
+    let [a, b, c, d, e, f] = decide_write_values(
+        &text,
+        &embedding_json,
+        &candidates_json,
+        &threshold,
+        &mode,
+        &force,
+    )?;
+    raise(host::decide_write(a, b, c, d, e, f))
 }
 
 /// build_dedup_context(topical_json, pinned_json, recent_json, cap=30) -> str
@@ -133,23 +175,68 @@ fn decide_write<'py>(
     text_signature = "(topical_json, pinned_json, recent_json, cap=30)"
 )]
 fn build_dedup_context<'py>(
-    topical_json: &Bound<'py, PyAny>,
-    pinned_json: &Bound<'py, PyAny>,
-    recent_json: &Bound<'py, PyAny>,
+    topical_json: HostArg<'py>,
+    pinned_json: HostArg<'py>,
+    recent_json: HostArg<'py>,
     cap: HostArg<'py>,
 ) -> PyResult<String> {
-    raise(host::build_dedup_context(
-        host_value(topical_json),
-        host_value(pinned_json),
-        host_value(recent_json),
-        optional(&cap),
-    ))
+    let [a, b, c, d] = build_dedup_context_values(&topical_json, &pinned_json, &recent_json, &cap)?;
+    raise(host::build_dedup_context(a, b, c, d))
 }
 
 /// unicode_versions() -> str (JSON)
 #[pyfunction]
 fn unicode_versions() -> String {
     memgate_core::unicode_versions()
+}
+
+/// trace(op, args) -> str: the trace of one call (schemas/trace-v1.schema.json) as JSON; `args` maps
+/// parameter names to values, an absent optional one taking its default. Diagnostic, not in the
+/// contract: the op's own code in the core, with a recording observer, after this binding's own
+/// conversion of its arguments.
+#[pyfunction]
+fn trace(op: &str, args: &Bound<'_, PyDict>) -> PyResult<String> {
+    let signature = host::OPS
+        .iter()
+        .find(|s| s.name == op && host::TRACED.contains(&s.name))
+        .ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "memgate_rs traces {}, not {op:?}",
+                host::TRACED.join(", ")
+            ))
+        })?;
+    for key in args.keys() {
+        let key: String = key.extract()?;
+        if !signature.params.contains(&key.as_str()) {
+            return Err(PyTypeError::new_err(format!(
+                "{op}() got an unexpected argument {key:?}"
+            )));
+        }
+    }
+    let mut given = Vec::with_capacity(signature.params.len());
+    for (i, param) in signature.params.iter().enumerate() {
+        match args.get_item(param)? {
+            Some(value) => given.push(HostArg::Given(value)),
+            None if i < signature.required => {
+                return Err(PyTypeError::new_err(format!(
+                    "{op}() missing required argument {param:?}"
+                )))
+            }
+            None => given.push(HostArg::Omitted),
+        }
+    }
+    let values: Vec<HostValue<'_>> = match (op, given.as_slice()) {
+        ("normalize_fact_text" | "unicode_nfc", [text]) => text_values(text)?.into(),
+        ("decide_write", [a, b, c, d, e, f]) => decide_write_values(a, b, c, d, e, f)?.into(),
+        ("build_dedup_context", [a, b, c, d]) => build_dedup_context_values(a, b, c, d)?.into(),
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "memgate_rs cannot trace {op:?}"
+            )))
+        }
+    };
+    host::trace(op, values)
+        .ok_or_else(|| PyValueError::new_err(format!("memgate_rs cannot trace {op:?}")))
 }
 
 #[pymodule]
@@ -160,5 +247,6 @@ fn memgate_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(build_dedup_context, m)?)?;
     m.add_function(wrap_pyfunction!(unicode_versions, m)?)?;
     m.add_function(wrap_pyfunction!(unicode_nfc, m)?)?;
+    m.add_function(wrap_pyfunction!(trace, m)?)?;
     Ok(())
 }

@@ -77,16 +77,57 @@ fn throw(r: Result<String, Error>) -> Result<String, JsError> {
     r.map_err(|e| JsError::new(&e.to_string()))
 }
 
+// Each op's arguments as host values, in signature order: one function per op, used by the op and by
+// `trace`, so a trace shows what this binding handed the core.
+
+fn text_values(text: &JsValue) -> [HostValue<'static>; 1] {
+    [host_value(text)]
+}
+
+fn decide_write_values(
+    text: &JsValue,
+    embedding_json: &JsValue,
+    candidates_json: &JsValue,
+    threshold: &JsValue,
+    mode: &JsValue,
+    force: &JsValue,
+) -> [HostValue<'static>; 6] {
+    [
+        host_value(text),
+        host_value(embedding_json),
+        host_value(candidates_json),
+        host_value(threshold),
+        host_value(mode),
+        host_value(force),
+    ]
+}
+
+fn build_dedup_context_values(
+    topical_json: &JsValue,
+    pinned_json: &JsValue,
+    recent_json: &JsValue,
+    cap: &JsValue,
+) -> [HostValue<'static>; 4] {
+    [
+        host_value(topical_json),
+        host_value(pinned_json),
+        host_value(recent_json),
+        host_value(cap),
+    ]
+}
+
 /// normalizeFactText(text) -> string
 #[wasm_bindgen(js_name = normalizeFactText)]
 pub fn normalize_fact_text(text: JsValue) -> Result<String, JsError> {
-    throw(host::normalize_fact_text(host_value(&text)))
+    let [text] = text_values(&text);
+    throw(host::normalize_fact_text(text))
 }
 
 /// unicodeNfc(text) -> string (diagnostic: NFC alone)
 #[wasm_bindgen(js_name = unicodeNfc)]
 pub fn unicode_nfc(text: JsValue) -> Result<String, JsError> {
-    throw(host::unicode_nfc(host_value(&text)))
+    let [text] = text_values(&text);
+    throw(host::unicode_nfc(text))
 }
 
 /// decideWrite(text, embeddingJson, candidatesJson, threshold = 0.85, mode = "auto", force = false)
@@ -100,14 +141,15 @@ pub fn decide_write(
     mode: JsValue,
     force: JsValue,
 ) -> Result<String, JsError> {
-    throw(host::decide_write(
-        host_value(&text),
-        host_value(&embedding_json),
-        host_value(&candidates_json),
-        host_value(&threshold),
-        host_value(&mode),
-        host_value(&force),
-    ))
+    let [a, b, c, d, e, f] = decide_write_values(
+        &text,
+        &embedding_json,
+        &candidates_json,
+        &threshold,
+        &mode,
+        &force,
+    );
+    throw(host::decide_write(a, b, c, d, e, f))
 }
 
 /// buildDedupContext(topicalJson, pinnedJson, recentJson, cap = 30) -> string
@@ -118,16 +160,41 @@ pub fn build_dedup_context(
     #[wasm_bindgen(js_name = recentJson)] recent_json: JsValue,
     cap: JsValue,
 ) -> Result<String, JsError> {
-    throw(host::build_dedup_context(
-        host_value(&topical_json),
-        host_value(&pinned_json),
-        host_value(&recent_json),
-        host_value(&cap),
-    ))
+    let [a, b, c, d] = build_dedup_context_values(&topical_json, &pinned_json, &recent_json, &cap);
+    throw(host::build_dedup_context(a, b, c, d))
 }
 
 /// unicodeVersions() -> string (JSON)
 #[wasm_bindgen(js_name = unicodeVersions)]
 pub fn unicode_versions() -> String {
     memgate_core::unicode_versions()
+}
+
+/// trace(op, ...args) -> string (JSON): the trace of one call (schemas/trace-v1.schema.json), `op`
+/// by its contract (Python) name, its arguments positional as the op takes them (`undefined` for an
+/// omitted one). Diagnostic, not in the contract: the op's own code in the core, with a recording
+/// observer, after this binding's own conversion of its arguments.
+#[wasm_bindgen]
+pub fn trace(
+    op: JsValue,
+    a: JsValue,
+    b: JsValue,
+    c: JsValue,
+    d: JsValue,
+    e: JsValue,
+    f: JsValue,
+) -> Result<String, JsError> {
+    let name = op.as_string().unwrap_or_default();
+    let values: Vec<HostValue<'static>> = match name.as_str() {
+        "normalize_fact_text" | "unicode_nfc" => text_values(&a).into(),
+        "decide_write" => decide_write_values(&a, &b, &c, &d, &e, &f).into(),
+        "build_dedup_context" => build_dedup_context_values(&a, &b, &c, &d).into(),
+        _ => Vec::new(),
+    };
+    host::trace(&name, values).ok_or_else(|| {
+        JsError::new(&format!(
+            "memgate-wasm traces {}, not {name:?}",
+            host::TRACED.join(", ")
+        ))
+    })
 }

@@ -1,10 +1,11 @@
 """`trace(op, args)`: one call of an op, with what each of its steps produced (schemas/trace-v1.schema.json).
 
 The op runs once, the function that ships, inside ``steps.recording()``; its steps' notes are the trace.
-The trace starts with step ``args`` (each argument as the op received it) and ends in the op's own
-outcome: its result, or its error code with the step that raised it. Values are written so that no
-host re-encodes them: a float as ``{"$f64": float.hex()}`` (bit-exact), a string holding a surrogate as
-``{"$codepoints": [...]}``, tuples as arrays.
+The trace starts with step ``args`` (each argument as the op received it, in the host view every
+implementation writes: ``host_view``) and ends in the op's own outcome: its result, or its error code
+with the step that raised it. Values are written so that no host re-encodes them: a float as
+``{"$f64": float.hex()}`` (bit-exact), a string holding a surrogate as ``{"$codepoints": [...]}``, tuples
+as arrays.
 
 The reference traces every op but unicode_versions (``TRACED``); a step that
 runs once per candidate notes once per candidate, and decide_write's normalizations note their own
@@ -46,12 +47,32 @@ def encode(value: Any) -> Any:
     return {"$repr": repr(value)}
 
 
+_I64 = 2**63
+_I128 = 2**127
+
+
+def host_view(value: Any) -> Any:
+    """An argument as the ``args`` step shows it, the same in every implementation (the Rust core's
+    ``host::host_view``): a string (code points when it holds a surrogate), a float bit-exact, a boolean,
+    an integer as itself within i64, ``{"$int": "<decimal>"}`` within i128 and ``{"$type": "int"}``
+    beyond, any other value as ``{"$type": <its type's name>}`` (``NoneType``, ``list``, ``dict``)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        if -_I64 <= value < _I64:
+            return value
+        return {"$int": str(value)} if -_I128 <= value < _I128 else {"$type": "int"}
+    if isinstance(value, (float, str)):
+        return encode(value)
+    return {"$type": type(value).__name__}
+
+
 def trace(op: str, args: dict[str, Any]) -> str:
     """The trace of `op` on `args` as compact JSON; an op the reference does not trace is a ValueError."""
     function = TRACED.get(op)
     if function is None:
         raise ValueError(f"the reference traces {', '.join(TRACED)}, not {op!r}")
-    steps: list[dict[str, Any]] = [{"step": "args", "value": encode(args)}]
+    steps: list[dict[str, Any]] = [{"step": "args", "value": {name: host_view(value) for name, value in args.items()}}]
     with recording() as notes:
         try:
             outcome: dict[str, Any] = {"result": encode(function(**args))}

@@ -1,0 +1,124 @@
+"""Step traces as data (schemas/trace-v1.schema.json): reading one, comparing two, finding where they part.
+
+A trace is ``{"schema": "trace-v1", "op", "steps": [{"step", "value"}, ...], "outcome"}``: step ``args``
+first (each argument in the host view: ``reference/tracing.py::host_view``, the Rust core's
+``host::host_view``), then the op's steps in the order it ran them, then its outcome (``{"result"}`` or
+``{"error", "step"}``).
+
+Two implementations' traces agree at a step when its values are equal, with the rules of ``ARGS_RULES``
+at step ``args`` only: hosts hand the same argument over as different host types (a JavaScript number
+is a float where Python has an int), and a value no parameter accepts is named by its host's type name
+(``NoneType``, ``null``). Past ``args`` every value is the core's own and must be equal exactly (floats
+are compared by their bits, as ``{"$f64": hex}`` texts).
+
+Pure data: no process machinery, no jsonschema (harness/checks/traces.py validates), so it runs wherever
+the reference runs.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+SCHEMA = "trace-v1"
+ARGS = "args"
+TRACE_OP = "trace"  # the protocol's diagnostic request: {"op": "trace", "args": {"op": ..., "args": {...}}}
+
+
+class TraceError(ValueError):
+    """A trace that is not a trace-v1 document; the message says what is wrong."""
+
+
+def parse(text: Any) -> dict[str, Any]:
+    """A trace's JSON text as a document (shape checked lightly here; harness/checks/traces.py validates)."""
+    if not isinstance(text, str):
+        raise TraceError(f"a trace is a JSON text, got {type(text).__name__}")
+    try:
+        document = json.loads(text)
+    except ValueError as exc:
+        raise TraceError(f"a trace is not JSON: {exc}") from None
+    if not isinstance(document, dict) or document.get("schema") != SCHEMA or \
+            not isinstance(document.get("steps"), list) or not isinstance(document.get("outcome"), dict):
+        raise TraceError(f"not a {SCHEMA} document: {text[:120]!r}")
+    return document
+
+
+def _exact(value: Any) -> Fraction | float | None:
+    """The number a host-view value denotes, exactly (an integer, ``{"$int"}``, a finite ``{"$f64"}``), a
+    non-finite float as itself, None for anything else."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return Fraction(value)
+    if isinstance(value, dict) and len(value) == 1 and isinstance(next(iter(value.values())), str):
+        if "$int" in value:
+            return Fraction(int(value["$int"]))
+        if "$f64" in value:
+            text = value["$f64"]
+            number = float(text) if text.lstrip("-") in ("inf", "nan") else float.fromhex(text)
+            return Fraction(number) if math.isfinite(number) else number
+    return None
+
+
+def _exact_number(a: Any, b: Any) -> bool:
+    """An integer and a float (or any two spellings) that are the same number exactly."""
+    x, y = _exact(a), _exact(b)
+    if x is None or y is None:
+        return False
+    if isinstance(x, float) or isinstance(y, float):
+        return isinstance(x, float) and isinstance(y, float) and (x == y or (math.isnan(x) and math.isnan(y)))
+    return x == y
+
+
+def _both_other(a: Any, b: Any) -> bool:
+    """Two values of no accepted kind, each named by its host's type name."""
+    return all(isinstance(v, dict) and set(v) == {"$type"} and v["$type"] != "int" for v in (a, b))
+
+
+# The rules under which two implementations' `args` values agree (past `args`, only equality does).
+ARGS_RULES: tuple[tuple[str, Callable[[Any, Any], bool]], ...] = (
+    ("equal", lambda a, b: a == b),
+    ("same number in another host type (JavaScript has no integers)", _exact_number),
+    ("both a value no parameter accepts, by their hosts' type names", _both_other),
+)
+
+
+def same_args(a: Any, b: Any) -> bool:
+    """Whether two `args` step values show the same arguments (``ARGS_RULES``, per argument)."""
+    if not (isinstance(a, dict) and isinstance(b, dict)) or set(a) != set(b):
+        return False
+    return all(any(rule(a[name], b[name]) for _, rule in ARGS_RULES) for name in a)
+
+
+def same_entry(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    if a.get("step") != b.get("step"):
+        return False
+    if a.get("step") == ARGS:
+        return same_args(a.get("value"), b.get("value"))
+    return bool(a.get("value") == b.get("value"))
+
+
+@dataclass(frozen=True)
+class Parting:
+    """Where two traces part: the index of the first differing entry (``len(steps)`` for the outcome)."""
+
+    index: int
+    step: str  # the step id there (of the first trace, else the second), or "outcome"
+
+
+def first_difference(a: dict[str, Any], b: dict[str, Any]) -> Parting | None:
+    """The first entry where two traces differ (steps, then the outcome), or None when they agree."""
+    steps_a, steps_b = a["steps"], b["steps"]
+    for index in range(max(len(steps_a), len(steps_b))):
+        if index >= len(steps_a) or index >= len(steps_b):
+            longer = steps_a if index < len(steps_a) else steps_b
+            return Parting(index, str(longer[index].get("step")))
+        if not same_entry(steps_a[index], steps_b[index]):
+            return Parting(index, str(steps_a[index].get("step")))
+    if a["outcome"] != b["outcome"]:
+        return Parting(len(steps_a), "outcome")
+    return None

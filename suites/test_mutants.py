@@ -31,9 +31,9 @@ def test_caught_requires_every_named_case() -> None:
 def test_every_planted_edit_applies_once_to_todays_sources() -> None:
     """A mutation or plant whose text no longer occurs exactly once would fail only in `nox -s mutants` or a
     plants run; this keeps them in step with every edit of the code they plant into."""
+    from harness.model.paths import ROOT
     from tools.mutants import RUST_MUTATIONS, WASM_MUTATIONS
     from tools.plants import PLANTS
-    from harness.model.paths import ROOT
 
     edits = [*RUST_MUTATIONS, *WASM_MUTATIONS, *REFERENCE_MUTATIONS,
              *(plant.mutation for plant in PLANTS if plant.mutation is not None)]

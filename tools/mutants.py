@@ -140,7 +140,8 @@ RUST_MUTATIONS = [
     # Binding-only: the Rust fixture test drives the core, not the PyO3 crate, so only Python sees it.
     Mutation("pyo3-cap-as-usize-unchecked", "rust_core/python/src/lib.rs",
              "        optional(cap),\n    ])",
-             "        match cap {\n            HostArg::Given(obj) => HostValue::Int(Some(obj.extract::<usize>()? as i128)),\n"
+             "        match cap {\n"
+             "            HostArg::Given(obj) => HostValue::Int(Some(obj.extract::<usize>()? as i128)),\n"
              "            HostArg::Omitted => HostValue::Omitted,\n        },\n    ])",
              ("dedup-context-v1/ctx-error-cap-negative", "dedup-context-v1/ctx-error-cap-boolean"),
              needs=("binding-only",)),

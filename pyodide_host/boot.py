@@ -23,8 +23,8 @@ from harness.model.registry import get_op
 from harness.testees.inprocess import InProcess
 from harness.testees.protocol import PROTOCOL_VERSION, answer_line, encode_line
 
-IMPL = InProcess("pyodide", lambda op: getattr(reference, op.name))
 DESCRIPTION: dict[str, Any] = {}
+IMPL = InProcess("pyodide", lambda op: getattr(reference, op.name), DESCRIPTION, tracer=reference.trace)
 
 
 def start(version: str, pyodide_version: str) -> str:
@@ -40,6 +40,7 @@ def start(version: str, pyodide_version: str) -> str:
                     f"CPython {platform.python_version()}",
         "unicode": json.loads(reference.unicode_versions()),
         "contracts": ["v1"],
+        "traces": list(reference.TRACED),
     })
     return json.dumps(DESCRIPTION)
 

@@ -9,12 +9,13 @@ contract, shows what each step of one call produced (``reference/tracing.py``).
 from .dedup_context import build_dedup_context
 from .errors import CODES, ContractError
 from .normalize import normalize_fact_text, unicode_nfc
-from .tracing import trace
+from .tracing import TRACED, trace
 from .unicode_data import unicode_versions
 from .write_gate import decide_write
 
 __all__ = [
     "CODES",
+    "TRACED",
     "ContractError",
     "build_dedup_context",
     "decide_write",

@@ -26,8 +26,9 @@ from .steps import recording
 from .write_gate import decide_write
 
 SCHEMA = "trace-v1"
-TRACED = {"normalize_fact_text": normalize_fact_text, "decide_write": decide_write,
-          "build_dedup_context": build_dedup_context, "unicode_nfc": unicode_nfc}
+_FUNCTIONS = {"normalize_fact_text": normalize_fact_text, "decide_write": decide_write,
+              "build_dedup_context": build_dedup_context, "unicode_nfc": unicode_nfc}
+TRACED = tuple(_FUNCTIONS)  # the ops trace() serves
 
 
 def encode(value: Any) -> Any:
@@ -69,7 +70,7 @@ def host_view(value: Any) -> Any:
 
 def trace(op: str, args: dict[str, Any]) -> str:
     """The trace of `op` on `args` as compact JSON; an op the reference does not trace is a ValueError."""
-    function = TRACED.get(op)
+    function = _FUNCTIONS.get(op)
     if function is None:
         raise ValueError(f"the reference traces {', '.join(TRACED)}, not {op!r}")
     steps: list[dict[str, Any]] = [{"step": "args", "value": {name: host_view(value) for name, value in args.items()}}]

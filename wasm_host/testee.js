@@ -10,7 +10,8 @@
 // Response {"id": ..., "ok": <value>} | {"id": ..., "error": {"code": ..., "message": ...}}
 // Batch    {"id": B, "batch": [request, ...]} -> {"id": B, "batch": [response, ...]} (in order)
 // Start    {"id": X, "op": "start", "args": {"protocol": 2, "ops": <op table>, "codes": [error codes]}}
-//          -> {"id": X, "ok": {"protocol": 2, "name", "version", "language", "unicode", "contracts"}}
+//          -> {"id": X, "ok": {"protocol": 2, "name", "version", "language", "unicode", "contracts", "traces"}}
+// Trace    {"id": T, "op": "trace", "args": {"op": <op name>, "args": {...}}} -> {"id": T, "ok": <trace JSON text>}
 // The harness sends `start` after each start of this process, with the op table of harness/model/registry.py;
 // until then every request is a bad_request, and a package that does not load is found before any
 // real request.
@@ -138,35 +139,36 @@ function handle(mod, request) {
     return [{ id, ok: describeSelf(mod) }, false];
   }
   if (OPS === null) return [badRequest(id, 'no op table yet: send start first'), false];
-  if (typeof request.op !== 'string' || !hasOwn(OPS, request.op)) {
-    const known = Object.keys(OPS).join(', ');
-    return [badRequest(id, `unknown op ${JSON.stringify(request.op)}; known ops: ${known}`), false];
-  }
-  const op = OPS[request.op];
-  const args = request.args === undefined ? {} : request.args;
+  // The diagnostic trace request: {"op": "trace", "args": {"op": <an op it traces>, "args": {...}}}, answered
+  // with the trace's JSON text, made by the core (the package's trace(op, ...args)).
+  const tracing = request.op === 'trace';
+  let opName = request.op;
+  let args = request.args === undefined ? {} : request.args;
   let positional;
   try {
-    if (!isPlainObject(args)) throw new BadRequest('args must be an object');
-    const unknown = Object.keys(args).filter((k) => !op.params.includes(k));
-    if (unknown.length) {
-      const params = op.params.join(', ');
-      throw new BadRequest(`${request.op}: unknown argument(s) ${unknown.join(', ')}; parameters: ${params}`);
+    if (tracing) {
+      if (!isPlainObject(args) || typeof args.op !== 'string' || !TRACES.includes(args.op) ||
+          Object.keys(args).some((k) => k !== 'op' && k !== 'args')) {
+        throw new BadRequest(`trace needs args {"op": one of ${TRACES.join(', ')}, "args": {...}}`);
+      }
+      opName = args.op;
+      args = args.args === undefined ? {} : args.args;
     }
-    const missing = op.params.slice(0, op.required).filter((k) => !hasOwn(args, k));
-    if (missing.length) throw new BadRequest(`${request.op}: missing required argument(s) ${missing.join(', ')}`);
-    // An omitted argument is passed as undefined (the binding's default); trailing ones are dropped.
-    positional = op.params.map((k) => (hasOwn(args, k) ? decodeHostValue(args[k], k) : undefined));
-    while (positional.length && positional[positional.length - 1] === undefined) positional.pop();
+    if (typeof opName !== 'string' || !hasOwn(OPS, opName)) {
+      throw new BadRequest(`unknown op ${JSON.stringify(opName)}; known ops: ${Object.keys(OPS).join(', ')}`);
+    }
+    positional = positionalArgs(opName, OPS[opName], args);
   } catch (err) {
     if (err instanceof BadRequest) return [badRequest(id, err.message), false];
     throw err;
   }
-  const fn = mod[op.js];
+  const js = tracing ? 'trace' : OPS[opName].js;
+  const fn = mod[js];
   if (typeof fn !== 'function') {
-    return [{ id, error: { code: 'unexpected_exception', message: `the package does not export ${op.js}` } }, false];
+    return [{ id, error: { code: 'unexpected_exception', message: `the package does not export ${js}` } }, false];
   }
   try {
-    return [{ id, ok: fn(...positional) }, false];
+    return [{ id, ok: tracing ? fn(opName, ...positional) : fn(...positional) }, false];
   } catch (err) {
     if (err instanceof WebAssembly.RuntimeError) {
       return [{ id, error: { code: 'crash', message: `WebAssembly trap: ${describe(err)}` } }, true];
@@ -178,6 +180,25 @@ function handle(mod, request) {
     return [{ id, error: { code: 'unexpected_exception', message: describe(err) } }, false];
   }
 }
+
+// The op's arguments in signature order, decoded; an omitted one is undefined (the binding's default) and
+// trailing ones are dropped.
+function positionalArgs(name, op, args) {
+  if (!isPlainObject(args)) throw new BadRequest('args must be an object');
+  const unknown = Object.keys(args).filter((k) => !op.params.includes(k));
+  if (unknown.length) {
+    throw new BadRequest(`${name}: unknown argument(s) ${unknown.join(', ')}; parameters: ${op.params.join(', ')}`);
+  }
+  const missing = op.params.slice(0, op.required).filter((k) => !hasOwn(args, k));
+  if (missing.length) throw new BadRequest(`${name}: missing required argument(s) ${missing.join(', ')}`);
+  const positional = op.params.map((k) => (hasOwn(args, k) ? decodeHostValue(args[k], k) : undefined));
+  while (positional.length && positional[positional.length - 1] === undefined) positional.pop();
+  return positional;
+}
+
+// The ops the core traces (memgate_core::host::TRACED), when the package exports trace.
+const TRACED_BY_THE_CORE = ['normalize_fact_text', 'decide_write', 'build_dedup_context', 'unicode_nfc'];
+let TRACES = [];
 
 let SELF = null; // the self-description, computed once
 
@@ -196,6 +217,7 @@ function describeSelf(mod) {
       language: `Rust (wasm-bindgen) on Node.js ${process.version}`,
       unicode,
       contracts: ['v1'],
+      traces: TRACES,
       surface: { kind: 'js', exports: exportsOf(mod) },
     };
   }
@@ -246,6 +268,7 @@ function main() {
     const wasmFile = entry.replace(/\.js$/, '_bg.wasm');
     const digest = require('crypto').createHash('sha256').update(fs.readFileSync(wasmFile)).digest('hex');
     PKG_VERSION = `0.1.0+sha256.${digest.slice(0, 12)}`;
+    TRACES = typeof mod.trace === 'function' ? TRACED_BY_THE_CORE : [];
   } catch (err) {
     process.stderr.write(`testee: cannot load the wasm package ${pkg}: ${describe(err)}\n` +
                          'build it with `python wasm_host/build.py` (or `nox -s build-wasm`)\n');

@@ -42,6 +42,7 @@ from typing import Any
 
 from harness.model import hostvalues
 from harness.model.registry import OPS, check_args
+from harness.model.traces import TRACE_OP
 from harness.testees.errors import ImplementationUnavailable
 from harness.testees.findings import DEFAULT_MAX_FAULTS, Findings, line_evidence
 from harness.testees.protocol import PROTOCOL_VERSION, encode_line
@@ -525,7 +526,9 @@ class CommandTestee:
         self._bodies: dict[int, dict[str, Any]] = {}  # index -> the request without its id (host values)
         for index, (op_name, args) in enumerate(calls):
             try:
-                self._bodies[index] = {"op": op_name, "args": hostvalues.encode_args(args)}
+                encoded = ({"op": args["op"], "args": hostvalues.encode_args(args["args"])} if op_name == TRACE_OP
+                           else hostvalues.encode_args(args))
+                self._bodies[index] = {"op": op_name, "args": encoded}
             except TypeError as exc:
                 results[index] = _error("bad_request", f"cannot encode the arguments: {exc}")
         pending = [i for i in range(len(calls)) if results[i] is None]
@@ -648,6 +651,10 @@ class CommandTestee:
         """Whether request ``index`` names an op of the table with arguments that fit it (decided only
         when a testee answers it bad_request: then it must not have been)."""
         op_name, args = self._calls[index]
+        if op_name == TRACE_OP:  # a trace of an op it lists in `traces`
+            if args.get("op") not in (self.description.get("traces") or []):
+                return False
+            op_name, args = args["op"], args["args"]
         op = OPS.get(op_name)
         if op is None:
             return False

@@ -273,7 +273,8 @@ def _in_process(declared: Implementation) -> InProcess:
     if missing:
         raise ImplementationUnavailable(
             f"{declared.name}: {declared.python_module} does not export {', '.join(missing)}")
-    impl = InProcess(declared.name, lambda op: getattr(module, op.name))
+    tracer = getattr(module, "trace", None)
+    impl = InProcess(declared.name, lambda op: getattr(module, op.name), tracer=tracer if callable(tracer) else None)
     versions = impl.call("unicode_versions", {})
     impl.description = {
         "protocol": PROTOCOL_VERSION,
@@ -282,6 +283,8 @@ def _in_process(declared: Implementation) -> InProcess:
         "language": f"{declared.language} on CPython {platform.python_version()}",
         "unicode": json.loads(versions["ok"]) if "ok" in versions else versions,
         "contracts": list(declared.contracts),
+        # the ops its trace(op, args) serves: the module's TRACED (a black box without trace)
+        "traces": [str(op) for op in getattr(module, "TRACED", ())] if impl.tracer is not None else [],
     }
     return impl
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.model.registry import Op, get_op
+from harness.model.traces import TRACE_OP
 from reference.errors import CODES
 
 _CODE = re.compile(r"^([a-z_]+):")
@@ -35,10 +36,18 @@ class InProcess:
     name: str
     resolve: Callable[[Op], Callable[..., Any]]
     description: dict[str, Any] = field(default_factory=dict)  # what a command testee answers to `start`
+    # trace(op, args) -> the trace's JSON text: the optional diagnostic, for the ops description["traces"] lists
+    tracer: Callable[[str, dict[str, Any]], Any] | None = None
 
     def call(self, op_name: str, args: dict[str, Any]) -> dict[str, Any]:
-        function = self.resolve(get_op(op_name))
+        """One op; ``trace`` (TRACE_OP) with ``{"op", "args"}`` is the trace of one call of that op."""
         try:
+            if op_name == TRACE_OP:
+                if self.tracer is None or args.get("op") not in self.description.get("traces", ()):
+                    message = f"{self.name} does not trace {args.get('op')!r}"
+                    return {"error": {"code": "bad_request", "message": message}}
+                return {"ok": self.tracer(args["op"], args["args"])}
+            function = self.resolve(get_op(op_name))
             return {"ok": function(**args)}
         except Exception as exc:  # noqa: BLE001 (every failure becomes a reported result, never an aborted run)
             return error_response(exc)

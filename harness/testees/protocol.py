@@ -6,6 +6,8 @@ Start:    ``{"id": X, "op": "start", "args": {"protocol": 2, "ops": <op table>}}
 Request:  ``{"id": <string|integer>, "op": <op name>, "args": {<python parameter name>: <host value>}}``
 Response: ``{"id": ..., "ok": <return value>}`` or ``{"id": ..., "error": {"code": ..., "message": ...}}``
 Batch:    ``{"id": B, "batch": [request, ...]}`` -> ``{"id": B, "batch": [response, ...]}``, in order
+Trace:    ``{"id": T, "op": "trace", "args": {"op": <op name>, "args": {...}}}`` -> ``{"id": T, "ok": <trace JSON
+          text>}``, for the ops the self-description lists in ``traces`` (optional)
 
 Args and return values use the host-value encoding of ``harness.hostvalues`` (plain JSON plus the
 ``$float`` and ``$utf16`` forms). An omitted argument takes the binding's default.
@@ -24,6 +26,7 @@ from typing import Any, TextIO
 
 from harness.model import hostvalues
 from harness.model.registry import check_args, get_op
+from harness.model.traces import TRACE_OP
 from harness.testees.testee import Testee
 
 PROTOCOL_VERSION = 2
@@ -51,16 +54,24 @@ def handle(impl: Testee, request: Any, description: dict[str, Any] | None = None
             return bad_request(request_id,
                                f"protocol {version!r} is not supported: this testee speaks {PROTOCOL_VERSION}")
         return {"id": request_id, "ok": description}
+    tracing = request.get("op") == TRACE_OP
     try:
-        op = get_op(request.get("op"))  # type: ignore[arg-type]
         raw_args = request.get("args", {})
+        if tracing:  # {"op": "trace", "args": {"op": <an op it traces>, "args": {...}}}
+            traced = list(impl.description.get("traces") or [])
+            if not isinstance(raw_args, dict) or set(raw_args) != {"op", "args"} or raw_args["op"] not in traced:
+                raise ValueError(f"trace needs args {{op: one of {', '.join(traced) or '(none: it traces no op)'}, "
+                                 "args: {...}}")
+            op, raw_args = get_op(raw_args["op"]), raw_args["args"]
+        else:
+            op = get_op(request.get("op"))  # type: ignore[arg-type]
         if not isinstance(raw_args, dict):
             raise ValueError("args must be an object")
         args = hostvalues.decode_args(raw_args)
         check_args(op, args)
     except (KeyError, ValueError, TypeError) as exc:  # TypeError: an op that is not a string (a list)
         return bad_request(request_id, str(exc).strip("'\""))
-    response = impl.call(op.name, args)
+    response = impl.call(TRACE_OP, {"op": op.name, "args": args}) if tracing else impl.call(op.name, args)
     if "ok" in response:
         return {"id": request_id, "ok": hostvalues.encode(response["ok"])}
     return {"id": request_id, "error": response["error"]}

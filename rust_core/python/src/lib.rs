@@ -248,5 +248,6 @@ fn memgate_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(unicode_versions, m)?)?;
     m.add_function(wrap_pyfunction!(unicode_nfc, m)?)?;
     m.add_function(wrap_pyfunction!(trace, m)?)?;
+    m.add("TRACED", host::TRACED.to_vec())?;
     Ok(())
 }

@@ -51,6 +51,7 @@ PARITY_SUITES = (
     "suites/test_unicode_conformance.py",  # NFC against NormalizationTest.txt, version skew reported
     "suites/test_differential.py",  # ci profile: all implementations agree (expected/<impl>.json aside)
     "suites/test_properties.py",  # ci profile: idempotence, NFC output, dedup and write-gate invariants
+    "suites/test_step_traces.py",  # every fixture case traced as the oracle traces it, ending in the op's output
     "suites/test_testee_health.py",  # last: no finding about any testee this session; the protocol selftest
 )
 

@@ -49,20 +49,17 @@ def encode(value: Any) -> Any:
 
 
 _I64 = 2**63
-_I128 = 2**127
 
 
 def host_view(value: Any) -> Any:
     """An argument as the ``args`` step shows it, the same in every implementation (the Rust core's
     ``host::host_view``): a string (code points when it holds a surrogate), a float bit-exact, a boolean,
-    an integer as itself within i64, ``{"$int": "<decimal>"}`` within i128 and ``{"$type": "int"}``
-    beyond, any other value as ``{"$type": <its type's name>}`` (``NoneType``, ``list``, ``dict``)."""
+    an integer as itself within i64 and as ``{"$int": "<decimal>"}`` beyond, any other value as
+    ``{"$type": <its type's name>}`` (``NoneType``, ``list``, ``dict``)."""
     if isinstance(value, bool):
         return value
     if isinstance(value, int):
-        if -_I64 <= value < _I64:
-            return value
-        return {"$int": str(value)} if -_I128 <= value < _I128 else {"$type": "int"}
+        return value if -_I64 <= value < _I64 else {"$int": str(value)}
     if isinstance(value, (float, str)):
         return encode(value)
     return {"$type": type(value).__name__}

@@ -11,6 +11,7 @@
   bench                      requests per second on the fixture inputs (table + reports/bench.json)
   impls                      list the declared implementations and whether each is available here
   selftest --impl NAME       check a testee against the protocol (handshake, schema, batches, bad requests, crash)
+  trace OP ARG...            every implementation's step trace of one call, side by side, first difference marked
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from harness.cli.tools import close_all, open_impls, parse_typed, request_deadline, split_names, unescape
 from harness.testees import impls, protocol
@@ -91,6 +93,14 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--out", type=Path, default=Path("reports/bench.json"))
     bench.add_argument("--seconds", type=float, default=2.0, help="minimum measuring time per row")
     sub.add_parser("impls", help="list the declared implementations and their availability")
+    trace = sub.add_parser("trace", help="every implementation's step trace of one call, side by side")
+    trace.add_argument("op")
+    trace.add_argument("args", nargs="*",
+                       help="positional arguments as host-value JSON ('\"A\\u001cb\"', 30, null); one that is not "
+                            "JSON is a string, its Python escapes decoded")
+    trace.add_argument("--arg", action="append", default=[], metavar="NAME=JSON", help="a named argument")
+    trace.add_argument("--impls", help="comma-separated implementations (default: all available)")
+    trace.add_argument("--json", action="store_true", help="print the traces as one JSON object instead")
     selftest = sub.add_parser("selftest", help="check a testee against the protocol")
     selftest.add_argument("--impl", required=True, help="a declared implementation (implementations/<name>.json)")
     return parser
@@ -148,25 +158,81 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 1 if failures or findings else 0
 
 
-def cmd_diff(args: argparse.Namespace) -> int:
-    from harness.differential.expected import cover, load
-    from harness.differential.explain import examine, observe, unicode_versions_of
-    from harness.differential.report import document, render, render_divergence
+def _call_args(op_name: str, positional: list[str], named: list[str], loose: bool) -> tuple[Any, dict[str, Any]]:
+    """The op and its arguments from the command line: positional ones in signature order (host-value JSON
+    when ``loose``, a string otherwise or when it is not JSON), then NAME=JSON ones."""
     from harness.model.registry import get_op
 
     try:
-        op = get_op(args.op)
+        op = get_op(op_name)
     except KeyError as exc:
         raise SystemExit(f"error: {exc.args[0]}") from None
-    if len(args.args) > len(op.params):
+    if len(positional) > len(op.params):
         raise SystemExit(f"error: {op.name} takes {len(op.params)} argument(s): {', '.join(p.name for p in op.params)}")
-    call_args = {param.name: unescape(value) for param, value in zip(op.params, args.args, strict=False)}
-    for item in args.arg:
+    call_args = {}
+    for param, value in zip(op.params, positional, strict=False):
+        try:
+            call_args[param.name] = parse_typed(value, quiet=True) if loose else unescape(value)
+        except ValueError:
+            call_args[param.name] = unescape(value)
+    for item in named:
         name, sep, value = item.partition("=")
         if not sep or name not in {p.name for p in op.params}:
             raise SystemExit(f"error: --arg {item!r}: expected NAME=JSON with NAME one of "
                              f"{', '.join(p.name for p in op.params)}")
         call_args[name] = parse_typed(value)
+    return op, call_args
+
+
+def cmd_trace(args: argparse.Namespace) -> int:
+    from harness.checks.traces import check_examples, traced_ops
+    from harness.cli.trace_view import parting_index, side_by_side
+    from harness.model.registry import check_args
+
+    op, call_args = _call_args(args.op, args.args, args.arg, loose=True)
+    try:
+        check_args(op, call_args)
+    except ValueError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    opened = open_impls(split_names(args.impls))
+    documents: dict[str, Any] = {}
+    black_boxes: dict[str, Any] = {}
+    problems: dict[str, list[str]] = {}
+    try:
+        for name, impl in opened.items():
+            if not impls.declaration(name).can_express(call_args):
+                black_boxes[name] = {"not run": "its host cannot hold these arguments (host_strings)"}
+            elif op.name not in traced_ops(impl):
+                black_boxes[name] = impl.call(op.name, call_args)
+            else:
+                checked = check_examples(impl, [(op.name, call_args)])[0]
+                if checked.problems:
+                    problems[name] = list(checked.problems)
+                if checked.trace is not None:
+                    documents[name] = checked.trace
+            found = impl.findings.to_json() if getattr(impl, "findings", None) is not None else []
+            for finding in found:
+                problems.setdefault(name, []).append(f"finding {finding['kind']}: {finding['message']}")
+    finally:
+        close_all(opened)
+    oracle = impls.oracle()
+    if oracle not in documents:
+        raise SystemExit(f"error: the oracle {oracle} gave no trace: {'; '.join(problems.get(oracle, []))}")
+    index, _ = parting_index(documents, oracle)
+    if args.json:
+        print(json.dumps({"op": op.name, "traces": documents, "black_boxes": black_boxes, "problems": problems,
+                          "first_difference": index}, ensure_ascii=True, indent=1))
+    else:
+        print(side_by_side(op.name, call_args, documents, oracle, black_boxes, problems))
+    return 1 if index is not None or problems else 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from harness.differential.expected import cover, load
+    from harness.differential.explain import examine, observe, unicode_versions_of
+    from harness.differential.report import document, render, render_divergence
+
+    op, call_args = _call_args(args.op, args.args, args.arg, loose=False)
     opened = open_impls(split_names(args.impls), require_all=args.require_all)
     try:
         versions = unicode_versions_of(opened)
@@ -378,7 +444,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
         raise SystemExit(f"error: {exc}") from None
 
 
-COMMANDS = {"selftest": cmd_selftest, "run": cmd_run, "check": cmd_check, "diff": cmd_diff, "fuzz": cmd_fuzz,
+COMMANDS = {"selftest": cmd_selftest, "trace": cmd_trace, "run": cmd_run, "check": cmd_check, "diff": cmd_diff, "fuzz": cmd_fuzz,
             "sweep": cmd_sweep,
             "expected": cmd_expected,
             "promote": cmd_promote, "lint": cmd_lint, "bench": cmd_bench, "impls": cmd_impls}

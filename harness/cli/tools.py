@@ -30,11 +30,14 @@ def unescape(text: str) -> str:
     return _ESCAPE.sub(replace, text)
 
 
-def parse_typed(text: str) -> Any:
-    """A typed argument given as host-value JSON: -1, 2.5, true, null, "x", {"$float": "NaN"}."""
+def parse_typed(text: str, quiet: bool = False) -> Any:
+    """A typed argument given as host-value JSON: -1, 2.5, true, null, "x", {"$float": "NaN"}. Not one: exit
+    with an error, or (``quiet``) raise ValueError."""
     try:
         return hostvalues.decode(json.loads(text))
     except ValueError as exc:
+        if quiet:
+            raise
         raise SystemExit(f"error: {text!r} is not a host value in JSON ({exc})") from None
 
 

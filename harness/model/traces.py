@@ -74,6 +74,33 @@ def _exact_number(a: Any, b: Any) -> bool:
     return x == y
 
 
+def _binary64_rounding(a: Any, b: Any) -> bool:
+    """An integer and the binary64 float it rounds to (to nearest, ties to even; past the largest finite
+    float, infinity): what a host whose numbers are all binary64 (a JavaScript number) holds for it."""
+    for integer, other in ((a, b), (b, a)):
+        number = _exact(integer) if isinstance(integer, int) or (isinstance(integer, dict) and "$int" in integer) \
+            else None
+        if isinstance(number, Fraction) and isinstance(other, dict) and "$f64" in other:
+            try:
+                rounded = float(number)
+            except OverflowError:
+                rounded = math.inf if number > 0 else -math.inf
+            if _exact_number({"$f64": rounded.hex() if math.isfinite(rounded) else str(rounded)}, other):
+                return True
+    return False
+
+
+def _beyond_i128(a: Any, b: Any) -> bool:
+    """An integer outside [-2^127, 2^127) and ``{"$type": "int"}``: a host that hands the core only the fact
+    that it is an integer that large (the PyO3 binding: HostValue::Int(None))."""
+    for integer, other in ((a, b), (b, a)):
+        number = _exact(integer) if isinstance(integer, int) or (isinstance(integer, dict) and "$int" in integer) \
+            else None
+        if isinstance(number, Fraction) and not -2**127 <= number < 2**127 and other == {"$type": "int"}:
+            return True
+    return False
+
+
 def _both_other(a: Any, b: Any) -> bool:
     """Two values of no accepted kind, each named by its host's type name."""
     return all(isinstance(v, dict) and set(v) == {"$type"} and v["$type"] != "int" for v in (a, b))
@@ -83,6 +110,10 @@ def _both_other(a: Any, b: Any) -> bool:
 ARGS_RULES: tuple[tuple[str, Callable[[Any, Any], bool]], ...] = (
     ("equal", lambda a, b: a == b),
     ("same number in another host type (JavaScript has no integers)", _exact_number),
+    # Where the rounding changes an output, the traces part at the first step that uses the argument
+    # (gate.threshold, ctx.cap), which shows the rounded value: the cause stays in view.
+    ("an integer as a host with binary64 numbers holds it (JavaScript)", _binary64_rounding),
+    ("an integer beyond i128, handed over as only that", _beyond_i128),
     ("both a value no parameter accepts, by their hosts' type names", _both_other),
 )
 

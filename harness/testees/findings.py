@@ -40,6 +40,8 @@ KINDS: dict[str, tuple[str, str]] = {
     "batch_context": ("answers",
                       "an answer that differs only inside a batch: alone, the same request is answered otherwise"),
     "nondeterministic": ("answers", "the same request answered differently when sent again"),
+    "trace_mismatch": ("answers", "a trace that is not a trace-v1 document of the op in the specification's step "
+                                  "order, or that does not end in the op's own output"),
     "taken_out": ("run", "too many faults in a row: left out of the rest of the run"),
 }
 

@@ -61,6 +61,11 @@ fn map_quote_dash(c: char) -> char {
     }
 }
 
+/// Step 2: canonical composition.
+fn nfc_step(text: &str) -> impl Iterator<Item = char> + '_ {
+    text.nfc()
+}
+
 /// Step 6: each maximal run of White_Space becomes one U+0020.
 fn collapse_white_space(text: &str) -> String {
     let mut collapsed = String::with_capacity(text.len());
@@ -91,9 +96,10 @@ pub fn normalize(text: &str) -> String {
 
 /// Steps 2–7, each step's result shown to `obs` (`norm.nfc` .. `norm.edges`).
 pub fn normalize_observed<O: Observer>(text: &str, obs: &mut O) -> String {
-    // 2. NFC, 3. quotes/dashes, fused in one pass; the observer sees NFC's result on its own.
-    obs.note("norm.nfc", || Value::String(text.nfc().collect()));
-    let mapped: String = text.nfc().map(map_quote_dash).collect();
+    // 2. NFC, 3. quotes/dashes, fused in one pass; the observer sees NFC's result on its own, from the
+    // same step function (a bug in this line itself shows at norm.quote_dash).
+    obs.note("norm.nfc", || Value::String(nfc_step(text).collect()));
+    let mapped: String = nfc_step(text).map(map_quote_dash).collect();
     obs.note("norm.quote_dash", || Value::String(mapped.clone()));
     // 4. Full default lowercase; std handles final sigma as the contract describes.
     let lowered = mapped.to_lowercase();

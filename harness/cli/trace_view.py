@@ -1,0 +1,97 @@
+"""``python -m harness trace``: every implementation's trace of one call, side by side, for a person reading a
+witness. One row per trace entry (``args``, each step, the outcome), one column per implementation; a cell
+that shows what the oracle's shows is ``=``; the first row where any implementation parts from the oracle
+is marked ``>>``. Black boxes (no ``traces`` in their start answer) are listed with the op's own answer.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from typing import Any
+
+from harness.model.traces import first_difference, same_entry
+
+SAME = "="
+MARK = ">>"
+
+
+def _shown(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(1, width - 1)] + "~"
+
+
+def parting_index(documents: dict[str, dict[str, Any]], oracle: str) -> tuple[int | None, list[str]]:
+    """The first entry (steps, then the outcome at len(steps)) where any implementation parts from the
+    oracle, and which ones part there."""
+    base = documents[oracle]
+    partings = {name: first_difference(base, doc) for name, doc in documents.items() if name != oracle}
+    found = [(p.index, name) for name, p in partings.items() if p is not None]
+    if not found:
+        return None, []
+    index = min(i for i, _ in found)
+    return index, [name for i, name in found if i == index]
+
+
+def side_by_side(op: str, args: dict[str, Any], documents: dict[str, dict[str, Any]], oracle: str,
+                 black_boxes: dict[str, Any], problems: dict[str, list[str]], width: int | None = None) -> str:
+    """The table (see the module docstring); ``documents``: each tracing implementation's trace, the
+    oracle's among them."""
+    width = width or max(100, shutil.get_terminal_size((160, 40)).columns)
+    names = [oracle, *[n for n in documents if n != oracle]]
+    rows: list[tuple[str, str, list[str]]] = []  # (marker, step, cells)
+    index, parted = parting_index(documents, oracle)
+    longest = max(len(doc["steps"]) for doc in documents.values())
+    for i in range(longest + 1):
+        entries = []
+        for name in names:
+            steps = documents[name]["steps"]
+            if i < len(steps):
+                entries.append(steps[i])
+            elif i == len(steps):
+                entries.append({"step": "outcome", "value": documents[name]["outcome"]})
+            else:
+                entries.append(None)
+        if all(entry is None for entry in entries):
+            continue
+        base = entries[0]
+        label = next(entry["step"] for entry in entries if entry is not None)
+        cells = []
+        for position, entry in enumerate(entries):
+            if entry is None:
+                cells.append("")
+            elif position > 0 and base is not None and (same_entry(base, entry) if label != "outcome"
+                                                         else base == entry):
+                cells.append(SAME)
+            else:
+                shown = _shown(entry["value"])
+                cells.append(shown if entry["step"] == label else f"[{entry['step']}] {shown}")
+        rows.append((MARK if i == index else "", label, cells))
+    step_width = max(len("step"), *(len(label) for _, label, _ in rows))
+    cell_width = max(12, (width - step_width - 6) // len(names) - 3)
+    head = f"{'':2} {'step':<{step_width}}  " + " | ".join(f"{_cut(n, cell_width):<{cell_width}}" for n in names)
+    lines = [f"trace of {op}({', '.join(f'{k}={_shown(v)}' for k, v in args.items())})", "", head,
+             "-" * min(width, len(head))]
+    for marker, label, cells in rows:
+        lines.append(f"{marker:2} {label:<{step_width}}  " + " | ".join(f"{_cut(c, cell_width):<{cell_width}}"
+                                                                          for c in cells))
+    lines.append("")
+    if index is None:
+        lines.append(f"every trace agrees with {oracle}'s, step for step")
+    else:
+        where = rows_label(documents[oracle], index)
+        lines.append(f"first difference: entry {index} ({where}): {', '.join(parted)} part from {oracle}")
+    for name, answer in black_boxes.items():
+        lines.append(f"{name}: a black box (no traces); the op answered {_shown(answer)[:300]}")
+    for name, found in problems.items():
+        for problem in found:
+            lines.append(f"{name}: TRACE PROBLEM: {problem}")
+    return "\n".join(lines)
+
+
+def rows_label(document: dict[str, Any], index: int) -> str:
+    steps = document["steps"]
+    return steps[index]["step"] if index < len(steps) else "outcome"

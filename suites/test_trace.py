@@ -17,6 +17,7 @@ from harness.fixtures.load import all_cases
 from harness.model.paths import SCHEMAS
 from harness.model.registry import get_op
 from reference import steps
+from harness.checks.traces import problems
 from reference.tracing import TRACED, encode, trace
 
 SCHEMA = jsonschema.Draft202012Validator(json.loads((SCHEMAS / "trace-v1.schema.json").read_text()))
@@ -127,3 +128,78 @@ CTX = {"topical_json": '[{"id":"a","text":"x\\n y"},{"id":"[b]","text":"t"},{"id
 ])
 def test_a_planted_dedup_bug_shows_at_its_step(plant: Any, step: str, monkeypatch: pytest.MonkeyPatch) -> None:
     assert _first_difference("build_dedup_context", CTX, plant, monkeypatch) == step
+
+
+# --- the harness's checks of traces (harness/checks/traces.py) ------------------------------------------
+
+def _reference_answers(op: str, args: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    try:
+        own: dict[str, Any] = {"ok": getattr(reference, op)(**args)}
+    except reference.ContractError as exc:
+        own = {"error": {"code": exc.code, "message": str(exc)}}
+    return {"ok": trace(op, args)}, own
+
+
+def _tampered(change: Any) -> Any:
+    def tamper(op: str, args: dict[str, Any]) -> dict[str, Any]:
+        document = json.loads(trace(op, args))
+        change(document)
+        return {"ok": json.dumps(document)}
+    return tamper
+
+
+@pytest.mark.parametrize("change, problem", [
+    (lambda d: d["outcome"].update(result="another"), "the trace ends in"),
+    (lambda d: d.update(op="unicode_nfc"), "a trace of 'unicode_nfc'"),
+    (lambda d: d["steps"].insert(1, {"step": "ctx.line", "value": "x"}), "steps that are not"),
+    (lambda d: d["steps"].append(d["steps"][0]), "step args must come first, once"),
+    (lambda d: d["steps"].reverse(), "not a trace-v1 document"),
+    (lambda d: d["steps"].__setitem__(slice(1, 3), d["steps"][2:0:-1]), "out of the specification's order"),
+    (lambda d: d["steps"][1].update(value={"$f64": "one"}), "not a trace-v1 document"),
+    (lambda d: d.update(schema="trace-v0"), "not a trace-v1 document"),
+])
+def test_a_planted_trace_problem_is_named(change: Any, problem: str) -> None:
+    op, args = "decide_write", {"text": "Tea", "embedding_json": "[1,0]", "candidates_json": "null"}
+    good, own = _reference_answers(op, args)
+    assert problems(op, good, own) == []
+    found = problems(op, _tampered(change)(op, args), own)
+    assert found and problem in found[0], found
+
+
+def test_a_trace_that_ends_elsewhere_than_its_op_is_a_finding_about_the_testee() -> None:
+    from harness.checks.traces import check_examples
+    from harness.testees.findings import Findings
+    from harness.testees.inprocess import InProcess
+
+    def lying(op: str, args: dict[str, Any]) -> str:
+        document = json.loads(trace(op, args))
+        document["outcome"] = {"error": "invalid_text", "step": "norm.text"}
+        return json.dumps(document)
+
+    liar = InProcess("liar", lambda op: getattr(reference, op.name), {"traces": list(TRACED)}, tracer=lying)
+    honest = InProcess("honest", lambda op: getattr(reference, op.name), {"traces": list(TRACED)},
+                       tracer=reference.trace)
+    findings = Findings()
+    examples = [("normalize_fact_text", {"text": "Tea"}), ("build_dedup_context", {
+        "topical_json": "null", "pinned_json": "null", "recent_json": "null"})]
+    assert [c.problems for c in check_examples(honest, examples, findings)] == [(), ()]
+    checked = check_examples(liar, examples, findings)
+    assert all(c.problems and "the op returned" in c.problems[0] for c in checked)
+    (found,) = findings.to_json()
+    assert (found["impl"], found["kind"], found["count"]) == ("liar", "trace_mismatch", 2)
+
+
+def test_selftest_fails_a_testee_whose_trace_lies_and_passes_a_black_box(tmp_path: Any,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness.checks.selftest import selftest
+    from suites.hostile import declare
+
+    monkeypatch.setenv("PARITY_IMPLEMENTATIONS", str(tmp_path))
+    liar = declare(tmp_path, "lying_trace", name="liar")
+    faithful = declare(tmp_path, "none", name="blackbox")
+    lines = {name: selftest(name).lines for name in (liar, faithful)}
+    failed = [line for line in lines[liar] if line.startswith("FAIL")]
+    assert len(failed) == 1 and failed[0].startswith(
+        "FAIL trace of write-gate-v1/norm-ascii-lowercase: a valid trace that ends in the op's own answer"), failed
+    assert not [line for line in lines[faithful] if line.startswith("FAIL")]
+    assert any("a black box" in line for line in lines[faithful])

@@ -3,7 +3,8 @@
 It talks to the testee line by line (an in-process implementation through ``python -m harness run``),
 validates every line it gets back against the protocol's JSON Schema (schemas/protocol-v2
 .schema.json), and checks: the start handshake and self-description; one request per op and a batch,
-answered in order with their ids; bad requests answered ``bad_request``, not a crash; and that the
+answered in order with their ids; the trace of each op it lists in ``traces`` (a valid trace that ends in
+the op's own answer; an op it does not list refused); bad requests answered ``bad_request``, not a crash; and that the
 harness's client survives the testee dying mid-run (the request reports ``crash``, the next one is
 answered by a fresh process). Prints one line per check; exit status 1 if any fails.
 """
@@ -19,9 +20,12 @@ from typing import Any
 
 import jsonschema
 
+from harness.checks.traces import problems as trace_problems
 from harness.fixtures.load import all_cases
+from harness.model import hostvalues
 from harness.model.paths import SCHEMAS
 from harness.model.registry import OPS
+from harness.model.traces import TRACE_OP
 from harness.testees.command import PROTOCOL_VERSION, CommandTestee, TesteeProcess, start_request
 from harness.testees.impls import ROOT, Implementation, declaration, get_impl
 
@@ -104,6 +108,7 @@ def _protocol_checks(report: Report, declared: Implementation, raw: _Raw) -> Non
     report.check(seconds <= declared.startup_deadline, f"start answered in {seconds:.2f} s",
                  f"declared start-up deadline {declared.startup_deadline:g} s")
     served = set(answer["ok"]["contracts"])
+    served_traces = answer["ok"].get("traces") or []
     report.check(set(declared.contracts) <= served, "the testee serves the contracts its declaration names",
                  f"declared {sorted(declared.contracts)}, testee says {sorted(served)}")
 
@@ -113,10 +118,12 @@ def _protocol_checks(report: Report, declared: Implementation, raw: _Raw) -> Non
         first.setdefault(case.op, (case.full_id, case.raw_args))
     for op in OPS.values():
         first.setdefault(op.name, (f"{op.name}(plain text)", {p.name: "Abc" for p in op.params if p.required}))
+    answers: dict[str, dict[str, Any]] = {}
     for number, (op_name, (label, args)) in enumerate(first.items()):
-        answer = raw.ask(json.dumps({"id": number, "op": op_name, "args": args}))
+        answer = answers[op_name] = raw.ask(json.dumps({"id": number, "op": op_name, "args": args}))
         problem = _problem("response", answer) or ("" if answer.get("id") == number else f"id {answer.get('id')!r}")
         report.check(not problem, f"request {label}: a valid response with its id", problem)
+    _trace_checks(report, raw, served_traces, first, answers)
 
     batch = [{"id": f"b{i}", "op": op_name, "args": args} for i, (op_name, (_, args)) in enumerate(first.items())]
     answer = raw.ask(json.dumps({"id": "batch", "batch": batch}))
@@ -142,6 +149,32 @@ def _protocol_checks(report: Report, declared: Implementation, raw: _Raw) -> Non
         report.check(not problem, f"{what}: answered bad_request", problem)
     answer = raw.ask(json.dumps({"id": 95, "op": "unicode_versions", "args": {}}))
     report.check("ok" in answer, "still answering after the bad requests", json.dumps(answer)[:200])
+
+
+def _trace_checks(report: Report, raw: _Raw, traced: list[str], first: dict[str, tuple[str, dict[str, Any]]],
+                  answers: dict[str, dict[str, Any]]) -> None:
+    """Each op the testee says it traces: one trace request (its first fixture case), a valid response whose
+    trace passes harness/checks/traces.py against the op's own answer; an op it does not list is refused."""
+    if not traced:
+        report.check(True, "traces: none served (a black box; the trace request is optional)", "")
+        return
+    for number, op_name in enumerate(traced):
+        if op_name not in first:
+            report.check(False, f"traces lists {op_name!r}, which is not an op of the table", "")
+            continue
+        label, args = first[op_name]
+        answer = raw.ask(json.dumps({"id": 200 + number, "op": TRACE_OP, "args": {"op": op_name, "args": args}}))
+        problem = _problem("response", answer)
+        if not problem:
+            own = answers.get(op_name, {})
+            own_response = {"ok": hostvalues.decode(own["ok"])} if "ok" in own else {"error": own.get("error", {})}
+            problem = "; ".join(trace_problems(op_name, answer, own_response))
+        report.check(not problem, f"trace of {label}: a valid trace that ends in the op's own answer", problem)
+    untraced = next((op for op in OPS if op not in traced), None)
+    if untraced is not None:
+        answer = raw.ask(json.dumps({"id": 299, "op": TRACE_OP, "args": {"op": untraced, "args": {}}}))
+        report.check(answer.get("error", {}).get("code") == "bad_request",
+                     f"a trace of {untraced}, which it does not list: answered bad_request", json.dumps(answer)[:200])
 
 
 def _crash_check(report: Report, name: str) -> None:

@@ -19,6 +19,8 @@ give them is ``suites/hostile.py``.
     lie_contracts its start answer says it serves contract v0 only
     lie_unicode   its start answer's unicode versions differ from its unicode_versions answer
     slow_start    sleeps HOSTILE_SLEEP seconds (default 60) before it reads the start request
+    lying_trace   lists the reference's traced ops, and every trace of normalize_fact_text ends in another
+                  result than the op's (the op itself answers faithfully)
 """
 
 from __future__ import annotations
@@ -47,10 +49,19 @@ def resolve(op):  # type: ignore[no-untyped-def]
     return getattr(reference, op.name)
 
 
-IMPL = InProcess("hostile", resolve)
+def lying_trace(op: str, args: dict[str, object]) -> str:
+    document = json.loads(reference.trace(op, args))
+    if op == "normalize_fact_text" and "result" in document["outcome"]:
+        document["outcome"]["result"] += "!"
+    return json.dumps(document)
+
+
 VERSIONS = json.loads(reference.unicode_versions())
 DESCRIPTION = {"protocol": protocol.PROTOCOL_VERSION, "name": "hostile-testee", "version": FAULT or "faithful",
                "language": "Python (a hostile test double)", "unicode": VERSIONS, "contracts": ["v1"]}
+if FAULT == "lying_trace":
+    DESCRIPTION["traces"] = list(reference.TRACED)
+IMPL = InProcess("hostile", resolve, DESCRIPTION, tracer=lying_trace if FAULT == "lying_trace" else None)
 if FAULT == "lie_contracts":
     DESCRIPTION["contracts"] = ["v0"]
 if FAULT == "lie_unicode":

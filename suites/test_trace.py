@@ -13,11 +13,11 @@ import pytest
 import reference.dedup_context
 import reference.normalize
 import reference.write_gate
+from harness.checks.traces import problems
 from harness.fixtures.load import all_cases
 from harness.model.paths import SCHEMAS
 from harness.model.registry import get_op
 from reference import steps
-from harness.checks.traces import problems
 from reference.tracing import TRACED, encode, trace
 
 SCHEMA = jsonschema.Draft202012Validator(json.loads((SCHEMAS / "trace-v1.schema.json").read_text()))

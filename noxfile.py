@@ -13,7 +13,8 @@
   nox -s sweep            every code point in every template of every op, all implementations (`-- --shard 1/4`)
   nox -s plants           plant the divergences of tools/plants.py; the fuzzer must find each in 60 s
   nox -s bench            bare cost against the harness's, side by side, every implementation; start-up times
-  nox -s mutants          plant the bugs of tools/mutants.py and check that each one is caught
+  nox -s mutants          plant the bugs of tools/mutants.py and check that each one is caught; then
+                          tools/trace_plants.py: a bug in each op of the core shows in its trace at its step
   nox -s dev              make .venv/ where `python -m harness run --impl NAME` works for every built impl
   nox -s lint             ruff check (the rule set of pyproject.toml, [tool.ruff.lint])
   nox -s lock             re-resolve constraints.txt from constraints.in (uv, Python 3.11-3.13)
@@ -270,6 +271,7 @@ def mutants(session: nox.Session) -> None:
     session.install("maturin>=1.5,<2")
     _build_wasm(session)  # provisions the wasm toolchain the WASM mutants are built with
     session.run("python", "-m", "tools.mutants", "--rust", "--wasm", *session.posargs)
+    session.run("python", "-m", "tools.trace_plants")  # a bug planted in each op of the core shows at its step
 
 
 @nox.session

@@ -42,3 +42,22 @@ def test_every_planted_edit_applies_once_to_todays_sources() -> None:
              for m in edits for old, _ in ((m.old, m.new), *m.more)
              if (ROOT / m.file).read_text().count(old) != 1]
     assert not stale, "\n".join(stale)
+
+
+def test_the_trace_plants_verdict_fails_each_way_it_can() -> None:
+    from tools.trace_plants import PLANTS, verdicts
+
+    def result(parting: str | None, problems: list[str], untouched: str | None = None) -> dict[str, object]:
+        return {"witness": {"parting": parting, "problems": problems},
+                "untouched": {"parting": untouched, "problems": []}}
+
+    good = [result(plant.step, []) for plant in PLANTS]
+    assert all(line.startswith("ok") for line in verdicts(good))
+    for broken, words in [(result("ctx.output", []), "part at ctx.output"),
+                          (result(None, []), "part at None"),
+                          (None, "the planted trace: x"),
+                          (result(PLANTS[0].step, [], untouched="norm.nfc"), "does not reach parts at norm.nfc")]:
+        bad = list(good)
+        bad[0] = broken if broken is not None else result(PLANTS[0].step, ["x"])
+        line = verdicts(bad)[0]
+        assert line.startswith("FAIL") and words in line, line

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from harness.model.registry import OPS
+
 SCHEMA = "trace-v1"
 ARGS = "args"
 TRACE_OP = "trace"  # the protocol's diagnostic request: {"op": "trace", "args": {"op": ..., "args": {...}}}
@@ -135,21 +137,33 @@ def same_entry(a: dict[str, Any], b: dict[str, Any]) -> bool:
 
 @dataclass(frozen=True)
 class Parting:
-    """Where two traces part: the index of the first differing entry (``len(steps)`` for the outcome)."""
+    """Where two traces part: the index of the first differing entry (``len(steps)`` for the outcome), the
+    step named there in each trace, and the step they part at: when the two name different steps of the op,
+    the one the specification puts first (one trace ran a step the other skipped), else the first trace's."""
 
     index: int
-    step: str  # the step id there (of the first trace, else the second), or "outcome"
+    step: str
+    steps: tuple[str, str] = ("", "")
+
+
+def _earlier(op: str, a: str, b: str) -> str:
+    order = [step.id for step in OPS[op].steps] if op in OPS else []
+    if a != b and a in order and b in order:
+        return min(a, b, key=order.index)
+    return a
 
 
 def first_difference(a: dict[str, Any], b: dict[str, Any]) -> Parting | None:
     """The first entry where two traces differ (steps, then the outcome), or None when they agree."""
     steps_a, steps_b = a["steps"], b["steps"]
     for index in range(max(len(steps_a), len(steps_b))):
-        if index >= len(steps_a) or index >= len(steps_b):
-            longer = steps_a if index < len(steps_a) else steps_b
-            return Parting(index, str(longer[index].get("step")))
-        if not same_entry(steps_a[index], steps_b[index]):
-            return Parting(index, str(steps_a[index].get("step")))
+        name_a = str(steps_a[index].get("step")) if index < len(steps_a) else "outcome"
+        name_b = str(steps_b[index].get("step")) if index < len(steps_b) else "outcome"
+        if index >= len(steps_a) or index >= len(steps_b) or not same_entry(steps_a[index], steps_b[index]):
+            step = _earlier(str(a.get("op")), name_a, name_b)
+            if step == "outcome":
+                step = name_b if name_a == "outcome" else name_a
+            return Parting(index, step, (name_a, name_b))
     if a["outcome"] != b["outcome"]:
-        return Parting(len(steps_a), "outcome")
+        return Parting(len(steps_a), "outcome", ("outcome", "outcome"))
     return None

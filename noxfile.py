@@ -12,7 +12,8 @@
   nox -s fuzz             fuzz for divergences (`-- --minutes N`), minimal explained reports in reports/
   nox -s sweep            every code point in every template of every op, all implementations (`-- --shard 1/4`)
   nox -s plants           plant the divergences of tools/plants.py; the fuzzer must find each in 60 s
-  nox -s bench            bare cost against the harness's, side by side, every implementation; start-up times
+  nox -s bench            bare cost against the harness's, side by side, every implementation; start-up times;
+                          `-- --baseline REV`: the Rust core's bare cost per op against REV's, as ratios
   nox -s mutants          plant the bugs of tools/mutants.py and check that each one is caught; then
                           tools/trace_plants.py: a bug in each op of the core shows in its trace at its step
   nox -s dev              make .venv/ where `python -m harness run --impl NAME` works for every built impl
@@ -232,7 +233,17 @@ def bench(session: nox.Session) -> None:
     the fuzzer's rate; goals stated for the implementations that keep `speed_goals` (reports/bench.json)."""
     _install_project(session)
     _build_impls(session, list(_declared()))
-    session.run("python", "-m", "harness", "bench", *session.posargs)
+    args = list(session.posargs)
+    baseline = None
+    if "--baseline" in args:  # `nox -s bench -- --baseline REV`: the core's bare cost per op against REV too
+        at = args.index("--baseline")
+        baseline = args[at + 1] if at + 1 < len(args) else session.error("--baseline needs a git revision")
+        del args[at:at + 2]
+    session.run("python", "-m", "harness", "bench", *args)
+    if baseline is not None:
+        session.install("maturin>=1.5,<2")
+        session.run("python", "-m", "tools.bench_baseline", "--baseline", baseline, "--out",
+                    str(ROOT / "reports" / "bench-baseline.json"))
 
 
 @nox.session

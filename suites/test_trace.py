@@ -1,4 +1,4 @@
-"""The reference's step traces (reference/trace.py, schemas/trace-v1.schema.json): from the op's own code
+"""The reference's step traces (reference/tracing.py, schemas/trace-v1.schema.json): from the op's own code
 path, in the specification's step order, ending in the op's own outcome; a planted bug shows at its step."""
 
 from __future__ import annotations

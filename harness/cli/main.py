@@ -12,6 +12,7 @@
   impls                      list the declared implementations and whether each is available here
   selftest --impl NAME       check a testee against the protocol (handshake, schema, batches, bad requests, crash)
   trace OP ARG...            every implementation's step trace of one call, side by side, first difference marked
+  tracecheck [--examples N]  N fuzz inputs per op, traced on every implementation: each must end in its op's output
 """
 
 from __future__ import annotations
@@ -101,6 +102,14 @@ def _parser() -> argparse.ArgumentParser:
     trace.add_argument("--arg", action="append", default=[], metavar="NAME=JSON", help="a named argument")
     trace.add_argument("--impls", help="comma-separated implementations (default: all available)")
     trace.add_argument("--json", action="store_true", help="print the traces as one JSON object instead")
+    tracecheck = sub.add_parser("tracecheck", help="fuzz inputs traced on every implementation that serves traces")
+    tracecheck.add_argument("--examples", type=int, default=10_000, help="per op (default 10,000)")
+    tracecheck.add_argument("--ops", help="comma-separated ops (default: the contract's three)")
+    tracecheck.add_argument("--impls", help="comma-separated implementations (default: all available)")
+    tracecheck.add_argument("--seed", type=int, default=1)
+    tracecheck.add_argument("--validate-every", type=int, default=25, metavar="K",
+                            help="validate every K-th trace against the schema (1: every one)")
+    tracecheck.add_argument("--json", type=Path, default=None, metavar="FILE", help="also write the tallies as JSON")
     selftest = sub.add_parser("selftest", help="check a testee against the protocol")
     selftest.add_argument("--impl", required=True, help="a declared implementation (implementations/<name>.json)")
     return parser
@@ -225,6 +234,39 @@ def cmd_trace(args: argparse.Namespace) -> int:
     else:
         print(side_by_side(op.name, call_args, documents, oracle, black_boxes, problems))
     return 1 if index is not None or problems else 0
+
+
+def cmd_tracecheck(args: argparse.Namespace) -> int:
+    from harness.checks.tracecheck import as_json, check, render
+    from harness.model.files import atomic_write
+    from harness.model.registry import get_op
+    from harness.testees.fanout import harvest
+    from harness.testees.findings import Findings
+
+    ops = split_names(args.ops) or ["normalize_fact_text", "decide_write", "build_dedup_context"]
+    for name in ops:
+        try:
+            get_op(name)
+        except KeyError as exc:
+            raise SystemExit(f"error: {exc.args[0]}") from None
+    if args.examples < 1 or args.validate_every < 1:
+        raise SystemExit("error: --examples and --validate-every must be at least 1")
+    opened = open_impls(split_names(args.impls))
+    findings = Findings()
+    try:
+        tallies = check(opened, ops, args.examples, args.seed, validate_every=args.validate_every,
+                        findings=findings)
+        findings.merge(harvest(opened).findings)
+    finally:
+        close_all(opened)
+    print(render(tallies))
+    found = findings.to_json()
+    if found:
+        print(render_findings(found))
+    if args.json is not None:
+        atomic_write(args.json, json.dumps({"examples": args.examples, "seed": args.seed, "tallies": as_json(tallies),
+                                            "findings": found}, indent=2) + "\n")
+    return 1 if found or any(t.problems for by_op in tallies.values() for t in by_op.values()) else 0
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
@@ -444,7 +486,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
         raise SystemExit(f"error: {exc}") from None
 
 
-COMMANDS = {"selftest": cmd_selftest, "trace": cmd_trace, "run": cmd_run, "check": cmd_check, "diff": cmd_diff,
+COMMANDS = {"selftest": cmd_selftest, "trace": cmd_trace, "tracecheck": cmd_tracecheck, "run": cmd_run, "check": cmd_check, "diff": cmd_diff,
             "fuzz": cmd_fuzz, "sweep": cmd_sweep,
             "expected": cmd_expected,
             "promote": cmd_promote, "lint": cmd_lint, "bench": cmd_bench, "impls": cmd_impls}

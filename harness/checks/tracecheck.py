@@ -1,0 +1,90 @@
+"""``python -m harness tracecheck``: traces checked on many fuzz examples, on every implementation that serves
+them (issue 19: a million per op).
+
+Each batch of the fuzzer's random inputs (harness/fuzzing/generate.py, seeded) is sent to every tracing
+implementation at once, each example twice: the op itself and its trace, in one batch per implementation
+(harness/testees/fanout.py). Every trace must end in exactly its op's own output and name the op's steps in
+the specification's order (harness/checks/traces.py); the schema is validated on every ``validate_every``-th
+trace (validation costs more than everything else together; the cheap checks run on every one). A trace that
+fails is a ``trace_mismatch`` finding. Traces are not compared across implementations here: that is for a
+divergence (``python -m harness trace``), never the fuzzer's path.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from harness.checks.traces import problems, traced_ops
+from harness.fuzzing.generate import Inputs
+from harness.model.traces import TRACE_OP
+from harness.testees.fanout import call_all, expressible
+from harness.testees.findings import Findings
+from harness.testees.testee import Testee
+
+
+@dataclass
+class Tally:
+    checked: int = 0
+    not_sent: int = 0  # inputs its host cannot hold
+    problems: int = 0
+    first: list[str] = field(default_factory=list)  # the first few problems, with their inputs
+
+
+def check(opened: dict[str, Testee], ops: list[str], examples: int, seed: int, batch: int = 500,
+          validate_every: int = 25, findings: Findings | None = None,
+          stream: TextIO = sys.stderr) -> dict[str, dict[str, Tally]]:
+    """``examples`` random inputs per op, each traced and called on every implementation of ``opened`` that
+    traces that op; tallies by implementation and op."""
+    tallies: dict[str, dict[str, Tally]] = {name: {} for name in opened}
+    started = time.monotonic()
+    for op in ops:
+        tracing = {name: impl for name, impl in opened.items() if op in traced_ops(impl)}
+        inputs = Inputs(seed)
+        done = 0
+        while done < examples:
+            size = min(batch, examples - done)
+            args_batch = inputs.batch(op, size)
+            sendable = {name: [a for a in args_batch if expressible(name, a)] for name in tracing}
+            calls = {name: [call for a in sent for call in ((op, a), (TRACE_OP, {"op": op, "args": a}))]
+                     for name, sent in sendable.items()}
+            answers = call_all(tracing, calls)
+            for name, sent in sendable.items():
+                tally = tallies[name].setdefault(op, Tally())
+                tally.not_sent += size - len(sent)
+                for index, args in enumerate(sent):
+                    own, traced = answers[name][2 * index], answers[name][2 * index + 1]
+                    found = problems(op, traced, own, validate=(tally.checked % validate_every == 0))
+                    tally.checked += 1
+                    if found:
+                        tally.problems += 1
+                        if len(tally.first) < 3:
+                            tally.first.append(f"{found[0]} (args {args!r:.300})")
+                        if findings is not None:
+                            findings.add(name, "trace_mismatch", f"{op}: {found[0]}", request=repr(args)[:400])
+            done += size
+            elapsed = time.monotonic() - started
+            stream.write(f"\rtracecheck {op}: {done:,}/{examples:,} on {', '.join(tracing)} "
+                         f"({elapsed:.0f} s)")
+            stream.flush()
+        stream.write("\n")
+    return tallies
+
+
+def render(tallies: dict[str, dict[str, Tally]]) -> str:
+    lines = []
+    for name, by_op in tallies.items():
+        for op, tally in by_op.items():
+            verdict = "ok" if tally.problems == 0 else f"{tally.problems:,} TRACE PROBLEM(S)"
+            lines.append(f"{name:<10} {op:<22} {tally.checked:>10,} traced, each ended in its op's output: "
+                         f"{verdict}" + (f"; {tally.not_sent:,} not sent (its host cannot hold them)"
+                                         if tally.not_sent else ""))
+            lines += [f"    {problem}" for problem in tally.first]
+    return "\n".join(lines)
+
+
+def as_json(tallies: dict[str, dict[str, Tally]]) -> dict[str, Any]:
+    return {name: {op: {"checked": t.checked, "notSent": t.not_sent, "problems": t.problems, "first": t.first}
+                   for op, t in by_op.items()} for name, by_op in tallies.items()}

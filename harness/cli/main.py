@@ -486,7 +486,8 @@ def cmd_selftest(args: argparse.Namespace) -> int:
         raise SystemExit(f"error: {exc}") from None
 
 
-COMMANDS = {"selftest": cmd_selftest, "trace": cmd_trace, "tracecheck": cmd_tracecheck, "run": cmd_run, "check": cmd_check, "diff": cmd_diff,
+COMMANDS = {"selftest": cmd_selftest, "trace": cmd_trace, "tracecheck": cmd_tracecheck, "run": cmd_run,
+            "check": cmd_check, "diff": cmd_diff,
             "fuzz": cmd_fuzz, "sweep": cmd_sweep,
             "expected": cmd_expected,
             "promote": cmd_promote, "lint": cmd_lint, "bench": cmd_bench, "impls": cmd_impls}

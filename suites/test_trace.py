@@ -203,3 +203,69 @@ def test_selftest_fails_a_testee_whose_trace_lies_and_passes_a_black_box(tmp_pat
         "FAIL trace of write-gate-v1/norm-ascii-lowercase: a valid trace that ends in the op's own answer"), failed
     assert not [line for line in lines[faithful] if line.startswith("FAIL")]
     assert any("a black box" in line for line in lines[faithful])
+
+
+# --- comparing traces (harness/model/traces.py) and the side-by-side command -------------------------------
+
+@pytest.mark.parametrize("a, b, same", [
+    (1, {"$f64": "0x1.0000000000000p+0"}, True),  # JavaScript has no integers
+    (0, {"$f64": "-0x0.0p+0"}, True),
+    (1, {"$f64": "0x1.8000000000000p+0"}, False),
+    (True, 1, False),
+    (True, {"$f64": "0x1.0000000000000p+0"}, False),
+    ("1", 1, False),
+    (2**53 + 1, {"$f64": float(2**53).hex()}, True),  # the integer as a binary64 host holds it
+    ({"$int": str(10**400)}, {"$f64": "inf"}, True),
+    ({"$int": str(10**400)}, {"$type": "int"}, True),  # beyond i128: PyO3 hands over only that
+    ({"$int": str(2**100)}, {"$type": "int"}, False),  # within i128 the digits are handed over
+    ({"$type": "NoneType"}, {"$type": "null"}, True),
+    ({"$type": "list"}, "list", False),
+    ({"$type": "int"}, {"$type": "NoneType"}, False),
+    ({"$f64": "nan"}, {"$f64": "nan"}, True),
+    ("A\u001cb", "A\u001cb", True),
+    ("A\u001cb", "A b", False),
+])
+def test_args_rules(a: Any, b: Any, same: bool) -> None:
+    from harness.model.traces import same_args
+
+    assert same_args({"x": a}, {"x": b}) is same and same_args({"x": b}, {"x": a}) is same
+    assert not same_args({"x": a}, {"x": a, "y": 1})
+
+
+def test_past_args_only_equality_counts_and_the_parting_is_where_a_trace_skipped_a_step() -> None:
+    from harness.model.traces import first_difference, parse
+
+    base = parse(trace("decide_write", {"text": "T", "embedding_json": "[1,0]", "candidates_json": "null",
+                                        "threshold": 1}))
+    same_number = json.loads(json.dumps(base))
+    same_number["steps"][0]["value"]["threshold"] = {"$f64": (1.0).hex()}
+    assert first_difference(base, same_number) is None
+    other = json.loads(json.dumps(base))
+    index = next(i for i, e in enumerate(other["steps"]) if e["step"] == "gate.threshold")
+    other["steps"][index]["value"] = 1  # an integer where the core's value is a float: not equal past args
+    assert first_difference(base, other).step == "gate.threshold"
+    skipped = json.loads(json.dumps(base))
+    del skipped["steps"][index]
+    parting = first_difference(base, skipped)
+    assert (parting.step, parting.steps) == ("gate.threshold", ("gate.threshold", "gate.mode"))
+    assert first_difference(base, {**base, "outcome": {"error": "invalid_mode", "step": "gate.mode"}}).step == \
+        "outcome"
+
+
+def test_the_trace_command_marks_the_first_differing_step(tmp_path: Any, monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    from harness.cli.main import main
+    from suites.hostile import declare
+
+    monkeypatch.setenv("PARITY_IMPLEMENTATIONS", str(tmp_path))
+    declare(tmp_path, "quote_bug", name="quotebug")
+    declare(tmp_path, "none", name="blackbox")
+    assert main(["trace", "normalize_fact_text", '"It\\u2019s here"', "--impls", "quotebug,blackbox"]) == 1
+    out = capsys.readouterr().out
+    marked = [line for line in out.splitlines() if line.startswith(">>")]
+    assert len(marked) == 1 and marked[0].split()[1] == "norm.quote_dash", out
+    assert "first difference: entry 3 (norm.quote_dash): quotebug part from reference" in out
+    assert "blackbox: a black box (no traces); the op answered" in out
+    assert main(["trace", "normalize_fact_text", "It\\u2019s here", "--impls", "reference"]) == 0
+    out = capsys.readouterr().out
+    assert "every trace agrees with reference's, step for step" in out and ">>" not in out

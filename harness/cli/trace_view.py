@@ -10,7 +10,7 @@ import json
 import shutil
 from typing import Any
 
-from harness.model.traces import first_difference, same_entry
+from harness.model.traces import first_difference, same_entry, strict_equal
 
 SAME = "="
 MARK = ">>"
@@ -64,7 +64,7 @@ def side_by_side(op: str, args: dict[str, Any], documents: dict[str, dict[str, A
             if entry is None:
                 cells.append("")
             elif position > 0 and base is not None and (same_entry(base, entry) if label != "outcome"
-                                                         else base == entry):
+                                                         else strict_equal(base, entry)):
                 cells.append(SAME)
             else:
                 shown = _shown(entry["value"])

@@ -49,6 +49,18 @@ def parse(text: Any) -> dict[str, Any]:
     return document
 
 
+def strict_equal(a: Any, b: Any) -> bool:
+    """JSON equality where a boolean, an integer and a float are three things (Python's == has True == 1 ==
+    1.0), objects compare by their members and arrays in order."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(strict_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(strict_equal(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
 def _exact(value: Any) -> Fraction | float | None:
     """The number a host-view value denotes, exactly (an integer, ``{"$int"}``, a finite ``{"$f64"}``), a
     non-finite float as itself, None for anything else."""
@@ -110,7 +122,7 @@ def _both_other(a: Any, b: Any) -> bool:
 
 # The rules under which two implementations' `args` values agree (past `args`, only equality does).
 ARGS_RULES: tuple[tuple[str, Callable[[Any, Any], bool]], ...] = (
-    ("equal", lambda a, b: a == b),
+    ("equal", strict_equal),
     ("same number in another host type (JavaScript has no integers)", _exact_number),
     # Where the rounding changes an output, the traces part at the first step that uses the argument
     # (gate.threshold, ctx.cap), which shows the rounded value: the cause stays in view.
@@ -132,7 +144,7 @@ def same_entry(a: dict[str, Any], b: dict[str, Any]) -> bool:
         return False
     if a.get("step") == ARGS:
         return same_args(a.get("value"), b.get("value"))
-    return bool(a.get("value") == b.get("value"))
+    return strict_equal(a.get("value"), b.get("value"))
 
 
 @dataclass(frozen=True)
@@ -164,6 +176,6 @@ def first_difference(a: dict[str, Any], b: dict[str, Any]) -> Parting | None:
             if step == "outcome":
                 step = name_b if name_a == "outcome" else name_a
             return Parting(index, step, (name_a, name_b))
-    if a["outcome"] != b["outcome"]:
+    if not strict_equal(a["outcome"], b["outcome"]):
         return Parting(len(steps_a), "outcome", ("outcome", "outcome"))
     return None

@@ -21,6 +21,8 @@ give them is ``suites/hostile.py``.
     slow_start    sleeps HOSTILE_SLEEP seconds (default 60) before it reads the start request
     lying_trace   lists the reference's traced ops, and every trace of normalize_fact_text ends in another
                   result than the op's (the op itself answers faithfully)
+    quote_bug     not a fault of the protocol but a bug of the implementation, in its op and its trace alike:
+                  U+2019 is not in the quote map (traces served)
 """
 
 from __future__ import annotations
@@ -56,12 +58,18 @@ def lying_trace(op: str, args: dict[str, object]) -> str:
     return json.dumps(document)
 
 
+if FAULT == "quote_bug":
+    import reference.normalize
+
+    reference.normalize.QUOTE_DASH_MAP = {k: v for k, v in reference.normalize.QUOTE_DASH_MAP.items() if k != 0x2019}
+
 VERSIONS = json.loads(reference.unicode_versions())
 DESCRIPTION = {"protocol": protocol.PROTOCOL_VERSION, "name": "hostile-testee", "version": FAULT or "faithful",
                "language": "Python (a hostile test double)", "unicode": VERSIONS, "contracts": ["v1"]}
-if FAULT == "lying_trace":
+if FAULT in ("lying_trace", "quote_bug"):
     DESCRIPTION["traces"] = list(reference.TRACED)
-IMPL = InProcess("hostile", resolve, DESCRIPTION, tracer=lying_trace if FAULT == "lying_trace" else None)
+TRACERS = {"lying_trace": lying_trace, "quote_bug": reference.trace}
+IMPL = InProcess("hostile", resolve, DESCRIPTION, tracer=TRACERS.get(FAULT))
 if FAULT == "lie_contracts":
     DESCRIPTION["contracts"] = ["v0"]
 if FAULT == "lie_unicode":

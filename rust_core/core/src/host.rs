@@ -606,6 +606,101 @@ mod tests {
     }
 
     #[test]
+    fn a_trace_runs_the_op_itself_and_ends_in_its_outcome() {
+        use HostValue::*;
+        let s = |t: &'static str| Str(Cow::Borrowed(t));
+        let calls: Vec<(&str, Vec<HostValue<'static>>)> = vec![
+            ("normalize_fact_text", vec![s("  It\u{2019}s TEA. ")]),
+            ("normalize_fact_text", vec![Int(Some(1))]),
+            ("unicode_nfc", vec![s("e\u{301}")]),
+            (
+                "decide_write",
+                vec![
+                    s("tea"),
+                    s("[1,0]"),
+                    s(r#"[{"id":"a","text":"x","embedding":[1,0.5]}]"#),
+                    Float(0.5),
+                    Omitted,
+                    Omitted,
+                ],
+            ),
+            (
+                "decide_write",
+                vec![s("tea"), s("null"), s("[]"), Float(2.0), Omitted, Omitted],
+            ),
+            (
+                "build_dedup_context",
+                vec![
+                    s(r#"[{"id":"a","text":"t"},{"id":"[b]","text":"u"}]"#),
+                    s("null"),
+                    s("null"),
+                    Int(Some(1)),
+                ],
+            ),
+        ];
+        for (op, args) in calls {
+            let outcome = call(op, args.clone()).unwrap();
+            let doc: TraceValue = serde_json::from_str(&trace(op, args).unwrap()).unwrap();
+            assert_eq!(doc["schema"], "trace-v1");
+            let steps = doc["steps"].as_array().unwrap();
+            assert_eq!(steps[0]["step"], "args", "{op}");
+            match outcome {
+                Ok(result) => {
+                    assert!(steps.len() > 2, "{op}");
+                    assert_eq!(doc["outcome"]["result"], result.as_str(), "{op}");
+                }
+                Err(e) => {
+                    assert_eq!(doc["outcome"]["error"], e.code.as_str(), "{op}");
+                    assert_eq!(doc["outcome"]["step"], e.step.unwrap(), "{op}");
+                }
+            }
+        }
+        let doc: TraceValue = serde_json::from_str(
+            &trace(
+                "decide_write",
+                vec![s("t"), s("null"), s("[]"), Float(2.0), Omitted, Omitted],
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(doc["outcome"]["step"], "gate.threshold");
+        assert_eq!(
+            doc["steps"][0]["value"]["threshold"]["$f64"],
+            "0x1.0000000000000p+1"
+        );
+        assert!(trace("unicode_versions", vec![]).is_none());
+        assert!(trace("normalize_fact_text", vec![]).is_none());
+    }
+
+    #[test]
+    fn host_view_of_each_host_value() {
+        use HostValue::*;
+        assert_eq!(host_view(&Omitted), None);
+        assert_eq!(host_view(&Int(Some(5))), Some(json!(5)));
+        assert_eq!(
+            host_view(&Int(Some(1 << 70))),
+            Some(json!({"$int": "1180591620717411303424"}))
+        );
+        assert_eq!(host_view(&Int(None)), Some(json!({"$type": "int"})));
+        assert_eq!(
+            host_view(&Utf16(Cow::Borrowed(&[0x61, 0xD83D, 0xDE00]))),
+            Some(json!("a\u{1F600}"))
+        );
+        assert_eq!(
+            host_view(&Utf16(Cow::Borrowed(&[0xD800, 0x61]))),
+            Some(json!({"$codepoints": [0xD800, 0x61]}))
+        );
+        assert_eq!(
+            host_view(&CodePoints(Cow::Borrowed(&[0xD800, 0xDC00]))),
+            Some(json!({"$codepoints": [0xD800, 0xDC00]}))
+        );
+        assert_eq!(
+            host_view(&Other(Cow::Borrowed("NoneType"))),
+            Some(json!({"$type": "NoneType"}))
+        );
+    }
+
+    #[test]
     fn thresholds() {
         assert_eq!(threshold_from_i128(1), Ok(1.0));
         assert_eq!(threshold_from_i128(-5), Ok(-5.0));

@@ -14,7 +14,9 @@ class Testee(Protocol):
     description: dict[str, Any]  # its self-description (the answer to `start`)
 
     def call(self, op_name: str, args: dict[str, Any]) -> Response:
-        """One op on decoded host values; never raises (a failure is an error response)."""
+        """One op on decoded host values; never raises (a failure is an error response). ``trace``
+        (harness.model.traces.TRACE_OP) with ``{"op", "args"}`` asks for the trace of one call, for an op
+        ``description["traces"]`` lists (docs/traces.md)."""
         ...
 
     def call_batch(self, calls: list[tuple[str, dict[str, Any]]]) -> list[Response]:

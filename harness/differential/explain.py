@@ -48,7 +48,7 @@ from harness.model import hostvalues, unicode_tables
 from harness.model.compare import parse_result, same_json
 from harness.model.contract_sets import EDGE_PUNCTUATION, LINE_BREAKS, QUOTE_DASH, WHITE_SPACE, white_space_like
 from harness.model.json_features import features as json_features
-from harness.model.registry import OPS, Op, get_op
+from harness.model.registry import OPS, PLAIN_VALUES, Op, get_op, is_boundary_host_value
 from harness.model.unicode_info import assigned_in, describe, has_surrogate, interesting, is_surrogate
 from harness.testees.errors import answered
 from harness.testees.fanout import expressible
@@ -117,25 +117,6 @@ def divergent(op_name: str, responses: Responses) -> list[str]:
 
 
 # ---- cause classification ------------------------------------------------------------------------
-
-def _is_boundary_host_value(param_kind: str, value: Any) -> bool:
-    """Whether a host value is at a host boundary for its parameter kind: the wrong host type, or a value
-    a binding's conversion can coerce (a lone surrogate, a negative or huge number, a fraction, NaN)."""
-    if param_kind in ("text", "embedding_json", "candidates_json", "section_json", "mode"):
-        return not isinstance(value, str) or has_surrogate(value)
-    if param_kind == "force":
-        return not isinstance(value, bool)
-    if isinstance(value, bool) or value is None or not isinstance(value, (int, float)):
-        return True
-    if isinstance(value, float):
-        return not math.isfinite(value) or value != math.floor(value) or value < 0 or value >= 2**32 or \
-            math.copysign(1.0, value) < 0
-    return value < 0 or value >= 2**32
-
-
-PLAIN_VALUES = {"text": "plain text", "embedding_json": "null", "candidates_json": "null", "section_json": "null",
-                "threshold": 0.85, "mode": "auto", "force": False, "cap": 30}
-
 
 def _parse_json(value: str) -> Any:
     """The value of a JSON text by the standard library (never an implementation's parser, so a JSON bug
@@ -550,7 +531,7 @@ def classify(impls: dict[str, Testee], op_name: str, args: dict[str, Any], respo
             return "validation_order", (f"{' and '.join(wrong)} are each wrong; the implementations report "
                                         f"different ones first ({shown})"), None
     for param in op.params:
-        if param.name not in args or not _is_boundary_host_value(param.kind, args[param.name]):
+        if param.name not in args or not is_boundary_host_value(param.kind, args[param.name]):
             continue
         involved = any(kind == "error" and code in (param.error_code, "unexpected_exception")
                        for kind, code in codes.values())

@@ -7,11 +7,13 @@ bindings.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import reference
+from harness.model.unicode_info import has_surrogate
 
 _REQUIRED = object()
 
@@ -38,6 +40,33 @@ class Step:
     id: str  # "<prefix>.<name>": norm., gate., ctx., nfc., versions., json.
     title: str  # what it does, in a few words
     code: str | None = None  # the error code it can raise, None when it cannot fail
+    # What kind of step it is, for naming the cause where two traces part here (harness/differential/
+    # causes/, ROLES there): "host" (checks a host value: `param`), "json" (parses a JSON text), "shape"
+    # (checks a parsed value's shape), a character step ("nfc", "quote_dash", "lowercase", "white_space",
+    # "edges", "line_breaks", "trim"), a number step ("binary32", "similarity", "near"), or "rule".
+    role: str = "rule"
+    param: str | None = None  # the parameter a "host" or "json" step checks
+
+
+# Each parameter kind's plain value: one every implementation takes alike (a counterfactual puts it in
+# place of an argument to see whether that argument is what the implementations disagree about).
+PLAIN_VALUES: dict[str, Any] = {"text": "plain text", "embedding_json": "null", "candidates_json": "null",
+                                "section_json": "null", "threshold": 0.85, "mode": "auto", "force": False, "cap": 30}
+
+
+def is_boundary_host_value(kind: str, value: Any) -> bool:
+    """Whether a host value is at a host boundary for its parameter kind: the wrong host type, or a value
+    a binding's conversion can coerce (a lone surrogate, a negative or huge number, a fraction, NaN)."""
+    if kind in ("text", "embedding_json", "candidates_json", "section_json", "mode"):
+        return not isinstance(value, str) or has_surrogate(value)
+    if kind == "force":
+        return not isinstance(value, bool)
+    if isinstance(value, bool) or value is None or not isinstance(value, (int, float)):
+        return True
+    if isinstance(value, float):
+        return not math.isfinite(value) or value != math.floor(value) or value < 0 or value >= 2**32 or \
+            math.copysign(1.0, value) < 0
+    return value < 0 or value >= 2**32
 
 
 def _steps(*rows: tuple[str, ...]) -> tuple[Step, ...]:
@@ -62,53 +91,57 @@ JSON_RULES = _steps(
 
 # normalize_fact_text's steps 1-7, shared by decide_write (gate.normalize, gate.normalize_candidates).
 NORMALIZE_STEPS = _steps(
-    ("norm.text", "a string of Unicode scalar values", "invalid_text"),
-    ("norm.nfc", "NFC"),
-    ("norm.quote_dash", "typographic quotes and dashes to ASCII"),
-    ("norm.lowercase", "full default lowercase mapping, final sigma by context"),
-    ("norm.nfc_again", "NFC again"),
-    ("norm.white_space", "every run of White_Space to one space"),
-    ("norm.edges", "strip White_Space and edge punctuation at both ends"),
+    ("norm.text", "a string of Unicode scalar values", "invalid_text", "host", "text"),
+    ("norm.nfc", "NFC", None, "nfc"),
+    ("norm.quote_dash", "typographic quotes and dashes to ASCII", None, "quote_dash"),
+    ("norm.lowercase", "full default lowercase mapping, final sigma by context", None, "lowercase"),
+    ("norm.nfc_again", "NFC again", None, "nfc"),
+    ("norm.white_space", "every run of White_Space to one space", None, "white_space"),
+    ("norm.edges", "strip White_Space and edge punctuation at both ends", None, "edges"),
 )
 
 DECIDE_WRITE_STEPS = _steps(
-    ("gate.text", "text: a string of Unicode scalar values", "invalid_text"),
-    ("gate.embedding_json", "embedding_json: a string holding strict JSON", "invalid_json"),
-    ("gate.embedding", "embedding: null or a non-empty array of numbers", "invalid_embedding"),
-    ("gate.binary32", "each embedding number: binary64 to binary32, never infinite", "invalid_embedding"),
-    ("gate.candidates_json", "candidates_json: a string holding strict JSON", "invalid_json"),
-    ("gate.candidates", "candidates: null or an array", "invalid_shape"),
-    ("gate.candidate.object", "each candidate, in array order: an object", "invalid_shape"),
-    ("gate.candidate.id", "its id: a non-empty string", "invalid_shape"),
-    ("gate.candidate.text", "its text: a string", "invalid_shape"),
-    ("gate.candidate.pinned", "its pinned: absent, null or a boolean", "invalid_shape"),
+    ("gate.text", "text: a string of Unicode scalar values", "invalid_text", "host", "text"),
+    ("gate.embedding_json", "embedding_json: a string holding strict JSON", "invalid_json", "json",
+     "embedding_json"),
+    ("gate.embedding", "embedding: null or a non-empty array of numbers", "invalid_embedding", "shape"),
+    ("gate.binary32", "each embedding number: binary64 to binary32, never infinite", "invalid_embedding",
+     "binary32"),
+    ("gate.candidates_json", "candidates_json: a string holding strict JSON", "invalid_json", "json",
+     "candidates_json"),
+    ("gate.candidates", "candidates: null or an array", "invalid_shape", "shape"),
+    ("gate.candidate.object", "each candidate, in array order: an object", "invalid_shape", "shape"),
+    ("gate.candidate.id", "its id: a non-empty string", "invalid_shape", "shape"),
+    ("gate.candidate.text", "its text: a string", "invalid_shape", "shape"),
+    ("gate.candidate.pinned", "its pinned: absent, null or a boolean", "invalid_shape", "shape"),
     ("gate.candidate.embedding", "its embedding: absent, null or as gate.embedding and gate.binary32",
-     "invalid_embedding"),
-    ("gate.threshold", "threshold: a number in [0, 1], not a boolean", "invalid_threshold"),
-    ("gate.mode", "mode: auto, explicit, mirror or reconcile", "invalid_mode"),
-    ("gate.force", "force: a boolean", "invalid_force"),
+     "invalid_embedding", "shape"),
+    ("gate.threshold", "threshold: a number in [0, 1], not a boolean", "invalid_threshold", "host", "threshold"),
+    ("gate.mode", "mode: auto, explicit, mirror or reconcile", "invalid_mode", "host", "mode"),
+    ("gate.force", "force: a boolean", "invalid_force", "host", "force"),
     ("gate.normalize", "the new text through norm.nfc .. norm.edges"),
     ("gate.empty_text", "a new text that normalizes to the empty string", "empty_text"),
     ("gate.normalize_candidates", "each candidate's text through norm.nfc .. norm.edges"),
     ("gate.exact", "exact match: the first candidate whose normalized text equals the new one"),
-    ("gate.similarity", "cosine similarity of each compared candidate, plain binary64 sums"),
-    ("gate.near", "near match: the best compared candidate (auto leaves pinned out), if >= threshold"),
+    ("gate.similarity", "cosine similarity of each compared candidate, plain binary64 sums", None, "similarity"),
+    ("gate.near", "near match: the best compared candidate (auto leaves pinned out), if >= threshold", None,
+     "near"),
     ("gate.decision", "action, reason and match from the mode table"),
 )
 
 BUILD_DEDUP_CONTEXT_STEPS = _steps(
-    ("ctx.topical_json", "topical_json: a string holding strict JSON", "invalid_json"),
+    ("ctx.topical_json", "topical_json: a string holding strict JSON", "invalid_json", "json", "topical_json"),
     ("ctx.topical", "topical: null or an array of objects whose id and text are absent, null or strings",
-     "invalid_shape"),
-    ("ctx.pinned_json", "pinned_json: a string holding strict JSON", "invalid_json"),
-    ("ctx.pinned", "pinned: as ctx.topical", "invalid_shape"),
-    ("ctx.recent_json", "recent_json: a string holding strict JSON", "invalid_json"),
-    ("ctx.recent", "recent: as ctx.topical", "invalid_shape"),
-    ("ctx.cap", "cap: an integral number in [0, 2^32 - 1], not a boolean", "invalid_cap"),
+     "invalid_shape", "shape"),
+    ("ctx.pinned_json", "pinned_json: a string holding strict JSON", "invalid_json", "json", "pinned_json"),
+    ("ctx.pinned", "pinned: as ctx.topical", "invalid_shape", "shape"),
+    ("ctx.recent_json", "recent_json: a string holding strict JSON", "invalid_json", "json", "recent_json"),
+    ("ctx.recent", "recent: as ctx.topical", "invalid_shape", "shape"),
+    ("ctx.cap", "cap: an integral number in [0, 2^32 - 1], not a boolean", "invalid_cap", "host", "cap"),
     ("ctx.order", "items in the order pinned, topical, recent, each section in the caller's order"),
     ("ctx.cap_limit", "no more than cap lines: checked before each item, which stops the block"),
-    ("ctx.split", "each id and text split on the line breaks"),
-    ("ctx.trim", "each piece trimmed of White_Space"),
+    ("ctx.split", "each id and text split on the line breaks", None, "line_breaks"),
+    ("ctx.trim", "each piece trimmed of White_Space", None, "trim"),
     ("ctx.join", "empty pieces dropped, the rest joined with one space"),
     ("ctx.skip_empty", "an item whose collapsed id or text is empty is skipped"),
     ("ctx.skip_bracket", "an item whose collapsed id holds [ or ] is skipped"),
@@ -246,7 +279,8 @@ OPS: dict[str, Op] = {
             unicode_steps=("normalization",),
             char_rules=("normalization",),
             plain=(("text", "plain"),),
-            steps=_steps(("nfc.text", "a string of Unicode scalar values", "invalid_text"), ("nfc.nfc", "NFC")),
+            steps=_steps(("nfc.text", "a string of Unicode scalar values", "invalid_text", "host", "text"),
+                         ("nfc.nfc", "NFC", None, "nfc")),
         ),
     )
 }

@@ -441,6 +441,7 @@ def main(argv: list[str] | None = None) -> int:
         k, n = (int(part) for part in args.rotate.split("/"))
         chosen = [plant for index, plant in enumerate(chosen) if index % n == k % n]
     status = 0
+    agreement = [0, 0]  # reports whose counterfactual cause agrees with the traces', of those with both
     for plant in chosen:
         found, report, output, failing = run_plant(plant, args.seconds, fuzzing=not args.fixtures_only)
         if not plant.fixtures:
@@ -464,13 +465,22 @@ def main(argv: list[str] | None = None) -> int:
             verdict = "FOUND, ONE REPORT" if found else ("NOT FOUND" if not new else "FOUND, BUT NOT AS ONE REPORT")
         print(f"== {plant.name}: {verdict} ({plant.op}, {plant.cause}) in {report['examples']:,} examples; {caught}")
         for d in new:
-            print(f"   new: {d['op']} {d['cause']} ({d['detail']}) after {d['foundAfterSeconds']}s, "
+            fallback = d.get("fallbackCause")
+            beside = "" if fallback is None else (
+                f"; counterfactuals {'agree' if fallback['cause'] == d['cause'] else 'say ' + fallback['cause']}")
+            print(f"   new: {d['op']} {d['cause']} ({d['detail']}) at {d.get('step') or 'no trace'} "
+                  f"[{d.get('rule') or 'counterfactuals'}{beside}] after {d['foundAfterSeconds']}s, "
                   f"args {json.dumps(d['args'], ensure_ascii=True)[:200]}")
+            agreement[0] += fallback is not None and fallback["cause"] == d["cause"]
+            agreement[1] += fallback is not None
         if not found or missed:
             status = 1
         if not found:
             print(output[-3000:])
     print(f"{len(chosen)} plant(s) run" + (f" (share {args.rotate} of {len(PLANTS)})" if args.rotate else ""))
+    if agreement[1]:
+        print(f"the counterfactual classifier agrees with the traces' cause on {agreement[0]} of {agreement[1]} "
+              "report(s) named from traces")
     return status
 
 

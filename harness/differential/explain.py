@@ -44,16 +44,20 @@ from typing import Any
 import unicodedata2
 
 from generators.unicode_stability import unstable_reason
+from harness.differential.causes import Stats as CauseStats
+from harness.differential.causes import cause_from_traces
 from harness.model import hostvalues, unicode_tables
 from harness.model.compare import parse_result, same_json
 from harness.model.contract_sets import EDGE_PUNCTUATION, LINE_BREAKS, QUOTE_DASH, WHITE_SPACE, white_space_like
 from harness.model.json_features import features as json_features
 from harness.model.registry import OPS, PLAIN_VALUES, Op, get_op, is_boundary_host_value
+from harness.model.traces import parse as parse_trace
 from harness.model.unicode_info import assigned_in, describe, has_surrogate, interesting, is_surrogate
 from harness.testees.errors import answered
 from harness.testees.fanout import expressible
 from harness.testees.impls import oracle as oracle_name
 from harness.testees.testee import Testee
+from harness.testees.traces import problems, request_trace, traced_ops
 
 CAUSES = (
     "crash",
@@ -905,6 +909,59 @@ def code_points(args: dict[str, Any], versions: dict[str, dict[str, str]]) -> li
     return [describe(cp, versions) for cp in seen[:40]]
 
 
+@dataclass(frozen=True)
+class Found:
+    """A divergence's cause: from the step traces where every side serves them, else from counterfactuals."""
+
+    cause: str
+    explanation: str
+    detail: str | None
+    step: str | None = None  # where the traces part (None: counterfactuals named it)
+    rule: str | None = None  # the rule of harness/differential/causes that named it
+    fallback: tuple[str, str | None] | None = None  # the counterfactual classifier's (cause, detail), run beside
+
+    @property
+    def named(self) -> tuple[str, str, str | None]:
+        return self.cause, self.explanation, self.detail
+
+
+def _traces(impls: dict[str, Testee], op_name: str, args: dict[str, Any], names: list[str]) -> dict[str, Any] | None:
+    """Every named implementation's trace of the call (checked: harness/checks/traces.py), or None when one
+    of them serves none or gives one that fails its checks (then counterfactuals name the cause)."""
+    found = {}
+    for name in names:
+        if op_name not in traced_ops(impls[name]):
+            return None
+        response = request_trace(impls[name], op_name, args)
+        if problems(op_name, response, None, validate=False):
+            return None
+        found[name] = parse_trace(response["ok"])
+    return found
+
+
+def name_cause(impls: dict[str, Testee], op_name: str, args: dict[str, Any], responses: Responses,
+               versions: dict[str, dict[str, str]] | None = None, fallback: bool = True,
+               stats: CauseStats | None = None) -> Found:
+    """The cause of a divergence. Where the oracle and every implementation that disagrees with it serve
+    traces (and none crashed), the first step where the oracle's trace and the first disagreeing one's part
+    names it (harness/differential/causes); the counterfactual classifier (``classify``) runs beside it
+    (``fallback``) and is the cause everywhere else."""
+    versions = versions or {}
+    names = divergent(op_name, responses)
+    crashed = any("error" in r and r["error"].get("code") in _FAILURES for r in responses.values())
+    oracle = next(iter(responses))
+    traced = None if crashed or not names else _traces(impls, op_name, args, [oracle, *names])
+    if traced is None:
+        return Found(*classify(impls, op_name, args, responses, versions))
+    first = cause_from_traces(op_name, traced[oracle], traced[names[0]], args, versions.get(oracle, {}),
+                              versions.get(names[0], {}), stats)
+    if first is None:  # the traces agree, the outputs do not: a trace that hides a step (checked, so rare)
+        return Found(*classify(impls, op_name, args, responses, versions))
+    other = classify(impls, op_name, args, responses, versions) if fallback else None
+    return Found(first.cause, first.why, first.detail, first.step, first.rule,
+                 None if other is None else (other[0], other[2]))
+
+
 @dataclass
 class Divergence:
     op: str
@@ -920,6 +977,9 @@ class Divergence:
     found_after: float | None = None  # seconds into a fuzz run
     extra: dict[str, Any] = field(default_factory=dict)  # a sweep class's extent (code points, templates, replay)
     own_details: dict[str, str | None] = field(default_factory=dict)  # per implementation, when narrower (own_details)
+    step: str | None = None  # where the traces part (Found.step)
+    rule: str | None = None
+    fallback: tuple[str, str | None] | None = None
 
     @property
     def key(self) -> tuple[str, str, str | None, tuple[str, ...]]:
@@ -938,6 +998,9 @@ class Divergence:
             "status": self.status,
             "expectedEntry": self.expected_entry,
             "foundAfterSeconds": None if self.found_after is None else round(self.found_after, 1),
+            "step": self.step,
+            "rule": self.rule,
+            "fallbackCause": None if self.fallback is None else {"cause": self.fallback[0], "detail": self.fallback[1]},
             **({"ownDetails": self.own_details} if self.own_details else {}),
             **self.extra,
         }
@@ -956,8 +1019,9 @@ def examine(impls: dict[str, Testee], op_name: str, args: dict[str, Any],
     names = divergent(op_name, responses)
     if not names:
         return None
-    cause, explanation, detail = classify(impls, op_name, args, responses, versions)
-    return Divergence(op_name, args, responses, names, cause, explanation, code_points(args, versions), detail)
+    found = name_cause(impls, op_name, args, responses, versions)
+    return Divergence(op_name, args, responses, names, found.cause, found.explanation, code_points(args, versions),
+                      found.detail, step=found.step, rule=found.rule, fallback=found.fallback)
 
 
 def unicode_versions_of(impls: dict[str, Testee]) -> dict[str, dict[str, str]]:

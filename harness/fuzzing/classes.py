@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.differential.explain import Divergence, classify, code_points, divergent
+from harness.differential.explain import Divergence, code_points, divergent, name_cause
 from harness.differential.verdict import gate_shape, outcome_kinds
 from harness.fuzzing.templates import BY_NAME, SURROGATE_PAIRS, TEMPLATES
 from harness.model import hostvalues, unicode_tables
@@ -180,7 +180,7 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
         verdict = gate_shape(opened, op, args, (names, kinds), findings, position(template, index))
         if not verdict.reproduced:
             return None
-        return classify(opened, op, args, verdict.responses, versions)
+        return name_cause(opened, op, args, verdict.responses, versions, fallback=False).named
 
     for (op, names, kinds, _), runs in groups.items():
         runs = _runs_sorted(runs)

@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, TextIO
 
 from harness.differential.expected import ExpectedSet, cover, recheck_detailed
-from harness.differential.explain import Divergence, agreeing, classify, code_points, divergent, unicode_versions_of
+from harness.differential.explain import Divergence, agreeing, code_points, divergent, name_cause, unicode_versions_of
 from harness.differential.strategies import comparable_ops
 from harness.differential.verdict import gate, outcome_kinds
 from harness.fuzzing.classes import ClassBook
@@ -277,7 +277,7 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
         responses = verdict.responses
         if tuple(divergent(op, responses)) != names:
             return  # came again, but between other implementations: counted in its own group next time
-        cause, explanation, detail = classify(impls, op, args, responses, result.versions)
+        cause, explanation, detail = name_cause(impls, op, args, responses, result.versions, fallback=False).named
         causes.append((cause, detail))
         first_key = (*group, cause, detail)
         if first_key in shrunk_to:  # seen before: count it under the class its first witness shrank to
@@ -289,7 +289,8 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
         if time.monotonic() >= hard:
             shrink_cut += 1
         # The class is named on the minimal witness (its detail may be narrower than the first input's).
-        cause, explanation, detail = classify(impls, op, small, small_responses, result.versions)
+        found = name_cause(impls, op, small, small_responses, result.versions)
+        cause, explanation, detail = found.named
         # An input not sent to some implementation (its host cannot hold it) names fewer of them: the
         # same bug is still one class (ClassBook), named by every implementation it was seen in.
         key, grew_from = book.place((op, names, cause, detail), frozenset(impls) - frozenset(small_responses))
@@ -311,7 +312,8 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
             return
         result.seen[key] = 1
         divergence = Divergence(op, small, small_responses, list(names), cause, explanation,
-                                code_points(small, result.versions), detail, found_after=found_after)
+                                code_points(small, result.versions), detail, found_after=found_after,
+                                step=found.step, rule=found.rule, fallback=found.fallback)
         mark(divergence)
         by_key[key] = divergence
         result.divergences.append(divergence)

@@ -30,7 +30,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from harness.differential.explain import classify, divergent, observe
+from harness.differential.explain import divergent, name_cause, observe
 from harness.differential.verdict import outcome_kinds
 from harness.model import hostvalues
 from harness.model.registry import get_op
@@ -160,7 +160,7 @@ def shrink(opened: dict[str, Testee], op: str, args: dict[str, Any], versions: d
         got = observe(opened, op, candidate)
         if outcome_kinds(got) != kinds or divergent(op, got) != names:
             return None
-        found, _, detail = classify(opened, op, candidate, got, versions)
+        found, _, detail = name_cause(opened, op, candidate, got, versions, fallback=False).named
         return got if found == cause[0] and _narrower_or_equal(detail, cause[1]) else None
 
     optional = [param.name for param in get_op(op).params if not param.required]

@@ -104,6 +104,24 @@ def differs(cp: int, step: str, a: str, b: str) -> bool:
     return a != b and table(a).data(cp, step) != table(b).data(cp, step)
 
 
+def in_context(cp: int, step: str, versions: list[str]) -> bool:
+    """Whether `cp` belongs to the context `step` reads around a character, in any of `versions` that has a
+    table: for normalization a non-starter (combining class above 0: NFC reorders and composes across
+    them), for case mapping a Cased or Case_Ignorable character (the final-sigma context)."""
+    for version in versions:
+        try:
+            t = table(version)
+            if step == "normalization":
+                t.data(cp, step)
+                if (t.ccc or {}).get(cp, 0) > 0:
+                    return True
+            elif _contains(t.cased, t.cased_starts, cp) or _contains(t.ignorable, t.ignorable_starts, cp):
+                return True
+        except MissingTable:
+            continue
+    return False
+
+
 def _points(ranges: list[tuple[int, int]]) -> set[int]:
     return {cp for first, last in ranges for cp in range(first, last + 1)}
 

@@ -1,0 +1,74 @@
+"""The cause of a divergence, read off the step traces (docs/traces.md): the first step where the traces of
+the oracle and of an implementation that disagrees with it part, and what that step did differently.
+
+The classifier is a table of rules (``ORDER``), one small module per family of causes (``boundary``,
+``strict_json``, ``characters``, ``numbers``, ``outcomes``); the first rule that fires names the cause. No
+rule names an op: what a step is (``Step.role``, ``Step.param``), the parameter kinds with their plain and
+boundary values are the op registry's. ``Stats`` counts which rules fire. ``CAUSES`` is derived from the
+rules. The counterfactual classifier (harness/differential/explain.py) stays the fallback for
+implementations that serve no trace.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.differential.causes import boundary, characters, numbers, outcomes, strict_json
+from harness.differential.causes.facts import Facts, facts
+from harness.differential.causes.rule import Rule, Verdict
+from harness.model.traces import first_difference
+
+FAMILIES = (numbers, boundary, strict_json, characters, outcomes)
+_BY_NAME: dict[str, Rule] = {rule.name: rule for family in FAMILIES for rule in family.RULES}
+
+# The order the rules are tried in: the documented order (docs/fuzzing.md, "Causes from traces").
+ORDER = (
+    "args-numbers", "args-coercion", "host-check-coercion",
+    "json-refused", "json-numbers",
+    "unicode-skew", "nfc", "quote-dash", "lowercase", "white-space", "edges", "line-breaks", "trim",
+    "binary32", "similarity-bits", "threshold-comparison",
+    "check-disputed", "validation-order", "error-versus-result", "rule-difference",
+)
+RULES: tuple[Rule, ...] = tuple(_BY_NAME[name] for name in ORDER)
+CAUSES: tuple[str, ...] = tuple(dict.fromkeys(cause for rule in RULES for cause in rule.causes))
+
+
+@dataclass
+class Stats:
+    """How often each rule fired (a run's classifier statistics)."""
+
+    fired: Counter[str] = field(default_factory=Counter)
+
+
+@dataclass(frozen=True)
+class TraceCause:
+    cause: str
+    detail: str | None
+    step: str  # the step the traces part at
+    rule: str  # the rule that named the cause
+    why: str
+
+
+def decide(found: Facts, stats: Stats | None = None) -> TraceCause:
+    for rule in RULES:
+        verdict = rule.fires(found)
+        if verdict is not None:
+            if stats is not None:
+                stats.fired[rule.name] += 1
+            return TraceCause(verdict.cause, verdict.detail, found.step, rule.name, verdict.why)
+    raise AssertionError("rule-difference always fires")  # pragma: no cover
+
+
+def cause_from_traces(op: str, oracle_trace: dict[str, Any], other_trace: dict[str, Any], args: dict[str, Any],
+                      versions_a: dict[str, str], versions_b: dict[str, str],
+                      stats: Stats | None = None) -> TraceCause | None:
+    """The cause where two traces part (None when they agree)."""
+    parting = first_difference(oracle_trace, other_trace)
+    if parting is None:
+        return None
+    return decide(facts(op, parting, oracle_trace, other_trace, args, versions_a, versions_b), stats)
+
+
+__all__ = ["CAUSES", "ORDER", "RULES", "Stats", "TraceCause", "Verdict", "cause_from_traces", "decide"]

@@ -1,0 +1,90 @@
+"""Causes in the character steps: NFC, the quote map, lowercase, White_Space, the edges, line breaks, the trim.
+
+A Unicode version skew is named only when the two sides read that step's data from different Unicode
+versions and every span where their values differ, grown over the context the step reads (a combining
+sequence for NFC, the cased and case-ignorable run for lowercase), holds a code point whose data differs
+between those versions (data/unicode-tables/). A bug next to a skew keeps its own span without one, so it is
+never taken for the skew.
+"""
+
+from __future__ import annotations
+
+from harness.differential.causes.facts import Facts, context_of, differing_chars, spans
+from harness.differential.causes.rule import Rule, Verdict
+from harness.model import unicode_tables
+from harness.model.contract_sets import NEAR_WHITE_SPACE, WHITE_SPACE
+
+UNICODE_STEP = {"nfc": "normalization", "lowercase": "case_mapping"}  # a role -> the Unicode data it reads
+SIGMAS = frozenset("\u03a3\u03c3\u03c2")
+
+
+def _shown(chars: list[str]) -> str:
+    return " ".join(f"U+{ord(ch):04X}" for ch in chars[:8]) + (" ..." if len(chars) > 8 else "")
+
+
+def _skew(facts: Facts) -> Verdict | None:
+    data = UNICODE_STEP.get(facts.role)
+    if data is None or not facts.both_values:
+        return None
+    va, vb = facts.versions_a.get(data), facts.versions_b.get(data)
+    if va is None or vb is None or va == vb or not (unicode_tables.has(va, data) and unicode_tables.has(vb, data)):
+        return None
+    found = spans(*facts.values())
+    if not found:
+        return None
+
+    def inside(ch: str) -> bool:
+        return unicode_tables.in_context(ord(ch), data, [va, vb])
+
+    for x, i1, i2, y, j1, j2 in found:
+        context = context_of(x, i1, i2, inside) + context_of(y, j1, j2, inside)
+        sigma = any(ch in SIGMAS for ch in context)
+        if not any(unicode_tables.matters(ord(ch), data, va, vb, sigma) for ch in context):
+            return None
+    return Verdict("unicode_version_skew", data,
+                   f"{facts.step} reads {data} data of Unicode {va} on one side and {vb} on the other, and the "
+                   "characters it treats differently are ones whose data differs between them")
+
+
+def _character_rule(role: str, cause: str, what: str) -> Rule:
+    def fires(facts: Facts) -> Verdict | None:
+        if facts.role != role or not facts.both_values:
+            return None
+        return Verdict(cause, None, f"{facts.step} ({what}) treats {_shown(differing_chars(*facts.values()))} "
+                                    "differently")
+    return Rule(role.replace("_", "-"), (cause,), fires, f"the traces part at a {role} step")
+
+
+def _lowercase(facts: Facts) -> Verdict | None:
+    if facts.role != "lowercase" or not facts.both_values:
+        return None
+    chars = differing_chars(*facts.values())
+    if any(ch in SIGMAS for ch in chars):
+        return Verdict("final_sigma", None, f"{facts.step} lowercases a capital sigma differently ({_shown(chars)})")
+    return Verdict("case_mapping", None, f"{facts.step} lowercases {_shown(chars)} differently")
+
+
+def _edges(facts: Facts) -> Verdict | None:
+    if facts.role != "edges" or not facts.both_values:
+        return None
+    chars = differing_chars(*facts.values())
+    if any(ch in WHITE_SPACE or ch in NEAR_WHITE_SPACE or ch.isspace() for ch in chars):
+        return Verdict("whitespace_definition", None,
+                       f"{facts.step} strips {_shown(chars)} on one side only: what counts as White_Space")
+    return Verdict("edge_punctuation", None, f"{facts.step} strips {_shown(chars)} on one side only")
+
+
+RULES = [
+    Rule("unicode-skew", ("unicode_version_skew",), _skew,
+         "an NFC or lowercase step parts, and every differing span holds a character whose data differs "
+         "between the two sides' Unicode versions"),
+    _character_rule("nfc", "normalization", "NFC"),
+    _character_rule("quote_dash", "quote_dash_map", "the quote and dash map"),
+    Rule("lowercase", ("final_sigma", "case_mapping"), _lowercase,
+         "a lowercase step parts: final_sigma when a sigma is among the characters, else case_mapping"),
+    _character_rule("white_space", "whitespace_definition", "runs of White_Space"),
+    Rule("edges", ("whitespace_definition", "edge_punctuation"), _edges,
+         "an edge-stripping step parts: whitespace_definition when a space-like character is among them"),
+    _character_rule("line_breaks", "line_breaks", "the split on line breaks"),
+    _character_rule("trim", "whitespace_definition", "the trim of White_Space"),
+]

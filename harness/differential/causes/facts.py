@@ -1,0 +1,111 @@
+"""What the rules of a cause read: where two traces part, and what each did there.
+
+Two traces (the oracle's and one implementation's, harness/model/traces.py) part at one entry. ``Facts``
+holds that entry of each (None for a trace that ended there, with its outcome), the step's role in the
+registry (``Step.role``, ``Step.param``, ``Step.code``), both outcomes, the arguments, both sides' Unicode
+versions; ``spans`` and ``differing_chars`` say where the two values differ, ``context_of`` grows a span over
+the context a step reads around it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from typing import Any
+
+from harness.model.registry import step_titles
+from harness.model.traces import ARGS, Parting
+
+OUTCOME = "outcome"
+
+
+@dataclass(frozen=True)
+class Facts:
+    op: str
+    step: str  # the step they part at (Parting.step)
+    role: str  # "args", "outcome" or the step's Step.role
+    param: str | None  # the parameter the step checks (a "host" or "json" step)
+    code: str | None  # the error code the step can raise
+    a: dict[str, Any] | None  # the oracle's entry there (None: its trace ended there)
+    b: dict[str, Any] | None  # the other implementation's entry there
+    outcome_a: dict[str, Any]
+    outcome_b: dict[str, Any]
+    args: dict[str, Any]  # the call's arguments (decoded host values)
+    versions_a: dict[str, str] = field(default_factory=dict)
+    versions_b: dict[str, str] = field(default_factory=dict)
+
+    def erred_here(self, side: str) -> bool:
+        """Whether that side's trace ended at this entry with an error this step raises."""
+        entry, outcome = (self.a, self.outcome_a) if side == "a" else (self.b, self.outcome_b)
+        if entry is not None or "error" not in outcome:
+            return False
+        return outcome.get("step") == self.step or (outcome.get("step") is None and outcome["error"] == self.code)
+
+    def one_erred_here(self) -> str | None:
+        """"a" or "b" when exactly that side raised at this step and the other went on with a value."""
+        for side, other in (("a", self.b), ("b", self.a)):
+            if self.erred_here(side) and other is not None and other.get("step") == self.step:
+                return side
+        return None
+
+    @property
+    def both_values(self) -> bool:
+        return self.a is not None and self.b is not None and self.a.get("step") == self.b.get("step") == self.step
+
+    def values(self) -> tuple[Any, Any]:
+        return (self.a or {}).get("value"), (self.b or {}).get("value")
+
+
+def facts(op: str, parting: Parting, trace_a: dict[str, Any], trace_b: dict[str, Any], args: dict[str, Any],
+          versions_a: dict[str, str], versions_b: dict[str, str]) -> Facts:
+    index = parting.index
+    entry_a = trace_a["steps"][index] if index < len(trace_a["steps"]) else None
+    entry_b = trace_b["steps"][index] if index < len(trace_b["steps"]) else None
+    declared = step_titles().get(parting.step)
+    role = ARGS if parting.step == ARGS else OUTCOME if parting.step == OUTCOME else \
+        (declared.role if declared is not None else "rule")
+    return Facts(op, parting.step, role, declared.param if declared else None, declared.code if declared else None,
+                 entry_a, entry_b, trace_a["outcome"], trace_b["outcome"], args, versions_a, versions_b)
+
+
+def strings(value: Any) -> list[str]:
+    """Every string in a trace value, in order (object members by key); floats and code points aside."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [s for item in value for s in strings(item)]
+    if isinstance(value, dict) and not ({"$f64", "$codepoints", "$int", "$type"} & set(value)):
+        return [s for key in sorted(value) for s in strings(value[key])]
+    return []
+
+
+def context_of(text: str, start: int, end: int, inside: Any) -> str:
+    """The span grown over neighbours for which ``inside(ch)`` holds, plus the first one beyond on each side
+    (the starter before a combining sequence, the letter before a final sigma)."""
+    while start > 0 and inside(text[start - 1]):
+        start -= 1
+    start = max(0, start - 1)
+    while end < len(text) and inside(text[end]):
+        end += 1
+    return text[start:min(len(text), end + 1)]
+
+
+def spans(a: Any, b: Any) -> list[tuple[str, int, int, str, int, int]]:
+    """Like ``regions``, with positions: (a's string, i1, i2, b's string, j1, j2) per differing span."""
+    left, right = strings(a), strings(b)
+    out = []
+    for index in range(max(len(left), len(right))):
+        x = left[index] if index < len(left) else ""
+        y = right[index] if index < len(right) else ""
+        if x == y:
+            continue
+        for tag, i1, i2, j1, j2 in SequenceMatcher(None, x, y, autojunk=False).get_opcodes():
+            if tag != "equal":
+                out.append((x, i1, i2, y, j1, j2))
+    return out
+
+
+def differing_chars(a: Any, b: Any) -> list[str]:
+    """The characters of both values' differing spans, each once, in order."""
+    found = [ch for x, i1, i2, y, j1, j2 in spans(a, b) for ch in x[i1:i2] + y[j1:j2]]
+    return list(dict.fromkeys(found))

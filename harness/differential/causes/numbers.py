@@ -1,0 +1,66 @@
+"""Causes in numbers: an argument's value, binary32 rounding, the similarity sums, the threshold comparison."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.differential.causes.facts import Facts
+from harness.differential.causes.rule import Rule, Verdict
+from harness.model.traces import ARGS, ARGS_RULES
+
+
+def _is_number(value: Any) -> bool:
+    if isinstance(value, dict) and set(value) == {"$f64"}:
+        return value["$f64"].lstrip("-") not in ("inf", "nan")
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _args_numbers(facts: Facts) -> Verdict | None:
+    """Every argument the sides received differently is a finite number on both: a rounding at the boundary."""
+    a, b = facts.values()
+    if facts.role != ARGS or not isinstance(a, dict) or not isinstance(b, dict) or set(a) != set(b):
+        return None
+    names = [n for n in a if not any(rule(a[n], b[n]) for _, rule in ARGS_RULES)]
+    if not names or not all(_is_number(a[n]) and _is_number(b[n]) for n in names):
+        return None
+    return Verdict("float_rounding", ",".join(names),
+                   f"the core received {', '.join(names)} as another number than the oracle's")
+
+
+def _binary32(facts: Facts) -> Verdict | None:
+    if facts.role != "binary32" or not facts.both_values:
+        return None
+    return Verdict("float_rounding", None, f"{facts.step}: the embedding rounded to binary32 differently")
+
+
+def _similarity(facts: Facts) -> Verdict | None:
+    """The same candidate compared, both similarities numbers, different bits: the sums."""
+    a, b = facts.values()
+    if facts.role != "similarity" or not facts.both_values or not isinstance(a, dict) or not isinstance(b, dict):
+        return None
+    if a.get("id") != b.get("id") or not (_is_number(a.get("similarity")) and _is_number(b.get("similarity"))):
+        return None
+    return Verdict("float_rounding", None, f"the similarity of candidate {a.get('id')!r} differs in its bits "
+                                           f"({a['similarity']['$f64']} / {b['similarity']['$f64']})")
+
+
+def _near(facts: Facts) -> Verdict | None:
+    """The same best candidate at the same similarity, matched on one side only: the threshold comparison."""
+    a, b = facts.values()
+    if facts.role != "near" or not facts.both_values or not isinstance(a, dict) or not isinstance(b, dict):
+        return None
+    if a.get("id") != b.get("id") or a.get("similarity") != b.get("similarity") or a.get("match") == b.get("match"):
+        return None
+    return Verdict("float_rounding", None, f"similarity {a.get('similarity', {}).get('$f64')} is compared with the "
+                                           "threshold differently")
+
+
+RULES = [
+    Rule("args-numbers", ("float_rounding",), _args_numbers,
+         "the traces part at args, every differing argument a finite number on both sides"),
+    Rule("binary32", ("float_rounding",), _binary32, "the binary32 rounding of an embedding parts"),
+    Rule("similarity-bits", ("float_rounding",), _similarity,
+         "the same candidate's similarity differs in its bits"),
+    Rule("threshold-comparison", ("float_rounding",), _near,
+         "the same best candidate at the same similarity is a near match on one side only"),
+]

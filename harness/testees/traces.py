@@ -1,0 +1,102 @@
+"""Asking a testee for a trace, and the checks every trace must pass, whoever made it
+(schemas/trace-v1.schema.json, docs/traces.md).
+
+A trace is the testee's own account of one call. It must
+
+1. be a ``trace-v1`` document (the schema), of the op that was asked for, starting with step ``args``;
+2. name only steps of that op (its own, the JSON rules when it takes JSON, and the steps of the op it goes
+   through: decide_write normalizes with normalize_fact_text), with the argument checks in the
+   specification's order (a check that runs once per candidate or item repeats; its first run counts);
+3. end in exactly the op's own output: the result the op returned, or the error code it raised.
+
+A trace that fails one is a finding about that implementation (``trace_mismatch``), never a divergence:
+it says nothing about the op, only that the testee's account of it is not to be trusted.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any
+
+import jsonschema
+
+from harness.model.paths import SCHEMAS
+from harness.model.registry import OPS, Op
+from harness.model.traces import ARGS, TRACE_OP, TraceError, parse, strict_equal
+from harness.testees.errors import HARNESS_CODES
+from harness.testees.testee import Response, Testee
+
+
+@cache
+def _validator() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(json.loads((SCHEMAS / "trace-v1.schema.json").read_text(encoding="utf-8")))
+
+
+def traced_ops(testee: Testee) -> tuple[str, ...]:
+    """The ops a testee says it traces (its start answer's ``traces``); () for a black box."""
+    listed = testee.description.get("traces") if isinstance(testee.description, dict) else None
+    return tuple(op for op in listed if op in OPS) if isinstance(listed, list) else ()
+
+
+def request_trace(testee: Testee, op: str, args: dict[str, Any]) -> Response:
+    return testee.call(TRACE_OP, {"op": op, "args": args})
+
+
+def allowed_steps(op: Op) -> set[str]:
+    """Every step id a trace of ``op`` may name past ``args``."""
+    allowed = set(op.step_ids())
+    if op.via is not None:
+        allowed |= set(OPS[op.via].step_ids())
+    return allowed
+
+
+def problems(op_name: str, trace_response: Response, op_response: Response | None,
+             validate: bool = True) -> list[str]:
+    """What is wrong with one trace (empty: nothing). ``op_response``: the op's own answer to the same
+    arguments (None: not compared); ``validate``: against the schema too (the costly part)."""
+    if "ok" not in trace_response:
+        error = trace_response.get("error", {})
+        return [f"the trace request was answered {error.get('code')}: {str(error.get('message', ''))[:200]}"]
+    try:
+        document = parse(trace_response["ok"])
+    except TraceError as exc:
+        return [str(exc)]
+    found = [f"not a trace-v1 document: {error.message[:200]} (at {'/'.join(map(str, error.absolute_path))})"
+             for error in list(_validator().iter_errors(document))[:3]] if validate else []
+    if found:
+        return found
+    op = OPS[op_name]
+    if document["op"] != op_name:
+        found.append(f"a trace of {document['op']!r} where {op_name!r} was asked for")
+    steps = [entry["step"] for entry in document["steps"]]
+    if steps[0] != ARGS or ARGS in steps[1:]:
+        found.append("step args must come first, once")
+    unknown = sorted(set(steps[1:]) - allowed_steps(op))
+    if unknown:
+        found.append(f"steps that are not {op_name}'s: {', '.join(unknown)}")
+    order = [step.id for step in op.steps]
+    checks = [step.id for step in op.steps if step.code is not None]
+    first_runs = list(dict.fromkeys(step for step in steps if step in checks))
+    if first_runs != sorted(first_runs, key=order.index):
+        found.append(f"argument checks out of the specification's order: {', '.join(first_runs)}")
+    if op_response is not None:
+        found += _ends_in(document["outcome"], op_response)
+    return found
+
+
+def _ends_in(outcome: dict[str, Any], op_response: Response) -> list[str]:
+    """The trace's outcome against the op's own answer."""
+    if "ok" in op_response:
+        if "result" not in outcome or not strict_equal(outcome["result"], op_response["ok"]):
+            shown = outcome.get("result", outcome.get("error"))
+            return [f"the trace ends in {json.dumps(shown, ensure_ascii=False)[:200]}; the op returned "
+                    f"{json.dumps(op_response['ok'], ensure_ascii=False)[:200]}"]
+        return []
+    code = op_response.get("error", {}).get("code")
+    if code in HARNESS_CODES:
+        return []  # the op was not answered (a crash, a cut): nothing to end in
+    if outcome.get("error") != code:
+        shown = outcome.get("error", outcome.get("result"))
+        return [f"the trace ends in {json.dumps(shown, ensure_ascii=False)[:200]}; the op raised {code}"]
+    return []

@@ -12,6 +12,8 @@ import pytest
 
 import reference.dedup_context
 import reference.normalize
+import reference.strict_json
+import reference.tracing
 import reference.write_gate
 from harness.checks.traces import problems
 from harness.fixtures.load import all_cases
@@ -269,3 +271,136 @@ def test_the_trace_command_marks_the_first_differing_step(tmp_path: Any, monkeyp
     assert main(["trace", "normalize_fact_text", "It\\u2019s here", "--impls", "reference"]) == 0
     out = capsys.readouterr().out
     assert "every trace agrees with reference's, step for step" in out and ">>" not in out
+
+
+# --- causes from traces (harness/differential/causes) -------------------------------------------------------
+
+def test_the_documented_rule_list_is_the_classifiers_order() -> None:
+    import re
+
+    from harness.differential.causes import CAUSES, ORDER, RULES
+    from harness.differential.explain import CAUSES as REPORTED
+    from harness.model.paths import ROOT
+
+    text = (ROOT / "docs" / "fuzzing.md").read_text(encoding="utf-8")
+    block = text.split("<!-- rules:start -->")[1].split("<!-- rules:end -->")[0]
+    documented = re.findall(r"\d+\. `([a-z0-9-]+)` \(`([a-z_]+)`", block)
+    assert [name for name, _ in documented] == list(ORDER)
+    by_name = {rule.name: rule for rule in RULES}
+    assert all(cause in by_name[name].causes for name, cause in documented)
+    assert set(CAUSES) <= set(REPORTED)  # every cause a rule names is one reports may carry
+    schema = json.loads((SCHEMAS / "divergence-report-v1.schema.json").read_text())
+    enum = schema["properties"]["divergences"]["items"]["properties"]["cause"]["enum"]
+    assert set(CAUSES) <= set(enum)
+
+
+def _planted_cause(op: str, args: dict[str, Any], plant: Any, monkeypatch: pytest.MonkeyPatch,
+                   versions: tuple[dict[str, str], dict[str, str]] | None = None) -> tuple[str, str, str]:
+    from harness.differential.causes import cause_from_traces
+    from harness.model.traces import parse
+
+    clean = parse(trace(op, args))
+    with monkeypatch.context() as patched:
+        plant(patched)
+        planted = parse(trace(op, args))
+    mine = json.loads(reference.unicode_versions())
+    found = cause_from_traces(op, clean, planted, args, *(versions or (mine, mine)))
+    assert found is not None
+    return found.cause, found.step, found.rule
+
+
+def _recent_first(topical_json: Any, pinned_json: Any, recent_json: Any, cap: Any = 30) -> str:
+    """build_dedup_context with recent_json checked first (a planted validation order)."""
+    reference.strict_json.loads(recent_json, "recent_json", "ctx.recent_json")
+    return reference.dedup_context.build_dedup_context(topical_json, pinned_json, recent_json, cap)
+
+
+_NO_U2019 = {k: v for k, v in reference.normalize.QUOTE_DASH_MAP.items() if k != 0x2019}
+_CAP = {"pinned_json": "null", "recent_json": "null"}
+
+
+@pytest.mark.parametrize("op, args, plant, want", [
+    ("normalize_fact_text", {"text": "It\u2019s"},
+     lambda m: m.setattr(reference.normalize, "QUOTE_DASH_MAP", _NO_U2019), ("quote_dash_map", "norm.quote_dash",
+                                                                             "quote-dash")),
+    ("normalize_fact_text", {"text": "a\u00a0b"}, lambda m: m.setattr(reference.normalize, "collapse_white_space",
+                                                                       lambda t: t), ("whitespace_definition",
+                                                                                      "norm.white_space",
+                                                                                      "white-space")),
+    ("normalize_fact_text", {"text": "\x1ca\x1c"}, lambda m: m.setattr(
+        reference.normalize, "strip_edges", (lambda f: lambda t: f(t.strip()))(reference.normalize.strip_edges)),
+     ("whitespace_definition", "norm.edges", "edges")),
+    ("normalize_fact_text", {"text": "tea\u2026"}, lambda m: m.setattr(reference.normalize, "strip_edges",
+                                                                        lambda t: t.strip(".")),
+     ("edge_punctuation", "norm.edges", "edges")),
+    ("normalize_fact_text", {"text": "Cafe\u0301"}, lambda m: m.setattr(reference.normalize, "nfc", lambda t: t),
+     ("normalization", "norm.nfc", "nfc")),
+    ("decide_write", {"text": "t", "embedding_json": "null", "candidates_json": "null", "threshold": True},
+     lambda m: m.setattr(reference.write_gate, "require_threshold", float),
+     ("boundary_coercion", "gate.threshold", "host-check-coercion")),
+    ("decide_write", {"text": "t", "embedding_json": "null", "candidates_json": "null", "mode": "AUTO"},
+     lambda m: m.setattr(reference.write_gate, "require_mode", str.lower),
+     ("error_versus_result", "gate.mode", "check-disputed")),
+    ("decide_write", {"text": "t", "embedding_json": "[1e30,1,-1e30,0.3]",
+                      "candidates_json": '[{"id":"a","text":"x","embedding":[1e30,1,1e30,0.7]}]'},
+     lambda m: m.setattr(reference.write_gate, "plain_sum_of_products",
+                         lambda a, b: math.fsum(x * y for x, y in zip(a, b, strict=True))),
+     ("float_rounding", "gate.similarity", "similarity-bits")),
+    ("decide_write", {"text": "t", "embedding_json": "[0.1]", "candidates_json": "null"},
+     lambda m: m.setattr(reference.write_gate, "to_binary32", lambda x: x),
+     ("float_rounding", "gate.binary32", "binary32")),
+    ("build_dedup_context", {"topical_json": '[{"id":"a","text":"b"}]', **_CAP, "cap": 30.5},
+     lambda m: m.setattr(reference.dedup_context, "require_cap", int),
+     ("boundary_coercion", "ctx.cap", "host-check-coercion")),
+    ("build_dedup_context", {"topical_json": '[{"id":"a","text":"b\u2028c"}]', **_CAP},
+     lambda m: m.setattr(reference.dedup_context, "LINE_BREAKS", reference.dedup_context.LINE_BREAKS - {"\u2028"}),
+     ("line_breaks", "ctx.split", "line-breaks")),
+    ("build_dedup_context", {"topical_json": '[{"id":"a","text":" b\\u001c"}]', **_CAP},
+     lambda m: m.setattr(reference.dedup_context, "_trim", str.strip), ("whitespace_definition", "ctx.trim", "trim")),
+    ("build_dedup_context", {"topical_json": '[{"id":"a","text":"b"}]', **_CAP},
+     lambda m: m.setattr(reference.dedup_context, "PINNED_MARK", "[pinned] ") or m.setattr(
+         reference.dedup_context, "HEADER", "Memories:"), ("rule_difference", "ctx.output", "rule-difference")),
+    ("build_dedup_context", {"topical_json": "[1]", "pinned_json": "", "recent_json": ""},
+     lambda m: m.setattr(reference.tracing, "_FUNCTIONS", {**reference.tracing._FUNCTIONS,
+                                                           "build_dedup_context": _recent_first}),
+     ("validation_order", "ctx.topical_json", "validation-order")),
+])
+def test_a_planted_bug_is_named_by_the_rule_of_its_step(op: str, args: dict[str, Any], plant: Any,
+                                                          want: tuple[str, str, str],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _planted_cause(op, args, plant, monkeypatch) == want
+
+
+def _edited(op: str, args: dict[str, Any], step: str, value: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    from harness.model.traces import parse
+
+    clean = parse(trace(op, args))
+    other = json.loads(json.dumps(clean))
+    next(entry for entry in other["steps"] if entry["step"] == step)["value"] = value
+    return clean, other
+
+
+def test_a_skew_is_named_only_where_the_data_differs_and_a_bug_beside_it_keeps_its_own_cause() -> None:
+    from harness.differential.causes import cause_from_traces
+
+    old, new = {"case_mapping": "14.0.0"}, {"case_mapping": "17.0.0"}
+    args = {"text": "\u1c89 \u03bf\u03b4\u03bf\u03a3"}  # U+1C89 (new in 16.0) and a word ending in capital sigma
+    # The newer data lowercases U+1C89; the word's final sigma is right on both sides.
+    clean, skewed = _edited("normalize_fact_text", args, "norm.lowercase", "\u1c8a \u03bf\u03b4\u03bf\u03c2")
+    found = cause_from_traces("normalize_fact_text", clean, skewed, args, old, new)
+    assert (found.cause, found.detail, found.rule) == ("unicode_version_skew", "case_mapping", "unicode-skew")
+    # The same skew, and beside it a final sigma lowercased as a medial one: not the skew.
+    _, both = _edited("normalize_fact_text", args, "norm.lowercase", "\u1c8a \u03bf\u03b4\u03bf\u03c3")
+    found = cause_from_traces("normalize_fact_text", clean, both, args, old, new)
+    assert (found.cause, found.rule) == ("final_sigma", "lowercase")
+    # The same versions on both sides: never a skew.
+    found = cause_from_traces("normalize_fact_text", clean, skewed, args, new, new)
+    assert found.cause == "case_mapping"
+    # NFC: a mark new in 17.0 (U+05C8) blocks a composition with 16.0 data; the span holds no new character
+    # itself, its combining sequence does.
+    args = {"text": "a\u05c8\u0323"}
+    clean, older = _edited("unicode_nfc", args, "nfc.nfc", "a\u05c8\u0323")
+    assert clean["steps"][-1]["value"] != "a\u05c8\u0323"
+    found = cause_from_traces("unicode_nfc", clean, older, args, {"normalization": "18.0.0"},
+                              {"normalization": "16.0.0"})
+    assert (found.cause, found.detail) == ("unicode_version_skew", "normalization")

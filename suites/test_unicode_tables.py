@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import unicodedata
+from typing import Any
 
 import pytest
 import unicodedata2
@@ -33,19 +34,20 @@ def _lower_mismatches(t: unicode_tables.Table) -> list[int]:
             and chr(cp).lower() != "".join(map(chr, t.lower.get(cp, (cp,))))]
 
 
-def _normalization_mismatches(t: unicode_tables.Table) -> list[int]:
-    """Code points whose NFC data in `t` is not the installed unicodedata2's."""
+def _normalization_mismatches(t: unicode_tables.Table, data: Any = unicodedata2) -> list[int]:
+    """Code points whose NFC data in `t` is not that of ``data`` (the installed unicodedata2, or CPython's own
+    unicodedata)."""
     wrong = []
     for cp in range(0x110000):
         if 0xD800 <= cp <= 0xDFFF or 0xAC00 <= cp <= 0xD7A3:
             continue
         ch = chr(cp)
-        decomposition = unicodedata2.decomposition(ch)
+        decomposition = data.decomposition(ch)
         canonical = tuple(int(h, 16) for h in decomposition.split()) if decomposition and \
             not decomposition.startswith("<") else None
-        if (t.ccc.get(cp, 0), t.canonical.get(cp)) != (unicodedata2.combining(ch), canonical):  # type: ignore[union-attr]
+        if (t.ccc.get(cp, 0), t.canonical.get(cp)) != (data.combining(ch), canonical):  # type: ignore[union-attr]
             wrong.append(cp)
-        elif canonical and (cp in t.excluded) != (unicodedata2.normalize("NFC", ch) != ch):  # type: ignore[operator]
+        elif canonical and (cp in t.excluded) != (data.normalize("NFC", ch) != ch):  # type: ignore[operator]
             wrong.append(cp)
     return wrong
 
@@ -57,6 +59,15 @@ def test_the_14_0_case_table_is_what_cpython_3_11_does() -> None:
     assert _lower_mismatches(t) == []
     planted = dataclasses.replace(t, lower={cp: to for cp, to in t.lower.items() if cp != 0x130})
     assert _lower_mismatches(planted) == [0x130]  # the check sees one mapping gone
+
+
+def test_the_14_0_normalization_table_is_cpython_3_11s() -> None:
+    if unicodedata.unidata_version != "14.0.0":
+        pytest.skip(f"the host's unicodedata is {unicodedata.unidata_version}, not 14.0.0")
+    t = table("14.0.0")
+    assert _normalization_mismatches(t, unicodedata) == []
+    planted = dataclasses.replace(t, excluded=t.excluded - {0x0958})  # type: ignore[operator]
+    assert _normalization_mismatches(planted, unicodedata) == [0x0958]
 
 
 def test_the_18_0_normalization_table_is_unicodedata2s() -> None:
@@ -78,8 +89,9 @@ def test_exact_classes_not_whole_scripts() -> None:
     assert not differs(0x1C89, "case_mapping", "17.0.0", "17.0.0")
 
 
-def test_no_normalization_data_for_14_0_is_named() -> None:
+def test_a_table_without_normalization_data_is_named() -> None:
+    without = dataclasses.replace(table("14.0.0"), ccc=None)
     with pytest.raises(MissingTable, match="14.0.0: the table has no normalization data"):
-        table("14.0.0").data(0x41, "normalization")
+        without.data(0x41, "normalization")
     with pytest.raises(MissingTable, match="no Unicode table for 9.0.0"):
         table("9.0.0")

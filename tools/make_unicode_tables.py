@@ -13,8 +13,10 @@ Unicode-dependent steps read, taken from registry packages independent of every 
   decompositions, and the code points NFC does not recompose (composition exclusions): from the
   `unicodedata2` wheel of that version (PyPI); Hangul syllables are left out (their decomposition is an
   algorithm, alike in every version, that some unicodedata2 releases list and others do not). There is
-  no unicodedata2 14.0.0 wheel for CPython 3.11 (its sdist does not build there), and no implementation
-  in play normalizes with 14.0 (docs/contract.md §9): that table's `normalization` is null.
+  no unicodedata2 14.0.0 wheel for CPython 3.11 (its sdist does not build there): a version without a
+  wheel is read from the running CPython's own `unicodedata` when that is the version (CPython 3.11's is
+  14.0.0, the data a reference planted with the standard library's NFC normalizes with), else its
+  `normalization` is null.
 
     python -m tools.make_unicode_tables [--versions 14.0.0,16.0.0,17.0.0,18.0.0]
 
@@ -33,6 +35,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import unicodedata
 import zipfile
 from pathlib import Path
 
@@ -45,7 +48,8 @@ SCHEMA = "unicode-tables-v1"
 
 # Run inside a Python that imports the unicodedata2 of one version (and nothing else of this project).
 _NORMALIZATION_DUMP = r"""
-import json, sys, unicodedata2 as u
+import json, sys
+u = __import__(sys.argv[1])
 assigned, ccc, canonical, excluded = [], {}, {}, []
 for cp in range(0x110000):
     if 0xD800 <= cp <= 0xDFFF:
@@ -121,13 +125,16 @@ def normalization_data(version: str, scratch: Path) -> tuple[dict | None, str]:
               f"unicodedata2=={version}", "-d", str(wheels)], env={**os.environ, "PIP_CONSTRAINT": ""})
     except TableError:
         python = f"{sys.version_info.major}.{sys.version_info.minor}"
-        return None, f"none: no unicodedata2 {version} wheel for CPython {python}"
+        if unicodedata.unidata_version != version:
+            return None, f"none: no unicodedata2 {version} wheel for CPython {python}"
+        data = json.loads(_run([sys.executable, "-I", "-c", _NORMALIZATION_DUMP, "unicodedata"]))
+        return data, f"unicodedata of CPython {python} (no unicodedata2 {version} wheel)"
     found = sorted(wheels.glob("unicodedata2-*.whl"))
     site = scratch / f"site-{version}"
     with zipfile.ZipFile(found[0]) as wheel:
         wheel.extractall(site)
     data = json.loads(_run([sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(site)!r})\n"
-                            + _NORMALIZATION_DUMP]))
+                            + _NORMALIZATION_DUMP, "unicodedata2"]))
     if data["unidata_version"] != version:
         raise TableError(f"unicodedata2 {version} reports Unicode {data['unidata_version']}")
     return data, found[0].name

@@ -15,10 +15,10 @@ import reference.normalize
 import reference.strict_json
 import reference.tracing
 import reference.write_gate
-from harness.checks.traces import problems
 from harness.fixtures.load import all_cases
 from harness.model.paths import SCHEMAS
 from harness.model.registry import get_op
+from harness.testees.traces import problems
 from reference import steps
 from reference.tracing import TRACED, encode, trace
 

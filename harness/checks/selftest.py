@@ -20,7 +20,6 @@ from typing import Any
 
 import jsonschema
 
-from harness.checks.traces import problems as trace_problems
 from harness.fixtures.load import all_cases
 from harness.model import hostvalues
 from harness.model.paths import SCHEMAS
@@ -28,6 +27,7 @@ from harness.model.registry import OPS
 from harness.model.traces import TRACE_OP
 from harness.testees.command import PROTOCOL_VERSION, CommandTestee, TesteeProcess, start_request
 from harness.testees.impls import ROOT, Implementation, declaration, get_impl
+from harness.testees.traces import problems as trace_problems
 
 SCHEMA = SCHEMAS / "protocol-v2.schema.json"
 
@@ -154,7 +154,7 @@ def _protocol_checks(report: Report, declared: Implementation, raw: _Raw) -> Non
 def _trace_checks(report: Report, raw: _Raw, traced: list[str], first: dict[str, tuple[str, dict[str, Any]]],
                   answers: dict[str, dict[str, Any]]) -> None:
     """Each op the testee says it traces: one trace request (its first fixture case), a valid response whose
-    trace passes harness/checks/traces.py against the op's own answer; an op it does not list is refused."""
+    trace passes harness/testees/traces.py against the op's own answer; an op it does not list is refused."""
     if not traced:
         report.check(True, "traces: none served (a black box; the trace request is optional)", "")
         return

@@ -4,7 +4,7 @@ them (issue 19: a million per op).
 Each batch of the fuzzer's random inputs (harness/fuzzing/generate.py, seeded) is sent to every tracing
 implementation at once, each example twice: the op itself and its trace, in one batch per implementation
 (harness/testees/fanout.py). Every trace must end in exactly its op's own output and name the op's steps in
-the specification's order (harness/checks/traces.py); the schema is validated on every ``validate_every``-th
+the specification's order (harness/testees/traces.py); the schema is validated on every ``validate_every``-th
 trace (validation costs more than everything else together; the cheap checks run on every one). A trace that
 fails is a ``trace_mismatch`` finding. Traces are not compared across implementations here: that is for a
 divergence (``python -m harness trace``), never the fuzzer's path.
@@ -17,12 +17,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from harness.checks.traces import problems, traced_ops
 from harness.fuzzing.generate import Inputs
 from harness.model.traces import TRACE_OP
 from harness.testees.fanout import call_all, expressible
 from harness.testees.findings import Findings
 from harness.testees.testee import Testee
+from harness.testees.traces import problems, traced_ops
 
 
 @dataclass

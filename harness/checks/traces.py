@@ -10,9 +10,9 @@ from harness.model import hostvalues
 from harness.model.traces import TRACE_OP, TraceError, parse
 from harness.testees.findings import Findings
 from harness.testees.testee import Testee
-from harness.testees.traces import allowed_steps, problems, request_trace, traced_ops
+from harness.testees.traces import problems, traced_ops
 
-__all__ = ["Checked", "allowed_steps", "check_examples", "problems", "request_trace", "traced_ops"]
+__all__ = ["Checked", "check_examples", "traced_ops"]
 
 
 @dataclass(frozen=True)

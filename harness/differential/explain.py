@@ -926,7 +926,7 @@ class Found:
 
 
 def _traces(impls: dict[str, Testee], op_name: str, args: dict[str, Any], names: list[str]) -> dict[str, Any] | None:
-    """Every named implementation's trace of the call (checked: harness/checks/traces.py), or None when one
+    """Every named implementation's trace of the call (checked: harness/testees/traces.py), or None when one
     of them serves none or gives one that fails its checks (then counterfactuals name the cause)."""
     found = {}
     for name in names:

@@ -11,7 +11,7 @@ is a float where Python has an int), and a value no parameter accepts is named b
 (``NoneType``, ``null``). Past ``args`` every value is the core's own and must be equal exactly (floats
 are compared by their bits, as ``{"$f64": hex}`` texts).
 
-Pure data: no process machinery, no jsonschema (harness/checks/traces.py validates), so it runs wherever
+Pure data: no process machinery, no jsonschema (harness/testees/traces.py validates), so it runs wherever
 the reference runs.
 """
 
@@ -36,7 +36,7 @@ class TraceError(ValueError):
 
 
 def parse(text: Any) -> dict[str, Any]:
-    """A trace's JSON text as a document (shape checked lightly here; harness/checks/traces.py validates)."""
+    """A trace's JSON text as a document (shape checked lightly here; harness/testees/traces.py validates)."""
     if not isinstance(text, str):
         raise TraceError(f"a trace is a JSON text, got {type(text).__name__}")
     try:

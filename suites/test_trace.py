@@ -268,6 +268,7 @@ def test_the_trace_command_marks_the_first_differing_step(tmp_path: Any, monkeyp
     assert len(marked) == 1 and marked[0].split()[1] == "norm.quote_dash", out
     assert "first difference: entry 3 (norm.quote_dash): quotebug part from reference" in out
     assert "blackbox: a black box (no traces); the op answered" in out
+    assert "quotebug: cause quote_dash_map, by rule quote-dash at norm.quote_dash" in out
     assert main(["trace", "normalize_fact_text", "It\\u2019s here", "--impls", "reference"]) == 0
     out = capsys.readouterr().out
     assert "every trace agrees with reference's, step for step" in out and ">>" not in out

@@ -196,6 +196,7 @@ def _call_args(op_name: str, positional: list[str], named: list[str], loose: boo
 def cmd_trace(args: argparse.Namespace) -> int:
     from harness.checks.traces import check_examples, traced_ops
     from harness.cli.trace_view import parting_index, side_by_side
+    from harness.differential.causes import cause_from_traces
     from harness.model.registry import check_args
 
     op, call_args = _call_args(args.op, args.args, args.arg, loose=True)
@@ -205,6 +206,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
         raise SystemExit(f"error: {exc}") from None
     opened = open_impls(split_names(args.impls))
     documents: dict[str, Any] = {}
+    versions: dict[str, dict[str, str]] = {}
     black_boxes: dict[str, Any] = {}
     problems: dict[str, list[str]] = {}
     try:
@@ -219,6 +221,8 @@ def cmd_trace(args: argparse.Namespace) -> int:
                     problems[name] = list(checked.problems)
                 if checked.trace is not None:
                     documents[name] = checked.trace
+                    unicode = impl.description.get("unicode") if isinstance(impl.description, dict) else None
+                    versions[name] = unicode if isinstance(unicode, dict) else {}
             found = impl.findings.to_json() if getattr(impl, "findings", None) is not None else []
             for finding in found:
                 problems.setdefault(name, []).append(f"finding {finding['kind']}: {finding['message']}")
@@ -227,12 +231,21 @@ def cmd_trace(args: argparse.Namespace) -> int:
     oracle = impls.oracle()
     if oracle not in documents:
         raise SystemExit(f"error: the oracle {oracle} gave no trace: {'; '.join(problems.get(oracle, []))}")
-    index, _ = parting_index(documents, oracle)
+    index, parted = parting_index(documents, oracle)
+    causes = {name: cause_from_traces(op.name, documents[oracle], documents[name], call_args, versions[oracle],
+                                      versions[name]) for name in parted}
     if args.json:
         print(json.dumps({"op": op.name, "traces": documents, "black_boxes": black_boxes, "problems": problems,
-                          "first_difference": index}, ensure_ascii=True, indent=1))
+                          "first_difference": index,
+                          "causes": {name: None if c is None else {"cause": c.cause, "detail": c.detail, "step": c.step,
+                                                                   "rule": c.rule, "why": c.why}
+                                     for name, c in causes.items()}}, ensure_ascii=True, indent=1))
     else:
         print(side_by_side(op.name, call_args, documents, oracle, black_boxes, problems))
+        for name, found in causes.items():
+            if found is not None:
+                print(f"{name}: cause {found.cause}" + (f" ({found.detail})" if found.detail else "")
+                      + f", by rule {found.rule} at {found.step}: {found.why}")
     return 1 if index is not None or problems else 0
 
 

@@ -405,3 +405,30 @@ def test_a_skew_is_named_only_where_the_data_differs_and_a_bug_beside_it_keeps_i
     found = cause_from_traces("unicode_nfc", clean, older, args, {"normalization": "18.0.0"},
                               {"normalization": "16.0.0"})
     assert (found.cause, found.detail) == ("unicode_version_skew", "normalization")
+
+
+def test_tracecheck_counts_every_trace_that_ends_elsewhere() -> None:
+    import io
+
+    from harness.checks.tracecheck import check, render
+    from harness.testees.findings import Findings
+    from harness.testees.inprocess import InProcess
+
+    def lying(op: str, args: dict[str, Any]) -> str:
+        document = json.loads(trace(op, args))
+        if op == "build_dedup_context":
+            document["outcome"] = {"result": "planted"}
+        return json.dumps(document)
+
+    def impl(name: str, tracer: Any) -> InProcess:
+        return InProcess(name, lambda op: getattr(reference, op.name), {"traces": list(TRACED)}, tracer=tracer)
+
+    findings = Findings()
+    tallies = check({"honest": impl("honest", reference.trace), "liar": impl("liar", lying)},
+                    ["normalize_fact_text", "build_dedup_context"], 60, seed=3, batch=25, validate_every=1,
+                    findings=findings, stream=io.StringIO())
+    assert {op: t.problems for op, t in tallies["honest"].items()} == {"normalize_fact_text": 0,
+                                                                        "build_dedup_context": 0}
+    liar = tallies["liar"]["build_dedup_context"]
+    assert liar.checked == liar.problems == 60 and tallies["liar"]["normalize_fact_text"].problems == 0
+    assert "TRACE PROBLEM" in render(tallies) and findings.to_json()[0]["kind"] == "trace_mismatch"

@@ -350,6 +350,15 @@ _CAP = {"pinned_json": "null", "recent_json": "null"}
     ("decide_write", {"text": "t", "embedding_json": "[0.1]", "candidates_json": "null"},
      lambda m: m.setattr(reference.write_gate, "to_binary32", lambda x: x),
      ("float_rounding", "gate.binary32", "binary32")),
+    # The oracle refuses 6e38 inside its embedding check (gate.binary32, before it notes gate.embedding); the
+    # planted side passes both: they part at the check, never at the step noted first (a CI plant run).
+    ("decide_write", {"text": "a", "embedding_json": "[6e38]", "candidates_json": "null"},
+     lambda m: m.setattr(reference.write_gate, "to_binary32", lambda x: x),
+     ("float_rounding", "gate.binary32", "binary32")),
+    # U+2026 kept on one side: the space after it is stripped on the other only because of it (a CI plant run).
+    ("normalize_fact_text", {"text": "\u2026 a"}, lambda m: m.setattr(
+        reference.normalize, "EDGE_PUNCTUATION", reference.normalize.EDGE_PUNCTUATION - {"\u2026"}),
+     ("edge_punctuation", "norm.edges", "edges")),
     ("build_dedup_context", {"topical_json": '[{"id":"a","text":"b"}]', **_CAP, "cap": 30.5},
      lambda m: m.setattr(reference.dedup_context, "require_cap", int),
      ("boundary_coercion", "ctx.cap", "host-check-coercion")),
@@ -393,6 +402,13 @@ def test_a_skew_is_named_only_where_the_data_differs_and_a_bug_beside_it_keeps_i
     # The same skew, and beside it a final sigma lowercased as a medial one: not the skew.
     _, both = _edited("normalize_fact_text", args, "norm.lowercase", "\u1c8a \u03bf\u03b4\u03bf\u03c3")
     found = cause_from_traces("normalize_fact_text", clean, both, args, old, new)
+    assert (found.cause, found.rule) == ("final_sigma", "lowercase")
+    # A final-sigma bug where a mark whose Case_Ignorable differs stands before the letter the sigma follows:
+    # outside the sigma's context, so not the skew (a CI plant run).
+    args = {"text": "\u1ae9\u0391\u03a3"}
+    clean_sigma, planted = _edited("normalize_fact_text", args, "norm.lowercase", "\u1ae9\u03b1\u03c3")
+    assert clean_sigma["steps"][4]["value"] == "\u1ae9\u03b1\u03c2"
+    found = cause_from_traces("normalize_fact_text", clean_sigma, planted, args, old, new)
     assert (found.cause, found.rule) == ("final_sigma", "lowercase")
     # The same versions on both sides: never a skew.
     found = cause_from_traces("normalize_fact_text", clean, skewed, args, new, new)

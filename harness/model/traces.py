@@ -175,6 +175,13 @@ def first_difference(a: dict[str, Any], b: dict[str, Any]) -> Parting | None:
             step = _earlier(str(a.get("op")), name_a, name_b)
             if step == "outcome":
                 step = name_b if name_a == "outcome" else name_a
+            # One trace ended in an error of a step the other then passes (a check run inside another step's
+            # code, gate.binary32 within the embedding check): they part at that check.
+            for ended, other in ((a, steps_b), (b, steps_a)):
+                failed = ended["outcome"].get("step")
+                if index >= len(ended["steps"]) and isinstance(failed, str) and \
+                        any(entry.get("step") == failed for entry in other[index:]):
+                    step = failed
             return Parting(index, step, (name_a, name_b))
     if not strict_equal(a["outcome"], b["outcome"]):
         return Parting(len(steps_a), "outcome", ("outcome", "outcome"))

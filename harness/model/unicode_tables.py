@@ -107,7 +107,8 @@ def differs(cp: int, step: str, a: str, b: str) -> bool:
 def in_context(cp: int, step: str, versions: list[str]) -> bool:
     """Whether `cp` belongs to the context `step` reads around a character, in any of `versions` that has a
     table: for normalization a non-starter (combining class above 0: NFC reorders and composes across
-    them), for case mapping a Cased or Case_Ignorable character (the final-sigma context)."""
+    them), for case mapping a Case_Ignorable character (the final-sigma context skips them up to the nearest
+    cased letter, which bounds it)."""
     for version in versions:
         try:
             t = table(version)
@@ -115,7 +116,7 @@ def in_context(cp: int, step: str, versions: list[str]) -> bool:
                 t.data(cp, step)
                 if (t.ccc or {}).get(cp, 0) > 0:
                     return True
-            elif _contains(t.cased, t.cased_starts, cp) or _contains(t.ignorable, t.ignorable_starts, cp):
+            elif _contains(t.ignorable, t.ignorable_starts, cp):
                 return True
         except MissingTable:
             continue

@@ -2,7 +2,8 @@
 
 A Unicode version skew is named only when the two sides read that step's data from different Unicode
 versions and every span where their values differ, grown over the context the step reads (a combining
-sequence for NFC, the cased and case-ignorable run for lowercase), holds a code point whose data differs
+sequence for NFC, the case-ignorable run up to the nearest letter for lowercase), holds a code point whose
+data differs
 between those versions (data/unicode-tables/). A bug next to a skew keeps its own span without one, so it is
 never taken for the skew.
 """
@@ -64,11 +65,20 @@ def _lowercase(facts: Facts) -> Verdict | None:
     return Verdict("case_mapping", None, f"{facts.step} lowercases {_shown(chars)} differently")
 
 
+def _outermost(x: str, i1: int, i2: int, y: str, j1: int, j2: int) -> str:
+    """The character of a differing span nearest the edge it was stripped from: stripping goes from the
+    outside in, so that one is what one side stripped and the other kept (the rest follows from it)."""
+    span = x[i1:i2] or y[j1:j2]
+    at_start = (i1 == 0 and i2 > 0) or (j1 == 0 and j2 > 0)
+    return span[0] if at_start else span[-1]
+
+
 def _edges(facts: Facts) -> Verdict | None:
     if facts.role != "edges" or not facts.both_values:
         return None
     chars = differing_chars(*facts.values())
-    if any(ch in WHITE_SPACE or ch in NEAR_WHITE_SPACE or ch.isspace() for ch in chars):
+    decisive = [_outermost(*span) for span in spans(*facts.values()) if span[1] < span[2] or span[4] < span[5]]
+    if any(ch in WHITE_SPACE or ch in NEAR_WHITE_SPACE or ch.isspace() for ch in decisive):
         return Verdict("whitespace_definition", None,
                        f"{facts.step} strips {_shown(chars)} on one side only: what counts as White_Space")
     return Verdict("edge_punctuation", None, f"{facts.step} strips {_shown(chars)} on one side only")

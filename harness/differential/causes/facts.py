@@ -59,8 +59,14 @@ class Facts:
 def facts(op: str, parting: Parting, trace_a: dict[str, Any], trace_b: dict[str, Any], args: dict[str, Any],
           versions_a: dict[str, str], versions_b: dict[str, str]) -> Facts:
     index = parting.index
-    entry_a = trace_a["steps"][index] if index < len(trace_a["steps"]) else None
-    entry_b = trace_b["steps"][index] if index < len(trace_b["steps"]) else None
+
+    def entry(steps: list[dict[str, Any]]) -> dict[str, Any] | None:
+        """The side's entry there; for a side that went on past a check the other failed, that check's."""
+        if index >= len(steps):
+            return None
+        return next((e for e in steps[index:] if e.get("step") == parting.step), steps[index])
+
+    entry_a, entry_b = entry(trace_a["steps"]), entry(trace_b["steps"])
     declared = step_titles().get(parting.step)
     role = ARGS if parting.step == ARGS else OUTCOME if parting.step == OUTCOME else \
         (declared.role if declared is not None else "rule")

@@ -28,9 +28,13 @@ def _args_numbers(facts: Facts) -> Verdict | None:
 
 
 def _binary32(facts: Facts) -> Verdict | None:
-    if facts.role != "binary32" or not facts.both_values:
+    """The embedding rounded to binary32 differently: other values, or an infinite binary32 one side refuses."""
+    if facts.role != "binary32" or not (facts.both_values or facts.one_erred_here()):
         return None
-    return Verdict("float_rounding", None, f"{facts.step}: the embedding rounded to binary32 differently")
+    if facts.both_values:
+        return Verdict("float_rounding", None, f"{facts.step}: the embedding rounded to binary32 differently")
+    return Verdict("float_rounding", None, f"{facts.step}: a number that rounds to an infinite binary32 is refused "
+                                           "on one side only")
 
 
 def _similarity(facts: Facts) -> Verdict | None:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import importlib.util
+from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tools.mutants import REFERENCE_MUTATIONS, Mutation, caught, run_mutation
+from tools.mutants import REFERENCE_MUTATIONS, Mutation, apply, caught, run_mutation
 
 
 @pytest.mark.parametrize("mutation", REFERENCE_MUTATIONS, ids=[m.name for m in REFERENCE_MUTATIONS])
@@ -61,3 +63,37 @@ def test_the_trace_plants_verdict_fails_each_way_it_can() -> None:
         bad[0] = broken if broken is not None else result(PLANTS[0].step, ["x"])
         line = verdicts(bad)[0]
         assert line.startswith("FAIL") and words in line, line
+
+
+def test_a_planted_build_never_rides_along_into_the_next(tmp_path: Path) -> None:
+    """Planted builds share cargo target folders. A scratch copy of rust_core/ keeping its files' times looks
+    older than the last planted build, so cargo kept that build's planted file: a CI plant run showed one
+    plant's bug in the next plant's build. copy_rust_core stamps the copy; the old copy is shown stale here."""
+    import os
+    import shutil
+    import subprocess
+
+    from tools.mutants import ROOT, RUST_MUTATIONS, copy_rust_core
+
+    if shutil.which("cargo") is None:
+        pytest.skip("cargo is not on PATH (nox -s rust and the mutants session have it)")
+    mutation = next(m for m in RUST_MUTATIONS if m.name == "white-space-accepts-u001c-u001f")
+    target = tmp_path / "target"
+
+    def white_space_test(copy: Any, planted: bool, name: str) -> bool:
+        tree = tmp_path / name
+        copy(tree / "rust_core")
+        if planted:
+            apply(mutation, tree)
+        proc = subprocess.run(["cargo", "test", "-q", "--manifest-path", str(tree / "rust_core" / "Cargo.toml"),
+                               "-p", "memgate-core", "--lib", "white_space_set"], capture_output=True, text=True,
+                              env=dict(os.environ, CARGO_TARGET_DIR=str(target)), timeout=600, check=False)
+        return proc.returncode == 0
+
+    def keeping_times(dest: Path) -> None:
+        shutil.copytree(ROOT / "rust_core", dest, ignore=shutil.ignore_patterns("target"))
+
+    assert not white_space_test(keeping_times, True, "a")
+    assert not white_space_test(keeping_times, False, "b")  # stale: the planted build again
+    assert not white_space_test(copy_rust_core, True, "c")
+    assert white_space_test(copy_rust_core, False, "d")  # rebuilt from the clean copy

@@ -169,9 +169,23 @@ WASM_MUTATIONS = [
 RUST_FAIL = re.compile(r"^(?P<case>[a-z0-9-]+-v[0-9]+/[a-z0-9-]+) \(")
 
 
+def copy_rust_core(dest: Path) -> None:
+    """rust_core/ (without its target folder) copied to ``dest``, every file stamped now.
+
+    The planted builds share cargo target folders, and cargo names a path package's artifacts by its path
+    relative to the workspace, the same in every scratch copy; it rebuilds only what changed after the last
+    build. A copy keeping the files' own times would look older than the last planted build, and a file
+    planted last time but not this time would not be rebuilt: the earlier bug would ride along (a CI plant
+    run showed another plant's JSON bug in a binding plant)."""
+    shutil.copytree(ROOT / "rust_core", dest, ignore=shutil.ignore_patterns("target"))
+    for path in dest.rglob("*"):
+        if path.is_file():
+            os.utime(path)
+
+
 def _rust_tree(mutation: Mutation, scratch: Path) -> Path:
     tree = scratch / "tree"
-    shutil.copytree(ROOT / "rust_core", tree / "rust_core", ignore=shutil.ignore_patterns("target"))
+    copy_rust_core(tree / "rust_core")
     os.symlink(ROOT / "fixtures", tree / "fixtures")
     apply(mutation, tree)
     return tree

@@ -21,7 +21,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.mutants import REFERENCE_MUTATIONS, ROOT, RUST_MUTATIONS, Mutation, apply
+from tools.mutants import REFERENCE_MUTATIONS, ROOT, RUST_MUTATIONS, Mutation, apply, copy_rust_core
 
 REPORTS = ROOT / "reports" / "plants"
 
@@ -311,7 +311,7 @@ def _prepare(plant: Plant, scratch: Path) -> tuple[Path, dict[str, str]]:
     path = [str(tree)]
     if plant.kind == "rust":
         assert plant.mutation is not None
-        shutil.copytree(ROOT / "rust_core", tree / "rust_core", ignore=shutil.ignore_patterns("target"))
+        copy_rust_core(tree / "rust_core")
         apply(plant.mutation, tree)
         if "pyo3" in plant.builds:
             wheels = scratch / "wheels"

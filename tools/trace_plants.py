@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -21,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tools.mutants import ROOT, Mutation, apply
+from tools.mutants import ROOT, Mutation, apply, copy_rust_core
 
 
 @dataclass(frozen=True)
@@ -98,7 +97,7 @@ def run() -> list[str]:
     with tempfile.TemporaryDirectory(prefix="trace-plants-") as scratch_name:
         scratch = Path(scratch_name)
         tree = scratch / "tree"
-        shutil.copytree(ROOT / "rust_core", tree / "rust_core", ignore=shutil.ignore_patterns("target"))
+        copy_rust_core(tree / "rust_core")
         for plant in PLANTS:
             apply(plant.mutation, tree)
         wheels = scratch / "wheels"

@@ -410,6 +410,12 @@ def test_a_skew_is_named_only_where_the_data_differs_and_a_bug_beside_it_keeps_i
     assert clean_sigma["steps"][4]["value"] == "\u1ae9\u03b1\u03c2"
     found = cause_from_traces("normalize_fact_text", clean_sigma, planted, args, old, new)
     assert (found.cause, found.rule) == ("final_sigma", "lowercase")
+    # U+A7D2 (new in 17.0) is cased there: both sigmas change beside it; aligned position by position, every
+    # span holds it or its lowercase (a parity run, where an alignment had put one span beside it).
+    args = {"text": "\u0391\u03a3\ua7d2\u03a3"}
+    clean_thorn, newer = _edited("normalize_fact_text", args, "norm.lowercase", "\u03b1\u03c3\ua7d3\u03c2")
+    found = cause_from_traces("normalize_fact_text", clean_thorn, newer, args, old, new)
+    assert (found.cause, found.detail) == ("unicode_version_skew", "case_mapping")
     # The same versions on both sides: never a skew.
     found = cause_from_traces("normalize_fact_text", clean, skewed, args, new, new)
     assert found.cause == "case_mapping"

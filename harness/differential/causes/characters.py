@@ -10,7 +10,7 @@ never taken for the skew.
 
 from __future__ import annotations
 
-from harness.differential.causes.facts import Facts, context_of, differing_chars, spans
+from harness.differential.causes.facts import Facts, Span, context_of, differing_chars, spans
 from harness.differential.causes.rule import Rule, Verdict
 from harness.model import unicode_tables
 from harness.model.contract_sets import NEAR_WHITE_SPACE, WHITE_SPACE
@@ -23,25 +23,46 @@ def _shown(chars: list[str]) -> str:
     return " ".join(f"U+{ord(ch):04X}" for ch in chars[:8]) + (" ..." if len(chars) > 8 else "")
 
 
-def _skew(facts: Facts) -> Verdict | None:
-    data = UNICODE_STEP.get(facts.role)
-    if data is None or not facts.both_values:
-        return None
-    va, vb = facts.versions_a.get(data), facts.versions_b.get(data)
-    if va is None or vb is None or va == vb or not (unicode_tables.has(va, data) and unicode_tables.has(vb, data)):
-        return None
+def _skew_explained(facts: Facts) -> tuple[list[Span], list[Span]]:
+    """(the differing spans a version skew explains, the others): a span is explained when the two sides read
+    the step's data from different Unicode versions (both with tables) and the span, grown over the context
+    the step reads, holds a code point whose data differs between them. Steps that read no Unicode data
+    explain none."""
     found = spans(*facts.values())
-    if not found:
-        return None
+    data = UNICODE_STEP.get(facts.role)
+    va, vb = (facts.versions_a.get(data), facts.versions_b.get(data)) if data else (None, None)
+    if data is None or va is None or vb is None or va == vb or \
+            not (unicode_tables.has(va, data) and unicode_tables.has(vb, data)):
+        return [], found
 
     def inside(ch: str) -> bool:
         return unicode_tables.in_context(ord(ch), data, [va, vb])
 
-    for x, i1, i2, y, j1, j2 in found:
+    explained, other = [], []
+    for span in found:
+        x, i1, i2, y, j1, j2 = span
         context = context_of(x, i1, i2, inside) + context_of(y, j1, j2, inside)
         sigma = any(ch in SIGMAS for ch in context)
-        if not any(unicode_tables.matters(ord(ch), data, va, vb, sigma) for ch in context):
-            return None
+        matters = any(unicode_tables.matters(ord(ch), data, va, vb, sigma) for ch in context)
+        (explained if matters else other).append(span)
+    return explained, other
+
+
+def unexplained_chars(facts: Facts) -> list[str]:
+    """The characters of the differing spans no version skew explains (all of them where none is in play): a
+    bug beside a skew is named by its own characters."""
+    _, other = _skew_explained(facts)
+    return list(dict.fromkeys(ch for x, i1, i2, y, j1, j2 in other for ch in x[i1:i2] + y[j1:j2]))
+
+
+def _skew(facts: Facts) -> Verdict | None:
+    data = UNICODE_STEP.get(facts.role)
+    if data is None or not facts.both_values:
+        return None
+    explained, other = _skew_explained(facts)
+    if not explained or other:
+        return None
+    va, vb = facts.versions_a.get(data), facts.versions_b.get(data)
     return Verdict("unicode_version_skew", data,
                    f"{facts.step} reads {data} data of Unicode {va} on one side and {vb} on the other, and the "
                    "characters it treats differently are ones whose data differs between them")
@@ -51,7 +72,7 @@ def _character_rule(role: str, cause: str, what: str) -> Rule:
     def fires(facts: Facts) -> Verdict | None:
         if facts.role != role or not facts.both_values:
             return None
-        return Verdict(cause, None, f"{facts.step} ({what}) treats {_shown(differing_chars(*facts.values()))} "
+        return Verdict(cause, None, f"{facts.step} ({what}) treats {_shown(unexplained_chars(facts))} "
                                     "differently")
     return Rule(role.replace("_", "-"), (cause,), fires, f"the traces part at a {role} step")
 
@@ -59,7 +80,7 @@ def _character_rule(role: str, cause: str, what: str) -> Rule:
 def _lowercase(facts: Facts) -> Verdict | None:
     if facts.role != "lowercase" or not facts.both_values:
         return None
-    chars = differing_chars(*facts.values())
+    chars = unexplained_chars(facts)
     if any(ch in SIGMAS for ch in chars):
         return Verdict("final_sigma", None, f"{facts.step} lowercases a capital sigma differently ({_shown(chars)})")
     return Verdict("case_mapping", None, f"{facts.step} lowercases {_shown(chars)} differently")

@@ -96,7 +96,10 @@ def context_of(text: str, start: int, end: int, inside: Any) -> str:
     return text[start:min(len(text), end + 1)]
 
 
-def spans(a: Any, b: Any) -> list[tuple[str, int, int, str, int, int]]:
+Span = tuple[str, int, int, str, int, int]  # (a's string, i1, i2, b's string, j1, j2): x[i1:i2] vs y[j1:j2]
+
+
+def spans(a: Any, b: Any) -> list[Span]:
     """Like ``regions``, with positions: (a's string, i1, i2, b's string, j1, j2) per differing span."""
     left, right = strings(a), strings(b)
     out = []
@@ -104,6 +107,18 @@ def spans(a: Any, b: Any) -> list[tuple[str, int, int, str, int, int]]:
         x = left[index] if index < len(left) else ""
         y = right[index] if index < len(right) else ""
         if x == y:
+            continue
+        if len(x) == len(y):
+            # Position by position (lowercase and the maps keep most lengths): an alignment could pair a
+            # character with a later equal one and put the spans beside the characters that caused them.
+            start = None
+            for k in range(len(x) + 1):
+                differs = k < len(x) and x[k] != y[k]
+                if differs and start is None:
+                    start = k
+                elif not differs and start is not None:
+                    out.append((x, start, k, y, start, k))
+                    start = None
             continue
         for tag, i1, i2, j1, j2 in SequenceMatcher(None, x, y, autojunk=False).get_opcodes():
             if tag != "equal":

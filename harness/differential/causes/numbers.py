@@ -37,15 +37,24 @@ def _binary32(facts: Facts) -> Verdict | None:
                                            "on one side only")
 
 
+def _is_float(value: Any) -> bool:
+    return isinstance(value, dict) and set(value) == {"$f64"}
+
+
 def _similarity(facts: Facts) -> Verdict | None:
-    """The same candidate compared, both similarities numbers, different bits: the sums."""
+    """The same candidate compared, and its similarity differs: both floats (an overflow to infinity or NaN
+    included), or a finite one against none at all (a norm that underflowed to 0 on one side). A
+    similarity against NaN where the other side has none is a rule (the zero-norm guard), not a rounding."""
     a, b = facts.values()
     if facts.role != "similarity" or not facts.both_values or not isinstance(a, dict) or not isinstance(b, dict):
         return None
-    if a.get("id") != b.get("id") or not (_is_number(a.get("similarity")) and _is_number(b.get("similarity"))):
+    x, y = a.get("similarity"), b.get("similarity")
+    if a.get("id") != b.get("id"):
+        return None
+    if not ((_is_float(x) and _is_float(y)) or (x is None and _is_number(y)) or (y is None and _is_number(x))):
         return None
     return Verdict("float_rounding", None, f"the similarity of candidate {a.get('id')!r} differs in its bits "
-                                           f"({a['similarity']['$f64']} / {b['similarity']['$f64']})")
+                                           f"({(x or {}).get('$f64')} / {(y or {}).get('$f64')})")
 
 
 def _near(facts: Facts) -> Verdict | None:
@@ -64,7 +73,7 @@ RULES = [
          "the traces part at args, every differing argument a finite number on both sides"),
     Rule("binary32", ("float_rounding",), _binary32, "the binary32 rounding of an embedding parts"),
     Rule("similarity-bits", ("float_rounding",), _similarity,
-         "the same candidate's similarity differs in its bits"),
+         "the same candidate's similarity differs: both floats, or a finite one against none"),
     Rule("threshold-comparison", ("float_rounding",), _near,
          "the same best candidate at the same similarity is a near match on one side only"),
 ]

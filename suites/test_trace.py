@@ -416,6 +416,12 @@ def test_a_skew_is_named_only_where_the_data_differs_and_a_bug_beside_it_keeps_i
     clean_thorn, newer = _edited("normalize_fact_text", args, "norm.lowercase", "\u03b1\u03c3\ua7d3\u03c2")
     found = cause_from_traces("normalize_fact_text", clean_thorn, newer, args, old, new)
     assert (found.cause, found.detail) == ("unicode_version_skew", "case_mapping")
+    # A plain i for U+0130 beside a sigma the versions read differently: the skew explains the sigma's span,
+    # not the U+0130 spans, which name the cause (a plant run).
+    args = {"text": "\u0130\u0130\u03a3\ua7da"}
+    clean_i, planted_i = _edited("normalize_fact_text", args, "norm.lowercase", "ii\u03c3\ua7db")
+    found = cause_from_traces("normalize_fact_text", clean_i, planted_i, args, old, new)
+    assert (found.cause, found.rule) == ("case_mapping", "lowercase"), clean_i["steps"][4]
     # The same versions on both sides: never a skew.
     found = cause_from_traces("normalize_fact_text", clean, skewed, args, new, new)
     assert found.cause == "case_mapping"
@@ -454,3 +460,26 @@ def test_tracecheck_counts_every_trace_that_ends_elsewhere() -> None:
     liar = tallies["liar"]["build_dedup_context"]
     assert liar.checked == liar.problems == 60 and tallies["liar"]["normalize_fact_text"].problems == 0
     assert "TRACE PROBLEM" in render(tallies) and findings.to_json()[0]["kind"] == "trace_mismatch"
+
+
+@pytest.mark.parametrize("theirs, cause", [
+    ({"$f64": "nan"}, "float_rounding"),  # a sum overflowed on one side: inf/inf
+    (None, "float_rounding"),  # a norm underflowed to 0 on one side: not compared
+    ({"$f64": (0.5).hex()}, "float_rounding"),
+])
+def test_the_same_candidates_similarity_differing_is_a_rounding(theirs: Any, cause: str) -> None:
+    from harness.differential.causes import cause_from_traces
+
+    args = {"text": "a", "embedding_json": "[1,0]", "candidates_json": '[{"id":"c","text":"x","embedding":[1,0]}]'}
+    clean, other = _edited("decide_write", args, "gate.similarity", {"id": "c", "similarity": theirs})
+    found = cause_from_traces("decide_write", clean, other, args, {}, {})
+    assert (found.cause, found.step) == (cause, "gate.similarity")
+
+
+def test_nan_against_no_similarity_is_the_zero_norm_rule_not_a_rounding() -> None:
+    from harness.differential.causes import cause_from_traces
+
+    args = {"text": "a", "embedding_json": "[0,0]", "candidates_json": '[{"id":"c","text":"x","embedding":[1,0]}]'}
+    clean, other = _edited("decide_write", args, "gate.similarity", {"id": "c", "similarity": {"$f64": "nan"}})
+    assert next(e for e in clean["steps"] if e["step"] == "gate.similarity")["value"]["similarity"] is None
+    assert cause_from_traces("decide_write", clean, other, args, {}, {}).cause == "rule_difference"

@@ -381,6 +381,21 @@ def test_a_planted_bug_is_named_by_the_rule_of_its_step(op: str, args: dict[str,
     assert _planted_cause(op, args, plant, monkeypatch) == want
 
 
+@pytest.mark.parametrize("texts", [("f", ""), ("F\u00e9", "f\u00e9."), ("a\u2019", "a'")])
+def test_a_step_that_read_another_input_is_no_character_cause(texts: tuple[str, str],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The candidates normalized in reverse order: norm.nfc parts first, on two inputs, so none of its
+    characters is the cause; the rule that chose the input is (a CI plant run named normalization)."""
+    decide = reference.write_gate.decide
+    candidates = json.dumps([{"id": f"c{k}", "text": text} for k, text in enumerate(texts)])
+    args = {"text": texts[0], "embedding_json": "null", "candidates_json": candidates}
+    cause = _planted_cause("decide_write", args, lambda m: m.setattr(
+        reference.write_gate, "decide", lambda text, embedding, found, *rest: decide(text, embedding,
+                                                                                     found[::-1], *rest)),
+        monkeypatch)
+    assert cause == ("rule_difference", "norm.nfc", "rule-difference")
+
+
 def _edited(op: str, args: dict[str, Any], step: str, value: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     from harness.model.traces import parse
 

@@ -6,17 +6,83 @@ sequence for NFC, the case-ignorable run up to the nearest letter for lowercase)
 data differs
 between those versions (data/unicode-tables/). A bug next to a skew keeps its own span without one, so it is
 never taken for the skew.
+
+A character rule fires only where the two sides' values are outputs of one input (``one_input``): their
+letters and digits agree (decomposed, lowercased, ASCII only: no character step adds or drops one) and every
+differing span no skew explains holds a character the step acts on in some reading of it (``REACH``). Where a
+side read another input (a loop in another order: the candidates normalized last first), the step did not
+treat characters differently, the rule that chose the input did, and the rules after these name it.
 """
 
 from __future__ import annotations
 
-from harness.differential.causes.facts import Facts, Span, context_of, differing_chars, spans
+import unicodedata
+from collections.abc import Callable
+from functools import lru_cache
+
+from harness.differential.causes.facts import Facts, Span, context_of, differing_chars, spans, strings
 from harness.differential.causes.rule import Rule, Verdict
 from harness.model import unicode_tables
-from harness.model.contract_sets import NEAR_WHITE_SPACE, WHITE_SPACE
+from harness.model.contract_sets import LINE_BREAKS, NEAR_WHITE_SPACE, QUOTE_DASH, WHITE_SPACE, white_space_like
 
 UNICODE_STEP = {"nfc": "normalization", "lowercase": "case_mapping"}  # a role -> the Unicode data it reads
 SIGMAS = frozenset("\u03a3\u03c3\u03c2")
+
+
+def _unknown(ch: str) -> bool:
+    """Unassigned in this Python's Unicode data: a newer version may give it any property."""
+    return unicodedata.category(ch) == "Cn"
+
+
+@lru_cache(maxsize=4096)
+def _nfc_reach(ch: str) -> bool:
+    return _unknown(ch) or unicodedata.combining(ch) != 0 or unicodedata.normalize("NFD", ch) != ch or \
+        not unicodedata.is_normalized("NFC", ch) or any(
+            unicode_tables.in_context(ord(ch), "normalization", [v]) for v in unicode_tables.available()
+            if unicode_tables.has(v, "normalization"))
+
+
+def _case_reach(ch: str) -> bool:
+    """Cased or changed by a case mapping, or a mark a mapping can yield (U+0130's lowercase ends in U+0307)."""
+    return _unknown(ch) or ch.lower() != ch or ch.upper() != ch or ch.casefold() != ch or \
+        unicodedata.combining(ch) != 0 or ch in SIGMAS
+
+
+def _space_or_break(ch: str) -> bool:
+    return white_space_like(ch) or ch in LINE_BREAKS
+
+
+# A role -> whether the step can act on a character, in any reading of the contract or of Unicode.
+REACH: dict[str, Callable[[str], bool]] = {
+    "nfc": _nfc_reach,
+    "quote_dash": lambda ch: ch in QUOTE_DASH or ch in "'\"-",
+    "lowercase": _case_reach,
+    "white_space": white_space_like,
+    "edges": lambda ch: not ch.isalnum(),
+    "line_breaks": _space_or_break,
+    "trim": white_space_like,
+}
+
+
+def _skeleton(value: object) -> str:
+    """The value's ASCII letters and digits, decomposed and lowercased: what no character step changes."""
+    return "".join(ch for s in strings(value) for ch in unicodedata.normalize("NFD", s).lower()
+                   if ch.isascii() and ch.isalnum())
+
+
+def one_input(facts: Facts) -> bool:
+    """Whether both sides' values at this character step can be its outputs for one input."""
+    reach = REACH.get(facts.role)
+    if reach is None or not facts.both_values:
+        return False
+    a, b = facts.values()
+    if _skeleton(a) != _skeleton(b):
+        return False
+    _, other = _skew_explained(facts)
+    if facts.role == "line_breaks":  # a split moves text between pieces: the joined pieces hold the break
+        a, b = "\n".join(strings(a)), "\n".join(strings(b))
+        other = spans(a, b)
+    return all(any(reach(ch) for ch in x[i1:i2] + y[j1:j2]) for x, i1, i2, y, j1, j2 in other)
 
 
 def _shown(chars: list[str]) -> str:
@@ -60,7 +126,7 @@ def _skew(facts: Facts) -> Verdict | None:
     if data is None or not facts.both_values:
         return None
     explained, other = _skew_explained(facts)
-    if not explained or other:
+    if not explained or other or _skeleton(facts.values()[0]) != _skeleton(facts.values()[1]):
         return None
     va, vb = facts.versions_a.get(data), facts.versions_b.get(data)
     return Verdict("unicode_version_skew", data,
@@ -70,7 +136,7 @@ def _skew(facts: Facts) -> Verdict | None:
 
 def _character_rule(role: str, cause: str, what: str) -> Rule:
     def fires(facts: Facts) -> Verdict | None:
-        if facts.role != role or not facts.both_values:
+        if facts.role != role or not one_input(facts):
             return None
         return Verdict(cause, None, f"{facts.step} ({what}) treats {_shown(unexplained_chars(facts))} "
                                     "differently")
@@ -78,7 +144,7 @@ def _character_rule(role: str, cause: str, what: str) -> Rule:
 
 
 def _lowercase(facts: Facts) -> Verdict | None:
-    if facts.role != "lowercase" or not facts.both_values:
+    if facts.role != "lowercase" or not one_input(facts):
         return None
     chars = unexplained_chars(facts)
     if any(ch in SIGMAS for ch in chars):
@@ -95,7 +161,7 @@ def _outermost(x: str, i1: int, i2: int, y: str, j1: int, j2: int) -> str:
 
 
 def _edges(facts: Facts) -> Verdict | None:
-    if facts.role != "edges" or not facts.both_values:
+    if facts.role != "edges" or not one_input(facts):
         return None
     chars = differing_chars(*facts.values())
     decisive = [_outermost(*span) for span in spans(*facts.values()) if span[1] < span[2] or span[4] < span[5]]

@@ -132,11 +132,17 @@ ARGS_RULES: tuple[tuple[str, Callable[[Any, Any], bool]], ...] = (
 )
 
 
+def differing_args(a: Any, b: Any) -> list[str]:
+    """The arguments two `args` step values show differently (``ARGS_RULES``, per argument), by name; an
+    argument one of them lacks differs. A value that is not an object shows no argument."""
+    a, b = a if isinstance(a, dict) else {}, b if isinstance(b, dict) else {}
+    return [name for name in sorted(set(a) | set(b))
+            if name not in a or name not in b or not any(rule(a[name], b[name]) for _, rule in ARGS_RULES)]
+
+
 def same_args(a: Any, b: Any) -> bool:
-    """Whether two `args` step values show the same arguments (``ARGS_RULES``, per argument)."""
-    if not (isinstance(a, dict) and isinstance(b, dict)) or set(a) != set(b):
-        return False
-    return all(any(rule(a[name], b[name]) for _, rule in ARGS_RULES) for name in a)
+    """Whether two `args` step values show the same arguments."""
+    return isinstance(a, dict) and isinstance(b, dict) and not differing_args(a, b)
 
 
 def same_entry(a: dict[str, Any], b: dict[str, Any]) -> bool:

@@ -7,21 +7,14 @@ import json
 from harness.differential.causes.facts import Facts
 from harness.differential.causes.rule import Rule, Verdict
 from harness.model.registry import OPS, is_boundary_host_value
-from harness.model.traces import ARGS, ARGS_RULES
-
-
-def _differing_args(facts: Facts) -> list[str]:
-    a, b = facts.values()
-    a, b = a if isinstance(a, dict) else {}, b if isinstance(b, dict) else {}
-    return [name for name in sorted(set(a) | set(b))
-            if name not in a or name not in b or not any(rule(a[name], b[name]) for _, rule in ARGS_RULES)]
+from harness.model.traces import ARGS, differing_args
 
 
 def _args_coercion(facts: Facts) -> Verdict | None:
     if facts.role != ARGS:
         return None
-    names = _differing_args(facts)
     a, b = facts.values()
+    names = differing_args(a, b)
     shown = "; ".join(f"{n}: {json.dumps((a or {}).get(n))[:60]} / {json.dumps((b or {}).get(n))[:60]}" for n in names)
     return Verdict("boundary_coercion", ",".join(names) or None,
                    f"the core received other arguments than the oracle's ({shown})")

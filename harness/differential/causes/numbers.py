@@ -6,7 +6,7 @@ from typing import Any
 
 from harness.differential.causes.facts import Facts
 from harness.differential.causes.rule import Rule, Verdict
-from harness.model.traces import ARGS, ARGS_RULES
+from harness.model.traces import ARGS, differing_args
 
 
 def _is_number(value: Any) -> bool:
@@ -20,7 +20,7 @@ def _args_numbers(facts: Facts) -> Verdict | None:
     a, b = facts.values()
     if facts.role != ARGS or not isinstance(a, dict) or not isinstance(b, dict) or set(a) != set(b):
         return None
-    names = [n for n in a if not any(rule(a[n], b[n]) for _, rule in ARGS_RULES)]
+    names = differing_args(a, b)
     if not names or not all(_is_number(a[n]) and _is_number(b[n]) for n in names):
         return None
     return Verdict("float_rounding", ",".join(names),

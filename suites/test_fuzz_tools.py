@@ -17,8 +17,9 @@ import reference
 from generators import FIXTURES, framework
 from generators.framework import GeneratorError
 from generators.promote import promote
+from harness.differential.counterfactual.skew import UNEXPLAINED, own_details
 from harness.differential.expected import Entry, ExpectedSet, cover, load, recheck, update_from_report
-from harness.differential.explain import UNEXPLAINED, examine, own_details, unicode_versions_of
+from harness.differential.explain import examine, unicode_versions_of
 from harness.differential.report import document, render, validate
 from harness.fuzzing.fuzz import fuzz
 from harness.model import hostvalues
@@ -399,7 +400,8 @@ def test_generated_inputs_are_reproducible_and_fit_the_registry() -> None:
 
 def test_witnesses_are_local_minima() -> None:
     """No single step of the shrinker keeps the same divergence of the shrunk witness."""
-    from harness.differential.explain import classify, divergent, observe
+    from harness.differential.counterfactual import classify
+    from harness.differential.outcomes import divergent, observe
     from harness.fuzzing import shrink as shrinking
     from harness.fuzzing.classes import outcome_kinds
 

@@ -295,6 +295,45 @@ def test_the_documented_rule_list_is_the_classifiers_order() -> None:
     assert set(CAUSES) <= set(enum)
 
 
+def test_no_rule_of_either_classifier_names_an_op() -> None:
+    """What an op takes and returns is the registry's: an op's name in a rule module's code (a string or a
+    name, not a docstring or a comment, which may cite one) is op knowledge in the classifier."""
+    import io
+    import tokenize
+
+    from harness.model.paths import ROOT
+    from harness.model.registry import OPS
+
+    modules = sorted((ROOT / "harness" / "differential" / "causes").glob("*.py")) + \
+        sorted((ROOT / "harness" / "differential" / "counterfactual").glob("*.py"))
+    assert len(modules) >= 12
+    for module in modules:
+        tokens = list(tokenize.generate_tokens(io.StringIO(module.read_text(encoding="utf-8")).readline))
+        code = [t.string for t in tokens if t.type == tokenize.NAME or
+                (t.type == tokenize.STRING and not t.string.startswith(('"' * 3, "'" * 3)))]
+        named = sorted({op for op in OPS for word in code if op in word})
+        assert not named, f"{module.name} names {named}"
+
+
+def test_the_documented_counterfactual_rules_are_the_fallbacks_order() -> None:
+    import re
+
+    from harness.differential import counterfactual
+    from harness.differential.explain import CAUSES
+    from harness.model.paths import ROOT
+
+    text = (ROOT / "docs" / "fuzzing.md").read_text(encoding="utf-8")
+    block = text.split("<!-- counterfactual-rules:start -->")[1].split("<!-- counterfactual-rules:end -->")[0]
+    documented = re.findall(r"^\d+\. `([a-z0-9-]+)`(?: \(([^)]*)\))?:", block, re.MULTILINE)
+    assert [name for name, _ in documented] == list(counterfactual.ORDER)
+    by_name = {rule.name: rule for rule in counterfactual.RULES}
+    for name, causes in documented:  # each rule's causes, as the document lists them
+        assert set(re.findall(r"`([a-z_]+)`", causes)) == set(by_name[name].causes), name
+    schema = json.loads((SCHEMAS / "divergence-report-v1.schema.json").read_text())
+    enum = schema["properties"]["divergences"]["items"]["properties"]["cause"]["enum"]
+    assert set(CAUSES) == set(enum)  # every cause a rule of either classifier names, and no other
+
+
 def _planted_cause(op: str, args: dict[str, Any], plant: Any, monkeypatch: pytest.MonkeyPatch,
                    versions: tuple[dict[str, str], dict[str, str]] | None = None) -> tuple[str, str, str]:
     from harness.differential.causes import cause_from_traces

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.differential.expected import ExpectedSet
-from harness.differential.explain import agreeing
+from harness.differential.outcomes import agreeing
 from harness.fixtures.load import all_cases
 from harness.fuzzing.fuzz import fuzz
 from harness.fuzzing.generate import Inputs

@@ -14,7 +14,7 @@ import inspect
 from types import ModuleType
 from typing import Any
 
-from harness.differential.explain import same_outcome
+from harness.differential.outcomes import same_outcome
 from harness.fixtures.load import all_cases
 from harness.model.registry import OPS
 from harness.model.traces import TRACE_OP

@@ -284,7 +284,8 @@ def cmd_tracecheck(args: argparse.Namespace) -> int:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     from harness.differential.expected import cover, load
-    from harness.differential.explain import examine, observe, unicode_versions_of
+    from harness.differential.explain import examine, unicode_versions_of
+    from harness.differential.outcomes import observe
     from harness.differential.report import document, render, render_divergence
 
     op, call_args = _call_args(args.op, args.args, args.arg, loose=False)

@@ -18,7 +18,8 @@ from typing import Any
 
 import jsonschema
 
-from harness.differential.explain import UNEXPLAINED, examine, own_details
+from harness.differential.counterfactual.skew import UNEXPLAINED, own_details
+from harness.differential.explain import examine
 from harness.model import hostvalues, paths
 from harness.model.files import atomic_write
 from harness.model.paths import SCHEMAS
@@ -69,7 +70,7 @@ class ExpectedSet:
         """The entry covering a divergence when every divergent implementation lists it.
 
         ``own``: an implementation's own detail where it is narrower than the divergence's (see
-        ``explain.own_details``: a skew in two Unicode steps, where one implementation differs from the
+        ``counterfactual.skew.own_details``: a skew in two Unicode steps, where one implementation differs from the
         oracle in one step only). A version skew in several steps is covered when the implementation
         lists each of its steps (one entry per step); nothing else is split."""
         found = []
@@ -86,7 +87,7 @@ class ExpectedSet:
 def cover(expected: ExpectedSet, impls: dict[str, Testee], divergence: Any,
           versions: dict[str, dict[str, str]]) -> Entry | None:
     """Mark a divergence expected or new (the one place that decides it): each divergent implementation's
-    own share is worked out first (``explain.own_details``, kept on the divergence for reports and
+    own share is worked out first (``counterfactual.skew.own_details``, kept on the divergence for reports and
     ``expected update``), then every one of them must list it."""
     divergence.own_details = own_details(impls, divergence.op, divergence.args, divergence.cause,
                                          divergence.divergent, versions)

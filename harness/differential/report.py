@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.differential.explain import Divergence, agreeing
+from harness.differential.explain import Divergence
+from harness.differential.outcomes import agreeing
 from harness.model import hostvalues
 from harness.model.files import atomic_write
 from harness.model.paths import SCHEMAS

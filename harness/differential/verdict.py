@@ -19,7 +19,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from harness.differential.explain import Responses, divergent, observe, same_outcome
+from harness.differential.outcomes import Responses, divergent, observe, same_outcome
 from harness.model import hostvalues
 from harness.model.registry import get_op
 from harness.testees.errors import answered

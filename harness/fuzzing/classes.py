@@ -5,7 +5,7 @@
    swept code point: a lone surrogate, Unicode data that differs between the versions in play,
    White_Space or a near miss, or none).
 2. The cause of a group is assigned on its simplest member (the first template, the lowest code
-   point) by the counterfactual classifier of harness/differential/explain.py, and checked on a few
+   point) by the counterfactual classifier of harness/differential/counterfactual/, and checked on a few
    members spread across the group; if they disagree, every member is classified.
 3. Groups with the same (op, implementations, cause, detail) are one class (``ClassBook``: an input
    not sent to an implementation whose host cannot hold it does not make another class): its code
@@ -22,7 +22,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.differential.explain import Divergence, code_points, divergent, name_cause
+from harness.differential.explain import Divergence, code_points, name_cause
+from harness.differential.outcomes import divergent
 from harness.differential.verdict import gate_shape, outcome_kinds
 from harness.fuzzing.templates import BY_NAME, SURROGATE_PAIRS, TEMPLATES
 from harness.model import hostvalues, unicode_tables

@@ -35,7 +35,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, TextIO
 
 from harness.differential.expected import ExpectedSet, cover, recheck_detailed
-from harness.differential.explain import Divergence, agreeing, code_points, divergent, name_cause, unicode_versions_of
+from harness.differential.explain import Divergence, code_points, name_cause, unicode_versions_of
+from harness.differential.outcomes import agreeing, divergent
 from harness.differential.strategies import comparable_ops
 from harness.differential.verdict import gate, outcome_kinds
 from harness.fuzzing.classes import ClassBook

@@ -30,7 +30,8 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from harness.differential.explain import divergent, name_cause, observe
+from harness.differential.explain import name_cause
+from harness.differential.outcomes import divergent, observe
 from harness.differential.verdict import outcome_kinds
 from harness.model import hostvalues
 from harness.model.registry import get_op

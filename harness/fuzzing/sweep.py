@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from harness.differential.explain import agreeing
+from harness.differential.outcomes import agreeing
 from harness.fuzzing import classes
 from harness.fuzzing.templates import BY_NAME, SURROGATE_PAIRS, Template
 from harness.testees import impls

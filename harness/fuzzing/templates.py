@@ -17,7 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from harness.differential.explain import CAUSES, CHARACTER_RULES, SWEEP_TEMPLATES
+from harness.differential.counterfactual.characters import CHARACTER_RULES, SWEEP_TEMPLATES
+from harness.differential.explain import CAUSES
 from harness.model.registry import OPS
 
 CODE_POINTS = 0x110000  # U+0000..U+10FFFF, surrogates included (as lone halves of host strings)
@@ -140,8 +141,8 @@ def select(ops: list[str] | None = None, names: list[str] | None = None) -> list
 
 
 def missing_templates(templates: tuple[Template, ...] = TEMPLATES) -> list[str]:
-    """One line per sweep template a cause needs (harness/differential/explain.py, SWEEP_TEMPLATES) that
-    `templates` lacks, and per character rule with no entry there."""
+    """One line per sweep template a cause needs (SWEEP_TEMPLATES in harness/differential/counterfactual/
+    characters.py) that `templates` lacks, and per character rule with no entry there."""
     have = {template.name for template in templates}
     problems = [f"cause {cause} needs sweep template {name!r}, which the sweep lacks"
                 for cause, names in SWEEP_TEMPLATES.items() for name in names if name not in have]

@@ -30,6 +30,30 @@ class Param:
     def required(self) -> bool:
         return self.default is _REQUIRED
 
+    @property
+    def codes(self) -> frozenset[str]:
+        """Every error code a wrong value of it can give: its own, and those of what is read from it."""
+        return frozenset((self.error_code, *LATER_CODES.get(self.error_code, ())))
+
+
+# The codes a parameter's value can still give after its own check has passed (contract v1): a JSON text's
+# value has a shape and embeddings; a text can normalize to nothing.
+LATER_CODES: dict[str, tuple[str, ...]] = {"invalid_json": ("invalid_shape", "invalid_embedding"),
+                                           "invalid_text": ("empty_text",)}
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Where a result that decides about candidates (decide_write) keeps its parts, for the cause rules that
+    read them: the decision, the matched candidate and its similarity, the threshold it is compared with."""
+
+    verdict: tuple[str, ...] = ("action", "reason")  # the result's fields that are the decision
+    match: str = "match"  # the matched candidate: an object, or null
+    match_key: tuple[str, ...] = ("id", "text")  # what tells a candidate apart (ids need not be unique)
+    similarity: str = "similarity"  # the match's similarity: a number, or null for an exact match
+    threshold: str = "threshold"  # the parameter the similarity is compared with
+    flag: str = "pinned"  # the candidates' flag a mode's rule reads
+
 
 @dataclass(frozen=True)
 class Step:
@@ -173,7 +197,7 @@ class Op:
     # The Unicode-dependent steps it runs (the cause classifier names only these in a version skew).
     unicode_steps: tuple[str, ...] = ("case_mapping", "normalization")
     # The contract's character rules its inputs go through, in the order the cause classifier tries
-    # them (harness/differential/explain.py, CHARACTER_RULES).
+    # them (harness/differential/counterfactual/characters.py, CHARACTER_RULES).
     char_rules: tuple[str, ...] = ("quote_dash_map", "final_sigma", "case_mapping", "normalization",
                                    "edge_punctuation", "whitespace_definition")
     # The op its texts go through (decide_write normalizes with normalize_fact_text): a character or
@@ -184,6 +208,8 @@ class Op:
     plain: tuple[tuple[str, Any], ...] = ()
     # Its named steps in the order the contract applies them (docs/contract.md).
     steps: tuple[Step, ...] = ()
+    # Where its result keeps a decision about candidates, when it makes one.
+    decision: Decision | None = None
 
     def step_ids(self) -> tuple[str, ...]:
         """Its own steps' ids, then the JSON rules when it takes a JSON argument: every id a fixture case
@@ -207,6 +233,10 @@ class Op:
             if param.name == name:
                 return param
         raise KeyError(name)
+
+    def params_giving(self, code: str, args: dict[str, Any]) -> list[str]:
+        """The given arguments an error code can come from, in signature order."""
+        return [p.name for p in self.params if p.name in args and code in p.codes]
 
 
 OPS: dict[str, Op] = {
@@ -239,6 +269,7 @@ OPS: dict[str, Op] = {
             via="normalize_fact_text",
             plain=(("text", "The user likes tea"), ("embedding_json", "[1,0]"), ("candidates_json", "null")),
             steps=DECIDE_WRITE_STEPS,
+            decision=Decision(),
         ),
         Op(
             name="build_dedup_context",

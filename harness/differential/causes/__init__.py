@@ -5,7 +5,7 @@ The classifier is a table of rules (``ORDER``), one small module per family of c
 ``strict_json``, ``characters``, ``numbers``, ``outcomes``); the first rule that fires names the cause. No
 rule names an op: what a step is (``Step.role``, ``Step.param``), the parameter kinds with their plain and
 boundary values are the op registry's. ``Stats`` counts which rules fire. ``CAUSES`` is derived from the
-rules. The counterfactual classifier (harness/differential/explain.py) stays the fallback for
+rules. The counterfactual classifier (harness/differential/counterfactual/) stays the fallback for
 implementations that serve no trace.
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 
 from harness.differential.causes import boundary, characters, numbers, outcomes, strict_json
 from harness.differential.causes.facts import Facts, facts
-from harness.differential.causes.rule import Rule, Verdict
+from harness.differential.rule import Rule, Verdict
 from harness.model.traces import first_difference
 
 FAMILIES = (numbers, boundary, strict_json, characters, outcomes)

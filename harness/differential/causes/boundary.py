@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from harness.differential.causes.facts import Facts
-from harness.differential.causes.rule import Rule, Verdict
+from harness.differential.rule import Rule, Verdict
 from harness.model.registry import OPS, is_boundary_host_value
 from harness.model.traces import ARGS, differing_args
 

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from harness.differential.causes.facts import Facts, Span, context_of, differing_chars, spans, strings
-from harness.differential.causes.rule import Rule, Verdict
+from harness.differential.rule import Rule, Verdict
 from harness.model import unicode_tables
 from harness.model.contract_sets import LINE_BREAKS, NEAR_WHITE_SPACE, QUOTE_DASH, WHITE_SPACE, white_space_like
 

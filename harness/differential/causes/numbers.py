@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.differential.causes.facts import Facts
-from harness.differential.causes.rule import Rule, Verdict
+from harness.differential.rule import Rule, Verdict
 from harness.model.traces import ARGS, differing_args
 
 

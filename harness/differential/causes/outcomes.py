@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from harness.differential.causes.facts import Facts
-from harness.differential.causes.rule import Rule, Verdict
+from harness.differential.rule import Rule, Verdict
 
 
 def _check_disputed(facts: Facts) -> Verdict | None:

@@ -1,0 +1,197 @@
+"""Unicode version skew, for the counterfactual classifier: which characters' data differs between the
+versions the implementations report (exact from data/unicode-tables/, coarse heuristics for a version
+without a table), which Unicode steps of an op can explain a skew on an input, and each divergent
+implementation's own share of one (``own_details``).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+import unicodedata2
+
+from generators.unicode_stability import unstable_reason
+from harness.differential.counterfactual.rewrite import all_strings, oracle_role, replace_chars
+from harness.differential.outcomes import divergent, observe
+from harness.model import unicode_tables
+from harness.model.registry import get_op
+from harness.model.unicode_info import assigned_in, has_surrogate, is_surrogate
+from harness.testees.impls import oracle as oracle_name
+from harness.testees.testee import Testee
+
+
+def version_sensitive(ch: str) -> bool:
+    """Whether some step's data of ``ch`` differs between two of the Unicode versions the harness has
+    tables for (data/unicode-tables/: exact, character by character)."""
+    return ord(ch) in unicode_tables.sensitive_anywhere()
+
+
+def sensitive_between(versions: dict[str, dict[str, str]]) -> Callable[[str], bool]:
+    """Characters whose data differs between the versions the implementations report, in some step:
+    exact where every reported version of that step has a table, the coarse heuristics for a step where
+    one has none (a version the harness has no table of), every table's differences when nothing is
+    reported."""
+    if not versions:
+        return version_sensitive
+    exact: set[int] = set()
+    coarse = False
+    for step in unicode_tables.STEPS:
+        pairs = table_pairs(step, versions)
+        if pairs is None:
+            coarse = True
+            continue
+        for a, b in pairs:
+            exact |= unicode_tables.differing_set(step, a, b)
+    return lambda ch: ord(ch) in exact or (coarse and heuristically_sensitive(ch))
+
+
+def heuristically_sensitive(ch: str) -> bool:
+    """The fallback for a version without a table: properties that differ between CPython's 14.0 and
+    unicodedata2's 18.0, or unassigned in 14.0 (coarse: whole classes of characters)."""
+    return unstable_reason(ch) is not None and not is_surrogate(ord(ch))
+
+
+def table_pairs(step: str, versions: dict[str, dict[str, str]]) -> list[tuple[str, str]] | None:
+    """Every pair of distinct `step` versions the implementations report, when every one of them has a
+    table with that step's data; None otherwise (the heuristics stand in)."""
+    reported = sorted({v[step] for v in versions.values() if step in v})
+    if not all(unicode_tables.has(version, step) for version in reported):
+        return None
+    return [(a, b) for i, a in enumerate(reported) for b in reported[i + 1:]]
+
+
+def nfc_relevant(ch: str) -> bool:
+    """A character NFC can change, reorder or compose (newest data): canonically decomposable, combining,
+    or part of some canonical decomposition (U+0B3E in U+0B4B, a Hangul jamo...)."""
+    decomposition = unicodedata2.decomposition(ch)
+    return bool(decomposition and not decomposition.startswith("<")) or unicodedata2.combining(ch) != 0 or \
+        ord(ch) in _decomposition_parts() or 0x1100 <= ord(ch) <= 0x11FF or 0xAC00 <= ord(ch) <= 0xD7A3
+
+
+@lru_cache(maxsize=1)
+def _decomposition_parts() -> frozenset[int]:
+    parts: set[int] = set()
+    for cp in range(0x110000):
+        if not 0xD800 <= cp <= 0xDFFF:
+            decomposition = unicodedata2.decomposition(chr(cp))
+            if decomposition and not decomposition.startswith("<"):
+                parts.update(int(h, 16) for h in decomposition.split())
+    return frozenset(parts)
+
+
+_CASED = {"Lu", "Ll", "Lt"}
+_CASE_IGNORABLE = {"Mn", "Me", "Cf", "Lm", "Sk"}
+
+
+def case_relevant(ch: str, text: str) -> bool:
+    """Whether ``ch``'s case data can change a lowercase mapping of ``text``: it is cased in some version
+    in play, or it sits in a text with a capital sigma and is case-ignorable (the final-sigma context)."""
+    categories = {unicodedata.category(ch), unicodedata2.category(ch)}
+    return bool(categories & _CASED) or ("\u03a3" in text and bool(categories & (_CASE_IGNORABLE | {"Lo", "Cn"})))
+
+
+def skew_steps(args: dict[str, Any], versions: dict[str, dict[str, str]], op_name: str | None = None) -> str:
+    """Which Unicode-dependent steps of the op can explain a skew on the input's characters.
+
+    ``normalization`` when NFC of some string differs between the oldest and the newest Unicode data
+    the harness has (Python's ``unicodedata`` and ``unicodedata2``) and the implementations report
+    different normalization versions; ``case_mapping`` when a character whose data differs is cased
+    (or case-ignorable next to a capital sigma) and the implementations report different case-mapping
+    versions. An op only has the steps its registry entry names (``Op.unicode_steps``)."""
+    steps = []
+    op_steps = get_op(op_name).unicode_steps if op_name else ("case_mapping", "normalization")
+    strings = all_strings(args)
+
+    def versions_differ(step: str) -> bool:
+        return len({v[step] for v in versions.values() if step in v}) > 1
+
+    def exactly(step: str) -> bool | None:
+        """Whether a character of the input reads differently in `step` between two reported versions,
+        from the tables; None when a reported version has none."""
+        pairs = table_pairs(step, versions)
+        if pairs is None:
+            return None
+        return any(unicode_tables.matters(ord(ch), step, a, b, "\u03a3" in text)
+                   for a, b in pairs for text in strings for ch in text if not is_surrogate(ord(ch)))
+
+    if "case_mapping" in op_steps and versions_differ("case_mapping"):
+        exact = exactly("case_mapping")
+        if exact or (exact is None and any(heuristically_sensitive(ch) and case_relevant(ch, text)
+                                           for text in strings for ch in text)):
+            steps.append("case_mapping")
+    if "normalization" in op_steps and versions_differ("normalization"):
+        exact = exactly("normalization")
+        if exact or (exact is None and any(unicodedata.normalize("NFC", text) != unicodedata2.normalize("NFC", text)
+                                           for text in strings if not has_surrogate(text))):
+            steps.append("normalization")
+    return "+".join(steps) or "properties"
+
+
+UNEXPLAINED = "unexplained"  # an implementation's own detail when its share of a skew is not one
+
+
+def _differs_between(ch: str, steps: list[str], mine: dict[str, str], theirs: dict[str, str], sigma: bool) -> bool:
+    """Whether ``ch``'s data can differ between two implementations in one of ``steps`` and matter there: a
+    character whose data changed between the versions in play, assigned in one implementation's version of
+    that step and not in the other's (or assigned in both, with different versions: a changed property),
+    and relevant to the step (case: cased, or case-ignorable when the input has a capital sigma; NFC: a
+    character NFC can change, reorder or compose)."""
+    for step in steps:
+        a, b = mine.get(step), theirs.get(step)
+        if a is None or b is None or a == b:
+            continue
+        if unicode_tables.has(a, step) and unicode_tables.has(b, step):
+            if unicode_tables.matters(ord(ch), step, a, b, sigma):
+                return True
+            continue
+        if not heuristically_sensitive(ch):
+            continue
+        relevant = case_relevant(ch, "\u03a3" if sigma else "") if step == "case_mapping" else nfc_relevant(ch)
+        if not relevant:
+            continue
+        in_a, in_b = assigned_in(ord(ch), a), assigned_in(ord(ch), b)
+        if in_a != in_b or in_a is None or in_a:
+            return True
+    return False
+
+
+def skewed_between(op_name: str, args: dict[str, Any], names: list[str],
+                    versions: dict[str, dict[str, str]]) -> Callable[[str], bool]:
+    """The characters whose data differs between the oracle's versions and one of ``names``' in a step
+    of the op (every version-sensitive character when the versions are not known)."""
+    chosen = oracle_name()
+    if chosen not in versions or not all(name in versions for name in names):
+        return sensitive_between(versions)
+    pairs = [(skew_steps(args, {chosen: versions[chosen], name: versions[name]}, op_name).split("+"),
+              versions[chosen], versions[name]) for name in names]
+    sigma = any("\u03a3" in text for text in all_strings(args))
+    return lambda ch: any(_differs_between(ch, steps, mine, theirs, sigma) for steps, mine, theirs in pairs)
+
+
+def own_details(impls: dict[str, Testee], op_name: str, args: dict[str, Any], cause: str, divergent_names: list[str],
+                versions: dict[str, dict[str, str]]) -> dict[str, str | None]:
+    """Each divergent implementation's own share of a version skew, checked against the oracle alone.
+
+    With the reference at 14.0/18.0, Pyodide at 16.0/16.0 and Rust at 17.0/18.0, one input can skew
+    Pyodide in both steps and Rust in case mapping only. An implementation's own detail is the steps in
+    which its versions differ from the oracle's for the input's characters, and only if replacing just the
+    characters whose data differs between the two of them in those steps makes it agree with the oracle;
+    otherwise it is ``UNEXPLAINED`` (a bug of its own next to the skew: no entry covers it). Empty for
+    every other cause."""
+    chosen = oracle_name()
+    if cause != "unicode_version_skew" or chosen not in versions or chosen not in impls:
+        return {}
+    out: dict[str, str | None] = {}
+    for name in divergent_names:
+        mine, theirs = versions[chosen], versions.get(name, {})
+        steps = skew_steps(args, {chosen: mine, name: theirs}, op_name)
+        if steps == "properties" or name not in impls:
+            out[name] = UNEXPLAINED
+            continue
+        replaced = replace_chars(args, skewed_between(op_name, args, [name], versions), oracle_role(versions))
+        pair = {chosen: impls[chosen], name: impls[name]}
+        out[name] = steps if not divergent(op_name, observe(pair, op_name, replaced)) else UNEXPLAINED
+    return out

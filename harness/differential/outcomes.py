@@ -1,0 +1,62 @@
+"""What the implementations answered, and whether they agree: one call everywhere, the outcome compared,
+the implementations that differ from the oracle."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.model.compare import parse_result, same_json
+from harness.testees.errors import answered
+from harness.testees.fanout import expressible
+from harness.testees.impls import oracle as oracle_name
+from harness.testees.testee import Testee
+
+Responses = dict[str, dict[str, Any]]
+
+# The harness's codes for a side that gave no contract answer: it crashed, trapped or hung.
+FAILURES = frozenset({"crash", "timeout"})
+
+
+def observe(impls: dict[str, Testee], op_name: str, args: dict[str, Any]) -> Responses:
+    """Every implementation's response; one whose host cannot express ``args`` is left out, and so is one
+    that gave no answer (harness/testees/errors.NO_ANSWER: a finding, or work cut by the budget)."""
+    got = {name: impl.call(op_name, args) for name, impl in impls.items() if expressible(name, args)}
+    return {name: response for name, response in got.items() if answered(response)}
+
+
+def agreeing(op_name: str, responses: Responses) -> bool:
+    """Whether every response has the same outcome (fast path: identical results)."""
+    values = list(responses.values())
+    if all("ok" in r for r in values) and all(r["ok"] == values[0]["ok"] for r in values[1:]) and \
+            isinstance(values[0]["ok"], str):
+        return True
+    return not divergent(op_name, responses)
+
+
+def outcome(op_name: str, response: dict[str, Any]) -> tuple[str, Any]:
+    """What is compared: ("error", code) or ("ok", parsed value)."""
+    if "error" in response:
+        return "error", response["error"]["code"]
+    ok, value = parse_result(op_name, response["ok"])
+    return ("ok", value) if ok else ("unparseable", response["ok"])
+
+
+def same_outcome(op_name: str, a: dict[str, Any], b: dict[str, Any]) -> bool:
+    kind_a, value_a = outcome(op_name, a)
+    kind_b, value_b = outcome(op_name, b)
+    return kind_a == kind_b and same_json(value_a, value_b)
+
+
+def divergent(op_name: str, responses: Responses) -> list[str]:
+    """Implementations whose outcome differs from the oracle's (or from the first one's)."""
+    names = list(responses)
+    if not names:
+        return []
+    oracle = oracle_name() if oracle_name() in responses else names[0]
+    return [n for n in names if n != oracle and not same_outcome(op_name, responses[oracle], responses[n])]
+
+
+def kind(op_name: str, response: dict[str, Any]) -> tuple[str, Any]:
+    """An outcome's kind: ("ok", None) or ("error", code)."""
+    found, value = outcome(op_name, response)
+    return (found, value) if found == "error" else (found, None)

@@ -537,3 +537,70 @@ def test_nan_against_no_similarity_is_the_zero_norm_rule_not_a_rounding() -> Non
     clean, other = _edited("decide_write", args, "gate.similarity", {"id": "c", "similarity": {"$f64": "nan"}})
     assert next(e for e in clean["steps"] if e["step"] == "gate.similarity")["value"]["similarity"] is None
     assert cause_from_traces("decide_write", clean, other, args, {}, {}).cause == "rule_difference"
+
+
+def _traced_plant(name: str, plant: Any) -> Any:
+    """A testee that is the reference with ``plant`` applied (a monkeypatch), for its ops and its traces."""
+    import contextlib
+
+    from harness.testees.inprocess import InProcess
+
+    @contextlib.contextmanager
+    def planted() -> Any:
+        with pytest.MonkeyPatch.context() as patch:
+            plant(patch)
+            yield
+
+    def resolve(op: Any) -> Any:
+        def call(**kwargs: Any) -> Any:
+            with planted():
+                return op.reference(**kwargs)
+        return call
+
+    def tracer(op: str, args: dict[str, Any]) -> Any:
+        with planted():
+            return trace(op, args)
+
+    return InProcess(name, resolve, {"traces": list(TRACED)}, tracer)
+
+
+def _two_bugs() -> dict[str, Any]:
+    from harness.testees.impls import get_impl
+
+    return {"reference": get_impl("reference"),
+            "quotes": _traced_plant("quotes", lambda m: m.setattr(reference.normalize, "QUOTE_DASH_MAP", _NO_U2019)),
+            "nfc": _traced_plant("nfc", lambda m: m.setattr(reference.normalize, "nfc", lambda t: t))}
+
+
+def test_one_witness_of_two_bugs_is_two_shares_each_its_own_class() -> None:
+    """Two implementations with two bugs, both shown by one input: one share each, with its own step and
+    cause, never one class naming both (a skew riding along with a core bug is the same shape)."""
+    from harness.differential.explain import class_key, examine_all, unicode_versions_of
+    from harness.fuzzing.shrink import shrink
+
+    impls = _two_bugs()
+    versions = unicode_versions_of(impls)
+    args = {"text": "It\u2019s cafe\u0301"}
+    found = examine_all(impls, "normalize_fact_text", args, versions)
+    assert [(d.divergent, d.cause, d.step) for d in found] == [
+        (["quotes"], "quote_dash_map", "norm.quote_dash"), (["nfc"], "normalization", "norm.nfc")]
+    assert found[0].key == class_key("normalize_fact_text", ["quotes"], "quote_dash_map", None, "norm.quote_dash")
+    # Shrinking one share keeps its bug and lets the other fall away.
+    small, responses = shrink(impls, "normalize_fact_text", args, versions, ("quote_dash_map", None),
+                              share=("quotes",))
+    assert small["text"] == "\u2019", small
+    assert responses["nfc"] == responses["reference"] != responses["quotes"]
+
+
+def test_a_fuzz_run_reports_each_of_two_bugs_once_per_op() -> None:
+    import io
+
+    from harness.differential.expected import ExpectedSet
+    from harness.fuzzing.fuzz import fuzz
+
+    impls = _two_bugs()
+    result = fuzz(impls, ExpectedSet([], []), seconds=30, seed=5, ops=["normalize_fact_text"], workers=1,
+                  max_examples=4000, stream=io.StringIO())
+    shown = sorted((d.op, tuple(d.divergent), d.cause, d.step) for d in result.divergences)
+    assert shown == [("normalize_fact_text", ("nfc",), "normalization", "norm.nfc"),
+                     ("normalize_fact_text", ("quotes",), "quote_dash_map", "norm.quote_dash")], shown

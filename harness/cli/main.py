@@ -284,7 +284,7 @@ def cmd_tracecheck(args: argparse.Namespace) -> int:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     from harness.differential.expected import cover, load
-    from harness.differential.explain import examine, unicode_versions_of
+    from harness.differential.explain import examine_all, unicode_versions_of
     from harness.differential.outcomes import observe
     from harness.differential.report import document, render, render_divergence
 
@@ -292,15 +292,16 @@ def cmd_diff(args: argparse.Namespace) -> int:
     opened = open_impls(split_names(args.impls), require_all=args.require_all)
     try:
         versions = unicode_versions_of(opened)
-        divergence = examine(opened, op.name, call_args, versions)
-        if divergence is not None:
-            cover(load(list(opened)), opened, divergence, versions)
+        divergences = examine_all(opened, op.name, call_args, versions)  # one per share (explain.name_shares)
+        expected = load(list(opened))
+        for divergence in divergences:
+            cover(expected, opened, divergence, versions)
         responses = observe(opened, op.name, call_args)
     finally:
         close_all(opened)
     if args.json:
-        print(json.dumps(document("diff", versions, [divergence] if divergence else [], 1, 0.0, []), indent=2))
-    elif divergence is None:
+        print(json.dumps(document("diff", versions, divergences, 1, 0.0, []), indent=2))
+    elif not divergences:
         left_out = [name for name in opened if name not in responses]
         print(f"all {len(responses)} implementations agree ({', '.join(responses)}):")
         if left_out:
@@ -308,8 +309,12 @@ def cmd_diff(args: argparse.Namespace) -> int:
         for name, response in responses.items():
             print(f"  {name}: {json.dumps(response, ensure_ascii=True)[:300]}")
     else:
-        print(render([divergence], []) if divergence.status == "new" else render_divergence(1, divergence))
-    return 1 if divergence is not None and divergence.status == "new" else 0
+        new = [divergence for divergence in divergences if divergence.status == "new"]
+        if new:
+            print(render(new, []))
+        for number, divergence in enumerate(d for d in divergences if d.status != "new"):
+            print(render_divergence(number + 1, divergence))
+    return 1 if any(divergence.status == "new" for divergence in divergences) else 0
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:

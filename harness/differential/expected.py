@@ -19,7 +19,7 @@ from typing import Any
 import jsonschema
 
 from harness.differential.counterfactual.skew import UNEXPLAINED, own_details
-from harness.differential.explain import examine
+from harness.differential.explain import examine_all
 from harness.model import hostvalues, paths
 from harness.model.files import atomic_write
 from harness.model.paths import SCHEMAS
@@ -157,8 +157,10 @@ def recheck_detailed(expected: ExpectedSet, impls: dict[str, Testee],
         except ValueError as exc:
             problems.append((f"{entry.impl}/{entry.id}: stale entry, bad witness args: {exc}", None))
             continue
-        divergence = examine(impls, entry.op, args, versions)
-        if divergence is None or entry.impl not in divergence.divergent:
+        # The share of the witness's divergence this implementation is in (explain.name_shares).
+        divergence = next((d for d in examine_all(impls, entry.op, args, versions) if entry.impl in d.divergent),
+                          None)
+        if divergence is None:
             problems.append((f"{entry.impl}/{entry.id}: unexpected pass: the witness no longer diverges; "
                              "remove the entry (python -m harness expected update)",
                              {"impl": entry.impl, "id": entry.id}))

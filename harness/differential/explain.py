@@ -20,7 +20,7 @@ from harness.differential.counterfactual.rewrite import all_strings, oracle_role
 from harness.differential.counterfactual.skew import skewed_between
 from harness.differential.outcomes import FAILURES, Responses, divergent, observe
 from harness.model import hostvalues
-from harness.model.registry import OPS, Op
+from harness.model.registry import OPS, Op, step_titles
 from harness.model.traces import parse as parse_trace
 from harness.model.unicode_info import describe, interesting
 from harness.testees.testee import Testee
@@ -69,36 +69,91 @@ def _traces(impls: dict[str, Testee], op_name: str, args: dict[str, Any], names:
     return found
 
 
-def name_cause(impls: dict[str, Testee], op_name: str, args: dict[str, Any], responses: Responses,
-               versions: dict[str, dict[str, str]] | None = None, fallback: bool = True,
-               stats: CauseStats | None = None, depth: int = 0) -> Found:
-    """The cause of a divergence. Where the oracle and every implementation that disagrees with it serve
-    traces (and none crashed), the first step where the oracle's trace and the first disagreeing one's part
-    names it (harness/differential/causes); the counterfactual classifier (``classify``) runs beside it
-    (``fallback``) and is the cause everywhere else."""
+@dataclass(frozen=True)
+class Share:
+    """The implementations of one divergence whose traces part from the oracle's at one step for one cause:
+    one bug. A witness can show two at once (a version skew on one implementation riding along with a bug
+    of another); each is its own share, so neither hides nor splits the other's class."""
+
+    impls: tuple[str, ...]
+    found: Found
+
+
+def name_shares(impls: dict[str, Testee], op_name: str, args: dict[str, Any], responses: Responses,
+                versions: dict[str, dict[str, str]] | None = None, fallback: bool = True,
+                stats: CauseStats | None = None, depth: int = 0) -> list[Share]:
+    """The causes of a divergence, one share per cause. Where the oracle and every implementation that
+    disagrees with it serve traces (and none crashed), each disagreeing one's trace is compared with the
+    oracle's (harness/differential/causes); those that part at the same step for the same cause are one
+    share. The counterfactual classifier (``classify``) runs beside it on each share's implementations
+    (``fallback``), and names the cause of the whole divergence everywhere else (one share)."""
     versions = versions or {}
     names = divergent(op_name, responses)
+    if not names:
+        return []
     crashed = any("error" in r and r["error"].get("code") in FAILURES for r in responses.values())
     oracle = next(iter(responses))
-    traced = None if crashed or not names else _traces(impls, op_name, args, [oracle, *names])
-    if traced is None:
-        return Found(*classify(impls, op_name, args, responses, versions, stats))
-    first = cause_from_traces(op_name, traced[oracle], traced[names[0]], args, versions.get(oracle, {}),
-                              versions.get(names[0], {}), stats)
-    if first is None:  # the traces agree, the outputs do not: a trace that hides a step (checked, so rare)
-        return Found(*classify(impls, op_name, args, responses, versions, stats))
-    if first.cause == "unicode_version_skew" and depth < 2:
-        # A skew where the traces part first may ride along with a bug further on (two differences at once):
-        # with the characters whose data differs between the disagreeing sides' versions replaced, a
-        # divergence that remains is the one this input is reported under.
-        peeled = replace_chars(args, skewed_between(op_name, args, names, versions), oracle_role(versions))
-        if peeled != args:
-            after = observe(impls, op_name, peeled)
-            if divergent(op_name, after):
-                return name_cause(impls, op_name, peeled, after, versions, fallback, stats, depth + 1)
-    other = classify(impls, op_name, args, responses, versions, stats) if fallback else None
-    return Found(first.cause, first.why, first.detail, first.step, first.rule,
-                 None if other is None else (other[0], other[2]))
+    traced = None if crashed else _traces(impls, op_name, args, [oracle, *names])
+    firsts = {} if traced is None else {
+        name: cause_from_traces(op_name, traced[oracle], traced[name], args, versions.get(oracle, {}),
+                                versions.get(name, {})) for name in names}
+    if traced is None or any(first is None for first in firsts.values()):
+        # No traces, or traces that agree where the outputs do not (a trace hiding a step: checked, so rare).
+        return [Share(tuple(names), Found(*classify(impls, op_name, args, responses, versions, stats)))]
+    groups: dict[tuple[str, str, str | None], list[str]] = {}
+    for name in names:
+        first = firsts[name]
+        assert first is not None
+        groups.setdefault((first.step, first.cause, first.detail), []).append(name)
+    shares: list[Share] = []
+    for members in groups.values():
+        first = firsts[members[0]]
+        assert first is not None
+        part = {oracle: impls[oracle], **{name: impls[name] for name in members}}
+        if first.cause == "unicode_version_skew" and depth < 2:
+            # A skew where the traces part first may ride along with a bug further on (two differences at
+            # once): with the characters whose data differs between these sides' versions replaced, a
+            # divergence that remains is the one they are reported under.
+            peeled = replace_chars(args, skewed_between(op_name, args, members, versions), oracle_role(versions))
+            after = observe(part, op_name, peeled) if peeled != args else {}
+            still = divergent(op_name, after) if after else []
+            if still:
+                shares += name_shares(part, op_name, peeled, after, versions, fallback, stats, depth + 1)
+                members = [name for name in members if name not in still]
+                if not members:
+                    continue
+        if stats is not None:
+            stats.fired[first.rule] += 1
+        other = classify(part, op_name, args, {name: responses[name] for name in part}, versions, stats) \
+            if fallback else None
+        shares.append(Share(tuple(members), Found(first.cause, first.why, first.detail, first.step, first.rule,
+                                                  None if other is None else (other[0], other[2]))))
+    order = {name: number for number, name in enumerate(names)}
+    return sorted(shares, key=lambda share: order[share.impls[0]])
+
+
+def name_cause(impls: dict[str, Testee], op_name: str, args: dict[str, Any], responses: Responses,
+               versions: dict[str, dict[str, str]] | None = None, fallback: bool = True,
+               stats: CauseStats | None = None) -> Found:
+    """The cause of a divergence's first share (``name_shares``)."""
+    return name_shares(impls, op_name, args, responses, versions, fallback, stats)[0].found
+
+
+def class_step(step: str | None) -> str | None:
+    """The step a class is known by: where the traces part, except that every JSON argument's parse is one
+    parse (the strictness rules, harness/model/registry.JSON_RULES), whichever argument shows it."""
+    declared = step_titles().get(step or "")
+    return "json" if declared is not None and declared.role == "json" else step
+
+
+ClassKey = tuple[str, tuple[str, ...], str, str | None, str | None]
+
+
+def class_key(op: str, impls: Any, cause: str, detail: str | None, step: str | None) -> ClassKey:
+    """The class a divergence is one sighting of: (op, the implementations of its share, cause, detail, the
+    step where their traces part, as ``class_step`` knows it). Fuzz runs, sweeps and shard merges group by
+    it, and a report diff across runs knows a class by it."""
+    return op, tuple(impls), cause, detail, class_step(step)
 
 
 @dataclass
@@ -121,8 +176,8 @@ class Divergence:
     fallback: tuple[str, str | None] | None = None
 
     @property
-    def key(self) -> tuple[str, str, str | None, tuple[str, ...]]:
-        return self.op, self.cause, self.detail, tuple(self.divergent)
+    def key(self) -> ClassKey:
+        return class_key(self.op, self.divergent, self.cause, self.detail, self.step)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -151,16 +206,22 @@ def _encode_response(response: dict[str, Any]) -> dict[str, Any]:
     return {"error": response["error"]}
 
 
+def examine_all(impls: dict[str, Testee], op_name: str, args: dict[str, Any],
+                versions: dict[str, dict[str, str]]) -> list[Divergence]:
+    """Run ``args`` everywhere; one Divergence per share of the disagreement (none when all agree)."""
+    responses = observe(impls, op_name, args)
+    points = code_points(args, versions)
+    return [Divergence(op_name, args, responses, list(share.impls), share.found.cause, share.found.explanation,
+                       points, share.found.detail, step=share.found.step, rule=share.found.rule,
+                       fallback=share.found.fallback)
+            for share in name_shares(impls, op_name, args, responses, versions)]
+
+
 def examine(impls: dict[str, Testee], op_name: str, args: dict[str, Any],
             versions: dict[str, dict[str, str]]) -> Divergence | None:
-    """Run ``args`` everywhere; a Divergence with its cause when some implementation disagrees."""
-    responses = observe(impls, op_name, args)
-    names = divergent(op_name, responses)
-    if not names:
-        return None
-    found = name_cause(impls, op_name, args, responses, versions)
-    return Divergence(op_name, args, responses, names, found.cause, found.explanation, code_points(args, versions),
-                      found.detail, step=found.step, rule=found.rule, fallback=found.fallback)
+    """The first share of ``examine_all``, or None when every implementation agrees."""
+    found = examine_all(impls, op_name, args, versions)
+    return found[0] if found else None
 
 
 def unicode_versions_of(impls: dict[str, Testee]) -> dict[str, dict[str, str]]:

@@ -4,13 +4,14 @@
    with the oracle, each one's outcome kind: ``ok`` or ``error:<code>``, and a property hint of the
    swept code point: a lone surrogate, Unicode data that differs between the versions in play,
    White_Space or a near miss, or none).
-2. The cause of a group is assigned on its simplest member (the first template, the lowest code
-   point) by the counterfactual classifier of harness/differential/counterfactual/, and checked on a few
-   members spread across the group; if they disagree, every member is classified.
-3. Groups with the same (op, implementations, cause, detail) are one class (``ClassBook``: an input
-   not sent to an implementation whose host cannot hold it does not make another class): its code
-   points (as ranges, with names), the templates where it shows, and a minimal witness: the simplest
-   member, shrunk (harness/fuzzing/shrink.py).
+2. The causes of a group are assigned on its simplest member (the first template, the lowest code
+   point), from the step traces or by the counterfactual classifier (harness/differential/explain.py,
+   ``name_shares``: one share per cause, so a skew riding along with a bug is a class of its own), and
+   checked on a few members spread across the group; if they disagree, every member is classified.
+3. Shares with the same class key (``explain.class_key``: op, the share's implementations, cause, detail,
+   the step where the traces part) are one class (``ClassBook``: an input not sent to an implementation
+   whose host cannot hold it does not make another class): its code points (as ranges, with names), the
+   templates where it shows, and a minimal witness: the simplest member, shrunk (harness/fuzzing/shrink.py).
 
 Shard reports merge class by class on the same key.
 """
@@ -22,7 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.differential.explain import Divergence, code_points, name_cause
+from harness.differential.explain import ClassKey, Divergence, Share, class_key, class_step, code_points, name_shares
 from harness.differential.outcomes import divergent
 from harness.differential.verdict import gate_shape, outcome_kinds
 from harness.fuzzing.templates import BY_NAME, SURROGATE_PAIRS, TEMPLATES
@@ -100,10 +101,12 @@ class SweepClass:
     explanation: str
     runs: Runs = field(default_factory=list)  # its members
     all_kinds: list[tuple[tuple[str, str], ...]] = field(default_factory=list)  # outcome kinds beyond ``kinds``
+    step: str | None = None  # where the traces part (None: counterfactuals named the cause)
+    rule: str | None = None  # the rule that named it
 
     @property
-    def key(self) -> tuple[Any, ...]:
-        return self.op, self.divergent, self.cause, self.detail
+    def key(self) -> ClassKey:
+        return class_key(self.op, self.divergent, self.cause, self.detail, self.step)
 
     @property
     def inputs(self) -> int:
@@ -123,13 +126,13 @@ class SweepClass:
         return self.simplest
 
 
-Key = tuple[Any, ...]  # (op, disagreeing implementations, cause, detail)
+Key = ClassKey  # (op, the share's implementations, cause, detail, step)
 
 
 class ClassBook:
     """Which class a sighting is, when some inputs could not be sent to every implementation.
 
-    A class is (op, the implementations that disagree, cause, detail). An input an implementation's
+    A class is (op, the implementations that disagree, cause, detail, step). An input an implementation's
     host cannot hold (a high and a low lone half, in a UTF-16 host) is not sent there, so the same bug
     seen on it names fewer implementations. A sighting is a known class when op, cause and detail are
     the same and the same implementations disagree among those both were sent to; the class is then
@@ -142,19 +145,25 @@ class ClassBook:
 
     def place(self, key: Key, absent: frozenset[str]) -> tuple[Key, Key | None]:
         """(the class's key, the key it had until now when this sighting made it grow, else None)."""
-        op, names, cause, detail = key
+        op, names, *rest = key
         for known, known_absent in self.absent.items():
-            if known[0] != op or known[2:] != (cause, detail) or set(known[1]) - absent != set(names) - known_absent:
+            if known[0] != op or list(known[2:]) != rest or set(known[1]) - absent != set(names) - known_absent:
                 continue
             union = set(known[1]) | set(names)
             if union == set(known[1]):
                 self.absent[known] = known_absent & absent
                 return known, None
-            grown = (op, tuple(name for name in self.order if name in union), cause, detail)
+            grown = (op, tuple(name for name in self.order if name in union), *rest)
             self.absent[grown] = self.absent.pop(known) & absent
             return grown, known
         self.absent[key] = absent
         return key, None
+
+
+def _signature(shares: tuple[Share, ...]) -> tuple[tuple[Any, ...], ...]:
+    """What two members must share to be classified alike: each share's implementations, cause, detail."""
+    return tuple((share.impls, share.found.cause, share.found.detail, class_step(share.found.step))
+                 for share in shares)
 
 
 def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
@@ -176,50 +185,53 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
             absent_in[template] = frozenset(name for name in opened if not expressible(name, args))
         return absent_in[template]
 
-    def cause_of(template: str, index: int) -> tuple[str, str, str | None] | None:
+    def cause_of(member: tuple[str, int], seen: tuple[tuple[str, ...], tuple[tuple[str, str], ...]]
+                 ) -> tuple[Share, ...] | None:
+        template, index = member
         op, args = BY_NAME[template].op, BY_NAME[template].args(index)
-        verdict = gate_shape(opened, op, args, (names, kinds), findings, position(template, index))
+        verdict = gate_shape(opened, op, args, seen, findings, position(template, index))
         if not verdict.reproduced:
             return None
-        return name_cause(opened, op, args, verdict.responses, versions, fallback=False).named
+        return tuple(name_shares(opened, op, args, verdict.responses, versions, fallback=False))
 
     for (op, names, kinds, _), runs in groups.items():
         runs = _runs_sorted(runs)
         total = _count(runs)
         step = max(1, total // (SAMPLES + 1))
         sampled = [_nth(runs, 0)] + [_nth(runs, n) for n in range(step, total, step)[:SAMPLES]]
-        causes = {member: cause_of(*member) for member in sampled}
+        causes = {member: cause_of(member, (names, kinds)) for member in sampled}
         reproduced = [member for member in sampled if causes[member] is not None]
         if not reproduced:
             continue  # not one sampled member came again: findings about a testee, no class
         first = causes[reproduced[0]]
         assert first is not None
-        mixed = len({(c[0], c[2]) for c in causes.values() if c is not None}) > 1
+        mixed = len({_signature(c) for c in causes.values() if c is not None}) > 1
         for number, member in enumerate(_members(runs)):
             if member in causes:
                 found = causes[member]
             elif mixed and number < CLASSIFY_ALL_LIMIT:
-                found = cause_of(*member)
+                found = cause_of(member, (names, kinds))
             else:
                 found = first
-            if found is None:
-                continue
-            cause, explanation, detail = found
-            key, grew_from = book.place((op, names, cause, detail), absent(*member))
-            if grew_from is not None:
-                moved = classes.pop(grew_from)
-                if key in classes:  # grown into a class already there: one class
-                    for template, first_index, last_index in moved.runs:
-                        for index in range(first_index, last_index + 1):
-                            add_run(classes[key].runs, template, index)
-                else:
-                    moved.divergent = key[1]
-                    classes[key] = moved
-            if key not in classes:
-                classes[key] = SweepClass(op, names, kinds, cause, detail, explanation)
-            elif kinds not in classes[key].all_kinds:
-                classes[key].all_kinds.append(kinds)
-            add_run(classes[key].runs, *member)
+            for share in found or ():
+                one = share.found
+                key, grew_from = book.place(class_key(op, share.impls, one.cause, one.detail, one.step),
+                                            absent(*member))
+                if grew_from is not None:
+                    moved = classes.pop(grew_from)
+                    if key in classes:  # grown into a class already there: one class
+                        for template, first_index, last_index in moved.runs:
+                            for index in range(first_index, last_index + 1):
+                                add_run(classes[key].runs, template, index)
+                    else:
+                        moved.divergent = key[1]
+                        classes[key] = moved
+                if key not in classes:
+                    classes[key] = SweepClass(op, key[1], kinds, one.cause, one.detail, one.explanation,
+                                              step=one.step, rule=one.rule)
+                elif kinds not in classes[key].all_kinds:
+                    classes[key].all_kinds.append(kinds)
+                add_run(classes[key].runs, *member)
     return sorted(classes.values(), key=lambda c: (_ORDER[c.simplest[0]], c.simplest[1]))
 
 
@@ -269,7 +281,8 @@ def to_divergence(sweep_class: SweepClass, witness_args: dict[str, Any], witness
     runs = ranges(points)
     divergence = Divergence(
         sweep_class.op, witness_args, witness_responses, list(sweep_class.divergent), sweep_class.cause,
-        sweep_class.explanation, code_points(witness_args, versions), sweep_class.detail)
+        sweep_class.explanation, code_points(witness_args, versions), sweep_class.detail, step=sweep_class.step,
+        rule=sweep_class.rule)
     mark(divergence)
     divergence.extra = {
         "inputs": sweep_class.inputs,

@@ -35,7 +35,15 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, TextIO
 
 from harness.differential.expected import ExpectedSet, cover, recheck_detailed
-from harness.differential.explain import Divergence, code_points, name_cause, unicode_versions_of
+from harness.differential.explain import (
+    ClassKey,
+    Divergence,
+    Share,
+    class_key,
+    code_points,
+    name_shares,
+    unicode_versions_of,
+)
 from harness.differential.outcomes import agreeing, divergent
 from harness.differential.strategies import comparable_ops
 from harness.differential.verdict import gate, outcome_kinds
@@ -228,8 +236,8 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
     active = list(impls)
     not_classified = 0
     shrink_cut = 0
-    classified: dict[tuple[Any, ...], list[tuple[str, str | None]]] = {}
-    shrunk_to: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # first classification -> the class after shrinking
+    classified: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}  # group -> each classified sighting's shares
+    shrunk_to: dict[tuple[Any, ...], list[ClassKey]] = {}  # first classification -> the classes after shrinking
     book = ClassBook(list(impls))
     by_key: dict[tuple[Any, ...], Divergence] = {}  # class -> its report entry
 
@@ -254,19 +262,20 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
 
     def consider(op: str, args: dict[str, Any], responses: dict[str, dict[str, Any]],
                  positions: dict[str, int]) -> None:
-        nonlocal not_classified, shrink_cut
+        nonlocal not_classified
         responses = {name: r for name, r in responses.items() if name in impls}
         if len(responses) < 2 or agreeing(op, responses):
             return
         names, kinds = tuple(divergent(op, responses)), outcome_kinds(responses)
-        # Classified per (op, implementations, outcome kinds); reported per (op, implementations, cause,
-        # detail): one bug shows with different codes on different inputs (validation order) but is
-        # one class.
+        # Classified per (op, implementations, outcome kinds); reported per class (explain.class_key: op, the
+        # implementations of one share, cause, detail, step): one bug shows with different codes on different
+        # inputs (validation order) but is one class, and a skew riding along is a share of its own.
         group = (op, names, kinds)
         causes = classified.setdefault(group, [])
         if len(causes) >= CLASSIFY_FIRST and len(set(causes)) == 1 and len(causes) % CLASSIFY_EVERY:
             causes.append(causes[0])
-            result.seen[shrunk_to[(*group, *causes[0])]] += 1
+            for key in shrunk_to[(*group, causes[0])]:
+                result.seen[key] += 1
             return
         if time.monotonic() >= hard:
             not_classified += 1
@@ -278,26 +287,41 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
         responses = verdict.responses
         if tuple(divergent(op, responses)) != names:
             return  # came again, but between other implementations: counted in its own group next time
-        cause, explanation, detail = name_cause(impls, op, args, responses, result.versions, fallback=False).named
-        causes.append((cause, detail))
-        first_key = (*group, cause, detail)
-        if first_key in shrunk_to:  # seen before: count it under the class its first witness shrank to
-            result.seen[shrunk_to[first_key]] += 1
+        shares = name_shares(impls, op, args, responses, result.versions, fallback=False)
+        signature = tuple((share.impls, share.found.cause, share.found.detail) for share in shares)
+        causes.append(signature)
+        first_key = (*group, signature)
+        if first_key in shrunk_to:  # seen before: count it under the classes its first witness shrank to
+            for key in shrunk_to[first_key]:
+                result.seen[key] += 1
             return
         found_after = time.monotonic() - started
+        shrunk_to[first_key] = [place(op, args, share, found_after) for share in shares]
+
+    def place(op: str, args: dict[str, Any], share: Share, found_after: float) -> ClassKey:
+        """Shrink one share's witness, name its class, count and report it; the class's key."""
+        nonlocal shrink_cut
+        cause, detail = share.found.cause, share.found.detail
         shrink_until = min(time.monotonic() + SHRINK_SECONDS, hard)
-        small, small_responses = shrink(impls, op, args, result.versions, (cause, detail), deadline=shrink_until)
+        small, small_responses = shrink(impls, op, args, result.versions, (cause, detail), deadline=shrink_until,
+                                        share=share.impls)
         if time.monotonic() >= hard:
             shrink_cut += 1
-        # The class is named on the minimal witness (its detail may be narrower than the first input's).
-        found = name_cause(impls, op, small, small_responses, result.versions)
+        # The class is named on the minimal witness (its detail may be narrower than the first input's), by the
+        # share that holds the implementations this one was about.
+        shares = name_shares(impls, op, small, small_responses, result.versions)
+        kept = [s for s in shares if set(share.impls) & set(s.impls)]
+        share = kept[0] if kept else share
+        found = share.found
         cause, explanation, detail = found.named
         # An input not sent to some implementation (its host cannot hold it) names fewer of them: the
         # same bug is still one class (ClassBook), named by every implementation it was seen in.
-        key, grew_from = book.place((op, names, cause, detail), frozenset(impls) - frozenset(small_responses))
+        key, grew_from = book.place(class_key(op, share.impls, cause, detail, found.step),
+                                    frozenset(impls) - frozenset(small_responses))
         if grew_from is not None:
             result.seen[key] = result.seen.pop(grew_from) + result.seen.get(key, 0)
-            shrunk_to.update({seen: key for seen, known in shrunk_to.items() if known == grew_from})
+            for keys in shrunk_to.values():
+                keys[:] = [key if known == grew_from else known for known in keys]
             grown = by_key.pop(grew_from)
             if key in by_key:  # the grown class is one already reported: keep that one
                 result.divergences.remove(grown)
@@ -307,17 +331,17 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
                 grown.explanation, grown.code_points = explanation, code_points(small, result.versions)
                 by_key[key] = grown
                 mark(grown)
-        shrunk_to[first_key] = key
         if key in result.seen:
             result.seen[key] += 1
-            return
+            return key
         result.seen[key] = 1
-        divergence = Divergence(op, small, small_responses, list(names), cause, explanation,
+        divergence = Divergence(op, small, small_responses, list(share.impls), cause, explanation,
                                 code_points(small, result.versions), detail, found_after=found_after,
                                 step=found.step, rule=found.rule, fallback=found.fallback)
         mark(divergence)
         by_key[key] = divergence
         result.divergences.append(divergence)
+        return key
 
     def mark(divergence: Divergence) -> None:
         cover(expected, impls, divergence, result.versions)

@@ -1,10 +1,11 @@
 """Minimal witnesses: shrink a divergent input by deletion and simplification until no single step
 keeps the same divergence.
 
-The same divergence means: the same implementations disagree with the oracle, each with the same kind
-of outcome (``ok`` or the same error code), and the counterfactual classifier gives the same cause
-and detail (or a narrower detail: fewer of the Unicode steps a skew could come from). Steps, coarse ones first
-(every accepted step starts again from the first):
+The same divergence means: the implementations of its share (explain.name_shares) still disagree with the
+oracle, each with the same kind of outcome (``ok`` or the same error code), in one share with the same cause
+and detail (or a narrower detail: fewer of the Unicode steps a skew could come from); the other
+implementations may come to agree (a version skew riding along in the first witness falls away).
+Steps, coarse ones first (every accepted step starts again from the first):
 
 * leave out an argument that has a default; give a JSON argument as ``null``;
 
@@ -30,7 +31,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from harness.differential.explain import name_cause
+from harness.differential.explain import name_shares
 from harness.differential.outcomes import divergent, observe
 from harness.differential.verdict import outcome_kinds
 from harness.model import hostvalues
@@ -150,19 +151,30 @@ def _arg_steps(value: Any) -> Iterator[Any]:
 
 
 def shrink(opened: dict[str, Testee], op: str, args: dict[str, Any], versions: dict[str, dict[str, str]],
-           cause: tuple[str, str | None], budget: int = MAX_STEPS,
-           deadline: float | None = None) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+           cause: tuple[str, str | None], budget: int = MAX_STEPS, deadline: float | None = None,
+           share: tuple[str, ...] | None = None) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """(minimal args, their responses) keeping the divergence of ``args`` with cause ``cause``; stops
-    early (with a smaller but maybe not minimal witness) at ``deadline`` (time.monotonic())."""
+    early (with a smaller but maybe not minimal witness) at ``deadline`` (time.monotonic()).
+
+    ``share``: the implementations of the share of the divergence to keep (explain.name_shares; default:
+    every one that disagrees). They must go on disagreeing with the oracle, each with its outcome kind, in
+    one share with that cause; the others may come to agree (a skew riding along falls away)."""
     responses = observe(opened, op, args)
-    names, kinds = divergent(op, responses), outcome_kinds(responses)
+    names = tuple(n for n in share if n in responses) if share is not None else tuple(divergent(op, responses))
+    oracle = next(iter(responses))
+    watched = {oracle, *names}
+    kinds = outcome_kinds({name: r for name, r in responses.items() if name in watched})
 
     def same(candidate: dict[str, Any]) -> dict[str, dict[str, Any]] | None:
         got = observe(opened, op, candidate)
-        if outcome_kinds(got) != kinds or divergent(op, got) != names:
+        if outcome_kinds({name: r for name, r in got.items() if name in watched}) != kinds or \
+                not set(names) <= set(divergent(op, got)):
             return None
-        found, _, detail = name_cause(opened, op, candidate, got, versions, fallback=False).named
-        return got if found == cause[0] and _narrower_or_equal(detail, cause[1]) else None
+        for part in name_shares(opened, op, candidate, got, versions, fallback=False):
+            if set(names) <= set(part.impls):
+                found = part.found
+                return got if found.cause == cause[0] and _narrower_or_equal(found.detail, cause[1]) else None
+        return None
 
     optional = [param.name for param in get_op(op).params if not param.required]
 

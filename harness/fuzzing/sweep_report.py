@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.differential.expected import ExpectedSet, cover
+from harness.differential.explain import class_key
 from harness.differential.report import document
 from harness.fuzzing import classes
 from harness.fuzzing.shrink import shrink, size
@@ -29,7 +30,7 @@ def build_report(run: SweepRun, opened: dict[str, Testee], expected: ExpectedSet
     for sweep_class in found:
         template, index = sweep_class.witness_member()
         args, responses = shrink(opened, sweep_class.op, BY_NAME[template].args(index), versions,
-                                 (sweep_class.cause, sweep_class.detail))
+                                 (sweep_class.cause, sweep_class.detail), share=sweep_class.divergent)
         divergences.append(classes.to_divergence(sweep_class, args, responses, versions, names,
                                                   lambda found: cover(expected, opened, found, versions)))
     findings.merge(harvest(opened).findings)
@@ -49,12 +50,14 @@ def build_report(run: SweepRun, opened: dict[str, Testee], expected: ExpectedSet
 
 
 def _class_key(divergence: dict[str, Any]) -> tuple[Any, ...]:
-    return divergence["op"], tuple(divergence["divergent"]), divergence["cause"], divergence["detail"]
+    return class_key(divergence["op"], divergence["divergent"], divergence["cause"], divergence["detail"],
+                     divergence.get("step"))
 
 
 def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
-    """One report from shard reports of the same sweep: each class once (same op, implementations,
-    cause and detail), its code points and templates united, the smallest witness kept."""
+    """One report from shard reports of the same sweep: each class once (the same class key: op,
+    implementations, cause, detail and step), its code points and templates united, the smallest witness
+    kept."""
     if not reports:
         raise ValueError("nothing to merge")
     for report in reports:

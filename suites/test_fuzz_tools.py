@@ -481,3 +481,29 @@ def _with_normalize(normalize: Any, *args: Any, **kwargs: Any) -> str:
         return reference.decide_write(*args, **kwargs)
     finally:
         write_gate.normalize_valid = original
+
+
+def test_a_v1_list_is_read_with_a_problem_and_migrated_to_v2_with_steps_and_characters(tmp_path: Path) -> None:
+    import jsonschema
+
+    from harness.differential.expected import SCHEMA, migrate
+    from harness.model.paths import SCHEMAS
+
+    impls = impls_with(normalize_fact_text=strip_normalize)
+    versions = unicode_versions_of(impls)
+    v1 = {"schema": "expected-divergences-v1", "implementation": "bugged", "entries": [
+        {"id": "strip", "op": "normalize_fact_text", "cause": "whitespace_definition", "args": {"text": "a\u001c"},
+         "note": "n"}]}
+    jsonschema.validate(v1, json.loads((SCHEMAS / "expected-divergences-v1.schema.json").read_text()))
+    (tmp_path / "bugged.json").write_text(json.dumps(v1))
+    loaded = load(["bugged"], tmp_path)
+    assert loaded.entries and any("migrate it with `python -m harness expected update`" in p for p in loaded.problems)
+    changes = migrate(impls, versions, tmp_path)
+    assert changes == ["bugged: strip now names step None and 1 code point range(s)"], changes
+    written = json.loads((tmp_path / "bugged.json").read_text())
+    jsonschema.validate(written, json.loads(SCHEMA.read_text()))
+    assert written["schema"] == "expected-divergences-v2"
+    assert (written["entries"][0]["step"], written["entries"][0]["characters"]) == (None, ["U+001C"])
+    migrated = load(["bugged"], tmp_path)
+    assert migrated.problems == [] and recheck(migrated, impls, versions) == []
+    assert migrate(impls, versions, tmp_path) == []  # nothing left to migrate

@@ -604,3 +604,46 @@ def test_a_fuzz_run_reports_each_of_two_bugs_once_per_op() -> None:
     shown = sorted((d.op, tuple(d.divergent), d.cause, d.step) for d in result.divergences)
     assert shown == [("normalize_fact_text", ("nfc",), "normalization", "norm.nfc"),
                      ("normalize_fact_text", ("quotes",), "quote_dash_map", "norm.quote_dash")], shown
+
+
+def test_an_expected_entry_covers_only_its_step_and_its_characters() -> None:
+    """An entry explains a divergence entirely or not at all: its step, and every character the cause is
+    about among those it lists; a plant next to the skew an entry lists is new (issue: one bug, one report)."""
+    from harness.differential.expected import Entry, ExpectedSet, cover, recheck, skew_scope
+    from harness.differential.explain import examine_all, unicode_versions_of
+
+    impls = {name: impl for name, impl in _two_bugs().items() if name != "nfc"}
+    versions = unicode_versions_of(impls)
+    args = {"text": "It\u2019s"}
+    (divergence,) = examine_all(impls, "normalize_fact_text", args, versions)
+    assert (divergence.step, divergence.chars) == ("norm.quote_dash", ("\u2019",))
+
+    def entry(step: str | None, characters: set[int]) -> Entry:
+        return Entry("quotes", "q", "normalize_fact_text", "quote_dash_map", hostvalues_args(args), "n", None, step,
+                     frozenset(characters))
+
+    assert cover(ExpectedSet([entry("norm.quote_dash", {0x2019})], []), impls, divergence, versions)
+    assert not cover(ExpectedSet([entry("norm.quote_dash", {0x2018})], []), impls, divergence, versions)
+    assert divergence.status == "new"
+    assert not cover(ExpectedSet([entry("norm.nfc", {0x2019})], []), impls, divergence, versions)
+    assert not cover(ExpectedSet([entry(None, {0x2019})], []), impls, divergence, versions)
+    problems = recheck(ExpectedSet([entry("norm.nfc", {0x2019}), entry("norm.quote_dash", {0x2018})], []), impls,
+                       versions)
+    assert "now diverges at step norm.quote_dash, not norm.nfc" in problems[0]
+    assert "about characters the entry does not list: U+2019" in problems[1]
+    # A skew entry lists every code point whose case data differs between 14.0 and 17.0; a case-mapping bug
+    # next to a skewed letter is about U+0130 too, which no skew explains: not covered.
+    scope = skew_scope(["case_mapping"], {"case_mapping": "14.0.0"}, {"case_mapping": "17.0.0"})
+    assert {0x1C89, 0x1C8A, 0xA7CE} <= scope and 0x0130 not in scope
+    listed = ExpectedSet([Entry("pyo3", "s", "normalize_fact_text", "unicode_version_skew", {}, "n", "case_mapping",
+                                "norm.lowercase", scope)], [])
+    assert listed.covers(["pyo3"], "normalize_fact_text", "unicode_version_skew", "case_mapping",
+                         step="norm.lowercase", chars=("\u1c89", "\u1c8a"))
+    assert not listed.covers(["pyo3"], "normalize_fact_text", "unicode_version_skew", "case_mapping",
+                             step="norm.lowercase", chars=("\u1c89", "\u0130"))
+
+
+def hostvalues_args(args: dict[str, Any]) -> dict[str, Any]:
+    from harness.model import hostvalues
+
+    return hostvalues.encode_args(args)

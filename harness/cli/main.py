@@ -78,8 +78,11 @@ def _parser() -> argparse.ArgumentParser:
     sweep.add_argument("--list", action="store_true", help="list the templates and exit")
     expected = sub.add_parser("expected", help="maintain the expected-divergence lists")
     expected.add_argument("action", choices=["update", "check"])
-    expected.add_argument("--report", type=Path, help="report JSON to update from (update)")
-    expected.add_argument("--impls", help="comma-separated implementations (check; default: all available)")
+    expected.add_argument("--report", type=Path,
+                          help="update: add the new divergences of this report (from fuzz, sweep or diff --json) and "
+                               "drop the entries it found passing; without it, update only migrates v1 lists")
+    expected.add_argument("--impls", help="comma-separated implementations to run witnesses on (default: all "
+                                          "available)")
     promote = sub.add_parser("promote", help="turn a reported divergence into a fixture case")
     promote.add_argument("--report", type=Path, required=True)
     promote.add_argument("--index", type=int, required=True, help="1-based number of the divergence in the report")
@@ -421,13 +424,20 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_expected(args: argparse.Namespace) -> int:
-    from harness.differential.expected import load, recheck, update_from_report
+    from harness.differential.expected import load, migrate, recheck, update_from_report
     from harness.differential.explain import unicode_versions_of
 
     if args.action == "update":
-        if not args.report:
-            raise SystemExit("error: expected update needs --report PATH (from `python -m harness fuzz`)")
-        changes = update_from_report(json.loads(args.report.read_text()))
+        # Entries of a v1 list get their step and characters from their witnesses first (run on the
+        # implementations), then the report's new divergences are added and its unexpected passes dropped.
+        report = json.loads(args.report.read_text()) if args.report else None
+        opened = open_impls(split_names(args.impls))
+        try:
+            changes = migrate(opened, unicode_versions_of(opened))
+        finally:
+            close_all(opened)
+        if report is not None:
+            changes += update_from_report(report)
         print("\n".join(changes) if changes else "expected lists already up to date")
         return 0
     opened = open_impls(split_names(args.impls))

@@ -1,11 +1,16 @@
-"""Expected divergences: one declarative file per implementation (``expected/<impl>.json``), like a
-conformance suite's failure list.
+"""Expected divergences: one declarative file per implementation (``expected/<impl>.json``,
+``expected-divergences-v2``), like a conformance suite's failure list.
 
-An entry names an op, a cause and a witness input. During a run, a divergence of that implementation
-with the same op and cause is *expected* and does not fail the run. Every entry is also re-checked
-on its witness: if the witness no longer diverges (an unexpected pass), diverges for another cause,
-or the entry is malformed or names an unknown op (stale), the run fails until the file is updated
-(``python -m harness expected update``).
+An entry names an op, a cause (and its detail), the step where the traces part (null for a black box, whose
+cause counterfactuals name), the characters it is about (code points and ranges; for a Unicode version skew,
+every code point whose data for that step differs between the two implementations' versions) and a witness
+input. During a run, a divergence of that implementation is *expected* only when an entry explains it
+entirely: the same op, cause and detail, the same step, and every character the cause is about among the
+entry's. So a bug next to the skew an entry lists (other characters, another step) is new. Every entry is
+also re-checked on its witness: if the witness no longer diverges (an unexpected pass), diverges for another
+cause, at another step or about characters the entry lacks, or the entry is malformed or names an unknown op
+(stale), the run fails until the file is updated (``python -m harness expected update``, which also migrates
+a v1 list: it fills in each entry's step and characters from its witness).
 """
 
 from __future__ import annotations
@@ -19,8 +24,8 @@ from typing import Any
 import jsonschema
 
 from harness.differential.counterfactual.skew import UNEXPLAINED, own_details
-from harness.differential.explain import examine_all
-from harness.model import hostvalues, paths
+from harness.differential.explain import char_ranges, class_step, examine_all, parse_char_ranges
+from harness.model import hostvalues, paths, unicode_tables
 from harness.model.files import atomic_write
 from harness.model.paths import SCHEMAS
 from harness.model.registry import OPS
@@ -28,7 +33,8 @@ from harness.testees.impls import ImplementationUnavailable, declaration, oracle
 from harness.testees.testee import Testee
 
 EXPECTED_DIR = paths.EXPECTED
-SCHEMA = SCHEMAS / "expected-divergences-v1.schema.json"
+SCHEMA = SCHEMAS / "expected-divergences-v2.schema.json"
+SCHEMA_V1 = SCHEMAS / "expected-divergences-v1.schema.json"  # still read: `expected update` migrates it
 
 
 def entry_details(cause: str, detail: str | None) -> list[str | None]:
@@ -49,9 +55,17 @@ class Entry:
     args: dict[str, Any]  # host-value encoded
     note: str
     detail: str | None = None
+    step: str | None = None  # where the traces part; None: a black box's divergence (no step)
+    characters: frozenset[int] | None = None  # what it is about; None only in a v1 list (to migrate)
 
     def matches(self, op: str, cause: str, detail: str | None) -> bool:
         return self.op == op and self.cause == cause and (self.detail is None or self.detail == detail)
+
+    def explains(self, step: str | None, chars: Any) -> bool:
+        """Whether its step is the divergence's and it lists every character the divergence is about."""
+        if self.characters is None:  # a v1 entry: loading said to migrate it
+            return True
+        return class_step(self.step) == class_step(step) and {ord(ch) for ch in chars} <= self.characters
 
 
 class ExpectedSet:
@@ -66,8 +80,10 @@ class ExpectedSet:
         return None
 
     def covers(self, divergent: list[str], op: str, cause: str, detail: str | None,
-               own: dict[str, str | None] | None = None) -> Entry | None:
-        """The entry covering a divergence when every divergent implementation lists it.
+               own: dict[str, str | None] | None = None, step: str | None = None,
+               chars: Any = ()) -> Entry | None:
+        """The entry covering a divergence when every divergent implementation lists it, at its step, with
+        every character it is about (``Entry.explains``).
 
         ``own``: an implementation's own detail where it is narrower than the divergence's (see
         ``counterfactual.skew.own_details``: a skew in two Unicode steps, where one implementation differs from the
@@ -80,7 +96,12 @@ class ExpectedSet:
                 found.append(None)
                 continue
             entries = [self.find(impl, op, cause, part) for part in entry_details(cause, mine)]
-            found.append(entries[0] if entries and all(entries) else None)
+            listed = [entry for entry in entries if entry is not None]
+            # Each entry at the divergence's step; the characters among those the entries list together.
+            explained = len(listed) == len(entries) > 0 and all(e.explains(step, ()) for e in listed) and (
+                any(e.characters is None for e in listed) or
+                {ord(ch) for ch in chars} <= frozenset().union(*(e.characters or frozenset() for e in listed)))
+            found.append(listed[0] if explained else None)
         return found[0] if found and all(found) else None
 
 
@@ -92,7 +113,7 @@ def cover(expected: ExpectedSet, impls: dict[str, Testee], divergence: Any,
     divergence.own_details = own_details(impls, divergence.op, divergence.args, divergence.cause,
                                          divergence.divergent, versions)
     entry = expected.covers(divergence.divergent, divergence.op, divergence.cause, divergence.detail,
-                            divergence.own_details)
+                            divergence.own_details, divergence.step, divergence.chars)
     divergence.status, divergence.expected_entry = ("expected", f"{entry.impl}/{entry.id}") if entry else ("new", None)
     return entry
 
@@ -109,7 +130,8 @@ def path_for(impl: str, directory: Path | None = None) -> Path:
 
 
 def load(impls: list[str], directory: Path | None = None) -> ExpectedSet:
-    validator = jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text(encoding="utf-8")))
+    validators = {version: jsonschema.Draft202012Validator(json.loads(path.read_text(encoding="utf-8")))
+                  for version, path in (("expected-divergences-v2", SCHEMA), ("expected-divergences-v1", SCHEMA_V1))}
     entries: list[Entry] = []
     problems: list[str] = []
     for impl in impls:
@@ -121,10 +143,15 @@ def load(impls: list[str], directory: Path | None = None) -> ExpectedSet:
         except ValueError as exc:
             problems.append(f"{path.name}: not JSON: {exc}")
             continue
+        version = document.get("schema") if isinstance(document, dict) else None
+        validator = validators.get(version if isinstance(version, str) else "", validators["expected-divergences-v2"])
         errors = list(validator.iter_errors(document))
         if errors:
             problems += [f"{path.name}: {e.message[:200]}" for e in errors]
             continue
+        if version == "expected-divergences-v1":
+            problems.append(f"{path.name}: an expected-divergences-v1 list, whose entries name no step and no "
+                            "characters: migrate it with `python -m harness expected update`")
         if document["implementation"] != impl:
             problems.append(f"{path.name}: names implementation {document['implementation']!r}")
         seen: set[str] = set()
@@ -135,8 +162,13 @@ def load(impls: list[str], directory: Path | None = None) -> ExpectedSet:
             if raw["op"] not in OPS:
                 problems.append(f"{path.name}: stale entry {raw['id']!r}: unknown op {raw['op']!r}")
                 continue
+            try:
+                characters = parse_char_ranges(raw["characters"]) if "characters" in raw else None
+            except ValueError as exc:
+                problems.append(f"{path.name}: entry {raw['id']!r}: characters: {exc}")
+                continue
             entries.append(Entry(impl, raw["id"], raw["op"], raw["cause"], raw["args"], raw["note"],
-                                 raw.get("detail")))
+                                 raw.get("detail"), raw.get("step"), characters))
     return ExpectedSet(entries, problems)
 
 
@@ -172,6 +204,14 @@ def recheck_detailed(expected: ExpectedSet, impls: dict[str, Testee],
             if not any(entry.matches(entry.op, divergence.cause, part) for part in parts) or mine == UNEXPLAINED:
                 problems.append((f"{entry.impl}/{entry.id}: the witness now diverges for {divergence.cause} "
                                  f"({mine}), not {entry.cause} ({entry.detail})", None))
+            elif entry.characters is not None and class_step(entry.step) != class_step(divergence.step):
+                problems.append((f"{entry.impl}/{entry.id}: the witness now diverges at step {divergence.step}, "
+                                 f"not {entry.step}", None))
+            elif not entry.explains(divergence.step, divergence.chars):
+                outside = char_ranges(ord(ch) for ch in divergence.chars
+                                      if entry.characters is not None and ord(ch) not in entry.characters)
+                problems.append((f"{entry.impl}/{entry.id}: the witness's divergence is about characters the entry "
+                                 f"does not list: {', '.join(outside[:8])}", None))
     return problems
 
 
@@ -180,16 +220,86 @@ def entry_id(op: str, cause: str, args: dict[str, Any]) -> str:
     return f"{op.replace('_', '-')}-{cause.replace('_', '-')}-{digest}"
 
 
-def update_from_report(report: dict[str, Any], directory: Path | None = None) -> list[str]:
-    """Add the report's new divergences, drop entries it found passing; returns what changed."""
+def skew_scope(steps: list[str], mine: dict[str, str], theirs: dict[str, str]) -> frozenset[int]:
+    """Every code point whose data for one of these Unicode steps differs between two implementations'
+    versions (data/unicode-tables/; none for a step where one version has no table)."""
+    points: set[int] = set()
+    for step in steps:
+        a, b = mine.get(step), theirs.get(step)
+        if a and b and a != b and unicode_tables.has(a, step) and unicode_tables.has(b, step):
+            points |= unicode_tables.differing_set(step, a, b)
+    return frozenset(points)
+
+
+def entry_characters(impl: str, cause: str, detail: str | None, chars: frozenset[int],
+                     versions: dict[str, dict[str, str]]) -> list[str]:
+    """What a new or migrated entry lists: the characters its witness's divergence is about, and for a
+    version skew every code point whose data for its step differs between the oracle's and its versions."""
+    if cause == "unicode_version_skew" and detail and detail != UNEXPLAINED:
+        chars = chars | skew_scope(detail.split("+"), versions.get(oracle(), {}), versions.get(impl, {}))
+    return char_ranges(chars)
+
+
+def _document(impl: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """A list as written: v2 once every entry names its step and characters (else v1, to migrate)."""
+    migrated = all("step" in e and "characters" in e for e in entries)
+    return {"schema": "expected-divergences-v2" if migrated else "expected-divergences-v1", "implementation": impl,
+            "entries": entries}
+
+
+def _write(path: Path, document: dict[str, Any]) -> None:
+    text = json.dumps(document, indent=2, ensure_ascii=True) + "\n"
+    if not path.exists() or path.read_text() != text:
+        atomic_write(path, text)
+
+
+def migrate(impls: dict[str, Testee], versions: dict[str, dict[str, str]],
+            directory: Path | None = None) -> list[str]:
+    """Give every entry that names no step or characters (a v1 list) those of its witness's divergence, run
+    on ``impls``; the list is written as v2 once all its entries have them. Returns what changed."""
     changes: list[str] = []
+    for impl in impls:
+        path = path_for(impl, directory)
+        if impl == oracle() or not path.exists():
+            continue
+        document = json.loads(path.read_text(encoding="utf-8"))
+        for raw in document.get("entries", []):
+            if "step" in raw and "characters" in raw:
+                continue
+            try:
+                args = hostvalues.decode_args(raw["args"])
+            except ValueError as exc:
+                changes.append(f"{impl}: {raw['id']} not migrated: bad witness args: {exc}")
+                continue
+            divergence = next((d for d in examine_all(impls, raw["op"], args, versions) if impl in d.divergent),
+                              None)
+            if divergence is None or divergence.cause != raw["cause"]:
+                changes.append(f"{impl}: {raw['id']} not migrated: its witness no longer diverges for "
+                               f"{raw['cause']} (see `python -m harness expected check`)")
+                continue
+            raw["step"] = divergence.step
+            raw["characters"] = entry_characters(impl, raw["cause"], raw.get("detail"),
+                                                 frozenset(map(ord, divergence.chars)), versions)
+            order = ("id", "op", "cause", "detail", "step", "characters", "args", "note")
+            for key in sorted(raw, key=lambda key: order.index(key) if key in order else 99):
+                raw[key] = raw.pop(key)
+            changes.append(f"{impl}: {raw['id']} now names step {divergence.step} and "
+                           f"{len(raw['characters'])} code point range(s)")
+        _write(path, _document(impl, document.get("entries", [])))
+    return changes
+
+
+def update_from_report(report: dict[str, Any], directory: Path | None = None) -> list[str]:
+    """Add the report's new divergences (each entry with its step and characters), drop entries it found
+    passing; returns what changed."""
+    changes: list[str] = []
+    versions: dict[str, dict[str, str]] = report.get("implementations", {})
     by_impl: dict[str, list[dict[str, Any]]] = {}
-    for impl in report.get("implementations", {}):
+    for impl in versions:
         if impl == oracle():
             continue
         path = path_for(impl, directory)
-        document = json.loads(path.read_text()) if path.exists() else {
-            "schema": "expected-divergences-v1", "implementation": impl, "entries": []}
+        document = json.loads(path.read_text()) if path.exists() else _document(impl, [])
         by_impl[impl] = document["entries"]
     stale = {(p["impl"], p["id"]) for p in report.get("expectedCheck", {}).get("unexpectedPasses", [])}
     for impl, entries in by_impl.items():
@@ -199,6 +309,7 @@ def update_from_report(report: dict[str, Any], directory: Path | None = None) ->
     for divergence in report.get("divergences", []):
         if divergence.get("status") != "new":
             continue
+        chars = parse_char_ranges(divergence.get("characters", []))
         for impl in divergence["divergent"]:
             entries = by_impl.setdefault(impl, [])
             mine = divergence.get("ownDetails", {}).get(impl, divergence.get("detail"))
@@ -209,19 +320,18 @@ def update_from_report(report: dict[str, Any], directory: Path | None = None) ->
             steps = entry_details(divergence["cause"], mine)  # a skew in several steps: one entry per step
             for step in steps:
                 if any(e["op"] == divergence["op"] and e["cause"] == divergence["cause"] and
-                       e.get("detail") in (None, step) for e in entries):
+                       e.get("detail") in (None, step) and class_step(e.get("step")) == class_step(
+                           divergence.get("step")) for e in entries):
                     continue
                 new_id = entry_id(divergence["op"], divergence["cause"],
                                   {**divergence["args"], "$detail": step} if len(steps) > 1 else divergence["args"])
                 entries.append({"id": new_id, "op": divergence["op"], "cause": divergence["cause"],
-                                "detail": step, "args": divergence["args"],
+                                "detail": step, "step": divergence.get("step"),
+                                "characters": entry_characters(impl, divergence["cause"], step, chars, versions),
+                                "args": divergence["args"],
                                 "note": f"TODO: explain. Found by {report.get('profile', 'a run')}: "
                                         f"{divergence.get('explanation', '')}"})
                 changes.append(f"{impl}: added {new_id} ({divergence['op']}, {divergence['cause']}, {step})")
     for impl, entries in by_impl.items():
-        path = path_for(impl, directory)
-        document = {"schema": "expected-divergences-v1", "implementation": impl, "entries": entries}
-        text = json.dumps(document, indent=2, ensure_ascii=True) + "\n"
-        if not path.exists() or path.read_text() != text:
-            atomic_write(path, text)
+        _write(path_for(impl, directory), _document(impl, entries))
     return changes

@@ -16,6 +16,7 @@ from harness.differential import causes, counterfactual
 from harness.differential.causes import Stats as CauseStats
 from harness.differential.causes import cause_from_traces
 from harness.differential.counterfactual import classify
+from harness.differential.counterfactual.characters import named_characters
 from harness.differential.counterfactual.rewrite import all_strings, oracle_role, replace_chars
 from harness.differential.counterfactual.skew import skewed_between
 from harness.differential.outcomes import FAILURES, Responses, divergent, observe
@@ -49,6 +50,7 @@ class Found:
     step: str | None = None  # where the traces part (None: counterfactuals named it)
     rule: str | None = None  # the rule of harness/differential/causes that named it
     fallback: tuple[str, str | None] | None = None  # the counterfactual classifier's (cause, detail), run beside
+    chars: tuple[str, ...] = ()  # the characters the cause is about (the step treated them differently)
 
     @property
     def named(self) -> tuple[str, str, str | None]:
@@ -99,7 +101,8 @@ def name_shares(impls: dict[str, Testee], op_name: str, args: dict[str, Any], re
                                 versions.get(name, {})) for name in names}
     if traced is None or any(first is None for first in firsts.values()):
         # No traces, or traces that agree where the outputs do not (a trace hiding a step: checked, so rare).
-        return [Share(tuple(names), Found(*classify(impls, op_name, args, responses, versions, stats)))]
+        cause, why, detail = classify(impls, op_name, args, responses, versions, stats)
+        return [Share(tuple(names), Found(cause, why, detail, chars=named_characters(cause, args, versions)))]
     groups: dict[tuple[str, str, str | None], list[str]] = {}
     for name in names:
         first = firsts[name]
@@ -127,7 +130,7 @@ def name_shares(impls: dict[str, Testee], op_name: str, args: dict[str, Any], re
         other = classify(part, op_name, args, {name: responses[name] for name in part}, versions, stats) \
             if fallback else None
         shares.append(Share(tuple(members), Found(first.cause, first.why, first.detail, first.step, first.rule,
-                                                  None if other is None else (other[0], other[2]))))
+                                                  None if other is None else (other[0], other[2]), first.chars)))
     order = {name: number for number, name in enumerate(names)}
     return sorted(shares, key=lambda share: order[share.impls[0]])
 
@@ -144,6 +147,32 @@ def class_step(step: str | None) -> str | None:
     parse (the strictness rules, harness/model/registry.JSON_RULES), whichever argument shows it."""
     declared = step_titles().get(step or "")
     return "json" if declared is not None and declared.role == "json" else step
+
+
+def char_ranges(points: Any) -> list[str]:
+    """Code points as sorted ranges: "U+0041" for one, "U+1C89..U+1C8A" for a run."""
+    out: list[list[int]] = []
+    for cp in sorted(set(points)):
+        if out and cp == out[-1][1] + 1:
+            out[-1][1] = cp
+        else:
+            out.append([cp, cp])
+    return [f"U+{a:04X}" if a == b else f"U+{a:04X}..U+{b:04X}" for a, b in out]
+
+
+def parse_char_ranges(ranges: list[str]) -> frozenset[int]:
+    """The code points of ``char_ranges``' strings (ValueError naming the one that is not a range)."""
+    points: set[int] = set()
+    for item in ranges:
+        first, _, last = item.partition("..")
+        try:
+            low, high = (int(part.removeprefix("U+"), 16) for part in (first, last or first))
+        except ValueError:
+            raise ValueError(f"not a code point or range: {item!r} (U+XXXX or U+XXXX..U+YYYY)") from None
+        if not (first.startswith("U+") and (not last or last.startswith("U+")) and 0 <= low <= high <= 0x10FFFF):
+            raise ValueError(f"not a code point or range: {item!r} (U+XXXX or U+XXXX..U+YYYY)")
+        points.update(range(low, high + 1))
+    return frozenset(points)
 
 
 ClassKey = tuple[str, tuple[str, ...], str, str | None, str | None]
@@ -174,6 +203,7 @@ class Divergence:
     step: str | None = None  # where the traces part (Found.step)
     rule: str | None = None
     fallback: tuple[str, str | None] | None = None
+    chars: tuple[str, ...] = ()  # the characters the cause is about (Found.chars); an expected entry lists them
 
     @property
     def key(self) -> ClassKey:
@@ -194,6 +224,7 @@ class Divergence:
             "foundAfterSeconds": None if self.found_after is None else round(self.found_after, 1),
             "step": self.step,
             "rule": self.rule,
+            "characters": char_ranges(ord(ch) for ch in self.chars),
             "fallbackCause": None if self.fallback is None else {"cause": self.fallback[0], "detail": self.fallback[1]},
             **({"ownDetails": self.own_details} if self.own_details else {}),
             **self.extra,
@@ -213,7 +244,7 @@ def examine_all(impls: dict[str, Testee], op_name: str, args: dict[str, Any],
     points = code_points(args, versions)
     return [Divergence(op_name, args, responses, list(share.impls), share.found.cause, share.found.explanation,
                        points, share.found.detail, step=share.found.step, rule=share.found.rule,
-                       fallback=share.found.fallback)
+                       fallback=share.found.fallback, chars=share.found.chars)
             for share in name_shares(impls, op_name, args, responses, versions)]
 
 

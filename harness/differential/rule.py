@@ -18,6 +18,7 @@ class Verdict:
     cause: str
     detail: str | None  # narrows the cause: the Unicode step of a skew, the parameter of a coercion
     why: str  # one line for a person
+    chars: tuple[str, ...] = ()  # the characters the step treated differently (a character cause), in order
 
 
 @dataclass(frozen=True)

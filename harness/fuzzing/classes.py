@@ -269,8 +269,10 @@ def replay_command(op: str, args: dict[str, Any], names: list[str]) -> str:
 
 def to_divergence(sweep_class: SweepClass, witness_args: dict[str, Any], witness_responses: dict[str, dict[str, Any]],
                   versions: dict[str, dict[str, str]], names: list[str],
-                  mark: Callable[[Divergence], Any]) -> Divergence:
-    """The class as a report entry: the witness, and the class's extent (code points, templates)."""
+                  mark: Callable[[Divergence], Any], witness_chars: tuple[str, ...] = ()) -> Divergence:
+    """The class as a report entry: the witness, and the class's extent (code points, templates). A class of
+    a character cause (its witness names characters) is about every swept code point too: an expected entry
+    must list them all."""
     points = [index for template, first, last in sweep_class.runs if BY_NAME[template].size != SURROGATE_PAIRS
               for index in range(first, last + 1)]
     pairs = sum(last - first + 1 for template, first, last in sweep_class.runs
@@ -282,7 +284,8 @@ def to_divergence(sweep_class: SweepClass, witness_args: dict[str, Any], witness
     divergence = Divergence(
         sweep_class.op, witness_args, witness_responses, list(sweep_class.divergent), sweep_class.cause,
         sweep_class.explanation, code_points(witness_args, versions), sweep_class.detail, step=sweep_class.step,
-        rule=sweep_class.rule)
+        rule=sweep_class.rule,
+        chars=tuple(dict.fromkeys([*witness_chars, *map(chr, sorted(set(points)))])) if witness_chars else ())
     mark(divergence)
     divergence.extra = {
         "inputs": sweep_class.inputs,

@@ -329,6 +329,7 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
                 # This sighting reached the implementations the class now names: it is the witness.
                 grown.args, grown.responses, grown.divergent = small, small_responses, list(key[1])
                 grown.explanation, grown.code_points = explanation, code_points(small, result.versions)
+                grown.chars = found.chars
                 by_key[key] = grown
                 mark(grown)
         if key in result.seen:
@@ -337,7 +338,7 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
         result.seen[key] = 1
         divergence = Divergence(op, small, small_responses, list(share.impls), cause, explanation,
                                 code_points(small, result.versions), detail, found_after=found_after,
-                                step=found.step, rule=found.rule, fallback=found.fallback)
+                                step=found.step, rule=found.rule, fallback=found.fallback, chars=found.chars)
         mark(divergence)
         by_key[key] = divergence
         result.divergences.append(divergence)

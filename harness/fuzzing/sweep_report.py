@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.differential.expected import ExpectedSet, cover
-from harness.differential.explain import class_key
+from harness.differential.explain import char_ranges, class_key, name_shares, parse_char_ranges
 from harness.differential.report import document
 from harness.fuzzing import classes
 from harness.fuzzing.shrink import shrink, size
@@ -31,8 +31,10 @@ def build_report(run: SweepRun, opened: dict[str, Testee], expected: ExpectedSet
         template, index = sweep_class.witness_member()
         args, responses = shrink(opened, sweep_class.op, BY_NAME[template].args(index), versions,
                                  (sweep_class.cause, sweep_class.detail), share=sweep_class.divergent)
+        shares = name_shares(opened, sweep_class.op, args, responses, versions, fallback=False)
+        chars = next((s.found.chars for s in shares if set(s.impls) & set(sweep_class.divergent)), ())
         divergences.append(classes.to_divergence(sweep_class, args, responses, versions, names,
-                                                  lambda found: cover(expected, opened, found, versions)))
+                                                  lambda found: cover(expected, opened, found, versions), chars))
     findings.merge(harvest(opened).findings)
     settings = run.settings
     report = document("sweep", versions, divergences, run.values, run.seconds, [], findings=findings.to_json(),
@@ -95,6 +97,8 @@ def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
         into["codePointRanges"] = classes.describe_ranges(runs)
         for template, count in divergence["templates"].items():
             into["templates"][template] = into["templates"].get(template, 0) + count
+        into["characters"] = char_ranges(parse_char_ranges(into.get("characters", []))
+                                         | parse_char_ranges(divergence.get("characters", [])))
 
     for report in reports:
         for divergence in report["divergences"]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.differential.causes import boundary, characters, numbers, outcomes, strict_json
-from harness.differential.causes.facts import Facts, facts
+from harness.differential.causes.facts import Facts, facts, input_chars
 from harness.differential.rule import Rule, Verdict
 from harness.model.traces import first_difference
 
@@ -49,6 +49,7 @@ class TraceCause:
     step: str  # the step the traces part at
     rule: str  # the rule that named the cause
     why: str
+    chars: tuple[str, ...] = ()  # the characters the step treated differently (Verdict.chars)
 
 
 def decide(found: Facts, stats: Stats | None = None) -> TraceCause:
@@ -57,7 +58,11 @@ def decide(found: Facts, stats: Stats | None = None) -> TraceCause:
         if verdict is not None:
             if stats is not None:
                 stats.fired[rule.name] += 1
-            return TraceCause(verdict.cause, verdict.detail, found.step, rule.name, verdict.why)
+            # The characters the cause is about are the input's: a step's output (the ASCII quote a map gave,
+            # the lowercase letter) is what it did with them.
+            given = input_chars(found.args)
+            chars = tuple(ch for ch in verdict.chars if ch in given) or verdict.chars
+            return TraceCause(verdict.cause, verdict.detail, found.step, rule.name, verdict.why, chars)
     raise AssertionError("rule-difference always fires")  # pragma: no cover
 
 

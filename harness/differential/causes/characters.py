@@ -78,7 +78,7 @@ def one_input(facts: Facts) -> bool:
     a, b = facts.values()
     if _skeleton(a) != _skeleton(b):
         return False
-    _, other = _skew_explained(facts)
+    _, other, _ = _skew_explained(facts)
     if facts.role == "line_breaks":  # a split moves text between pieces: the joined pieces hold the break
         a, b = "\n".join(strings(a)), "\n".join(strings(b))
         other = spans(a, b)
@@ -89,35 +89,36 @@ def _shown(chars: list[str]) -> str:
     return " ".join(f"U+{ord(ch):04X}" for ch in chars[:8]) + (" ..." if len(chars) > 8 else "")
 
 
-def _skew_explained(facts: Facts) -> tuple[list[Span], list[Span]]:
+def _skew_explained(facts: Facts) -> tuple[list[Span], list[Span], list[str]]:
     """(the differing spans a version skew explains, the others): a span is explained when the two sides read
     the step's data from different Unicode versions (both with tables) and the span, grown over the context
-    the step reads, holds a code point whose data differs between them. Steps that read no Unicode data
-    explain none."""
+    the step reads, holds a code point whose data differs between them; and those code points. Steps that
+    read no Unicode data explain none."""
     found = spans(*facts.values())
     data = UNICODE_STEP.get(facts.role)
     va, vb = (facts.versions_a.get(data), facts.versions_b.get(data)) if data else (None, None)
     if data is None or va is None or vb is None or va == vb or \
             not (unicode_tables.has(va, data) and unicode_tables.has(vb, data)):
-        return [], found
+        return [], found, []
 
     def inside(ch: str) -> bool:
         return unicode_tables.in_context(ord(ch), data, [va, vb])
 
-    explained, other = [], []
+    explained, other, skewed = [], [], []
     for span in found:
         x, i1, i2, y, j1, j2 = span
         context = context_of(x, i1, i2, inside) + context_of(y, j1, j2, inside)
         sigma = any(ch in SIGMAS for ch in context)
-        matters = any(unicode_tables.matters(ord(ch), data, va, vb, sigma) for ch in context)
-        (explained if matters else other).append(span)
-    return explained, other
+        mattering = [ch for ch in context if unicode_tables.matters(ord(ch), data, va, vb, sigma)]
+        (explained if mattering else other).append(span)
+        skewed += mattering
+    return explained, other, list(dict.fromkeys(skewed))
 
 
 def unexplained_chars(facts: Facts) -> list[str]:
     """The characters of the differing spans no version skew explains (all of them where none is in play): a
     bug beside a skew is named by its own characters."""
-    _, other = _skew_explained(facts)
+    _, other, _ = _skew_explained(facts)
     return list(dict.fromkeys(ch for x, i1, i2, y, j1, j2 in other for ch in x[i1:i2] + y[j1:j2]))
 
 
@@ -125,21 +126,21 @@ def _skew(facts: Facts) -> Verdict | None:
     data = UNICODE_STEP.get(facts.role)
     if data is None or not facts.both_values:
         return None
-    explained, other = _skew_explained(facts)
+    explained, other, skewed = _skew_explained(facts)
     if not explained or other or _skeleton(facts.values()[0]) != _skeleton(facts.values()[1]):
         return None
     va, vb = facts.versions_a.get(data), facts.versions_b.get(data)
     return Verdict("unicode_version_skew", data,
                    f"{facts.step} reads {data} data of Unicode {va} on one side and {vb} on the other, and the "
-                   "characters it treats differently are ones whose data differs between them")
+                   "characters it treats differently are ones whose data differs between them", tuple(skewed))
 
 
 def _character_rule(role: str, cause: str, what: str) -> Rule:
     def fires(facts: Facts) -> Verdict | None:
         if facts.role != role or not one_input(facts):
             return None
-        return Verdict(cause, None, f"{facts.step} ({what}) treats {_shown(unexplained_chars(facts))} "
-                                    "differently")
+        chars = unexplained_chars(facts)
+        return Verdict(cause, None, f"{facts.step} ({what}) treats {_shown(chars)} differently", tuple(chars))
     return Rule(role.replace("_", "-"), (cause,), fires, f"the traces part at a {role} step")
 
 
@@ -148,8 +149,9 @@ def _lowercase(facts: Facts) -> Verdict | None:
         return None
     chars = unexplained_chars(facts)
     if any(ch in SIGMAS for ch in chars):
-        return Verdict("final_sigma", None, f"{facts.step} lowercases a capital sigma differently ({_shown(chars)})")
-    return Verdict("case_mapping", None, f"{facts.step} lowercases {_shown(chars)} differently")
+        return Verdict("final_sigma", None, f"{facts.step} lowercases a capital sigma differently ({_shown(chars)})",
+                       tuple(chars))
+    return Verdict("case_mapping", None, f"{facts.step} lowercases {_shown(chars)} differently", tuple(chars))
 
 
 def _outermost(x: str, i1: int, i2: int, y: str, j1: int, j2: int) -> str:
@@ -167,8 +169,9 @@ def _edges(facts: Facts) -> Verdict | None:
     decisive = [_outermost(*span) for span in spans(*facts.values()) if span[1] < span[2] or span[4] < span[5]]
     if any(ch in WHITE_SPACE or ch in NEAR_WHITE_SPACE or ch.isspace() for ch in decisive):
         return Verdict("whitespace_definition", None,
-                       f"{facts.step} strips {_shown(chars)} on one side only: what counts as White_Space")
-    return Verdict("edge_punctuation", None, f"{facts.step} strips {_shown(chars)} on one side only")
+                       f"{facts.step} strips {_shown(chars)} on one side only: what counts as White_Space",
+                       tuple(chars))
+    return Verdict("edge_punctuation", None, f"{facts.step} strips {_shown(chars)} on one side only", tuple(chars))
 
 
 RULES = [

@@ -9,6 +9,7 @@ the context a step reads around it.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any
@@ -124,6 +125,31 @@ def spans(a: Any, b: Any) -> list[Span]:
             if tag != "equal":
                 out.append((x, i1, i2, y, j1, j2))
     return out
+
+
+def input_chars(args: dict[str, Any]) -> frozenset[str]:
+    """Every character of the call's string arguments, JSON texts read as their string values and keys."""
+    found: set[str] = set()
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            found.update(value)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                walk(key)
+                walk(item)
+
+    for value in args.values():
+        if isinstance(value, str):
+            found.update(value)
+            try:
+                walk(json.loads(value))
+            except (ValueError, RecursionError):
+                pass
+    return frozenset(found)
 
 
 def differing_chars(a: Any, b: Any) -> list[str]:

@@ -13,6 +13,7 @@ differences of results (and the empty_text a normalized text gives), never of ar
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import unicodedata2
 
@@ -174,6 +175,18 @@ def _character_rule(probe: Probe) -> Verdict | None:
                         key=_SPECIFICITY.index)
     rule = reconciled[0] if reconciled else explaining[0]
     return Verdict(rule, None, CHARACTER_RULES[rule][2])
+
+
+def named_characters(cause: str, args: dict[str, Any], versions: dict[str, dict[str, str]]) -> tuple[str, ...]:
+    """The characters of the input a counterfactual cause names (those it replaces): for a version skew, those
+    whose data differs between the versions in play; for a character rule, those of its set; none else."""
+    if cause == "unicode_version_skew":
+        named: Callable[[str], bool] = sensitive_between(versions)
+    elif cause in CHARACTER_RULES:
+        named = CHARACTER_RULES[cause][0]
+    else:
+        return ()
+    return tuple(dict.fromkeys(ch for text in all_strings(args) for ch in text if named(ch)))
 
 
 RULES: list[Rule[Probe]] = [

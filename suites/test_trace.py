@@ -349,6 +349,13 @@ def _planted_cause(op: str, args: dict[str, Any], plant: Any, monkeypatch: pytes
     return found.cause, found.step, found.rule
 
 
+def _binary32_sums(a: Any, b: Any) -> float:
+    total = 0.0
+    for x, y in zip(a, b, strict=True):
+        total = reference.write_gate.to_binary32(total + x * y)
+    return total
+
+
 def _recent_first(topical_json: Any, pinned_json: Any, recent_json: Any, cap: Any = 30) -> str:
     """build_dedup_context with recent_json checked first (a planted validation order)."""
     reference.strict_json.loads(recent_json, "recent_json", "ctx.recent_json")
@@ -389,6 +396,12 @@ _CAP = {"pinned_json": "null", "recent_json": "null"}
     ("decide_write", {"text": "t", "embedding_json": "[0.1]", "candidates_json": "null"},
      lambda m: m.setattr(reference.write_gate, "to_binary32", lambda x: x),
      ("float_rounding", "gate.binary32", "binary32")),
+    # Sums rounded to binary32 overflow inside the similarity, which cannot fail: the planted side ends there
+    # with invalid_embedding from gate.binary32 (a plant run had called it error_versus_result).
+    ("decide_write", {"text": "a", "embedding_json": "[3e38]",
+                      "candidates_json": '[{"id":"0","text":"","embedding":[3e38]}]'},
+     lambda m: m.setattr(reference.write_gate, "plain_sum_of_products", _binary32_sums),
+     ("float_rounding", "gate.similarity", "similarity-fails")),
     # The oracle refuses 6e38 inside its embedding check (gate.binary32, before it notes gate.embedding); the
     # planted side passes both: they part at the check, never at the step noted first (a CI plant run).
     ("decide_write", {"text": "a", "embedding_json": "[6e38]", "candidates_json": "null"},

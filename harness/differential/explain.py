@@ -24,6 +24,7 @@ from harness.model import hostvalues
 from harness.model.registry import OPS, Op, step_titles
 from harness.model.traces import parse as parse_trace
 from harness.model.unicode_info import describe, interesting
+from harness.testees.impls import oracle as oracle_name
 from harness.testees.testee import Testee
 from harness.testees.traces import problems, request_trace, traced_ops
 
@@ -140,6 +141,25 @@ def name_cause(impls: dict[str, Testee], op_name: str, args: dict[str, Any], res
                stats: CauseStats | None = None) -> Found:
     """The cause of a divergence's first share (``name_shares``)."""
     return name_shares(impls, op_name, args, responses, versions, fallback, stats)[0].found
+
+
+def masked(op_name: str, args: dict[str, Any], present: Any, names: Any,
+           versions: dict[str, dict[str, str]]) -> frozenset[str]:
+    """The implementations of ``present`` that agree with the oracle on this input (not in ``names``) but read
+    some of its characters with other Unicode data than the oracle: their agreement says nothing about a bug
+    the others show (the skew can hide it, as it makes a reordered text equal to the oracle's unreordered
+    one), so a class seen without them is still the same class (``ClassBook``, like a host that could not be
+    sent the input)."""
+    oracle = oracle_name()
+    chars = {ch for text in all_strings(args) for ch in text}
+    out = set()
+    for name in present:
+        if name == oracle or name in names:
+            continue
+        skewed = skewed_between(op_name, args, [name], versions)
+        if any(skewed(ch) for ch in chars):
+            out.add(name)
+    return frozenset(out)
 
 
 def class_step(step: str | None) -> str | None:

@@ -23,7 +23,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.differential.explain import ClassKey, Divergence, Share, class_key, class_step, code_points, name_shares
+from harness.differential.explain import (
+    ClassKey,
+    Divergence,
+    Share,
+    class_key,
+    class_step,
+    code_points,
+    masked,
+    name_shares,
+)
 from harness.differential.outcomes import divergent
 from harness.differential.verdict import gate_shape, outcome_kinds
 from harness.fuzzing.templates import BY_NAME, SURROGATE_PAIRS, TEMPLATES
@@ -179,11 +188,13 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
     book = ClassBook(list(opened))
     absent_in: dict[str, frozenset[str]] = {}  # template -> implementations its inputs are not sent to
 
-    def absent(template: str, index: int) -> frozenset[str]:
+    def absent(template: str, index: int, names: tuple[str, ...]) -> frozenset[str]:
+        """Those its input was not sent to (by template), and those that agree only because they read it
+        with other Unicode data (explain.masked)."""
+        args = BY_NAME[template].args(index)
         if template not in absent_in:
-            args = BY_NAME[template].args(index)
             absent_in[template] = frozenset(name for name in opened if not expressible(name, args))
-        return absent_in[template]
+        return absent_in[template] | masked(BY_NAME[template].op, args, opened, names, versions)
 
     def cause_of(member: tuple[str, int], seen: tuple[tuple[str, ...], tuple[tuple[str, str], ...]]
                  ) -> tuple[Share, ...] | None:
@@ -216,7 +227,7 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
             for share in found or ():
                 one = share.found
                 key, grew_from = book.place(class_key(op, share.impls, one.cause, one.detail, one.step),
-                                            absent(*member))
+                                            absent(*member, names))
                 if grew_from is not None:
                     moved = classes.pop(grew_from)
                     if key in classes:  # grown into a class already there: one class

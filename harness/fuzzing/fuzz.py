@@ -41,6 +41,7 @@ from harness.differential.explain import (
     Share,
     class_key,
     code_points,
+    masked,
     name_shares,
     unicode_versions_of,
 )
@@ -316,8 +317,10 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
         cause, explanation, detail = found.named
         # An input not sent to some implementation (its host cannot hold it) names fewer of them: the
         # same bug is still one class (ClassBook), named by every implementation it was seen in.
-        key, grew_from = book.place(class_key(op, share.impls, cause, detail, found.step),
-                                    frozenset(impls) - frozenset(small_responses))
+        # So does an implementation that agrees only because it reads the witness with other Unicode data.
+        absent = frozenset(impls) - frozenset(small_responses) | \
+            masked(op, small, small_responses, divergent(op, small_responses), result.versions)
+        key, grew_from = book.place(class_key(op, share.impls, cause, detail, found.step), absent)
         if grew_from is not None:
             result.seen[key] = result.seen.pop(grew_from) + result.seen.get(key, 0)
             for keys in shrunk_to.values():

@@ -6,6 +6,7 @@ from typing import Any
 
 from harness.differential.causes.facts import Facts
 from harness.differential.rule import Rule, Verdict
+from harness.model.registry import step_titles
 from harness.model.traces import ARGS, differing_args
 
 
@@ -57,6 +58,21 @@ def _similarity(facts: Facts) -> Verdict | None:
                                            f"({(x or {}).get('$f64')} / {(y or {}).get('$f64')})")
 
 
+def _sums_fail(facts: Facts) -> Verdict | None:
+    """The similarity step, which cannot fail, ends one side's trace with an error a number step raises (a sum
+    rounded to binary32 that overflows) while the other side computes it: the sums, not a check."""
+    if facts.role != "similarity":
+        return None
+    for entry, outcome, other in ((facts.a, facts.outcome_a, facts.b), (facts.b, facts.outcome_b, facts.a)):
+        raised = step_titles().get(str(outcome.get("step")))
+        if entry is None and "error" in outcome and other is not None and other.get("step") == facts.step and \
+                raised is not None and raised.role in ("binary32", "similarity"):
+            return Verdict("float_rounding", None, f"{facts.step} fails on one side only, with {outcome['error']} "
+                                                   f"at {outcome['step']}: a sum out of range where the other's "
+                                                   "is not")
+    return None
+
+
 def _near(facts: Facts) -> Verdict | None:
     """The same best candidate at the same similarity, matched on one side only: the threshold comparison."""
     a, b = facts.values()
@@ -74,6 +90,8 @@ RULES = [
     Rule("binary32", ("float_rounding",), _binary32, "the binary32 rounding of an embedding parts"),
     Rule("similarity-bits", ("float_rounding",), _similarity,
          "the same candidate's similarity differs: both floats, or a finite one against none"),
+    Rule("similarity-fails", ("float_rounding",), _sums_fail,
+         "the similarity fails on one side only, with an error a number step raises"),
     Rule("threshold-comparison", ("float_rounding",), _near,
          "the same best candidate at the same similarity is a near match on one side only"),
 ]

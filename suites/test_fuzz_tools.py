@@ -507,3 +507,27 @@ def test_a_v1_list_is_read_with_a_problem_and_migrated_to_v2_with_steps_and_char
     migrated = load(["bugged"], tmp_path)
     assert migrated.problems == [] and recheck(migrated, impls, versions) == []
     assert migrate(impls, versions, tmp_path) == []  # nothing left to migrate
+
+
+def test_an_implementation_that_agrees_through_a_skew_does_not_split_a_class() -> None:
+    """Pyodide's 16.0 data can make it agree with a buggy oracle (a reordered candidate unequal to the text, as
+    a raw comparison would find it): its agreement is no evidence, so the sighting joins the class seen on
+    all three (a plant run had two classes of one reference bug)."""
+    from harness.differential.explain import class_key, masked
+    from harness.fuzzing.classes import ClassBook
+
+    versions = {"reference": {"case_mapping": "14.0.0", "normalization": "18.0.0"},
+                "pyo3": {"case_mapping": "17.0.0", "normalization": "18.0.0"},
+                "pyodide": {"case_mapping": "16.0.0", "normalization": "16.0.0"}}
+    present = ["reference", "pyo3", "pyodide"]
+    assert masked("normalize_fact_text", {"text": "a\u05c8\u0323"}, present, ["pyo3"], versions) == {"pyodide"}
+    assert masked("normalize_fact_text", {"text": "abc"}, present, ["pyo3"], versions) == frozenset()
+    assert masked("normalize_fact_text", {"text": "a\u05c8\u0323"}, present, ["pyo3", "pyodide"], versions) == \
+        frozenset()
+    book = ClassBook(["pyo3", "pyodide"])
+    every = class_key("decide_write", ("pyo3", "pyodide"), "rule_difference", None, "gate.exact")
+    assert book.place(every, frozenset()) == (every, None)
+    fewer = class_key("decide_write", ("pyo3",), "rule_difference", None, "gate.exact")
+    args = {"text": "a\u05c8\u0323", "embedding_json": "null", "candidates_json": "null"}
+    assert book.place(fewer, masked("decide_write", args, present, ["pyo3"], versions)) == (every, None)
+    assert book.place(fewer, frozenset()) == (fewer, None)  # without the skew: another class

@@ -660,3 +660,20 @@ def hostvalues_args(args: dict[str, Any]) -> dict[str, Any]:
     from harness.model import hostvalues
 
     return hostvalues.encode_args(args)
+
+
+def test_the_oracle_is_the_oracle_whatever_the_order_of_the_answers() -> None:
+    """The sweep's reproduction gate hands the answers ordered by name; the traces are still compared with
+    the oracle's (a sweep had named every class by counterfactuals: its first answer was pyo3's)."""
+    from harness.differential.explain import name_shares, unicode_versions_of
+    from harness.differential.outcomes import observe
+
+    impls = _two_bugs()
+    versions = unicode_versions_of(impls)
+    args = {"text": "It\u2019s cafe\u0301"}
+    answers = observe(impls, "normalize_fact_text", args)
+    reordered = {name: answers[name] for name in sorted(answers)}  # nfc, quotes, reference
+    assert next(iter(reordered)) != "reference"
+    shares = name_shares(impls, "normalize_fact_text", args, reordered, versions, fallback=False)
+    assert sorted((share.impls, share.found.step, share.found.rule) for share in shares) == [
+        (("nfc",), "norm.nfc", "nfc"), (("quotes",), "norm.quote_dash", "quote-dash")]

@@ -95,7 +95,8 @@ def name_shares(impls: dict[str, Testee], op_name: str, args: dict[str, Any], re
     if not names:
         return []
     crashed = any("error" in r and r["error"].get("code") in FAILURES for r in responses.values())
-    oracle = next(iter(responses))
+    # The oracle as divergent() takes it: responses need not start with it (the sweep's gate orders them by name).
+    oracle = oracle_name() if oracle_name() in responses else next(iter(responses))
     traced = None if crashed else _traces(impls, op_name, args, [oracle, *names])
     firsts = {} if traced is None else {
         name: cause_from_traces(op_name, traced[oracle], traced[name], args, versions.get(oracle, {}),

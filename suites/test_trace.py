@@ -3,6 +3,7 @@ path, in the specification's step order, ending in the op's own outcome; a plant
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from typing import Any
@@ -654,6 +655,22 @@ def test_an_expected_entry_covers_only_its_step_and_its_characters() -> None:
                          step="norm.lowercase", chars=("\u1c89", "\u1c8a"))
     assert not listed.covers(["pyo3"], "normalize_fact_text", "unicode_version_skew", "case_mapping",
                              step="norm.lowercase", chars=("\u1c89", "\u0130"))
+    # A skew in two steps (Pyodide: case data of 16.0, NFC of 16.0) whose traces part at the first, lowercase:
+    # the case entry at that step, the normalization entry listed for the step that parts later (a plant run
+    # had reported it new, asking both entries to be at norm.lowercase).
+    scopes = {data: skew_scope([data], {data: mine}, {data: "16.0.0"})
+              for data, mine in (("case_mapping", "14.0.0"), ("normalization", "18.0.0"))}
+    two = [Entry("pyodide", data, "decide_write", "unicode_version_skew", {}, "n", data, at, scopes[data])
+           for data, at in (("case_mapping", "norm.lowercase"), ("normalization", "norm.nfc"))]
+    own = {"pyodide": "case_mapping+normalization"}
+    shown = {"step": "norm.lowercase", "chars": ("\U00010d56",)}
+    assert ExpectedSet(two, []).covers(["pyodide"], "decide_write", "unicode_version_skew", "case_mapping", own,
+                                       **shown)
+    assert not ExpectedSet(two[:1], []).covers(["pyodide"], "decide_write", "unicode_version_skew", "case_mapping",
+                                               own, **shown)
+    moved = [dataclasses.replace(two[0], step="norm.nfc"), two[1]]
+    assert not ExpectedSet(moved, []).covers(["pyodide"], "decide_write", "unicode_version_skew", "case_mapping",
+                                             own, **shown)
 
 
 def hostvalues_args(args: dict[str, Any]) -> dict[str, Any]:

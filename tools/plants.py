@@ -40,12 +40,11 @@ class Plant:
     fixtures: bool = True
     # For a "rust" plant: which shipped builds carry it (the PyO3 wheel, the WASM package, or both).
     builds: tuple[str, ...] = ("pyo3",)
-    # Narrowed: the fuzzer runs on `op` and `impls` only. Unnarrowed: every op, every implementation
-    # (Pyodide's expected skews ride along), as a maintainer's plain `fuzz` run would.
-    narrow: bool = True
-    # Whether the run must report it once per op with `cause`. False for a measured baseline: it must be
-    # found within the budget, and the reports and their causes are printed (issue 18: the cause
-    # classifier does not yet name these right; the step traces of issues 19-20 are to).
+    # Narrowed: the fuzzer runs on `op` and `impls` only. Unnarrowed (every plant today): every op, every
+    # implementation (Pyodide's expected skews ride along), as a maintainer's plain `fuzz` run would.
+    narrow: bool = False
+    # Whether the run must report it once per op with `cause` (every plant today). False would make it a
+    # measured baseline: found within the budget, its reports and their causes printed.
     cause_checked: bool = True
 
 
@@ -65,8 +64,8 @@ def _ref(name: str, file: str, old: str, new: str, *more: tuple[str, str]) -> Mu
 
 
 NORM, GATE, CTX = "normalize_fact_text", "decide_write", "build_dedup_context"
-ALL = "reference,pyo3,wasm"
-EVERY = "reference,pyo3,wasm,pyodide"  # an unnarrowed plant's run
+EVERY = "reference,pyo3,wasm,pyodide"  # an unnarrowed plant's run: all four implementations
+ALL = EVERY
 
 
 def _core(name: str, file: str, old: str, new: str, *more: tuple[str, str]) -> Mutation:
@@ -75,10 +74,9 @@ def _core(name: str, file: str, old: str, new: str, *more: tuple[str, str]) -> M
 
 def _baseline(name: str, kind: str, op: str, cause: str, mutation: Mutation, builds: tuple[str, ...] = ("pyo3",),
               fixtures: bool = True) -> Plant:
-    """A plant of issue 18's unseen bugs: unnarrowed, on all four implementations, measured (found within the
-    budget, caught by the fixture cases), its reported causes printed as the baseline."""
-    return Plant(name, kind, EVERY, op, cause, mutation, fixtures=fixtures, builds=builds, narrow=False,
-                 cause_checked=False)
+    """A plant of issue 18's unseen bugs (the kinds the suites had missed): unnarrowed, on all four
+    implementations, reported once per op with its cause like every other plant since issue 20."""
+    return Plant(name, kind, EVERY, op, cause, mutation, fixtures=fixtures, builds=builds)
 
 
 _LOWER = "    let lowered = mapped.to_lowercase();\n"
@@ -266,10 +264,10 @@ PLANTS = [
           _ref("bom", "strict_json.py", "        value = _DECODER.decode(text)",
                "        value = _DECODER.decode(text.lstrip('\\ufeff'))")),
     # host boundaries of the bindings, the Rust core
-    Plant("JS cap wrapped with >>> 0", "wasm-glue", "reference,wasm", CTX, "boundary_coercion"),
-    Plant("binary32 accumulation in the core", "rust", "reference,pyo3", GATE, "float_rounding",
+    Plant("JS cap wrapped with >>> 0", "wasm-glue", EVERY, CTX, "boundary_coercion"),
+    Plant("binary32 accumulation in the core", "rust", EVERY, GATE, "float_rounding",
           _mutation("binary32-accumulation", RUST_MUTATIONS)),
-    Plant("the core's JSON parser takes U+00A0 around the document as whitespace", "rust", "reference,pyo3", CTX,
+    Plant("the core's JSON parser takes U+00A0 around the document as whitespace", "rust", EVERY, CTX,
           "json_strictness",
           Mutation("json-nbsp-whitespace", "rust_core/core/src/json.rs",
                    "    let mut reader = serde_json::Deserializer::from_str(text);\n",
@@ -281,8 +279,8 @@ PLANTS = [
     # string as a JavaScript string first, as a testee that decoded host values in JavaScript would:
     # a high lone half followed by a low one becomes one valid pair, so "\ud800\udc00" reaches the
     # reference as U+10000 (the bug the PyO3 binding once had, through another boundary).
-    Plant("Pyodide testee: arguments through JavaScript strings", "pyodide-host", "reference," + PYODIDE_PLANTED,
-          NORM, "boundary_coercion", Mutation(
+    Plant("Pyodide testee: arguments through JavaScript strings", "pyodide-host",
+          "reference,pyo3,wasm," + PYODIDE_PLANTED, NORM, "boundary_coercion", Mutation(
               "code points through JavaScript strings", "pyodide_host/testee.js",
               "      text = answer(line);\n",
               ("      text = answer(JSON.stringify(JSON.parse(line, (key, value) => "

@@ -97,8 +97,11 @@ class ExpectedSet:
                 continue
             entries = [self.find(impl, op, cause, part) for part in entry_details(cause, mine)]
             listed = [entry for entry in entries if entry is not None]
-            # Each entry at the divergence's step; the characters among those the entries list together.
-            explained = len(listed) == len(entries) > 0 and all(e.explains(step, ()) for e in listed) and (
+            # The entry of the part the traces saw (the whole divergence, or the Unicode step of a skew where
+            # they part) at the divergence's step; the other steps of a skew in several (own_details) part
+            # later, each listed by its entry; the characters among those the entries list together.
+            seen = [e for e in listed if e.detail == detail] or listed
+            explained = len(listed) == len(entries) > 0 and all(e.explains(step, ()) for e in seen) and (
                 any(e.characters is None for e in listed) or
                 {ord(ch) for ch in chars} <= frozenset().union(*(e.characters or frozenset() for e in listed)))
             found.append(listed[0] if explained else None)

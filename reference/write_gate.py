@@ -150,31 +150,33 @@ def decide(
     exact_outcome, near_outcome = outcomes(mode, force)
 
     # Each candidate's normalization notes its own norm.* steps (gate.normalize_candidates), then the
-    # exact-match rule notes the candidate it found, or None.
-    for candidate in candidates:
+    # exact-match rule notes the candidate it found, or None. A candidate is known in the trace by its index
+    # and id (ids need not be unique).
+    for index, candidate in enumerate(candidates):
         if normalize_valid(candidate.text) == normalized:
-            note("gate.exact", candidate.id)
+            note("gate.exact", {"index": index, "id": candidate.id})
             action, reason = exact_outcome
             return _decided({"action": action, "reason": reason, "match": _match(candidate, None)})
     note("gate.exact", None)
 
     best: Candidate | None = None
-    best_sim = 0.0
+    best_index, best_sim = 0, 0.0
     if embedding is not None:
-        for candidate in candidates:
+        for index, candidate in enumerate(candidates):
             if candidate.embedding is None or (mode == "auto" and candidate.pinned):
                 continue
             sim = similarity(embedding, candidate.embedding)
-            note("gate.similarity", {"id": candidate.id, "similarity": sim})
+            note("gate.similarity", {"index": index, "id": candidate.id, "similarity": sim})
             if sim is None:
                 continue
             if best is None or sim > best_sim:
-                best, best_sim = candidate, sim
+                best, best_index, best_sim = candidate, index, sim
     if best is not None and best_sim >= threshold:
-        note("gate.near", {"id": best.id, "similarity": best_sim, "match": True})
+        note("gate.near", {"index": best_index, "id": best.id, "similarity": best_sim, "match": True})
         action, reason = near_outcome
         return _decided({"action": action, "reason": reason, "match": _match(best, best_sim)})
-    note("gate.near", None if best is None else {"id": best.id, "similarity": best_sim, "match": False})
+    note("gate.near", None if best is None else
+         {"index": best_index, "id": best.id, "similarity": best_sim, "match": False})
     return _decided({"action": "store", "reason": "new", "match": None})
 
 

@@ -403,6 +403,12 @@ _CAP = {"pinned_json": "null", "recent_json": "null"}
                       "candidates_json": '[{"id":"0","text":"","embedding":[3e38]}]'},
      lambda m: m.setattr(reference.write_gate, "plain_sum_of_products", _binary32_sums),
      ("float_rounding", "gate.similarity", "similarity-fails")),
+    # A candidate's embedding is rounded inside its shape check: they part there, in its numbers only (a plant
+    # run had called it rule_difference).
+    ("decide_write", {"text": "t", "embedding_json": "null",
+                      "candidates_json": '[{"id":"a","text":"x","embedding":[0.1]}]'},
+     lambda m: m.setattr(reference.write_gate, "to_binary32", lambda x: x),
+     ("float_rounding", "gate.candidate.embedding", "shape-numbers")),
     # The oracle refuses 6e38 inside its embedding check (gate.binary32, before it notes gate.embedding); the
     # planted side passes both: they part at the check, never at the step noted first (a CI plant run).
     ("decide_write", {"text": "a", "embedding_json": "[6e38]", "candidates_json": "null"},
@@ -694,3 +700,25 @@ def test_the_oracle_is_the_oracle_whatever_the_order_of_the_answers() -> None:
     shares = name_shares(impls, "normalize_fact_text", args, reordered, versions, fallback=False)
     assert sorted((share.impls, share.found.step, share.found.rule) for share in shares) == [
         (("nfc",), "norm.nfc", "nfc"), (("quotes",), "norm.quote_dash", "quote-dash")]
+
+
+def test_a_candidate_is_known_in_the_trace_by_its_index_and_id() -> None:
+    """Ids need not be unique: two candidates with one id and one similarity are told apart by their index, so
+    a tie that goes to the latest parts at gate.near, where the rule chose (a plant run had parted only at
+    gate.decision, splitting the class)."""
+    from harness.differential.causes import cause_from_traces
+    from harness.model.traces import parse
+
+    args = {"text": "a", "embedding_json": "[1]",
+            "candidates_json": '[{"id":"a","text":"","embedding":[1]},{"id":"a","text":"b","embedding":[1]}]'}
+    clean = parse(trace("decide_write", args))
+    values = {entry["step"]: entry["value"] for entry in clean["steps"]}
+    sims = [entry["value"] for entry in clean["steps"] if entry["step"] == "gate.similarity"]
+    assert [(s["index"], s["id"]) for s in sims] == [(0, "a"), (1, "a")]
+    assert (values["gate.near"]["index"], values["gate.near"]["match"]) == (0, True)
+    latest = json.loads(json.dumps(clean))
+    near = next(entry for entry in latest["steps"] if entry["step"] == "gate.near")
+    near["value"]["index"] = 1
+    mine = json.loads(reference.unicode_versions())
+    found = cause_from_traces("decide_write", clean, latest, args, mine, mine)
+    assert found is not None and (found.cause, found.step) == ("rule_difference", "gate.near")

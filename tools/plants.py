@@ -224,8 +224,9 @@ PLANTS = [
           _ref("latest-tie", "write_gate.py", "if best is None or sim > best_sim:",
                "if best is None or sim >= best_sim:")),
     Plant("gate: the exact match is the last one", "reference", ALL, GATE, "rule_difference",
-          _ref("last-exact", "write_gate.py", "    for candidate in candidates:\n        if normalize_valid",
-               "    for candidate in reversed(candidates):\n        if normalize_valid")),
+          _ref("last-exact", "write_gate.py",
+               "    for index, candidate in enumerate(candidates):\n        if normalize_valid",
+               "    for index, candidate in reversed(list(enumerate(candidates))):\n        if normalize_valid")),
     Plant("gate: empty_text before the other arguments", "reference", ALL, GATE, "validation_order",
           _ref("empty-text-first", "write_gate.py", "    valid_text = require_text(text, \"gate.text\")\n",
                "    valid_text = require_text(text, \"gate.text\")\n    if normalize_valid(valid_text) == '':\n"
@@ -414,13 +415,13 @@ def run_plant(plant: Plant, seconds: float, fuzzing: bool = True) -> tuple[bool,
     if not plant.cause_checked:  # a measured baseline: found within the budget, whatever the causes
         return (any(d["foundAfterSeconds"] is not None and d["foundAfterSeconds"] <= seconds for d in new),
                 report, output, failing)
-    hits = [d for d in new if d["op"] == plant.op and d["cause"] == plant.cause]
-    # One bug, one report per op it shows in: exactly one new class of the plant's op, with its cause,
-    # within the budget; the same bug seen through another op (same cause) is allowed, any other
-    # cause is a wrong explanation.
-    in_op = [d for d in new if d["op"] == plant.op]
-    found = len(in_op) == 1 and len(hits) == 1 and all(d["cause"] == plant.cause for d in new) and \
-        hits[0]["foundAfterSeconds"] is not None and hits[0]["foundAfterSeconds"] <= seconds
+    # One bug, one report per op it shows in, with the plant's cause (any other cause is a wrong explanation),
+    # the first within the budget. Narrowed, that op is the plant's; unnarrowed, the bug may show first
+    # through another op (the strict-JSON parser every op shares), and the run stops soon after it.
+    ops = [d["op"] for d in new]
+    first = min((d["foundAfterSeconds"] for d in new if d["foundAfterSeconds"] is not None), default=None)
+    found = bool(new) and all(d["cause"] == plant.cause for d in new) and len(set(ops)) == len(ops) and \
+        (plant.op in ops or not plant.narrow) and first is not None and first <= seconds
     return found, report, output, failing
 
 

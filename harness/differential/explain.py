@@ -146,11 +146,11 @@ def name_cause(impls: dict[str, Testee], op_name: str, args: dict[str, Any], res
 
 def masked(op_name: str, args: dict[str, Any], present: Any, names: Any,
            versions: dict[str, dict[str, str]]) -> frozenset[str]:
-    """The implementations of ``present`` that agree with the oracle on this input (not in ``names``) but read
-    some of its characters with other Unicode data than the oracle: their agreement says nothing about a bug
-    the others show (the skew can hide it, as it makes a reordered text equal to the oracle's unreordered
-    one), so a class seen without them is still the same class (``ClassBook``, like a host that could not be
-    sent the input)."""
+    """The implementations of ``present`` outside the share ``names`` that read some of the input's characters
+    with other Unicode data than the oracle: whether they have the share's bug this input cannot tell (the
+    skew can hide it, as Pyodide's NFC of 16.0 leaves a reordered candidate unequal to the text like a buggy
+    raw comparison of the oracle does; or it shows as a skew share of their own), so a class seen without them
+    is still the same class (``ClassBook``, like a host that could not be sent the input)."""
     oracle = oracle_name()
     chars = {ch for text in all_strings(args) for ch in text}
     out = set()

@@ -28,7 +28,7 @@ ORDER = (
     "args-numbers", "args-coercion", "host-check-coercion",
     "json-refused", "json-numbers",
     "unicode-skew", "nfc", "quote-dash", "lowercase", "white-space", "edges", "line-breaks", "trim",
-    "binary32", "similarity-bits", "similarity-fails", "threshold-comparison",
+    "binary32", "shape-numbers", "similarity-bits", "similarity-fails", "threshold-comparison",
     "check-disputed", "validation-order", "error-versus-result", "rule-difference",
 )
 RULES: tuple[Rule, ...] = tuple(_BY_NAME[name] for name in ORDER)

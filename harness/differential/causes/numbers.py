@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.differential.causes.facts import Facts
+from harness.differential.causes.facts import Facts, only_numbers_differ
 from harness.differential.rule import Rule, Verdict
 from harness.model.registry import step_titles
 from harness.model.traces import ARGS, differing_args
@@ -38,6 +38,14 @@ def _binary32(facts: Facts) -> Verdict | None:
                                            "on one side only")
 
 
+def _shape_numbers(facts: Facts) -> Verdict | None:
+    """A shape check that records a parsed value (an embedding) with other numbers on each side: they were
+    rounded differently before it (binary32 skipped or done otherwise)."""
+    if facts.role != "shape" or not facts.both_values or not only_numbers_differ(*facts.values()):
+        return None
+    return Verdict("float_rounding", None, f"{facts.step} holds other numbers on each side: rounded differently")
+
+
 def _is_float(value: Any) -> bool:
     return isinstance(value, dict) and set(value) == {"$f64"}
 
@@ -50,7 +58,7 @@ def _similarity(facts: Facts) -> Verdict | None:
     if facts.role != "similarity" or not facts.both_values or not isinstance(a, dict) or not isinstance(b, dict):
         return None
     x, y = a.get("similarity"), b.get("similarity")
-    if a.get("id") != b.get("id"):
+    if (a.get("index"), a.get("id")) != (b.get("index"), b.get("id")):  # a candidate: its index and id
         return None
     if not ((_is_float(x) and _is_float(y)) or (x is None and _is_number(y)) or (y is None and _is_number(x))):
         return None
@@ -78,7 +86,8 @@ def _near(facts: Facts) -> Verdict | None:
     a, b = facts.values()
     if facts.role != "near" or not facts.both_values or not isinstance(a, dict) or not isinstance(b, dict):
         return None
-    if a.get("id") != b.get("id") or a.get("similarity") != b.get("similarity") or a.get("match") == b.get("match"):
+    if (a.get("index"), a.get("id")) != (b.get("index"), b.get("id")) or \
+            a.get("similarity") != b.get("similarity") or a.get("match") == b.get("match"):
         return None
     return Verdict("float_rounding", None, f"similarity {a.get('similarity', {}).get('$f64')} is compared with the "
                                            "threshold differently")
@@ -88,6 +97,8 @@ RULES = [
     Rule("args-numbers", ("float_rounding",), _args_numbers,
          "the traces part at args, every differing argument a finite number on both sides"),
     Rule("binary32", ("float_rounding",), _binary32, "the binary32 rounding of an embedding parts"),
+    Rule("shape-numbers", ("float_rounding",), _shape_numbers,
+         "a shape check that records a parsed value parts in its numbers only"),
     Rule("similarity-bits", ("float_rounding",), _similarity,
          "the same candidate's similarity differs: both floats, or a finite one against none"),
     Rule("similarity-fails", ("float_rounding",), _sums_fail,

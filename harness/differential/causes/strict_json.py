@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from harness.differential.causes.facts import Facts
+from harness.differential.causes.facts import Facts, only_numbers_differ
 from harness.differential.rule import Rule, Verdict
 from harness.model.json_features import features as json_features
 
@@ -21,18 +19,8 @@ def _refused(facts: Facts) -> Verdict | None:
                    + (f" ({found})" if found else ""))
 
 
-def _only_numbers_differ(a: Any, b: Any) -> bool:
-    if isinstance(a, dict) and isinstance(b, dict) and set(a) == {"$f64"} == set(b):
-        return True
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(x == y or _only_numbers_differ(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(a[k] == b[k] or _only_numbers_differ(a[k], b[k]) for k in a)
-    return False
-
-
 def _numbers(facts: Facts) -> Verdict | None:
-    if facts.role != "json" or not facts.both_values or not _only_numbers_differ(*facts.values()):
+    if facts.role != "json" or not facts.both_values or not only_numbers_differ(*facts.values()):
         return None
     return Verdict("float_rounding", None, f"{facts.param} parses to other binary64 numbers ({facts.step})")
 

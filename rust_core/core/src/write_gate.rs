@@ -312,16 +312,18 @@ pub fn decide_write_observed<O: Observer>(
     obs.note("gate.empty_text", || json!(false));
 
     // Rule 1: exact match, first in array order, pinned or not.
+    // A candidate is known in the trace by its index and id (ids need not be unique).
     let exact = candidates
         .iter()
-        .find(|c| normalize_observed(c.text, obs) == normalized);
+        .enumerate()
+        .find(|(_, c)| normalize_observed(c.text, obs) == normalized);
 
     // Rule 2: near match, highest similarity, ties to the earliest.
-    let mut near: Option<(f64, &Candidate<'_>)> = None;
+    let mut near: Option<(f64, usize, &Candidate<'_>)> = None;
     if exact.is_none() {
         obs.note("gate.exact", || TraceValue::Null);
         if let Some(new) = embedding.as_deref() {
-            for c in &candidates {
+            for (index, c) in candidates.iter().enumerate() {
                 if mode == Mode::Auto && c.pinned {
                     continue;
                 }
@@ -331,29 +333,29 @@ pub fn decide_write_observed<O: Observer>(
                 let compared = similarity(new, theirs);
                 obs.note(
                     "gate.similarity",
-                    || json!({"id": c.id, "similarity": compared.map(f64_value)}),
+                    || json!({"index": index, "id": c.id, "similarity": compared.map(f64_value)}),
                 );
                 let Some(sim) = compared else {
                     continue;
                 };
-                if near.is_none_or(|(best, _)| sim > best) {
-                    near = Some((sim, c));
+                if near.is_none_or(|(best, _, _)| sim > best) {
+                    near = Some((sim, index, c));
                 }
             }
         }
         let best = near;
-        near = near.filter(|(sim, _)| *sim >= threshold);
+        near = near.filter(|(sim, _, _)| *sim >= threshold);
         obs.note("gate.near", || match best {
             None => TraceValue::Null,
-            Some((sim, c)) => {
-                json!({"id": c.id, "similarity": f64_value(sim), "match": near.is_some()})
+            Some((sim, index, c)) => {
+                json!({"index": index, "id": c.id, "similarity": f64_value(sim), "match": near.is_some()})
             }
         });
-    } else if let Some(c) = exact {
-        obs.note("gate.exact", || json!(c.id));
+    } else if let Some((index, c)) = exact {
+        obs.note("gate.exact", || json!({"index": index, "id": c.id}));
     }
 
-    let decision = if let Some(c) = exact {
+    let decision = if let Some((_, c)) = exact {
         let reason = if mode == Mode::Explicit {
             "already_stored"
         } else {
@@ -369,7 +371,7 @@ pub fn decide_write_observed<O: Observer>(
                 pinned: c.pinned,
             }),
         }
-    } else if let Some((sim, c)) = near {
+    } else if let Some((sim, _, c)) = near {
         let (action, reason) = match mode {
             Mode::Auto => ("skip", "near_duplicate"),
             Mode::Explicit if force => ("store", "forced"),

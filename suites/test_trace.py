@@ -403,12 +403,13 @@ _CAP = {"pinned_json": "null", "recent_json": "null"}
                       "candidates_json": '[{"id":"0","text":"","embedding":[3e38]}]'},
      lambda m: m.setattr(reference.write_gate, "plain_sum_of_products", _binary32_sums),
      ("float_rounding", "gate.similarity", "similarity-fails")),
-    # A candidate's embedding is rounded inside its shape check: they part there, in its numbers only (a plant
-    # run had called it rule_difference).
+    # A candidate's embedding is rounded inside its shape check: they part there, in its numbers only, and the
+    # cause is at the rounding step the check applies (a plant run had called it rule_difference, and then a
+    # class of its own beside the new embedding's gate.binary32).
     ("decide_write", {"text": "t", "embedding_json": "null",
                       "candidates_json": '[{"id":"a","text":"x","embedding":[0.1]}]'},
      lambda m: m.setattr(reference.write_gate, "to_binary32", lambda x: x),
-     ("float_rounding", "gate.candidate.embedding", "shape-numbers")),
+     ("float_rounding", "gate.binary32", "shape-numbers")),
     # The oracle refuses 6e38 inside its embedding check (gate.binary32, before it notes gate.embedding); the
     # planted side passes both: they part at the check, never at the step noted first (a CI plant run).
     ("decide_write", {"text": "a", "embedding_json": "[6e38]", "candidates_json": "null"},
@@ -545,7 +546,7 @@ def test_the_same_candidates_similarity_differing_is_a_rounding(theirs: Any, cau
     from harness.differential.causes import cause_from_traces
 
     args = {"text": "a", "embedding_json": "[1,0]", "candidates_json": '[{"id":"c","text":"x","embedding":[1,0]}]'}
-    clean, other = _edited("decide_write", args, "gate.similarity", {"id": "c", "similarity": theirs})
+    clean, other = _edited("decide_write", args, "gate.similarity", {"index": 0, "id": "c", "similarity": theirs})
     found = cause_from_traces("decide_write", clean, other, args, {}, {})
     assert (found.cause, found.step) == (cause, "gate.similarity")
 
@@ -554,7 +555,7 @@ def test_nan_against_no_similarity_is_the_zero_norm_rule_not_a_rounding() -> Non
     from harness.differential.causes import cause_from_traces
 
     args = {"text": "a", "embedding_json": "[0,0]", "candidates_json": '[{"id":"c","text":"x","embedding":[1,0]}]'}
-    clean, other = _edited("decide_write", args, "gate.similarity", {"id": "c", "similarity": {"$f64": "nan"}})
+    clean, other = _edited("decide_write", args, "gate.similarity", {"index": 0, "id": "c", "similarity": {"$f64": "nan"}})
     assert next(e for e in clean["steps"] if e["step"] == "gate.similarity")["value"]["similarity"] is None
     assert cause_from_traces("decide_write", clean, other, args, {}, {}).cause == "rule_difference"
 

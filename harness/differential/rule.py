@@ -19,6 +19,7 @@ class Verdict:
     detail: str | None  # narrows the cause: the Unicode step of a skew, the parameter of a coercion
     why: str  # one line for a person
     chars: tuple[str, ...] = ()  # the characters the step treated differently (a character cause), in order
+    at: str | None = None  # the step the cause is at when a check that holds it is where the traces part
 
 
 @dataclass(frozen=True)

@@ -188,13 +188,14 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
     book = ClassBook(list(opened))
     absent_in: dict[str, frozenset[str]] = {}  # template -> implementations its inputs are not sent to
 
-    def absent(template: str, index: int, share: tuple[str, ...]) -> frozenset[str]:
+    def absent(template: str, index: int, share: Share) -> frozenset[str]:
         """Those its input was not sent to (by template), and those outside the share that read it with other
         Unicode data (explain.masked)."""
         args = BY_NAME[template].args(index)
         if template not in absent_in:
             absent_in[template] = frozenset(name for name in opened if not expressible(name, args))
-        return absent_in[template] | masked(BY_NAME[template].op, args, opened, share, versions)
+        skew = share.found.detail if share.found.cause == "unicode_version_skew" else None
+        return absent_in[template] | masked(BY_NAME[template].op, args, opened, share.impls, versions, skew)
 
     def cause_of(member: tuple[str, int], seen: tuple[tuple[str, ...], tuple[tuple[str, str], ...]]
                  ) -> tuple[Share, ...] | None:
@@ -227,7 +228,7 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
             for share in found or ():
                 one = share.found
                 key, grew_from = book.place(class_key(op, share.impls, one.cause, one.detail, one.step),
-                                            absent(*member, share.impls))
+                                            absent(*member, share))
                 if grew_from is not None:
                     moved = classes.pop(grew_from)
                     if key in classes:  # grown into a class already there: one class

@@ -319,7 +319,8 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
         # same bug is still one class (ClassBook), named by every implementation it was seen in.
         # So does an implementation that agrees only because it reads the witness with other Unicode data.
         absent = frozenset(impls) - frozenset(small_responses) | \
-            masked(op, small, small_responses, share.impls, result.versions)
+            masked(op, small, small_responses, share.impls, result.versions,
+                   detail if cause == "unicode_version_skew" else None)
         key, grew_from = book.place(class_key(op, share.impls, cause, detail, found.step), absent)
         if grew_from is not None:
             result.seen[key] = result.seen.pop(grew_from) + result.seen.get(key, 0)

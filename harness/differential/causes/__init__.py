@@ -46,7 +46,7 @@ class Stats:
 class TraceCause:
     cause: str
     detail: str | None
-    step: str  # the step the traces part at
+    step: str  # the step the traces part at (or the one inside that check the cause is at: Verdict.at)
     rule: str  # the rule that named the cause
     why: str
     chars: tuple[str, ...] = ()  # the characters the step treated differently (Verdict.chars)
@@ -62,7 +62,7 @@ def decide(found: Facts, stats: Stats | None = None) -> TraceCause:
             # the lowercase letter) is what it did with them.
             given = input_chars(found.args)
             chars = tuple(ch for ch in verdict.chars if ch in given) or verdict.chars
-            return TraceCause(verdict.cause, verdict.detail, found.step, rule.name, verdict.why, chars)
+            return TraceCause(verdict.cause, verdict.detail, verdict.at or found.step, rule.name, verdict.why, chars)
     raise AssertionError("rule-difference always fires")  # pragma: no cover
 
 

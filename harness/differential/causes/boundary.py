@@ -16,7 +16,7 @@ def _args_coercion(facts: Facts) -> Verdict | None:
     a, b = facts.values()
     names = differing_args(a, b)
     shown = "; ".join(f"{n}: {json.dumps((a or {}).get(n))[:60]} / {json.dumps((b or {}).get(n))[:60]}" for n in names)
-    return Verdict("boundary_coercion", ",".join(names) or None,
+    return Verdict("boundary_coercion", "+".join(names) or None,
                    f"the core received other arguments than the oracle's ({shown})")
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from harness.differential.causes.facts import Facts, only_numbers_differ
 from harness.differential.rule import Rule, Verdict
-from harness.model.registry import step_titles
+from harness.model.registry import OPS, step_titles
 from harness.model.traces import ARGS, differing_args
 
 
@@ -24,7 +24,7 @@ def _args_numbers(facts: Facts) -> Verdict | None:
     names = differing_args(a, b)
     if not names or not all(_is_number(a[n]) and _is_number(b[n]) for n in names):
         return None
-    return Verdict("float_rounding", ",".join(names),
+    return Verdict("float_rounding", "+".join(names),
                    f"the core received {', '.join(names)} as another number than the oracle's")
 
 
@@ -43,7 +43,10 @@ def _shape_numbers(facts: Facts) -> Verdict | None:
     rounded differently before it (binary32 skipped or done otherwise)."""
     if facts.role != "shape" or not facts.both_values or not only_numbers_differ(*facts.values()):
         return None
-    return Verdict("float_rounding", None, f"{facts.step} holds other numbers on each side: rounded differently")
+    # The check applies the op's rounding step (a candidate's embedding: gate.binary32): the cause is there.
+    rounding = next((step.id for step in OPS[facts.op].steps if step.role == "binary32"), None)
+    return Verdict("float_rounding", None, f"{facts.step} holds other numbers on each side: rounded differently"
+                   + (f" ({rounding})" if rounding else ""), at=rounding)
 
 
 def _is_float(value: Any) -> bool:

@@ -606,6 +606,13 @@ def test_one_witness_of_two_bugs_is_two_shares_each_its_own_class() -> None:
     assert [(d.divergent, d.cause, d.step) for d in found] == [
         (["quotes"], "quote_dash_map", "norm.quote_dash"), (["nfc"], "normalization", "norm.nfc")]
     assert found[0].key == class_key("normalize_fact_text", ["quotes"], "quote_dash_map", None, "norm.quote_dash")
+    # One JSON parse, whichever argument shows it; at args one conversion, whichever arguments it changed.
+    assert class_key("o", ["p"], "json_strictness", "bom", "ctx.topical_json") == \
+        class_key("o", ["p"], "json_strictness", "bom", "ctx.recent_json")
+    assert class_key("o", ["p"], "boundary_coercion", "text", "args") == \
+        class_key("o", ["p"], "boundary_coercion", "text+threshold", "args")
+    assert class_key("o", ["p"], "boundary_coercion", "cap", "ctx.cap") != \
+        class_key("o", ["p"], "boundary_coercion", "force", "ctx.cap")
     # Shrinking one share keeps its bug and lets the other fall away.
     small, responses = shrink(impls, "normalize_fact_text", args, versions, ("quote_dash_map", None),
                               share=("quotes",))
@@ -723,3 +730,34 @@ def test_a_candidate_is_known_in_the_trace_by_its_index_and_id() -> None:
     mine = json.loads(reference.unicode_versions())
     found = cause_from_traces("decide_write", clean, latest, args, mine, mine)
     assert found is not None and (found.cause, found.step) == ("rule_difference", "gate.near")
+
+
+def test_a_divergence_the_output_owes_to_a_skew_is_the_skew_even_where_the_traces_part_earlier() -> None:
+    """The oracle's own bug in a value this input never uses (a candidate's embedding left unrounded, the text
+    an exact duplicate) parts the traces first; an implementation with NFC of 16.0 diverges in its output
+    only because it does not find the duplicate. Its share is that skew, at norm.nfc (a plant run reported it
+    as a second float_rounding class)."""
+    import reference.unicode_data
+
+    from harness.differential.explain import name_shares
+    from harness.differential.outcomes import observe
+
+    nfc = reference.unicode_data.nfc
+
+    def nfc_16(text: str) -> str:  # U+05C8 (new in 18.0) unassigned: class 0, it blocks the reordering
+        return nfc(text.replace("\u05c8", "\ue000")).replace("\ue000", "\u05c8")
+
+    def old_nfc(patch: pytest.MonkeyPatch) -> None:
+        patch.setattr(reference.normalize, "nfc", nfc_16)
+
+    oracle = _traced_plant("reference", lambda m: m.setattr(reference.write_gate, "to_binary32", lambda x: x))
+    older = _traced_plant("older", old_nfc)
+    impls = {"reference": oracle, "older": older}
+    mine = json.loads(reference.unicode_versions())
+    versions = {"reference": mine, "older": {**mine, "normalization": "16.0.0"}}
+    args = {"text": "a\u05c8\u0323", "embedding_json": "null",
+            "candidates_json": '[{"id":"a","text":"\\u1ea1\\u05c8","embedding":[0.6]}]'}
+    answers = observe(impls, "decide_write", args)
+    (share,) = name_shares(impls, "decide_write", args, answers, versions, fallback=False)
+    assert (share.impls, share.found.cause, share.found.detail, share.found.step) == (
+        ("older",), "unicode_version_skew", "normalization", "norm.nfc"), share

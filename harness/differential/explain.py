@@ -14,7 +14,8 @@ from typing import Any
 
 from harness.differential import causes, counterfactual
 from harness.differential.causes import Stats as CauseStats
-from harness.differential.causes import cause_from_traces
+from harness.differential.causes import TraceCause, cause_from_traces
+from harness.differential.causes.characters import UNICODE_STEP
 from harness.differential.counterfactual import classify
 from harness.differential.counterfactual.characters import named_characters
 from harness.differential.counterfactual.rewrite import all_strings, oracle_role, replace_chars
@@ -22,6 +23,7 @@ from harness.differential.counterfactual.skew import skewed_between
 from harness.differential.outcomes import FAILURES, Responses, divergent, observe
 from harness.model import hostvalues
 from harness.model.registry import OPS, Op, step_titles
+from harness.model.traces import ARGS
 from harness.model.traces import parse as parse_trace
 from harness.model.unicode_info import describe, interesting
 from harness.testees.impls import oracle as oracle_name
@@ -105,6 +107,10 @@ def name_shares(impls: dict[str, Testee], op_name: str, args: dict[str, Any], re
         # No traces, or traces that agree where the outputs do not (a trace hiding a step: checked, so rare).
         cause, why, detail = classify(impls, op_name, args, responses, versions, stats)
         return [Share(tuple(names), Found(cause, why, detail, chars=named_characters(cause, args, versions)))]
+    for name in names:
+        seen = _behind_a_skew(impls, op_name, args, oracle, name, traced, versions)
+        if seen is not None:
+            firsts[name] = seen
     groups: dict[tuple[str, str, str | None], list[str]] = {}
     for name in names:
         first = firsts[name]
@@ -135,6 +141,36 @@ def name_shares(impls: dict[str, Testee], op_name: str, args: dict[str, Any], re
                                                   None if other is None else (other[0], other[2]), first.chars)))
     order = {name: number for number, name in enumerate(names)}
     return sorted(shares, key=lambda share: order[share.impls[0]])
+
+
+def _unicode_steps_only(trace: dict[str, Any]) -> dict[str, Any]:
+    """The trace with only its args and the steps that read Unicode data (NFC, lowercase)."""
+    titles = step_titles()
+    kept = [entry for number, entry in enumerate(trace["steps"])
+            if number == 0 or getattr(titles.get(entry.get("step", "")), "role", None) in UNICODE_STEP]
+    return {**trace, "steps": kept}
+
+
+def _behind_a_skew(impls: dict[str, Testee], op_name: str, args: dict[str, Any], oracle: str, name: str,
+                   traced: dict[str, Any], versions: dict[str, dict[str, str]]) -> TraceCause | None:
+    """The skew an implementation's output divergence comes from when its traces part first elsewhere: a
+    difference the output does not show (the oracle's own bug in a step whose result this input never uses)
+    can come before the Unicode step that decides it. When the implementation reads the input's characters
+    with other data than the oracle, and with just those characters replaced it agrees, the divergence is
+    that skew, named where the Unicode steps of the two traces part; None otherwise."""
+    first = cause_from_traces(op_name, traced[oracle], traced[name], args, versions.get(oracle, {}),
+                              versions.get(name, {}))
+    if first is None or first.cause == "unicode_version_skew":
+        return None
+    skewed = skewed_between(op_name, args, [name], versions)
+    if not any(skewed(ch) for text in all_strings(args) for ch in text):
+        return None
+    peeled = replace_chars(args, skewed, oracle_role(versions))
+    if peeled == args or divergent(op_name, observe({oracle: impls[oracle], name: impls[name]}, op_name, peeled)):
+        return None
+    seen = cause_from_traces(op_name, _unicode_steps_only(traced[oracle]), _unicode_steps_only(traced[name]), args,
+                             versions.get(oracle, {}), versions.get(name, {}))
+    return seen if seen is not None and seen.cause == "unicode_version_skew" else None
 
 
 def name_cause(impls: dict[str, Testee], op_name: str, args: dict[str, Any], responses: Responses,
@@ -213,7 +249,10 @@ def class_key(op: str, impls: Any, cause: str, detail: str | None, step: str | N
     """The class a divergence is one sighting of: (op, the implementations of its share, cause, detail, the
     step where their traces part, as ``class_step`` knows it). Fuzz runs, sweeps and shard merges group by
     it, and a report diff across runs knows a class by it."""
-    return op, tuple(impls), cause, detail, class_step(step)
+    known = class_step(step)
+    # At args a binding's conversion is one step, whichever arguments a witness shows it changing (a JSON
+    # round trip in a host changes a text's lone surrogates and, on another witness, a huge threshold too).
+    return op, tuple(impls), cause, None if known == ARGS else detail, known
 
 
 @dataclass

@@ -23,7 +23,7 @@ from typing import Any
 
 import jsonschema
 
-from harness.differential.counterfactual.skew import UNEXPLAINED, own_details
+from harness.differential.counterfactual.skew import UNEXPLAINED, own_details_at
 from harness.differential.explain import char_ranges, class_step, examine_all, parse_char_ranges
 from harness.model import hostvalues, paths, unicode_tables
 from harness.model.files import atomic_write
@@ -113,8 +113,8 @@ def cover(expected: ExpectedSet, impls: dict[str, Testee], divergence: Any,
     """Mark a divergence expected or new (the one place that decides it): each divergent implementation's
     own share is worked out first (``counterfactual.skew.own_details``, kept on the divergence for reports and
     ``expected update``), then every one of them must list it."""
-    divergence.own_details = own_details(impls, divergence.op, divergence.args, divergence.cause,
-                                         divergence.divergent, versions)
+    divergence.own_details = own_details_at(impls, divergence.op, divergence.args, divergence.cause,
+                                            divergence.detail, divergence.step, divergence.divergent, versions)
     entry = expected.covers(divergence.divergent, divergence.op, divergence.cause, divergence.detail,
                             divergence.own_details, divergence.step, divergence.chars)
     divergence.status, divergence.expected_entry = ("expected", f"{entry.impl}/{entry.id}") if entry else ("new", None)
@@ -201,8 +201,8 @@ def recheck_detailed(expected: ExpectedSet, impls: dict[str, Testee],
                              {"impl": entry.impl, "id": entry.id}))
         else:
             # Its own share of the divergence (a skew in two steps: one entry per step, each matching).
-            mine = own_details(impls, entry.op, args, divergence.cause, divergence.divergent, versions).get(
-                entry.impl, divergence.detail)
+            mine = own_details_at(impls, entry.op, args, divergence.cause, divergence.detail, divergence.step,
+                                  divergence.divergent, versions).get(entry.impl, divergence.detail)
             parts = entry_details(divergence.cause, mine)
             if not any(entry.matches(entry.op, divergence.cause, part) for part in parts) or mine == UNEXPLAINED:
                 problems.append((f"{entry.impl}/{entry.id}: the witness now diverges for {divergence.cause} "

@@ -74,13 +74,16 @@ def role(ch: str) -> str:
 
 # Case_Ignorable and not Cased in every version in play, no NFC data, in no rule's set (Lm, U+02B9..U+02BC).
 _IGNORABLE = "\u02b9\u02ba\u02bb\u02bc"
+# Neither Cased nor Case_Ignorable, no NFC data, no punctuation or space (Hebrew letters, Lo): a stand-in an
+# edge-stripping or trimming bug leaves alone, so replacing a character never adds a trigger of its own.
+_UNCASED = "".join(map(chr, range(0x05D0, 0x05EB)))
 
 
 def oracle_role(versions: dict[str, dict[str, str]]) -> Callable[[str], str]:
     """Stand-ins for characters whose Unicode data differs between versions: never combining (NFC leaves
     them alone in every version), with the case role each has in the oracle's own case data
     (data/unicode-tables/): a letter of the same case if it is Cased there, a case-ignorable modifier if it
-    is Case_Ignorable there (the final-sigma context), else a symbol. So replacing it takes the version
+    is Case_Ignorable there (the final-sigma context), else an uncased letter. So replacing it takes the version
     difference away without changing what a capital sigma next to it sees. Without the oracle's table:
     `role` (the newest data)."""
     mine = versions.get(oracle_name(), {})
@@ -94,7 +97,7 @@ def oracle_role(versions: dict[str, dict[str, str]]) -> Callable[[str], str]:
         lower, cased, ignorable = case.data(cp, "case_mapping")
         if cased:
             return UPPER if lower != (cp,) else LOWER
-        return _IGNORABLE if ignorable else "_" + SYMBOLS
+        return _IGNORABLE if ignorable else _UNCASED
 
     return pool
 

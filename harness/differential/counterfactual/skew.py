@@ -195,3 +195,29 @@ def own_details(impls: dict[str, Testee], op_name: str, args: dict[str, Any], ca
         pair = {chosen: impls[chosen], name: impls[name]}
         out[name] = steps if not divergent(op_name, observe(pair, op_name, replaced)) else UNEXPLAINED
     return out
+
+
+def own_details_at(impls: dict[str, Testee], op_name: str, args: dict[str, Any], cause: str, detail: str | None,
+                   step: str | None, divergent_names: list[str],
+                   versions: dict[str, dict[str, str]]) -> dict[str, str | None]:
+    """``own_details`` for a skew the step traces named (one Unicode step, ``detail``, where they part): an
+    implementation whose divergence goes away with just the characters whose data for that step differs
+    between its version and the oracle's replaced has that step alone as its share, whatever else its
+    versions differ in (a mark whose NFC data changed but that this input never composes); otherwise its
+    share is the counterfactual one (both steps, or unexplained)."""
+    coarse = own_details(impls, op_name, args, cause, divergent_names, versions)
+    chosen = oracle_name()
+    if cause != "unicode_version_skew" or step is None or not detail or "+" in detail or chosen not in impls:
+        return coarse
+    out: dict[str, str | None] = {}
+    for name in divergent_names:
+        mine, theirs = versions.get(chosen, {}).get(detail), versions.get(name, {}).get(detail)
+        if name not in impls or not mine or not theirs or mine == theirs or \
+                not (unicode_tables.has(mine, detail) and unicode_tables.has(theirs, detail)):
+            out[name] = coarse.get(name, UNEXPLAINED)
+            continue
+        skewed = unicode_tables.differing_set(detail, mine, theirs)
+        peeled = replace_chars(args, lambda ch, skewed=skewed: ord(ch) in skewed, oracle_role(versions))
+        settled = not divergent(op_name, observe({chosen: impls[chosen], name: impls[name]}, op_name, peeled))
+        out[name] = detail if settled else coarse.get(name, UNEXPLAINED)
+    return out

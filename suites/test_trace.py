@@ -555,7 +555,8 @@ def test_nan_against_no_similarity_is_the_zero_norm_rule_not_a_rounding() -> Non
     from harness.differential.causes import cause_from_traces
 
     args = {"text": "a", "embedding_json": "[0,0]", "candidates_json": '[{"id":"c","text":"x","embedding":[1,0]}]'}
-    clean, other = _edited("decide_write", args, "gate.similarity", {"index": 0, "id": "c", "similarity": {"$f64": "nan"}})
+    nan = {"index": 0, "id": "c", "similarity": {"$f64": "nan"}}
+    clean, other = _edited("decide_write", args, "gate.similarity", nan)
     assert next(e for e in clean["steps"] if e["step"] == "gate.similarity")["value"]["similarity"] is None
     assert cause_from_traces("decide_write", clean, other, args, {}, {}).cause == "rule_difference"
 
@@ -738,7 +739,6 @@ def test_a_divergence_the_output_owes_to_a_skew_is_the_skew_even_where_the_trace
     only because it does not find the duplicate. Its share is that skew, at norm.nfc (a plant run reported it
     as a second float_rounding class)."""
     import reference.unicode_data
-
     from harness.differential.explain import name_shares
     from harness.differential.outcomes import observe
 

@@ -21,7 +21,7 @@ from harness.differential.counterfactual.characters import named_characters
 from harness.differential.counterfactual.rewrite import all_strings, oracle_role, replace_chars
 from harness.differential.counterfactual.skew import skewed_between
 from harness.differential.outcomes import FAILURES, Responses, divergent, observe
-from harness.model import hostvalues
+from harness.model import hostvalues, unicode_tables
 from harness.model.registry import OPS, Op, step_titles
 from harness.model.traces import ARGS
 from harness.model.traces import parse as parse_trace
@@ -125,7 +125,8 @@ def name_shares(impls: dict[str, Testee], op_name: str, args: dict[str, Any], re
             # A skew where the traces part first may ride along with a bug further on (two differences at
             # once): with the characters whose data differs between these sides' versions replaced, a
             # divergence that remains is the one they are reported under.
-            peeled = replace_chars(args, skewed_between(op_name, args, members, versions), oracle_role(versions))
+            peeled = replace_chars(args, _skewed_at(first, op_name, args, oracle, members, versions),
+                                   oracle_role(versions))
             after = observe(part, op_name, peeled) if peeled != args else {}
             still = divergent(op_name, after) if after else []
             if still:
@@ -141,6 +142,22 @@ def name_shares(impls: dict[str, Testee], op_name: str, args: dict[str, Any], re
                                                   None if other is None else (other[0], other[2]), first.chars)))
     order = {name: number for number, name in enumerate(names)}
     return sorted(shares, key=lambda share: order[share.impls[0]])
+
+
+def _skewed_at(first: TraceCause, op_name: str, args: dict[str, Any], oracle: str, members: list[str],
+               versions: dict[str, dict[str, str]]) -> Any:
+    """The characters a skew the traces named at one Unicode step is about: those whose data for that step
+    differs between the oracle's version and a member's (so a second skew, in another step, or a bug is left
+    to name); every character whose data differs in some step where a version has no table."""
+    data = first.detail or ""
+    mine = versions.get(oracle, {}).get(data)
+    points: set[int] = set()
+    for name in members:
+        theirs = versions.get(name, {}).get(data)
+        if not (mine and theirs and unicode_tables.has(mine, data) and unicode_tables.has(theirs, data)):
+            return skewed_between(op_name, args, members, versions)
+        points |= unicode_tables.differing_set(data, mine, theirs)
+    return lambda ch: ord(ch) in points
 
 
 def _unicode_steps_only(trace: dict[str, Any]) -> dict[str, Any]:

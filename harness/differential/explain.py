@@ -233,15 +233,20 @@ def class_step(step: str | None) -> str | None:
     return "json" if declared is not None and declared.role == "json" else step
 
 
-def char_ranges(points: Any) -> list[str]:
-    """Code points as sorted ranges: "U+0041" for one, "U+1C89..U+1C8A" for a run."""
+def code_point_runs(points: Any) -> list[list[int]]:
+    """Sorted code points as [first, last] runs."""
     out: list[list[int]] = []
     for cp in sorted(set(points)):
         if out and cp == out[-1][1] + 1:
             out[-1][1] = cp
         else:
             out.append([cp, cp])
-    return [f"U+{a:04X}" if a == b else f"U+{a:04X}..U+{b:04X}" for a, b in out]
+    return out
+
+
+def char_ranges(points: Any) -> list[str]:
+    """Code points as sorted ranges: "U+0041" for one, "U+1C89..U+1C8A" for a run."""
+    return [f"U+{a:04X}" if a == b else f"U+{a:04X}..U+{b:04X}" for a, b in code_point_runs(points)]
 
 
 def parse_char_ranges(ranges: list[str]) -> frozenset[int]:

@@ -29,6 +29,7 @@ from harness.differential.explain import (
     Share,
     class_key,
     class_step,
+    code_point_runs,
     code_points,
     masked,
     name_shares,
@@ -248,14 +249,8 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
 
 
 def ranges(points: list[int]) -> list[list[int]]:
-    """Sorted code points as [first, last] runs."""
-    out: list[list[int]] = []
-    for cp in sorted(set(points)):
-        if out and cp == out[-1][1] + 1:
-            out[-1][1] = cp
-        else:
-            out.append([cp, cp])
-    return out
+    """Sorted code points as [first, last] runs (explain.code_point_runs)."""
+    return code_point_runs(points)
 
 
 def describe_ranges(runs: list[list[int]], limit: int = 40) -> list[dict[str, Any]]:

@@ -1,7 +1,6 @@
 """``python -m harness``: the command line (harness/cli/main.py)."""
 
-import sys
-
 from harness.cli.main import main
+from harness.cli.status import exit_with
 
-sys.exit(main())
+exit_with(main)

@@ -149,4 +149,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from harness.cli.status import exit_with
+
+    exit_with(main)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -437,6 +438,8 @@ def main(argv: list[str] | None = None) -> int:
     pool = BASELINE_PLANTS if args.baseline else PLANTS
     chosen = [plant for plant in pool if not args.only or args.only in plant.name]
     if args.rotate:
+        if not re.fullmatch(r"\d+/[1-9]\d*", args.rotate):
+            parser.error(f"--rotate {args.rotate!r}: expected K/N, e.g. 0/3")
         k, n = (int(part) for part in args.rotate.split("/"))
         chosen = [plant for index, plant in enumerate(chosen) if index % n == k % n]
     status = 0
@@ -484,4 +487,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from harness.cli.status import exit_with
+
+    exit_with(main)

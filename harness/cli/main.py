@@ -19,25 +19,81 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+import textwrap
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
-from harness.cli.tools import close_all, open_impls, parse_typed, request_deadline, split_names, unescape
+from harness.cli.status import FOUND, INTERRUPTED, SHORT, STATUSES, CommandError, Unavailable, UsageError, did_you_mean
+from harness.cli.tools import close_all, impl_error, open_impls, parse_typed, request_deadline, split_names, unescape
 from harness.testees import impls, protocol
 from harness.testees.findings import render as render_findings
 
 
+class _Help(argparse.RawDescriptionHelpFormatter):
+    """Help that keeps the epilog's lines and shows each option's default (unless its text names it)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        if "default" in text or default in (None, False, argparse.SUPPRESS) or not action.option_strings:
+            return text
+        return f"{text} (default: %(default)s)".lstrip()
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with "did you mean" for a misspelt command or choice (the status stays 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        found = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if found:
+            choices = re.findall(r"'([^']*)'", found.group(2)) or [c.strip() for c in found.group(2).split(",")]
+            message += did_you_mean(found.group(1), choices)
+        super().error(message)
+
+
+def _accepted(command: str) -> str:
+    """The names a command accepts, for the help texts: ops, implementations (and the sweep's templates)."""
+    from harness.model.registry import OPS
+
+    lines = [f"ops: {', '.join(OPS)}", f"implementations: {', '.join(impls.names())}"]
+    if command == "sweep":
+        from harness.fuzzing.templates import TEMPLATES
+
+        lines.append(textwrap.fill("templates: " + ", ".join(t.name for t in TEMPLATES), 100, break_on_hyphens=False,
+                                   subsequent_indent="  "))
+    return "\n".join(lines)
+
+
+def _command(sub: Any, name: str, summary: str, *examples: str) -> argparse.ArgumentParser:
+    epilog = "\n\n".join(["examples:\n" + "\n".join(f"  python -m harness {example}" for example in examples),
+                          _accepted(name), textwrap.fill("exit statuses: " + STATUS_LINE, 100)])
+    return sub.add_parser(name, help=summary, description=summary, formatter_class=_Help, epilog=epilog)
+
+
+STATUS_LINE = "; ".join(f"{number} {text}" for number, text in SHORT.items())
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m harness", description="parity harness command line",
-                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="serve the JSON-lines protocol with one implementation")
+    parser = _Parser(prog="python -m harness", description="parity harness command line",
+                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                     epilog=__doc__ + "\nexit statuses:\n" + "\n".join(f"  {n}  {t}" for n, t in STATUSES.items()))
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    run = _command(sub, 'run',
+                   'serve the JSON-lines protocol with one implementation',
+                   'run --impl pyo3 < requests.jsonl')
     run.add_argument("--impl", required=True, help="a declared implementation (implementations/<name>.json)")
-    check = sub.add_parser("check", help="run every fixture case on one implementation")
+    check = _command(sub, 'check',
+                     'run every fixture case on one implementation',
+                     'check --impl wasm',
+                     'check --impl pyo3 --format markdown')
     check.add_argument("--impl", required=True, help="a declared implementation (implementations/<name>.json)")
-    diff = sub.add_parser("diff", help="run one op on every implementation and show the differences")
+    diff = _command(sub, 'diff',
+                    'run one op on every implementation and show the differences',
+                    "diff normalize_fact_text 'A\\x1cb'",
+                    "diff decide_write \"x\" --arg candidates='[]' --arg threshold=0.9")
     diff.add_argument("op")
     diff.add_argument("args", nargs="*", help="positional string arguments; Python escapes (\\x1c, \\ud800) decoded")
     diff.add_argument("--arg", action="append", default=[], metavar="NAME=JSON",
@@ -47,20 +103,28 @@ def _parser() -> argparse.ArgumentParser:
                       help="with the default set: an implementation left out of 'all available' is an error "
                            "(also PARITY_REQUIRE_ALL=1; CI sets it)")
     diff.add_argument("--json", action="store_true", help="print the report JSON instead of the table")
-    fuzz = sub.add_parser("fuzz", help="fuzz for divergences")
-    fuzz.add_argument("--minutes", type=float, default=None)
-    fuzz.add_argument("--seconds", type=float, default=None)
+    fuzz = _command(sub, 'fuzz',
+                    'fuzz for divergences, minimal explained reports',
+                    'fuzz --minutes 10',
+                    'fuzz --seconds 30 --impls reference,pyo3 --seed 7')
+    fuzz.add_argument("--minutes", type=float, default=None, help="the budget in minutes (default: 1)")
+    fuzz.add_argument("--seconds", type=float, default=None, help="the budget in seconds, in place of --minutes")
     fuzz.add_argument("--impls", help="comma-separated implementations (default: all available)")
     fuzz.add_argument("--require-all", action="store_true",
                       help="with the default set: an implementation left out of 'all available' is an error "
                            "(also PARITY_REQUIRE_ALL=1; CI sets it)")
     fuzz.add_argument("--ops", help="comma-separated ops (default: every comparable op)")
-    fuzz.add_argument("--seed", type=int, default=None, help="reproducible run")
-    fuzz.add_argument("--report", type=Path, default=Path("reports/fuzz-report.json"))
+    fuzz.add_argument("--seed", type=int, default=None, help="a reproducible run (default: a random seed)")
+    fuzz.add_argument("--report", type=Path, default=Path("reports/fuzz-report.json"), help="where the report goes")
     fuzz.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
     fuzz.add_argument("--stop-after-new", type=float, default=None, metavar="SECONDS",
                       help="stop this long after the first new divergence (planted-bug runs)")
-    sweep = sub.add_parser("sweep", help="every code point in every template of every op, on every implementation")
+    sweep = _command(sub, 'sweep',
+                     'every code point in every template of every op, on every implementation',
+                     'sweep --impls reference,pyo3,wasm',
+                     'sweep --templates alone --range U+0000..U+FFFF',
+                     'sweep --shard 1/4',
+                     'sweep --merge reports/sweep-report-1-of-2.json reports/sweep-report-2-of-2.json')
     sweep.add_argument("--ops", help="comma-separated ops (default: every swept op)")
     sweep.add_argument("--templates", help="comma-separated template names (default: all; see --list)")
     sweep.add_argument("--impls", help="comma-separated implementations (default: all available)")
@@ -76,28 +140,35 @@ def _parser() -> argparse.ArgumentParser:
     sweep.add_argument("--report", type=Path, default=None, help="default: reports/sweep-report[-K-of-N].json")
     sweep.add_argument("--merge", type=Path, nargs="+", metavar="REPORT", help="merge shard reports into --report")
     sweep.add_argument("--list", action="store_true", help="list the templates and exit")
-    expected = sub.add_parser("expected", help="maintain the expected-divergence lists")
+    expected = _command(sub, 'expected',
+                        'maintain the expected-divergence lists (expected/<impl>.json)',
+                        'expected check',
+                        'expected update --report reports/fuzz-report.json')
     expected.add_argument("action", choices=["update", "check"])
     expected.add_argument("--report", type=Path,
                           help="update: add the new divergences of this report (from fuzz, sweep or diff --json) and "
                                "drop the entries it found passing; without it, update only migrates v1 lists")
     expected.add_argument("--impls", help="comma-separated implementations to run witnesses on (default: all "
                                           "available)")
-    promote = sub.add_parser("promote", help="turn a reported divergence into a fixture case")
-    promote.add_argument("--report", type=Path, required=True)
+    promote = _command(sub, 'promote',
+                       'turn a reported divergence into a fixture case',
+                       'promote --report reports/fuzz-report.json --index 1 --id nft-fs-1c --steps norm.edges')
+    promote.add_argument("--report", type=Path, required=True, help="a divergence report (fuzz, sweep, diff --json)")
     promote.add_argument("--index", type=int, required=True, help="1-based number of the divergence in the report")
     promote.add_argument("--id", required=True, help="the new case's stable id")
-    promote.add_argument("--comment", default=None)
+    promote.add_argument("--comment", default=None, help="the case's comment (default: the divergence's explanation)")
     promote.add_argument("--steps", default="", metavar="ID[,ID...]",
                          help="the steps of docs/contract.md the case pins (needed when the reference answers a "
                               "result; an error names its own step), e.g. norm.white_space,norm.edges")
-    lint = sub.add_parser("lint", help="lint the fixture files")
+    lint = _command(sub, 'lint', 'lint the fixture files', 'lint', 'lint --no-regenerate')
     lint.add_argument("--no-regenerate", action="store_true", help="skip the comparison with a fresh regeneration")
-    bench = sub.add_parser("bench", help="requests per second on the fixture inputs")
-    bench.add_argument("--out", type=Path, default=Path("reports/bench.json"))
+    bench = _command(sub, 'bench', 'requests per second on the fixture inputs', 'bench --seconds 1')
+    bench.add_argument("--out", type=Path, default=Path("reports/bench.json"), help="where the report goes")
     bench.add_argument("--seconds", type=float, default=2.0, help="minimum measuring time per row")
-    sub.add_parser("impls", help="list the declared implementations and their availability")
-    trace = sub.add_parser("trace", help="every implementation's step trace of one call, side by side")
+    _command(sub, "impls", "list the declared implementations and their availability", "impls")
+    trace = _command(sub, 'trace',
+                     "every implementation's step trace of one call, side by side",
+                     "trace normalize_fact_text '\"It\\u2019s here\"'")
     trace.add_argument("op")
     trace.add_argument("args", nargs="*",
                        help="positional arguments as host-value JSON ('\"A\\u001cb\"', 30, null); one that is not "
@@ -105,7 +176,9 @@ def _parser() -> argparse.ArgumentParser:
     trace.add_argument("--arg", action="append", default=[], metavar="NAME=JSON", help="a named argument")
     trace.add_argument("--impls", help="comma-separated implementations (default: all available)")
     trace.add_argument("--json", action="store_true", help="print the traces as one JSON object instead")
-    tracecheck = sub.add_parser("tracecheck", help="fuzz inputs traced on every implementation that serves traces")
+    tracecheck = _command(sub, 'tracecheck',
+                          'fuzz inputs traced on every implementation that serves traces',
+                          'tracecheck --examples 1000')
     tracecheck.add_argument("--examples", type=int, default=10_000, help="per op (default 10,000)")
     tracecheck.add_argument("--ops", help="comma-separated ops (default: the contract's three)")
     tracecheck.add_argument("--impls", help="comma-separated implementations (default: all available)")
@@ -113,7 +186,7 @@ def _parser() -> argparse.ArgumentParser:
     tracecheck.add_argument("--validate-every", type=int, default=25, metavar="K",
                             help="validate every K-th trace against the schema (1: every one)")
     tracecheck.add_argument("--json", type=Path, default=None, metavar="FILE", help="also write the tallies as JSON")
-    selftest = sub.add_parser("selftest", help="check a testee against the protocol")
+    selftest = _command(sub, 'selftest', 'check a testee against the protocol', 'selftest --impl wasm')
     selftest.add_argument("--impl", required=True, help="a declared implementation (implementations/<name>.json)")
     return parser
 
@@ -122,7 +195,7 @@ def _one_impl(name: str):  # type: ignore[no-untyped-def]
     try:
         return impls.get_impl(name)
     except (impls.ImplementationUnavailable, impls.DeclarationError) as exc:
-        raise SystemExit(f"error: {exc}") from None
+        raise impl_error(exc) from None
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -178,9 +251,9 @@ def _call_args(op_name: str, positional: list[str], named: list[str], loose: boo
     try:
         op = get_op(op_name)
     except KeyError as exc:
-        raise SystemExit(f"error: {exc.args[0]}") from None
+        raise UsageError(exc.args[0]) from None
     if len(positional) > len(op.params):
-        raise SystemExit(f"error: {op.name} takes {len(op.params)} argument(s): {', '.join(p.name for p in op.params)}")
+        raise UsageError(f"{op.name} takes {len(op.params)} argument(s): {', '.join(p.name for p in op.params)}")
     call_args = {}
     for param, value in zip(op.params, positional, strict=False):
         try:
@@ -190,7 +263,7 @@ def _call_args(op_name: str, positional: list[str], named: list[str], loose: boo
     for item in named:
         name, sep, value = item.partition("=")
         if not sep or name not in {p.name for p in op.params}:
-            raise SystemExit(f"error: --arg {item!r}: expected NAME=JSON with NAME one of "
+            raise UsageError(f"--arg {item!r}: expected NAME=JSON with NAME one of "
                              f"{', '.join(p.name for p in op.params)}")
         call_args[name] = parse_typed(value)
     return op, call_args
@@ -206,7 +279,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
     try:
         check_args(op, call_args)
     except ValueError as exc:
-        raise SystemExit(f"error: {exc}") from None
+        raise UsageError(str(exc)) from None
     opened = open_impls(split_names(args.impls))
     documents: dict[str, Any] = {}
     versions: dict[str, dict[str, str]] = {}
@@ -233,7 +306,8 @@ def cmd_trace(args: argparse.Namespace) -> int:
         close_all(opened)
     oracle = impls.oracle()
     if oracle not in documents:
-        raise SystemExit(f"error: the oracle {oracle} gave no trace: {'; '.join(problems.get(oracle, []))}")
+        print(f"error: the oracle {oracle} gave no trace: {'; '.join(problems.get(oracle, []))}", file=sys.stderr)
+        return FOUND  # a finding about the oracle's testee
     index, parted = parting_index(documents, oracle)
     causes = {name: cause_from_traces(op.name, documents[oracle], documents[name], call_args, versions[oracle],
                                       versions[name]) for name in parted}
@@ -264,9 +338,9 @@ def cmd_tracecheck(args: argparse.Namespace) -> int:
         try:
             get_op(name)
         except KeyError as exc:
-            raise SystemExit(f"error: {exc.args[0]}") from None
+            raise UsageError(exc.args[0]) from None
     if args.examples < 1 or args.validate_every < 1:
-        raise SystemExit("error: --examples and --validate-every must be at least 1")
+        raise UsageError("--examples and --validate-every must be at least 1")
     opened = open_impls(split_names(args.impls))
     findings = Findings()
     try:
@@ -323,15 +397,20 @@ def cmd_diff(args: argparse.Namespace) -> int:
 def cmd_fuzz(args: argparse.Namespace) -> int:
     from harness.differential.expected import load
     from harness.differential.report import document, render, write
+    from harness.differential.strategies import comparable_ops
     from harness.fuzzing.fuzz import fuzz
 
+    for name in split_names(args.ops) or []:
+        if name not in comparable_ops():
+            raise UsageError(f"unknown or incomparable op {name!r}{did_you_mean(name, comparable_ops())}; "
+                             f"fuzzed ops: {', '.join(comparable_ops())}")
     started = time.monotonic()  # the budget counts from here: start-up included
     seconds = args.seconds if args.seconds is not None else 60.0 * (args.minutes if args.minutes is not None else 1.0)
     hard_deadline = started + seconds + request_deadline(split_names(args.impls))
     opened = open_impls(split_names(args.impls), cutoff=hard_deadline, require_all=args.require_all)
     if len(opened) < 2:
         close_all(opened)
-        raise SystemExit(f"error: fuzzing needs at least two implementations; available: {', '.join(opened)}")
+        raise too_few("fuzzing", args.impls, opened)
     print(f"fuzzing {', '.join(opened)} for {seconds:.0f}s" + (f" (seed {args.seed})" if args.seed is not None else ""),
           file=sys.stderr)
     try:
@@ -377,7 +456,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         try:
             report = sweep_report.merge([json.loads(path.read_text()) for path in args.merge])
         except (OSError, ValueError, KeyError) as exc:
-            raise SystemExit(f"error: cannot merge: {exc}") from None
+            raise UsageError(f"cannot merge: {exc}") from None
         out = args.report or Path("reports/sweep-report.json")
         write(out, report)
         print(sweep_report.table(report))
@@ -390,11 +469,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         first, last = sweep.parse_range(args.range)
         shard = sweep.parse_shard(args.shard)
     except ValueError as exc:
-        raise SystemExit(f"error: {exc}") from None
+        raise UsageError(str(exc)) from None
     opened = open_impls(split_names(args.impls), require_all=args.require_all)
     if len(opened) < 2:
         close_all(opened)
-        raise SystemExit(f"error: a sweep needs at least two implementations; available: {', '.join(opened)}")
+        raise too_few("a sweep", args.impls, opened)
     settings = sweep.Settings(tuple(opened), tuple(t.name for t in chosen), first, last, shard)
     suffix = "" if shard == (1, 1) else f"-{shard[0]}-of-{shard[1]}"
     checkpoint = args.checkpoint or Path(f"reports/sweep/checkpoint{suffix or '-1-of-1'}.jsonl")
@@ -405,7 +484,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         try:
             run = sweep.run(settings, checkpoint, fresh=args.fresh, workers=args.workers)
         except ValueError as exc:
-            raise SystemExit(f"error: {exc}") from None
+            raise UsageError(str(exc)) from None
         print(f"[sweep] classifying and shrinking {sum(sweep.disagreeing(r) for r in run.results):,} disagreeing "
               "inputs", file=sys.stderr)
         versions = unicode_versions_of(opened)
@@ -414,13 +493,15 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         close_all(opened)
     problems = validate(report)
     if problems:
-        raise SystemExit("error: the report does not match its schema: " + "; ".join(problems[:3]))
+        raise RuntimeError("the sweep's report does not match its schema (a harness bug): " + "; ".join(problems[:3]))
     write(out, report)
     print(sweep_report.table(report))
     if report["findings"]:
         print("\nfindings about testees (not divergences):\n" + render_findings(report["findings"]))
     print(f"report: {out}" + ("  (interrupted: run the same command again to resume)" if run.interrupted else ""))
-    return 1 if not report["ok"] or run.interrupted else 0
+    if run.interrupted:
+        return INTERRUPTED
+    return 1 if not report["ok"] else 0
 
 
 def cmd_expected(args: argparse.Namespace) -> int:
@@ -512,7 +593,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     try:
         return run_selftest(args.impl)
     except (impls.ImplementationUnavailable, impls.DeclarationError) as exc:
-        raise SystemExit(f"error: {exc}") from None
+        raise impl_error(exc) from None
 
 
 COMMANDS = {"selftest": cmd_selftest, "trace": cmd_trace, "tracecheck": cmd_tracecheck, "run": cmd_run,
@@ -522,8 +603,22 @@ COMMANDS = {"selftest": cmd_selftest, "trace": cmd_trace, "tracecheck": cmd_trac
             "promote": cmd_promote, "lint": cmd_lint, "bench": cmd_bench, "impls": cmd_impls}
 
 
+def too_few(what: str, asked: str | None, opened: dict[str, Any]) -> CommandError:
+    """Fewer than two implementations to compare: asked so (status 2) or the others could not start (3)."""
+    kind = UsageError if asked else Unavailable
+    return kind(f"{what} needs at least two implementations; available: {', '.join(opened)}")
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    return COMMANDS[args.command](args)
+    """Run one command; its exit status has one meaning (harness/cli/status.py)."""
+    args = _parser().parse_args(argv)  # a bad command line exits with 2 (argparse)
+    try:
+        return COMMANDS[args.command](args)
+    except CommandError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.status
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return INTERRUPTED
 
 

@@ -8,8 +8,10 @@ import re
 import sys
 from typing import Any, TextIO
 
+from harness.cli.status import CommandError, Unavailable, UsageError
 from harness.model import hostvalues
 from harness.testees import impls
+from harness.testees.errors import UnknownImplementation
 
 REQUIRE_ALL_ENV = "PARITY_REQUIRE_ALL"  # CI sets it: leaving a declared implementation out is an error
 _ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[nrt0\\'\"])")
@@ -38,7 +40,7 @@ def parse_typed(text: str, quiet: bool = False) -> Any:
     except ValueError as exc:
         if quiet:
             raise
-        raise SystemExit(f"error: {text!r} is not a host value in JSON ({exc})") from None
+        raise UsageError(f"{text!r} is not a host value in JSON ({exc})") from None
 
 
 def open_impls(names: list[str] | None, cutoff: float | None = None, require_all: bool = False,
@@ -55,7 +57,7 @@ def open_impls(names: list[str] | None, cutoff: float | None = None, require_all
                 opened[name] = impls.get_impl(name, cutoff=cutoff)
             except (impls.ImplementationUnavailable, impls.DeclarationError) as exc:
                 close_all(opened)
-                raise SystemExit(f"error: {exc}") from None
+                raise impl_error(exc) from None
         return opened
     opened = {}
     left_out = []
@@ -69,9 +71,18 @@ def open_impls(names: list[str] | None, cutoff: float | None = None, require_all
         stream.write(f"left out of 'all available': {line}\n")
     if left_out and require_all:
         close_all(opened)
-        raise SystemExit(f"error: {len(left_out)} implementation(s) left out of 'all available' and "
-                         f"--require-all (or {REQUIRE_ALL_ENV}=1) is set")
+        kind = UsageError if impls.broken() else Unavailable  # a broken declaration is a configuration error
+        raise kind(f"{len(left_out)} implementation(s) left out of 'all available' and --require-all (or "
+                   f"{REQUIRE_ALL_ENV}=1) is set")
     return opened
+
+
+def impl_error(exc: Exception) -> CommandError:
+    """The command error for an implementation that cannot be had: an unknown name or a broken declaration is
+    a usage error (status 2), one that is declared and cannot start is unavailable (status 3)."""
+    if isinstance(exc, UnknownImplementation | impls.DeclarationError):
+        return UsageError(str(exc))
+    return Unavailable(str(exc))
 
 
 def request_deadline(names: list[str] | None) -> float:

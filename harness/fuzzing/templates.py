@@ -19,6 +19,7 @@ from typing import Any
 
 from harness.differential.counterfactual.characters import CHARACTER_RULES, SWEEP_TEMPLATES
 from harness.differential.explain import CAUSES
+from harness.model.names import did_you_mean
 from harness.model.registry import OPS
 
 CODE_POINTS = 0x110000  # U+0000..U+10FFFF, surrogates included (as lone halves of host strings)
@@ -127,13 +128,13 @@ def select(ops: list[str] | None = None, names: list[str] | None = None) -> list
     unknown op or template."""
     for op in ops or []:
         if op not in OPS:
-            raise ValueError(f"unknown op {op!r}; ops: {', '.join(OPS)}")
+            raise ValueError(f"unknown op {op!r}{did_you_mean(op, OPS)}; ops: {', '.join(OPS)}")
         if not any(t.op == op for t in TEMPLATES):
             raise ValueError(f"op {op!r} has no sweep templates; swept ops: "
                              f"{', '.join(dict.fromkeys(t.op for t in TEMPLATES))}")
     for name in names or []:
         if name not in BY_NAME:
-            raise ValueError(f"unknown template {name!r}; templates: {', '.join(BY_NAME)}")
+            raise ValueError(f"unknown template {name!r}{did_you_mean(name, BY_NAME)}; templates: {', '.join(BY_NAME)}")
     chosen = [t for t in TEMPLATES if (not ops or t.op in ops) and (not names or t.name in names)]
     if not chosen:
         raise ValueError("the filters select no template")

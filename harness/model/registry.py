@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import reference
+from harness.model.names import did_you_mean
 from harness.model.unicode_info import has_surrogate
 
 _REQUIRED = object()
@@ -329,7 +330,7 @@ def get_op(name: str) -> Op:
     try:
         return OPS[name]
     except KeyError:
-        raise KeyError(f"unknown op {name!r}; known ops: {', '.join(OPS)}") from None
+        raise KeyError(f"unknown op {name!r}{did_you_mean(name, OPS)}; known ops: {', '.join(OPS)}") from None
 
 
 def check_args(op: Op, args: dict[str, Any]) -> None:

@@ -19,3 +19,7 @@ def answered(response: dict[str, Any] | None) -> bool:
 
 class ImplementationUnavailable(Exception):
     """The implementation cannot be used here; the message says how to make it available."""
+
+
+class UnknownImplementation(ImplementationUnavailable):
+    """No implementation of that name is declared: a usage error, not one that could not start."""

@@ -37,10 +37,11 @@ from typing import Any
 import jsonschema
 
 from harness.model import hostvalues, paths
+from harness.model.names import did_you_mean
 from harness.model.paths import SCHEMAS
 from harness.model.registry import OPS
 from harness.testees.command import DEFAULT_MAX_LINE_BYTES, CommandTestee
-from harness.testees.errors import HARNESS_CODES, ImplementationUnavailable
+from harness.testees.errors import HARNESS_CODES, ImplementationUnavailable, UnknownImplementation
 from harness.testees.findings import DEFAULT_MAX_FAULTS
 from harness.testees.inprocess import InProcess
 from harness.testees.protocol import PROTOCOL_VERSION
@@ -258,7 +259,8 @@ def declaration(name: str) -> Implementation:
     try:
         return found[name]
     except KeyError:
-        raise ImplementationUnavailable(f"unknown implementation {name!r}; declared: {', '.join(found)}") from None
+        raise UnknownImplementation(f"unknown implementation {name!r}{did_you_mean(name, found)}; declared: "
+                                    f"{', '.join(found)}") from None
 
 
 def _in_process(declared: Implementation) -> InProcess:
@@ -358,4 +360,5 @@ def available() -> list[str]:
 
 __all__ = ["HARNESS_CODES", "OPS", "CommandTestee", "DeclarationError", "broken", "check_handshake", "InProcess",
            "Implementation",
-           "ImplementationUnavailable", "available", "declaration", "declarations", "get_impl", "names", "oracle"]
+           "ImplementationUnavailable", "UnknownImplementation", "available", "declaration", "declarations", "get_impl",
+           "names", "oracle"]

@@ -217,9 +217,10 @@ def parity(session: nox.Session) -> None:
     _install_project(session)
     _build_impls(session, names)
     extra = [arg for arg in session.posargs if not arg.startswith("--impls=")]
-    junit, ran = ROOT / "reports" / "parity-junit.xml", ROOT / "reports" / "parity-ran.json"
+    reports = ROOT / "reports"
+    ran = reports / parity_plan.REPORTS["--ran-report"]
     ran.unlink(missing_ok=True)
-    session.run("python", "-m", "pytest", *parity_plan.pytest_args(names, PARITY_SUITES, junit, ran), *extra,
+    session.run("python", "-m", "pytest", *parity_plan.pytest_args(names, PARITY_SUITES, reports), *extra,
                 env={"HYPOTHESIS_PROFILE": "ci"})
     problems = parity_plan.check_ran(ran, names)  # every implementation asked for was tested, not just built
     if problems:

@@ -1,6 +1,6 @@
 """``python -m harness``: the command line (harness/cli/main.py)."""
 
 from harness.cli.main import main
-from harness.cli.status import exit_with
+from harness.model.status import exit_with
 
 exit_with(main)

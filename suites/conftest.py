@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -23,6 +24,10 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--impl", action="append", default=None, help="implementation to test (repeatable)")
+    parser.addoption("--parity-report", default=None, metavar="PATH",
+                     help="write the differential suite's divergence report here (nox -s parity: reports/)")
+    parser.addoption("--fixture-results", default=None, metavar="PATH",
+                     help="write every implementation x fixture case result here (fixture-results-v1)")
     parser.addoption("--ran-report", default=None, metavar="PATH",
                      help="write how many tests passed, failed and were skipped per implementation (JSON); "
                           "nox -s parity checks that every implementation it asked for ran")
@@ -98,13 +103,63 @@ def findings_of(name: str) -> list[dict[str, object]]:
     return [item for item in FINDINGS.to_json() if item["impl"] == name]
 
 
+REPORTS = Path(__file__).resolve().parent.parent / "reports"
+_REPORTS_BEFORE: dict[str, tuple[int, int]] = {}
+REPORT_OPTIONS = ("--ran-report", "--parity-report", "--fixture-results", "--junitxml")
+
+
+def _reports_now() -> dict[str, tuple[int, int]]:
+    """Every file under reports/: (size, modification time in ns), by path."""
+    found = {}
+    for path in REPORTS.rglob("*") if REPORTS.is_dir() else []:
+        if path.is_file():
+            stat = path.stat()
+            found[str(path)] = (stat.st_size, stat.st_mtime_ns)
+    return found
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    _REPORTS_BEFORE.update(_reports_now())
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _name_the_run_in_junit(record_testsuite_property) -> None:  # type: ignore[no-untyped-def]
+    """The JUnit XML names its run too: the nox session and the commit (testsuite properties)."""
+    from harness.model import envelope
+
+    record_testsuite_property("session", os.environ.get("NOX_CURRENT_SESSION") or "none")
+    record_testsuite_property("commit", envelope.project()["commit"] or "unknown")
+
+
+def _reports_written_unasked(config: pytest.Config) -> list[str]:
+    """Files under reports/ this session created or changed other than those its options asked for: only
+    the user's commands write there (a test writes into a temporary folder)."""
+    asked = set()
+    for option in REPORT_OPTIONS:
+        value = config.getoption(option, default=None) if option != "--junitxml" else config.option.xmlpath
+        if value:
+            asked.add(str(Path(value).resolve()))
+    now = _reports_now()
+    return sorted(path for path, state in now.items()
+                  if _REPORTS_BEFORE.get(path) != state and str(Path(path).resolve()) not in asked)
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     ran_report = session.config.getoption("--ran-report")
     if ran_report:
+        from harness.model import envelope
+
         for name in requested_impls(session.config):
             _RAN.setdefault(name, {"passed": 0, "failed": 0, "skipped": 0})
+        document = {"schema": "parity-ran-v1", "run": envelope.build({}), "counts": _RAN}
         with open(ran_report, "w", encoding="utf-8") as out:
-            json.dump(_RAN, out, indent=2, sort_keys=True)
+            json.dump(document, out, indent=2, sort_keys=True)
+    written = _reports_written_unasked(session.config)
+    if written:
+        session.config.get_terminal_writer().line(
+            "FAILED: the tests wrote under reports/, which holds only what the user's commands wrote: "
+            + ", ".join(written), red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
     for impl in _LOADED.values():
         close = getattr(impl, "close", None)
         if close:

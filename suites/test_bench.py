@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from harness.checks import bench
+from harness.model.schemas import problems
 from suites.test_plugins import declare
 
 
@@ -16,6 +17,8 @@ def test_bench_reports_bare_and_harness_costs_side_by_side(tmp_path: Path, monke
     monkeypatch.setattr(bench, "input_sets", lambda: {"few": [("normalize_fact_text", {"text": "A b"}),
                                                                ("normalize_fact_text", {"text": "x\ud800\udc00"})]})
     report = bench.bench(min_seconds=0.05, names=["reference", "fake"], fuzz_seconds=1.0)
+    assert problems(report) == [], problems(report)  # bench-report-v1, with its run envelope
+    assert report["run"]["implementations"]["reference"]["version"]
     (found,) = report["sets"]
     rows = {row["implementation"]: row for row in found["rows"]}
     assert rows["reference"]["bare"] > 0 and rows["reference"]["overhead"] > 0

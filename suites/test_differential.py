@@ -17,21 +17,24 @@ from harness.differential.explain import Divergence, examine, unicode_versions_o
 from harness.differential.report import document, render_divergence, write
 from harness.differential.strategies import args_for, comparable_ops
 from harness.fuzzing.fuzz import fuzz
+from harness.model import envelope
 from suites.conftest import FINDINGS
 
-REPORT = Path(__file__).resolve().parent.parent / "reports" / "parity-report.json"
 SEEN: list[Divergence] = []
 PROBLEMS: list[str] = []
 PASSES: list[dict[str, str]] = []
 
 
 @pytest.fixture(scope="module")
-def versions(impl_set: dict[str, Any]) -> Any:
-    """The implementations' Unicode versions; at the end, reports/parity-report.json for CI."""
+def versions(impl_set: dict[str, Any], request: pytest.FixtureRequest) -> Any:
+    """The implementations' Unicode versions; at the end, the report to --parity-report (nox -s parity:
+    reports/parity-report.json; without the option, none: a test run writes nothing under reports/)."""
     found = unicode_versions_of(impl_set)
     yield found
-    if len(impl_set) > 1:
-        write(REPORT, document("ci", found, SEEN, 0, 0.0, PROBLEMS, unexpected_passes=PASSES))
+    out = request.config.getoption("--parity-report")
+    if out and len(impl_set) > 1:
+        write(Path(out), document("ci", found, SEEN, 0, 0.0, PROBLEMS, unexpected_passes=PASSES,
+                               described=envelope.descriptions(impl_set)))
 
 
 @pytest.mark.parametrize("op_name", comparable_ops())

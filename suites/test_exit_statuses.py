@@ -1,4 +1,4 @@
-"""Every exit status of the command line has one meaning (harness/cli/status.py, README "Exit statuses"):
+"""Every exit status of the command line has one meaning (harness/model/status.py, README "Exit statuses"):
 each command is run here into each status it can give: 0 all agree, 1 found something new, 2 a usage or
 configuration error, 3 an implementation that cannot start, 4 interrupted."""
 
@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main as cli
-from harness.cli.status import AGREE, FOUND, INTERRUPTED, STATUSES, UNAVAILABLE, USAGE
+from harness.model.schemas import problems
+from harness.model.status import AGREE, FOUND, INTERRUPTED, STATUSES, UNAVAILABLE, USAGE
 from suites.test_plugins import declare, run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -118,11 +119,13 @@ def test_the_statuses_of_commands_on_a_fake_implementation(tmp_path: Path) -> No
     assert run(good, *diff).returncode == AGREE
     found = run(buggy, *diff)
     assert found.returncode == FOUND, found.stdout + found.stderr
-    assert run(good, "-m", "harness", "check", "--impl", "fake").returncode == AGREE
-    assert run(buggy, "-m", "harness", "check", "--impl", "fake").returncode == FOUND
+    check = ("-m", "harness", "check", "--impl", "fake", "--results", str(tmp_path / "check.json"))
+    assert run(good, *check).returncode == AGREE
+    assert problems(json.loads((tmp_path / "check.json").read_text())) == []
+    assert run(buggy, *check).returncode == FOUND
     for folder, status, said in [(dead, UNAVAILABLE, "fake"), (broken, USAGE, "cannot read the declaration")]:
         fuzz = ("-m", "harness", "fuzz", "--seconds", "1", "--impls", "fake", "--report", str(tmp_path / "fuzz.json"))
-        for argv in (diff, ("-m", "harness", "check", "--impl", "fake"),
+        for argv in (diff, check,
                      ("-m", "harness", "selftest", "--impl", "fake"), fuzz):
             result = run(folder, *argv)
             assert result.returncode == status, (argv, result.stdout[-2000:], result.stderr[-2000:])

@@ -124,7 +124,7 @@ def test_a_start_past_its_deadline_is_named(tmp_path: Path, monkeypatch: pytest.
 @pytest.mark.parametrize("fault", CLIENT, ids=[f.name for f in CLIENT])
 def test_check_names_the_finding_and_passes_every_case(tmp_path: Path, fault) -> None:  # type: ignore[no-untyped-def]
     declare(tmp_path, fault.name, request_deadline=2)
-    result = run(tmp_path, "check", "--impl", "hostile")
+    result = run(tmp_path, "check", "--impl", "hostile", "--results", str(tmp_path / "results.json"))
     assert result.returncode == 1, result.stdout + result.stderr
     assert "FAIL " not in result.stdout, result.stdout[-2000:]
     assert f"FINDING hostile: {fault.finding} x" in result.stdout, result.stdout[-2000:]
@@ -193,9 +193,10 @@ def test_selftest_passes_a_faithful_one_and_fails_a_liar(tmp_path: Path) -> None
 
 def test_the_report_schema_names_every_finding_kind() -> None:
     from harness.differential.report import SCHEMA
+    from harness.model.paths import SCHEMAS
     from harness.testees.findings import KINDS
 
-    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    schema = json.loads((SCHEMAS / f"{SCHEMA}.schema.json").read_text(encoding="utf-8"))
     item = schema["properties"]["findings"]["items"]["properties"]
     assert sorted(item["kind"]["enum"]) == sorted(KINDS)
     assert sorted(item["family"]["enum"]) == sorted({family for family, _ in KINDS.values()})

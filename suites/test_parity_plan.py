@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.model.schemas import problems
 from tools import parity_plan
 from tools.parity_plan import PlanError
 
@@ -82,14 +83,16 @@ def test_selection(folder: Path) -> None:
 
 
 def test_every_selected_implementation_goes_to_pytest(tmp_path: Path) -> None:
-    args = parity_plan.pytest_args(["a", "b", "c"], ("suites/x.py",), tmp_path / "j.xml", tmp_path / "r.json")
+    args = parity_plan.pytest_args(["a", "b", "c"], ("suites/x.py",), tmp_path)
     assert [arg for arg in args if arg.startswith("--impl=")] == ["--impl=a", "--impl=b", "--impl=c"]
+    assert f"--parity-report={tmp_path / 'parity-report.json'}" in args
+    assert f"--fixture-results={tmp_path / 'fixture-results.json'}" in args
 
 
 def test_an_implementation_that_ran_no_test_fails(tmp_path: Path) -> None:
     ran = tmp_path / "ran.json"
-    ran.write_text(json.dumps({"reference": {"passed": 5, "failed": 0, "skipped": 1},
-                               "wasm": {"passed": 0, "failed": 0, "skipped": 9}}))
+    ran.write_text(json.dumps({"schema": "parity-ran-v1", "counts": {
+        "reference": {"passed": 5, "failed": 0, "skipped": 1}, "wasm": {"passed": 0, "failed": 0, "skipped": 9}}}))
     assert parity_plan.check_ran(ran, ["reference"]) == []
     problems = parity_plan.check_ran(ran, ["reference", "wasm", "pyo3"])
     assert len(problems) == 2 and problems[0].startswith("wasm:") and problems[1].startswith("pyo3:")
@@ -102,7 +105,9 @@ def test_the_suites_write_the_counts(tmp_path: Path) -> None:
                            "-k", "norm-ascii-lowercase", "--impl=reference", f"--ran-report={ran}"],
                           cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 0, proc.stdout[-2000:]
-    assert json.loads(ran.read_text())["reference"]["passed"] >= 1
+    written = json.loads(ran.read_text())
+    assert written["counts"]["reference"]["passed"] >= 1
+    assert problems(written) == []  # parity-ran-v1, its run named
 
 
 def test_the_parity_session_uses_the_plan() -> None:

@@ -291,7 +291,7 @@ def test_the_documented_rule_list_is_the_classifiers_order() -> None:
     by_name = {rule.name: rule for rule in RULES}
     assert all(cause in by_name[name].causes for name, cause in documented)
     assert set(CAUSES) <= set(REPORTED)  # every cause a rule names is one reports may carry
-    schema = json.loads((SCHEMAS / "divergence-report-v1.schema.json").read_text())
+    schema = json.loads((SCHEMAS / "divergence-report-v2.schema.json").read_text())
     enum = schema["properties"]["divergences"]["items"]["properties"]["cause"]["enum"]
     assert set(CAUSES) <= set(enum)
 
@@ -330,7 +330,7 @@ def test_the_documented_counterfactual_rules_are_the_fallbacks_order() -> None:
     by_name = {rule.name: rule for rule in counterfactual.RULES}
     for name, causes in documented:  # each rule's causes, as the document lists them
         assert set(re.findall(r"`([a-z_]+)`", causes)) == set(by_name[name].causes), name
-    schema = json.loads((SCHEMAS / "divergence-report-v1.schema.json").read_text())
+    schema = json.loads((SCHEMAS / "divergence-report-v2.schema.json").read_text())
     enum = schema["properties"]["divergences"]["items"]["properties"]["cause"]["enum"]
     assert set(CAUSES) == set(enum)  # every cause a rule of either classifier names, and no other
 

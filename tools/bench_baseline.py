@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from harness.fixtures.load import all_cases  # noqa: E402
-from harness.model import hostvalues  # noqa: E402
+from harness.model import envelope, hostvalues  # noqa: E402
+from harness.model.status import Unavailable  # noqa: E402
 from harness.testees.command import op_table  # noqa: E402
 
 OPS = ("normalize_fact_text", "decide_write", "build_dedup_context")
@@ -56,7 +57,7 @@ print(json.dumps({"requestsPerSecond": done / (time.perf_counter() - start)}))
 def _run(command: list[str], env: dict[str, str] | None = None, timeout: float = 3600) -> str:
     proc = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout, check=False, cwd=ROOT)
     if proc.returncode != 0:
-        raise SystemExit(f"error: {' '.join(command[:4])} ... failed:\n{proc.stderr[-3000:]}")
+        raise Unavailable(f"{' '.join(command[:4])} ... failed:\n{proc.stderr[-3000:]}")  # a build: status 3
     return proc.stdout
 
 
@@ -138,7 +139,8 @@ def main(argv: list[str] | None = None) -> int:
         builds = {"baseline": build(checkout(args.baseline, scratch / "base"), scratch, "baseline"),
                   "current": build(ROOT, scratch, "current")}
         rows = measure(builds, scratch, args.rounds, args.seconds)
-    document = {"benchmark": "bench-baseline-v1", "baseline": args.baseline, "rounds": args.rounds,
+    document = {"schema": "bench-baseline-v1", "run": envelope.build({}), "benchmark": "bench-baseline-v1",
+                "baseline": args.baseline, "rounds": args.rounds,
                 "secondsPerRound": args.seconds, "rows": rows}
     if args.out is not None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -149,6 +151,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    from harness.cli.status import exit_with
+    from harness.model.status import exit_with
 
     exit_with(main)

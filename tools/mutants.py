@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -79,6 +80,21 @@ REFERENCE_MUTATIONS = [
 ]
 
 
+def check_failing(impl: str, cwd: Path, env: dict[str, str], timeout: float) -> tuple[list[str], str]:
+    """(the fixture cases ``python -m harness check --impl IMPL`` fails, read from its results file; its
+    output). The results go to a temporary file: a mutant's results never land in reports/."""
+    with tempfile.TemporaryDirectory(prefix="check-") as scratch:
+        results = Path(scratch) / "results.json"
+        proc = subprocess.run([sys.executable, "-m", "harness", "check", "--impl", impl, "--results", str(results)],
+                              cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False)
+        try:
+            rows = json.loads(results.read_text(encoding="utf-8"))["results"]
+        except (OSError, ValueError, KeyError) as exc:
+            raise AssertionError(f"check --impl {impl} wrote no results ({exc}):\n{proc.stdout[-2000:]}"
+                                 f"{proc.stderr[-2000:]}") from None
+    return [f"{row['fixture']}/{row['case']}" for row in rows if row["state"] == "fail"], proc.stdout + proc.stderr
+
+
 def run_mutation(mutation: Mutation) -> tuple[list[str], str]:
     """Apply ``mutation`` in a scratch tree and return (failing case ids, output)."""
     with tempfile.TemporaryDirectory(prefix="mutant-") as scratch:
@@ -88,10 +104,7 @@ def run_mutation(mutation: Mutation) -> tuple[list[str], str]:
             os.symlink(ROOT / name, tree / name)
         apply(mutation, tree)
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tree)] + sys.path[1:]))
-        proc = subprocess.run([sys.executable, "-m", "harness", "check", "--impl", "reference"], cwd=tree, env=env,
-                              capture_output=True, text=True, timeout=300, check=False)
-    failing = [line.split(" ", 2)[1].rstrip(":") for line in proc.stdout.splitlines() if line.startswith("FAIL ")]
-    return failing, proc.stdout + proc.stderr
+        return check_failing("reference", tree, env, 300)
 
 
 RUST_WS = "        '\\u{9}'..='\\u{D}'\n            | '\\u{20}'\n            | '\\u{85}'\n"
@@ -219,10 +232,8 @@ def run_rust_mutation(mutation: Mutation) -> tuple[list[str] | None, list[str], 
         subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site),
                         *map(str, wheels.glob("*.whl"))], check=True, capture_output=True)
         py_env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), str(ROOT)]))
-        proc = subprocess.run([sys.executable, "-m", "harness", "check", "--impl", "pyo3"], cwd=ROOT, env=py_env,
-                              capture_output=True, text=True, timeout=600, check=False)
-        output += proc.stdout + proc.stderr
-    py_failing = [line.split(" ", 2)[1].rstrip(":") for line in proc.stdout.splitlines() if line.startswith("FAIL ")]
+        py_failing, checked = check_failing("pyo3", ROOT, py_env, 600)
+        output += checked
     return rust_failing, py_failing, output
 
 
@@ -238,10 +249,7 @@ def run_wasm_mutation(mutation: Mutation) -> tuple[list[str], str]:
         if proc.returncode != 0:
             raise AssertionError(f"{mutation.name}: the wasm build failed:\n{proc.stderr[-3000:]}")
         env = dict(os.environ, MEMGATE_WASM_PKG=str(pkg), PARITY_REQUEST_TIMEOUT="10")
-        proc = subprocess.run([sys.executable, "-m", "harness", "check", "--impl", "wasm"], cwd=ROOT, env=env,
-                              capture_output=True, text=True, timeout=900, check=False)
-    failing = [line.split(" ", 2)[1].rstrip(":") for line in proc.stdout.splitlines() if line.startswith("FAIL ")]
-    return failing, proc.stdout + proc.stderr
+        return check_failing("wasm", ROOT, env, 900)
 
 
 def _show(label: str, failing: list[str]) -> None:
@@ -300,6 +308,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    from harness.cli.status import exit_with
+    from harness.model.status import exit_with
 
     exit_with(main)

@@ -94,17 +94,27 @@ def build(names: list[str], found: dict[str, dict], python: str, root: Path,
                 raise PlanError(f"{name}: build command {' '.join(expanded)} exited with status {status}")
 
 
-def pytest_args(names: list[str], suites: tuple[str, ...], junit: Path, ran: Path) -> list[str]:
-    """The pytest command line of the parity suites: every selected implementation, once each."""
-    return [*suites, *(f"--impl={name}" for name in names), f"--junitxml={junit}", f"--ran-report={ran}"]
+REPORTS = {  # what the parity suites write, by option, into the run's reports folder
+    "--junitxml": "parity-junit.xml",
+    "--ran-report": "parity-ran.json",  # per implementation: tests passed, failed, skipped (check_ran)
+    "--parity-report": "parity-report.json",  # the differential suite's divergence report (v2)
+    "--fixture-results": "fixture-results.json",  # implementation x fixture case: pass, fail, skip
+}
+
+
+def pytest_args(names: list[str], suites: tuple[str, ...], reports: Path) -> list[str]:
+    """The pytest command line of the parity suites: every selected implementation, once each; every
+    report into ``reports`` (only the parity session writes them: a test run writes none)."""
+    return [*suites, *(f"--impl={name}" for name in names), *(f"{option}={reports / file}"
+                                                             for option, file in REPORTS.items())]
 
 
 def check_ran(ran_report: Path, names: list[str]) -> list[str]:
     """One problem per selected implementation that ran no test (none passed or failed), or when the
     suites wrote no counts at all."""
     try:
-        counts = json.loads(ran_report.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        counts = json.loads(ran_report.read_text(encoding="utf-8"))["counts"]  # parity-ran-v1
+    except (OSError, ValueError, KeyError, TypeError) as exc:
         return [f"{ran_report}: the suites wrote no per-implementation counts ({exc})"]
     problems = []
     for name in names:

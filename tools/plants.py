@@ -22,7 +22,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.mutants import REFERENCE_MUTATIONS, ROOT, RUST_MUTATIONS, Mutation, apply, copy_rust_core
+from tools.mutants import REFERENCE_MUTATIONS, ROOT, RUST_MUTATIONS, Mutation, apply, check_failing, copy_rust_core
 
 REPORTS = ROOT / "reports" / "plants"
 
@@ -408,10 +408,7 @@ def run_plant(plant: Plant, seconds: float, fuzzing: bool = True) -> tuple[bool,
             output = proc.stdout + proc.stderr
         failing = []
         for name in _checked_impls(plant):
-            check = subprocess.run([sys.executable, "-m", "harness", "check", "--impl", name], cwd=tree,
-                                   env=env, capture_output=True, text=True, timeout=900, check=False)
-            failing += [f"{name}:{line.split(' ', 2)[1]}" for line in check.stdout.splitlines()
-                        if line.startswith("FAIL ")]
+            failing += [f"{name}:{case}" for case in check_failing(name, tree, env, 900)[0]]
     new = [d for d in report["divergences"] if d["status"] == "new"]
     if not plant.cause_checked:  # a measured baseline: found within the budget, whatever the causes
         return (any(d["foundAfterSeconds"] is not None and d["foundAfterSeconds"] <= seconds for d in new),
@@ -487,6 +484,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    from harness.cli.status import exit_with
+    from harness.model.status import exit_with
 
     exit_with(main)

@@ -126,6 +126,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    from harness.cli.status import exit_with
+    from harness.model.status import exit_with
 
     exit_with(main)

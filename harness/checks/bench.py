@@ -43,7 +43,7 @@ from harness.differential.outcomes import agreeing
 from harness.fixtures.load import all_cases
 from harness.fuzzing.fuzz import fuzz
 from harness.fuzzing.generate import Inputs
-from harness.model import hostvalues
+from harness.model import envelope, hostvalues
 from harness.model.files import atomic_write
 from harness.model.registry import get_op
 from harness.testees import impls
@@ -175,10 +175,12 @@ def bench(min_seconds: float = 2.0, names: list[str] | None = None, fuzz_seconds
         fuzzing_all = fuzz_rate(opened, fuzz_seconds) if len(goal_set) < len(opened) and len(opened) > 1 else None
         if fuzzing_all:
             fuzzing_all["goal"] = None
+        described = envelope.descriptions(opened)
     finally:
         for impl in opened.values():
             impl.close()
-    return {"benchmark": "bench-v3", "python": platform.python_version(), "machine": platform.machine(),
+    return {"schema": "bench-report-v1", "run": envelope.build(described), "benchmark": "bench-v3",
+            "python": platform.python_version(), "machine": platform.machine(),
             "cores": os.cpu_count(), "implementations": list(opened), "goalSet": list(goal_set),
             "unavailable": unavailable, "startupSeconds": startup, "sets": sets,
             "fuzzer": fuzzing, "fuzzerAll": fuzzing_all}

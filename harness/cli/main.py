@@ -26,8 +26,19 @@ import time
 from pathlib import Path
 from typing import Any, NoReturn
 
-from harness.cli.status import FOUND, INTERRUPTED, SHORT, STATUSES, CommandError, Unavailable, UsageError, did_you_mean
+from harness.cli import views
 from harness.cli.tools import close_all, impl_error, open_impls, parse_typed, request_deadline, split_names, unescape
+from harness.model import envelope
+from harness.model.status import (
+    FOUND,
+    INTERRUPTED,
+    SHORT,
+    STATUSES,
+    CommandError,
+    Unavailable,
+    UsageError,
+    did_you_mean,
+)
 from harness.testees import impls, protocol
 from harness.testees.findings import render as render_findings
 
@@ -90,6 +101,9 @@ def _parser() -> argparse.ArgumentParser:
                      'check --impl wasm',
                      'check --impl pyo3 --format markdown')
     check.add_argument("--impl", required=True, help="a declared implementation (implementations/<name>.json)")
+    check.add_argument("--results", type=Path, default=None,
+                       help="where the case results go (fixture-results-v1; default: reports/check-IMPL.json)")
+    _output_options(check)
     diff = _command(sub, 'diff',
                     'run one op on every implementation and show the differences',
                     "diff normalize_fact_text 'A\\x1cb'",
@@ -103,6 +117,7 @@ def _parser() -> argparse.ArgumentParser:
                       help="with the default set: an implementation left out of 'all available' is an error "
                            "(also PARITY_REQUIRE_ALL=1; CI sets it)")
     diff.add_argument("--json", action="store_true", help="print the report JSON instead of the table")
+    _output_options(diff)
     fuzz = _command(sub, 'fuzz',
                     'fuzz for divergences, minimal explained reports',
                     'fuzz --minutes 10',
@@ -119,6 +134,7 @@ def _parser() -> argparse.ArgumentParser:
     fuzz.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
     fuzz.add_argument("--stop-after-new", type=float, default=None, metavar="SECONDS",
                       help="stop this long after the first new divergence (planted-bug runs)")
+    _output_options(fuzz)
     sweep = _command(sub, 'sweep',
                      'every code point in every template of every op, on every implementation',
                      'sweep --impls reference,pyo3,wasm',
@@ -140,6 +156,7 @@ def _parser() -> argparse.ArgumentParser:
     sweep.add_argument("--report", type=Path, default=None, help="default: reports/sweep-report[-K-of-N].json")
     sweep.add_argument("--merge", type=Path, nargs="+", metavar="REPORT", help="merge shard reports into --report")
     sweep.add_argument("--list", action="store_true", help="list the templates and exit")
+    _output_options(sweep)
     expected = _command(sub, 'expected',
                         'maintain the expected-divergence lists (expected/<impl>.json)',
                         'expected check',
@@ -165,7 +182,20 @@ def _parser() -> argparse.ArgumentParser:
     bench = _command(sub, 'bench', 'requests per second on the fixture inputs', 'bench --seconds 1')
     bench.add_argument("--out", type=Path, default=Path("reports/bench.json"), help="where the report goes")
     bench.add_argument("--seconds", type=float, default=2.0, help="minimum measuring time per row")
-    _command(sub, "impls", "list the declared implementations and their availability", "impls")
+    listing = _command(sub, "impls", "list the declared implementations and their availability", "impls",
+                       "impls --json")
+    listing.add_argument("--json", action="store_true", help="print the self-descriptions as JSON instead")
+    listing.add_argument("--format", choices=["text", "markdown"], default="text", help="text or Markdown")
+    reading = _command(sub, "report", "read reports: show them as tables, or what changed between two runs",
+                       "report show reports/fuzz-report.json --format markdown",
+                       "report diff baseline/sweep-report.json reports/sweep-report.json")
+    reading.add_argument("action", choices=["show", "diff"], help="show REPORT...; diff OLD NEW")
+    reading.add_argument("reports", nargs="+", type=Path, metavar="REPORT",
+                         help="divergence reports (fuzz, sweep, diff --json, parity; v1 or v2) or fixture results")
+    reading.add_argument("--format", choices=["text", "markdown", "json"], default="text",
+                         help="text for a terminal, markdown for a CI job summary, json for a program")
+    reading.add_argument("--show", choices=["new", "all"], default="new",
+                         help="show: details after the table, of the new classes or of all")
     trace = _command(sub, 'trace',
                      "every implementation's step trace of one call, side by side",
                      "trace normalize_fact_text '\"It\\u2019s here\"'")
@@ -218,29 +248,42 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from harness.fixtures.load import all_cases
-    from harness.fixtures.runner import run_cases
+    from harness.fixtures.runner import INEXPRESSIBLE, case_results, results_document
+    from harness.model.files import atomic_write
 
     impl = _one_impl(args.impl)
     try:
         declared = impls.declaration(args.impl)
-        count, failures, skipped = run_cases(impl, all_cases(), declared.contracts, declared.can_express)
+        results = case_results(impl, all_cases(), declared.contracts, declared.can_express)
+        described = envelope.descriptions({args.impl: impl})
     finally:
         impl.close()
     findings = impl.findings.to_json() if getattr(impl, "findings", None) is not None else []
-    for failure in failures:
-        print(f"FAIL {failure.case.full_id} [{', '.join(failure.case.steps)}]: {failure.problem}")
+    out = args.results or Path(f"reports/check-{args.impl}.json")
+    document = results_document({args.impl: [r.to_json(args.impl) for r in results]}, described)
+    atomic_write(out, json.dumps(document, indent=2, ensure_ascii=True) + "\n")
+    failures = [r for r in results if r.state == "fail"]
+    print(views.results_view(document, args.format, args.show))
     if findings:
         print(render_findings(findings))
+    count = sum(r.state != "skip" for r in results)
     print(f"{args.impl}: {count - len(failures)}/{count} fixture cases pass"
           + (f"; {len(findings)} finding(s) about the testee" if findings else ""))
+    skipped: dict[str, int] = {}
+    for result in results:
+        if result.skipped_for is not None:
+            skipped[result.skipped_for] = skipped.get(result.skipped_for, 0) + 1
     for contract, number in sorted(skipped.items()):
-        if contract == "inexpressible":
+        if contract == INEXPRESSIBLE:
             print(f"{args.impl}: {number} case(s) skipped: its host ({declared.host_strings} strings) cannot hold "
                   "their arguments")
         else:
             print(f"{args.impl}: {number} case(s) of contract {contract} skipped: the implementation does not "
                   "serve it")
-    return 1 if failures or findings else 0
+    if args.baseline:
+        print("\n" + _baseline_view(args, document))
+    print(f"results: {out}")
+    return FOUND if failures or findings else 0
 
 
 def _call_args(op_name: str, positional: list[str], named: list[str], loose: bool) -> tuple[Any, dict[str, Any]]:
@@ -363,7 +406,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     from harness.differential.expected import cover, load
     from harness.differential.explain import examine_all, unicode_versions_of
     from harness.differential.outcomes import observe
-    from harness.differential.report import document, render, render_divergence
+    from harness.differential.report import document
 
     op, call_args = _call_args(args.op, args.args, args.arg, loose=False)
     opened = open_impls(split_names(args.impls), require_all=args.require_all)
@@ -374,29 +417,31 @@ def cmd_diff(args: argparse.Namespace) -> int:
         for divergence in divergences:
             cover(expected, opened, divergence, versions)
         responses = observe(opened, op.name, call_args)
+        described = envelope.descriptions(opened)
     finally:
         close_all(opened)
     if args.json:
-        print(json.dumps(document("diff", versions, divergences, 1, 0.0, []), indent=2))
+        print(json.dumps(document("diff", versions, divergences, 1, 0.0, [], described=described), indent=2))
     elif not divergences:
         left_out = [name for name in opened if name not in responses]
+        if args.baseline:
+            print(_baseline_view(args, document("diff", versions, divergences, 1, 0.0, [], described=described)))
         print(f"all {len(responses)} implementations agree ({', '.join(responses)}):")
         if left_out:
             print(f"  (not run on {', '.join(left_out)}: its host cannot hold these arguments, see host_strings)")
         for name, response in responses.items():
             print(f"  {name}: {json.dumps(response, ensure_ascii=True)[:300]}")
     else:
-        new = [divergence for divergence in divergences if divergence.status == "new"]
-        if new:
-            print(render(new, []))
-        for number, divergence in enumerate(d for d in divergences if d.status != "new"):
-            print(render_divergence(number + 1, divergence))
+        report = document("diff", versions, divergences, 1, 0.0, [], described=described)
+        print(views.classes_view(report, args.format, args.show))
+        if args.baseline:
+            print("\n" + _baseline_view(args, report))
     return 1 if any(divergence.status == "new" for divergence in divergences) else 0
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
     from harness.differential.expected import load
-    from harness.differential.report import document, render, write
+    from harness.differential.report import document, write
     from harness.differential.strategies import comparable_ops
     from harness.fuzzing.fuzz import fuzz
 
@@ -413,6 +458,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         raise too_few("fuzzing", args.impls, opened)
     print(f"fuzzing {', '.join(opened)} for {seconds:.0f}s" + (f" (seed {args.seed})" if args.seed is not None else ""),
           file=sys.stderr)
+    described = envelope.descriptions(opened)
     try:
         result = fuzz(opened, load(list(opened)), seconds, seed=args.seed, ops=split_names(args.ops),
                       workers=args.workers, stop_after_new=args.stop_after_new, started=started,
@@ -421,13 +467,11 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         close_all(opened)
     findings = result.findings.to_json()
     report = document("fuzz", result.versions, result.divergences, result.examples, result.seconds,
-                      result.expected_problems, seed=args.seed, unexpected_passes=result.unexpected_passes,
+                      result.expected_problems, seed=result.seed, unexpected_passes=result.unexpected_passes,
                       findings=findings, cut=result.cut, taken_out=result.taken_out,
-                      batches_refused=result.batches_refused)
+                      batches_refused=result.batches_refused, described=described)
     write(args.report, report)
-    print(render(result.divergences, result.expected_problems))
-    if findings:
-        print("\nfindings about testees (not divergences):\n" + render_findings(findings))
+    print(views.classes_view(report, args.format, args.show))
     for line in result.cut:
         print(f"cut by the budget: {line}")
     for name, count in result.batches_refused.items():
@@ -439,6 +483,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     print(f"\n{result.examples:,} examples in {result.seconds:.0f}s on {result.workers} worker(s): "
           f"{len(result.new)} new divergence(s), "
           f"{len(result.divergences) - len(result.new)} expected, {len(findings)} finding(s); report: {args.report}")
+    if args.baseline:
+        print("\n" + _baseline_view(args, report))
     return 0 if report["ok"] else 1
 
 
@@ -459,10 +505,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             raise UsageError(f"cannot merge: {exc}") from None
         out = args.report or Path("reports/sweep-report.json")
         write(out, report)
-        print(sweep_report.table(report))
-        if report["findings"]:
-            print("\nfindings about testees (not divergences):\n" + render_findings(report["findings"]))
+        print(sweep_report.summary(report) + "\n\n" + views.classes_view(report, args.format, args.show))
         print(f"merged {len(args.merge)} reports into {out}")
+        if args.baseline:
+            print("\n" + _baseline_view(args, report))
         return 0 if report["ok"] else 1
     try:
         chosen = templates.select(split_names(args.ops), split_names(args.templates))
@@ -495,9 +541,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if problems:
         raise RuntimeError("the sweep's report does not match its schema (a harness bug): " + "; ".join(problems[:3]))
     write(out, report)
-    print(sweep_report.table(report))
-    if report["findings"]:
-        print("\nfindings about testees (not divergences):\n" + render_findings(report["findings"]))
+    print(sweep_report.summary(report) + "\n\n" + views.classes_view(report, args.format, args.show))
+    if args.baseline:
+        print("\n" + _baseline_view(args, report))
     print(f"report: {out}" + ("  (interrupted: run the same command again to resume)" if run.interrupted else ""))
     if run.interrupted:
         return INTERRUPTED
@@ -568,23 +614,70 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def cmd_impls(args: argparse.Namespace) -> int:
     declared_all = impls.declarations()
+    rows, notes, described = [], [], {}
     for name in impls.names():
         declared = declared_all[name]
         how = f"in process ({declared.python_module})" if declared.in_process else "command testee"
         role = ", the oracle" if declared.oracle else ""
-        print(f"{name}: {declared.language}; {how}{role}; contracts {', '.join(declared.contracts)}")
         try:
             impl = impls.get_impl(name)
         except impls.ImplementationUnavailable as exc:
-            print(f"  unavailable: {exc}")
+            rows.append([name, declared.language, how + role, ", ".join(declared.contracts), "no", "-"])
+            notes.append(f"{name}: unavailable: {exc}")
             continue
-        print(f"  available: {json.dumps(impl.description, sort_keys=True)}")
+        description = impl.description if isinstance(impl.description, dict) else {}
+        described[name] = description
+        unicode = description.get("unicode") if isinstance(description.get("unicode"), dict) else {}
+        rows.append([name, declared.language, how + role, ", ".join(declared.contracts),
+                     f"yes, {description.get('name', '?')} {description.get('version', '?')}",
+                     ", ".join(f"{step} {version}" for step, version in unicode.items())])
         for finding in getattr(impl, "findings", None) and impl.findings.to_json() or []:
-            print(f"  finding: {finding['kind']}: {finding['message']}")
+            notes.append(f"{name}: finding: {finding['kind']}: {finding['message']}")
         impl.close()
     for name, problem in impls.broken().items():
-        print(f"{name}: broken declaration\n  {problem}")
+        rows.append([name, "-", "-", "-", "no: broken declaration", "-"])
+        notes.append(f"{name}: broken declaration: {problem}")
+    if args.json:
+        print(json.dumps({"implementations": described, "notes": notes}, indent=2, sort_keys=True))
+        return 0
+    print(views.impls_view(rows, args.format))
+    for note in notes:
+        print(note)
     return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from harness.differential import rundiff
+
+    try:
+        documents = [rundiff.read(path) for path in args.reports]
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if args.action == "diff":
+        if len(documents) != 2:
+            raise UsageError(f"report diff takes two reports, OLD and NEW; given {len(documents)}")
+        try:
+            found = rundiff.diff(documents[0], documents[1])
+        except ValueError as exc:
+            raise UsageError(f"{args.reports[0]} and {args.reports[1]}: {exc}") from None
+        if args.format == "json":
+            print(json.dumps(found.to_json(), indent=2, ensure_ascii=True))
+        else:
+            print(views.diff_view(found, args.format))
+        return FOUND if found.new else 0
+    status = 0
+    for path, document in zip(args.reports, documents, strict=True):
+        if args.format == "json":
+            print(json.dumps(document, indent=2, ensure_ascii=True))
+        else:
+            run = document.get("run") or {}
+            print(f"{path}: {document['schema']}, {run.get('command', 'no run envelope (a v1 report)')}")
+            if rundiff.kind_of(document) == "divergences":
+                print(views.classes_view(document, args.format, args.show))
+            else:
+                print(views.results_view(document, args.format, args.show))
+        status = status or (0 if document.get("ok", True) else FOUND)
+    return status
 
 
 def cmd_selftest(args: argparse.Namespace) -> int:
@@ -600,7 +693,26 @@ COMMANDS = {"selftest": cmd_selftest, "trace": cmd_trace, "tracecheck": cmd_trac
             "check": cmd_check, "diff": cmd_diff,
             "fuzz": cmd_fuzz, "sweep": cmd_sweep,
             "expected": cmd_expected,
-            "promote": cmd_promote, "lint": cmd_lint, "bench": cmd_bench, "impls": cmd_impls}
+            "promote": cmd_promote, "lint": cmd_lint, "bench": cmd_bench, "impls": cmd_impls, "report": cmd_report}
+
+
+def _output_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--format", choices=["text", "markdown"], default="text",
+                        help="text for a terminal (tables, at most 120 columns without one), markdown for a CI job "
+                             "summary")
+    parser.add_argument("--show", choices=["new", "all"], default="new",
+                        help="details after the table: of the new classes (or failing cases), or of all")
+    parser.add_argument("--baseline", type=Path, default=None, metavar="REPORT",
+                        help="an earlier report of the same kind: print what changed since (as report diff does)")
+
+
+def _baseline_view(args: argparse.Namespace, document: dict[str, Any]) -> str:
+    from harness.differential import rundiff
+
+    try:
+        return views.diff_view(rundiff.diff(args.baseline_document, document), args.format)
+    except ValueError as exc:
+        raise UsageError(f"--baseline {args.baseline}: {exc}") from None
 
 
 def too_few(what: str, asked: str | None, opened: dict[str, Any]) -> CommandError:
@@ -610,9 +722,17 @@ def too_few(what: str, asked: str | None, opened: dict[str, Any]) -> CommandErro
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one command; its exit status has one meaning (harness/cli/status.py)."""
+    """Run one command; its exit status has one meaning (harness/model/status.py)."""
+    envelope.mark_start()
     args = _parser().parse_args(argv)  # a bad command line exits with 2 (argparse)
     try:
+        if getattr(args, "baseline", None) is not None:  # read before the run: a bad baseline is a usage error
+            from harness.differential import rundiff
+
+            try:
+                args.baseline_document = rundiff.read(args.baseline)
+            except ValueError as exc:
+                raise UsageError(f"--baseline: {exc}") from None
         return COMMANDS[args.command](args)
     except CommandError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -8,8 +8,8 @@ import re
 import sys
 from typing import Any, TextIO
 
-from harness.cli.status import CommandError, Unavailable, UsageError
 from harness.model import hostvalues
+from harness.model.status import CommandError, Unavailable, UsageError
 from harness.testees import impls
 from harness.testees.errors import UnknownImplementation
 

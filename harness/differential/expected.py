@@ -82,8 +82,16 @@ class ExpectedSet:
     def covers(self, divergent: list[str], op: str, cause: str, detail: str | None,
                own: dict[str, str | None] | None = None, step: str | None = None,
                chars: Any = ()) -> Entry | None:
-        """The entry covering a divergence when every divergent implementation lists it, at its step, with
-        every character it is about (``Entry.explains``).
+        """The first of ``covering``'s entries, or None."""
+        entries = self.covering(divergent, op, cause, detail, own, step, chars)
+        return entries[0] if entries else None
+
+    def covering(self, divergent: list[str], op: str, cause: str, detail: str | None,
+                 own: dict[str, str | None] | None = None, step: str | None = None,
+                 chars: Any = ()) -> list[Entry]:
+        """Every entry covering a divergence (each divergent implementation's), when every divergent
+        implementation lists it, at its step, with every character it is about (``Entry.explains``);
+        otherwise none.
 
         ``own``: an implementation's own detail where it is narrower than the divergence's (see
         ``counterfactual.skew.own_details``: a skew in two Unicode steps, where one implementation differs from the
@@ -104,8 +112,8 @@ class ExpectedSet:
             explained = len(listed) == len(entries) > 0 and all(e.explains(step, ()) for e in seen) and (
                 any(e.characters is None for e in listed) or
                 {ord(ch) for ch in chars} <= frozenset().union(*(e.characters or frozenset() for e in listed)))
-            found.append(listed[0] if explained else None)
-        return found[0] if found and all(found) else None
+            found.append(listed if explained else None)
+        return [entry for entries in found for entry in entries or []] if found and all(found) else []
 
 
 def cover(expected: ExpectedSet, impls: dict[str, Testee], divergence: Any,
@@ -115,10 +123,12 @@ def cover(expected: ExpectedSet, impls: dict[str, Testee], divergence: Any,
     ``expected update``), then every one of them must list it."""
     divergence.own_details = own_details_at(impls, divergence.op, divergence.args, divergence.cause,
                                             divergence.detail, divergence.step, divergence.divergent, versions)
-    entry = expected.covers(divergence.divergent, divergence.op, divergence.cause, divergence.detail,
-                            divergence.own_details, divergence.step, divergence.chars)
-    divergence.status, divergence.expected_entry = ("expected", f"{entry.impl}/{entry.id}") if entry else ("new", None)
-    return entry
+    entries = expected.covering(divergence.divergent, divergence.op, divergence.cause, divergence.detail,
+                                divergence.own_details, divergence.step, divergence.chars)
+    names = list(dict.fromkeys(f"{entry.impl}/{entry.id}" for entry in entries))
+    divergence.status = "expected" if entries else "new"
+    divergence.expected_entry, divergence.expected_entries = (names[0] if names else None), names
+    return entries[0] if entries else None
 
 
 def path_for(impl: str, directory: Path | None = None) -> Path:

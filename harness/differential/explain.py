@@ -288,7 +288,8 @@ class Divergence:
     code_points: list[dict[str, Any]] = field(default_factory=list)
     detail: str | None = None  # narrows the cause (skewed Unicode steps, the coerced parameter)
     status: str = "new"  # "new" or "expected"
-    expected_entry: str | None = None
+    expected_entry: str | None = None  # the first covering entry (v1's field)
+    expected_entries: list[str] = field(default_factory=list)  # every covering entry, each implementation's
     found_after: float | None = None  # seconds into a fuzz run
     extra: dict[str, Any] = field(default_factory=dict)  # a sweep class's extent (code points, templates, replay)
     own_details: dict[str, str | None] = field(default_factory=dict)  # per implementation, when narrower (own_details)
@@ -313,6 +314,7 @@ class Divergence:
             "codePoints": self.code_points,
             "status": self.status,
             "expectedEntry": self.expected_entry,
+            "expectedEntries": self.expected_entries,
             "foundAfterSeconds": None if self.found_after is None else round(self.found_after, 1),
             "step": self.step,
             "rule": self.rule,

@@ -1,5 +1,5 @@
 """Divergence reports: a readable table on the terminal and a JSON file (schema:
-schemas/divergence-report-v1.schema.json)."""
+schemas/divergence-report-v2.schema.json: v1 and the run's envelope; a v1 report is still read)."""
 
 from __future__ import annotations
 
@@ -9,19 +9,21 @@ from typing import Any
 
 from harness.differential.explain import Divergence
 from harness.differential.outcomes import agreeing
-from harness.model import hostvalues
+from harness.model import envelope, hostvalues, schemas
 from harness.model.files import atomic_write
-from harness.model.paths import SCHEMAS
 
-SCHEMA = SCHEMAS / "divergence-report-v1.schema.json"
+SCHEMA = "divergence-report-v2"
+READABLE = ("divergence-report-v1", SCHEMA)  # what report diff, expected update and promote read
 
 
 def document(profile: str, versions: dict[str, dict[str, str]], divergences: list[Divergence], examples: int,
              seconds: float, expected_problems: list[str], seed: int | None = None,
              unexpected_passes: list[dict[str, str]] | None = None, findings: list[dict[str, Any]] | None = None,
              cut: list[str] | None = None, taken_out: list[str] | None = None,
-             batches_refused: dict[str, int] | None = None) -> dict[str, Any]:
-    """The report; ``findings``: about testees (harness/testees/findings.py), never divergences;
+             batches_refused: dict[str, int] | None = None,
+             described: dict[str, dict[str, Any] | None] | None = None) -> dict[str, Any]:
+    """The report; ``described``: each implementation's self-description (envelope.descriptions; default:
+    none known, a test double's); ``findings``: about testees (harness/testees/findings.py), never divergences;
     ``cut``: work the budget cut; ``taken_out``: implementations taken out of the run;
     ``batches_refused``: testees that refuse batch lines (legitimate), counted."""
     new = [d for d in divergences if d.status == "new"]
@@ -30,7 +32,8 @@ def document(profile: str, versions: dict[str, dict[str, str]], divergences: lis
             raise ValueError(f"a {divergence.op} divergence ({divergence.cause}) whose recorded outputs agree: "
                              "the verdict stage let it through (a harness bug)")
     return {
-        "schema": "divergence-report-v1",
+        "schema": SCHEMA,
+        "run": envelope.build(described if described is not None else dict.fromkeys(versions), seed),
         "profile": profile,
         "seed": seed,
         "implementations": versions,
@@ -51,10 +54,24 @@ def write(path: Path, report: dict[str, Any]) -> None:
 
 
 def validate(report: dict[str, Any]) -> list[str]:
-    import jsonschema
+    """Each way ``report`` breaks its schema (v2, or v1 for an older report), with where."""
+    if report.get("schema") not in READABLE:
+        return [f"schema {report.get('schema')!r}: not a divergence report ({', '.join(READABLE)})"]
+    return schemas.problems(report)
 
-    validator = jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text()))
-    return [error.message for error in validator.iter_errors(report)]
+
+def read(path: Path) -> dict[str, Any]:
+    """A divergence report from a file, v1 or v2; ValueError naming the file and what is wrong."""
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path}: cannot read it as JSON: {exc}") from None
+    if not isinstance(report, dict):
+        raise ValueError(f"{path}: not a JSON object")
+    problems = validate(report)
+    if problems:
+        raise ValueError(f"{path}: not a valid divergence report: {'; '.join(problems[:3])}")
+    return report
 
 
 def _show(value: Any, width: int = 100) -> str:

@@ -81,6 +81,7 @@ class FuzzResult:
     taken_out: list[str] = field(default_factory=list)  # implementations taken out of the run
     not_reproduced: int = 0  # disagreements that did not come again alone (findings, not divergences)
     batches_refused: dict[str, int] = field(default_factory=dict)  # testees without batch lines (legitimate)
+    seed: int | None = None  # the run's seed: the one asked for, or the one drawn (a replay gives it back)
 
     @property
     def new(self) -> list[Divergence]:
@@ -231,6 +232,7 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
         workers = (os.cpu_count() or 1) if _declared(impls) else 1
     result.workers = workers
     base_seed = seed if seed is not None else int.from_bytes(os.urandom(4), "little")
+    result.seed = base_seed
     progress = Progress(stream, seconds)
     progress.start = started
     all_impls = impls

@@ -1,4 +1,4 @@
-"""A sweep's report: its classes as ``divergence-report-v1`` (profile ``sweep``), a terminal table,
+"""A sweep's report: its classes as ``divergence-report-v2`` (profile ``sweep``), a terminal table,
 and the merge of shard reports into one with each class once."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from harness.fuzzing import classes
 from harness.fuzzing.shrink import shrink, size
 from harness.fuzzing.sweep import SweepRun, groups, position_in_batch
 from harness.fuzzing.templates import BY_NAME
-from harness.model import hostvalues
+from harness.model import envelope, hostvalues
 from harness.testees.fanout import harvest
 from harness.testees.findings import Findings
 from harness.testees.testee import Testee
@@ -38,7 +38,7 @@ def build_report(run: SweepRun, opened: dict[str, Testee], expected: ExpectedSet
     findings.merge(harvest(opened).findings)
     settings = run.settings
     report = document("sweep", versions, divergences, run.values, run.seconds, [], findings=findings.to_json(),
-                      taken_out=run.taken_out)
+                      taken_out=run.taken_out, described=envelope.descriptions(opened))
     report["sweep"] = {
         "templates": list(settings.templates),
         "range": [f"U+{settings.first:04X}", f"U+{settings.last:04X}"],
@@ -87,7 +87,7 @@ def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
                 set(into["divergent"]) <= set(divergence["outputs"]):
             witness_from(into, divergence)
         if "new" in (into["status"], divergence["status"]):  # coverage of a merged class: the stricter
-            into["status"], into["expectedEntry"] = "new", None
+            into["status"], into["expectedEntry"], into["expectedEntries"] = "new", None, []
         into["inputs"] += divergence["inputs"]
         into["surrogatePairs"] += divergence["surrogatePairs"]
         runs = classes.ranges([cp for first, last in into["ranges"] + divergence["ranges"]
@@ -117,6 +117,11 @@ def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
                 continue
             fold(merged[key], divergence)
     out = dict(base)
+    # The merge is a run of its own (this command, now); the shards' self-descriptions are the first's that
+    # has them (every shard compared the same implementations), each shard's commit is kept beside.
+    described = next((r["run"]["implementations"] for r in reports if "run" in r),
+                     dict.fromkeys(base["implementations"]))
+    out["schema"], out["run"] = "divergence-report-v2", envelope.build(described)
     out["divergences"] = list(merged.values())
     out["examples"] = sum(r["examples"] for r in reports)
     out["seconds"] = round(sum(r["seconds"] for r in reports), 3)
@@ -137,27 +142,14 @@ def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
                 inexpressible.setdefault(impl, {})[template] = inexpressible.get(impl, {}).get(template, 0) + count
     sweep["inexpressible"] = inexpressible
     sweep["interrupted"] = any(r["sweep"].get("interrupted") for r in reports)
+    sweep["shardCommits"] = sorted({r["run"]["project"]["commit"] or "unknown" for r in reports if "run" in r})
     out["sweep"] = sweep
     return out
 
 
-def _ranges_text(divergence: dict[str, Any], limit: int = 4) -> str:
-    shown = []
-    for run in divergence["codePointRanges"][:limit]:
-        if run["count"] == 1:
-            shown.append(f"{run['first']} {run['firstName']}")
-        else:
-            shown.append(f"{run['first']}..{run['last']} ({run['count']})")
-    more = divergence["codePointRangeCount"] - len(shown)
-    if more > 0:
-        shown.append(f"+{more} more runs")
-    if divergence["surrogatePairs"]:
-        shown.append(f"{divergence['surrogatePairs']:,} surrogate pairs")
-    return "; ".join(shown)
-
-
-def table(report: dict[str, Any]) -> str:
-    """The classes, one block each: cause, extent, templates, witness and its replay command."""
+def summary(report: dict[str, Any]) -> str:
+    """What was swept: inputs, templates, range, shards, implementations, and what some hosts cannot hold
+    (the classes' table follows it: harness/cli/views.py)."""
     lines = []
     sweep = report["sweep"]
     lines.append(f"swept {sweep['values']:,} inputs ({len(sweep['templates'])} templates, {sweep['range'][0]}.."
@@ -167,27 +159,8 @@ def table(report: dict[str, Any]) -> str:
     for impl, per in sweep["inexpressible"].items():
         lines.append(f"  not expressible in {impl}'s host (not sent, not compared): "
                      + ", ".join(f"{template} {count:,}" for template, count in per.items()))
-    if not report["divergences"]:
-        lines.append("no divergence")
-    for number, divergence in enumerate(report["divergences"], 1):
-        cause = divergence["cause"] + (f" ({divergence['detail']})" if divergence["detail"] else "")
-        status = divergence["status"] + (f": {divergence['expectedEntry']}" if divergence["expectedEntry"] else "")
-        kinds = ", ".join(f"{impl} {kind}" for impl, kind in divergence["outcomeKinds"].items())
-        lines.append(f"\n#{number} {divergence['op']}  {cause}  [{status}]")
-        lines.append(f"   {divergence['explanation']}")
-        lines.append(f"   disagree: {', '.join(divergence['divergent'])}   outcomes: {kinds}")
-        lines.append(f"   {divergence['inputs']:,} inputs, {divergence['codePointCount']:,} code points: "
-                     f"{_ranges_text(divergence)}")
-        lines.append("   templates: " + ", ".join(f"{t} {n:,}" for t, n in divergence["templates"].items()))
-        witness = ", ".join(f"{name}={_short(value)}" for name, value in divergence["args"].items())
-        lines.append(f"   witness: {witness}")
-        for impl, output in divergence["outputs"].items():
-            shown = f"ok {_short(output['ok'])}" if "ok" in output else \
-                f"error {output['error']['code']}: {output['error']['message'][:70]}"
-            lines.append(f"     {'*' if impl in divergence['divergent'] else ' '} {impl:<10} {shown}")
-        lines.append(f"   replay: {divergence['replay']}")
     new = sum(1 for d in report["divergences"] if d["status"] == "new")
-    lines.append(f"\n{len(report['divergences'])} class(es): {new} new, {len(report['divergences']) - new} expected")
+    lines.append(f"{len(report['divergences'])} class(es): {new} new, {len(report['divergences']) - new} expected")
     return "\n".join(lines)
 
 

@@ -8,7 +8,7 @@ The verdict stage decides them before anything is compared: the command client
 stderr tail, the exit status, the request).
 
 ``KINDS`` is the table of kinds, with what each means; reports carry it (schema: the ``findings``
-section of ``schemas/divergence-report-v1.schema.json``).
+section of ``schemas/divergence-report-v2.schema.json``).
 """
 
 from __future__ import annotations

@@ -1,0 +1,277 @@
+"""What the commands print: a table first (one row per class, case or implementation), then details;
+as text on a terminal (rich, at most 120 columns unless a wider terminal says otherwise) or as Markdown
+for a CI job summary (``--format markdown``). Every function here reads report documents (the JSON the
+commands write), so a table of a report read back is the table of the run."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import sys
+import textwrap
+from collections.abc import Sequence
+from typing import Any
+
+from harness.model import hostvalues
+
+MAX_WIDTH = 120  # without a terminal to say otherwise (a CI log, a pipe)
+
+
+def width() -> int:
+    """The columns to render into: the terminal's when stdout is one, else MAX_WIDTH."""
+    if sys.stdout.isatty():
+        return shutil.get_terminal_size((MAX_WIDTH, 24)).columns
+    return MAX_WIDTH
+
+
+def show_text(text: str, limit: int | None = None) -> str:
+    """A string as it can be read and told apart: printable ASCII as itself, the backslash and the quote
+    escaped, other BMP characters and lone surrogates as \\uXXXX, characters outside the BMP as \\U+XXXXX
+    (one code point, never a surrogate pair); cut to ``limit`` with an ellipsis."""
+    parts = []
+    for char in text:
+        point = ord(char)
+        if char in '\\"':
+            parts.append("\\" + char)
+        elif 0x20 <= point < 0x7F:
+            parts.append(char)
+        elif point > 0xFFFF:
+            parts.append(f"\\U+{point:05X}")
+        else:
+            parts.append(f"\\u{point:04X}")
+    shown = '"' + "".join(parts) + '"'
+    if limit is not None and len(shown) > limit:
+        return shown[: max(limit - 3, 1)] + "..."
+    return shown
+
+
+def show_value(value: Any, limit: int | None = None) -> str:
+    """A host value (decoded) for a table: strings by show_text, lists and the rest as compact JSON whose
+    strings are shown the same way."""
+    if isinstance(value, str):
+        return show_text(value, limit)
+    if isinstance(value, list | tuple):
+        shown = "[" + ", ".join(show_value(item) for item in value) + "]"
+    elif isinstance(value, dict):
+        shown = "{" + ", ".join(f"{show_text(k)}: {show_value(v)}" for k, v in value.items()) + "}"
+    else:
+        shown = json.dumps(hostvalues.encode(value))
+    return shown if limit is None or len(shown) <= limit else shown[: max(limit - 3, 1)] + "..."
+
+
+def witness(args: dict[str, Any], limit: int = 48) -> str:
+    """A witness's arguments (their JSON form, as a report holds them), shortest first."""
+    decoded = hostvalues.decode_args(args)
+    if len(decoded) == 1:
+        return show_value(next(iter(decoded.values())), limit)
+    return ", ".join(f"{name}={show_value(value, 24)}" for name, value in decoded.items())[:limit]
+
+
+def status_of(divergence: dict[str, Any]) -> str:
+    """new, or expected with every covering entry named: ``expected: ID (impl, impl); ID2 (impl)``."""
+    if divergence["status"] != "expected":
+        return divergence["status"]
+    entries = divergence.get("expectedEntries") or ([divergence["expectedEntry"]] if divergence.get("expectedEntry")
+                                                    else [])
+    by_id: dict[str, list[str]] = {}
+    for entry in entries:
+        impl, _, entry_id = entry.partition("/")
+        by_id.setdefault(entry_id, []).append(impl)
+    named = "; ".join(f"{entry_id} ({', '.join(owners)})" for entry_id, owners in by_id.items())
+    return f"expected: {named}" if named else "expected"
+
+
+def extent(divergence: dict[str, Any]) -> str:
+    """How far a class reaches: a sweep's code points and inputs; otherwise the characters it is about."""
+    if "codePointCount" in divergence:
+        ranges = divergence.get("codePointRangeCount", len(divergence.get("ranges", [])))
+        return f"{divergence['codePointCount']:,} cp in {ranges:,} range(s); {divergence['inputs']:,} inputs"
+    chars = divergence.get("characters") or []
+    if not chars:
+        return "-"
+    return ", ".join(chars[:3]) + (f" +{len(chars) - 3}" if len(chars) > 3 else "")
+
+
+CLASS_HEADERS = ("#", "op", "implementations", "cause", "step", "extent", "witness", "status")
+
+
+def class_rows(divergences: Sequence[dict[str, Any]]) -> list[list[str]]:
+    rows = []
+    for number, divergence in enumerate(divergences, 1):
+        cause = divergence["cause"] + (f" ({divergence['detail']})" if divergence.get("detail") else "")
+        rows.append([str(number), divergence["op"], ", ".join(divergence["divergent"]), cause,
+                     divergence.get("step") or "-", extent(divergence), witness(divergence["args"]),
+                     status_of(divergence)])
+    return rows
+
+
+ONE_LINE = {"#", "op", "step", "change", "kind", "fixture", "pass", "fail", "skip"}  # never wrapped
+CODE = {"witness"}  # Markdown: shown as code (a witness's escapes read as written)
+
+
+def text_table(headers: Sequence[str], rows: Sequence[Sequence[str]], title: str | None = None,
+               columns: int | None = None) -> str:
+    """The table as text (rich), within ``columns`` (default: width()); no trailing blanks."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left", show_lines=False, header_style="bold", expand=False,
+                  box=box.SIMPLE_HEAD, pad_edge=False)
+    for header in headers:
+        table.add_column(header, overflow="fold", no_wrap=header in ONE_LINE)
+    for row in rows:
+        table.add_row(*[_escape_markup(cell) for cell in row])
+    out = io.StringIO()
+    Console(file=out, width=columns or width(), color_system=None, highlight=False, soft_wrap=False).print(table)
+    return "\n".join(line.rstrip() for line in out.getvalue().rstrip("\n").splitlines())
+
+
+def _escape_markup(cell: str) -> str:
+    from rich.markup import escape
+
+    return escape(cell)
+
+
+def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """GitHub-flavoured Markdown: pipes escaped, Markdown's own characters escaped, witnesses as code."""
+    def cell(text: str, header: str) -> str:
+        text = text.replace("\n", " ")
+        if header in CODE and text not in ("", "-"):
+            return "`" + text.replace("`", "'").replace("|", "\\|") + "`"
+        text = "".join("\\" + ch if ch in "\\`*[]<>|#" else ch for ch in text)
+        return text or " "
+
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(cell(c, h) for c, h in zip(row, headers, strict=True)) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[str]], fmt: str, title: str | None = None) -> str:
+    if fmt == "markdown":
+        return (f"**{title}**\n\n" if title else "") + markdown_table(headers, rows)
+    return text_table(headers, rows, title)
+
+
+def classes_view(report: dict[str, Any], fmt: str = "text", show: str = "new") -> str:
+    """A divergence report: the table of its classes, then details of the new ones (``show='all'``: of
+    every one), then the expected-list problems and the findings."""
+    from harness.testees.findings import render as render_findings
+
+    divergences = report["divergences"]
+    out = []
+    if divergences:
+        out.append(table(CLASS_HEADERS, class_rows(divergences), fmt, title=f"{len(divergences)} divergence class(es)"))
+    else:
+        out.append("no divergences")
+    details = [(n, d) for n, d in enumerate(divergences, 1) if show == "all" or d["status"] == "new"]
+    for number, divergence in details:
+        out.append(details_of(number, divergence, fmt))
+    problems = report.get("expectedCheck", {}).get("problems", [])
+    if problems:
+        out.append("expected-divergence list problems:\n" + "\n".join(f"  - {p}" for p in problems))
+    if report.get("findings"):
+        out.append("findings about testees (not divergences):\n" + render_findings(report["findings"]))
+    return "\n\n".join(out)
+
+
+def ranges_text(divergence: dict[str, Any], limit: int = 4) -> str:
+    """A sweep class's code points as runs: the first ``limit``, then how many more; surrogate pairs."""
+    shown = []
+    for run in divergence["codePointRanges"][:limit]:
+        if run["count"] == 1:
+            shown.append(f"{run['first']} {run['firstName']}")
+        else:
+            shown.append(f"{run['first']}..{run['last']} ({run['count']})")
+    more = divergence["codePointRangeCount"] - len(shown)
+    if more > 0:
+        shown.append(f"+{more} more runs")
+    if divergence["surrogatePairs"]:
+        shown.append(f"{divergence['surrogatePairs']:,} surrogate pairs")
+    return "; ".join(shown)
+
+
+def replay_of(divergence: dict[str, Any]) -> str:
+    """The command that runs a divergence's witness on every implementation again (its arguments as host-value
+    JSON, exactly as the report holds them)."""
+    import shlex
+
+    named = " ".join(f"--arg {shlex.quote(name + '=' + json.dumps(value, ensure_ascii=True))}"
+                     for name, value in divergence["args"].items())
+    return f"python -m harness diff {divergence['op']} {named}"
+
+
+def details_of(number: int, divergence: dict[str, Any], fmt: str = "text") -> str:
+    """One class in full: the explanation, each implementation's output, the code points, the replay."""
+    cause = divergence["cause"] + (f" ({divergence['detail']})" if divergence.get("detail") else "")
+    lines = [f"#{number} {divergence['op']}  {cause}  [{status_of(divergence)}]"]
+    lines += textwrap.wrap(divergence["explanation"], MAX_WIDTH - 3, initial_indent="   ", subsequent_indent="   ")
+    for name, value in hostvalues.decode_args(divergence["args"]).items():
+        lines.append(f"   {name} = {show_value(value, 100)}")
+    for impl, output in divergence["outputs"].items():
+        mark = "*" if impl in divergence["divergent"] else " "
+        if "ok" in output:
+            shown = "ok    " + show_value(hostvalues.decode(output["ok"]), 90)
+        else:
+            shown = f"error {output['error']['code']}: {output['error'].get('message', '')[:80]}"
+        lines.append(f"   {mark} {impl:<10} {shown}")
+    if "codePointRanges" in divergence:  # a sweep class: its extent and templates
+        lines.append(f"   {divergence['inputs']:,} inputs, {divergence['codePointCount']:,} code points: "
+                     f"{ranges_text(divergence)}")
+        lines.append("   templates: " + ", ".join(f"{t} {n:,}" for t, n in divergence["templates"].items()))
+    for info in divergence.get("codePoints", [])[:8]:
+        lines.append(f"   {info['codePoint']:<8} {info['generalCategory']}  {info['name'][:40]:<40} age {info['age']}")
+    lines.append(f"   replay: {divergence.get('replay') or replay_of(divergence)}")
+    text = "\n".join(line if len(line) <= MAX_WIDTH else line[: MAX_WIDTH - 3] + "..." for line in lines)
+    return f"```\n{text}\n```" if fmt == "markdown" else text
+
+
+DIFF_HEADERS = ("change", "kind", "implementations", "what", "before", "after", "witness")
+
+
+def diff_view(found: Any, fmt: str = "text") -> str:
+    """A report diff (rundiff.RunDiff): the table of what changed, the implementations whose description
+    changed, one line of counts."""
+    lines = []
+    for line in found.implementations:
+        lines.append(f"implementation changed: {line}")
+    order = {"new": 0, "changed": 1, "fixed": 2, "not seen": 3}
+    changes = sorted(found.changes, key=lambda c: (order[c.change], c.kind, c.subject))
+    if changes:
+        rows = [[c.change + (" (blocking)" if c.blocking else ""), c.kind, ", ".join(c.impls), c.subject,
+                 (c.before or "-")[:40], (c.after or "-")[:40],
+                 "-" if c.witness is None else witness(json.loads(c.witness), 32)] for c in changes]
+        lines.append(table(DIFF_HEADERS, rows, fmt, title=f"changes since the baseline ({found.kind})"))
+    counts = {name: sum(c.change == name for c in found.changes) for name in order}
+    summary = ", ".join(f"{count} {name}" for name, count in counts.items()) + f", {found.unchanged} unchanged"
+    lines.append(("nothing changed: " if not found.changes else "") + summary)
+    return "\n\n".join(lines)
+
+
+RESULT_HEADERS = ("implementation", "fixture", "pass", "fail", "skip")
+FAILURE_HEADERS = ("implementation", "case", "steps", "mismatch")
+
+
+def results_view(document: dict[str, Any], fmt: str = "text", show: str = "new") -> str:
+    """Fixture results: a row per implementation x fixture, then the failing cases (``show='all'``: the
+    skipped ones too, with their reasons)."""
+    counts: dict[tuple[str, str], dict[str, int]] = {}
+    for row in document["results"]:
+        per = counts.setdefault((row["implementation"], row["fixture"]), {"pass": 0, "fail": 0, "skip": 0})
+        per[row["state"]] += 1
+    rows = [[impl, fixture, str(c["pass"]), str(c["fail"]), str(c["skip"])] for (impl, fixture), c in counts.items()]
+    out = [table(RESULT_HEADERS, rows, fmt, title="fixture cases")]
+    shown = [row for row in document["results"] if row["state"] == "fail" or (show == "all" and row["state"] == "skip")]
+    if shown:
+        out.append(table(FAILURE_HEADERS, [[r["implementation"], f"{r['fixture']}/{r['case']}", ", ".join(r["steps"]),
+                                            f"{r['state']}: {r['why']}"] for r in shown], fmt,
+                         title="failing cases" + (" and skipped ones" if show == "all" else "")))
+    return "\n\n".join(out)
+
+
+IMPL_HEADERS = ("implementation", "language", "runs", "contracts", "available", "unicode")
+
+
+def impls_view(rows: list[list[str]], fmt: str = "text") -> str:
+    return table(IMPL_HEADERS, rows, fmt, title="declared implementations")

@@ -1,0 +1,78 @@
+"""Every report's ``run`` (schemas/run-envelope-v1.schema.json): the command line, the nox session, the
+project's commit and whether the tree was dirty, start and end time, the seed, each implementation's
+self-description. Two reports can be compared, and a run replayed, from it alone."""
+
+from __future__ import annotations
+
+import os
+import platform
+import shlex
+import subprocess
+import sys
+from datetime import UTC, datetime
+from importlib import metadata
+from typing import Any
+
+from harness.model.paths import ROOT
+
+SCHEMA = "run-envelope-v1"
+_started = datetime.now(UTC)  # the process's start, near enough; main() marks it exactly
+
+
+def mark_start() -> None:
+    """A command starts now (``python -m harness`` calls it first)."""
+    global _started
+    _started = datetime.now(UTC)
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _git(*args: str) -> str | None:
+    try:
+        proc = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def project() -> dict[str, Any]:
+    """The checkout's HEAD and whether tracked files differ from it (nulls outside a git checkout)."""
+    head = _git("rev-parse", "HEAD")
+    if head is None:
+        return {"commit": None, "dirty": None}
+    status = _git("status", "--porcelain", "--untracked-files=no")
+    return {"commit": head.strip(), "dirty": None if status is None else bool(status.strip())}
+
+
+def _harness_version() -> str:
+    try:
+        return metadata.version("memgate-parity")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def descriptions(opened: dict[str, Any]) -> dict[str, Any]:
+    """Each implementation's self-description (its answer to start); None for a test double without one."""
+    found = {}
+    for name, impl in opened.items():
+        description = getattr(impl, "description", None)
+        found[name] = description if isinstance(description, dict) and "version" in description else None
+    return found
+
+
+def build(described: dict[str, dict[str, Any] | None], seed: int | None = None) -> dict[str, Any]:
+    """The envelope of a report written now, by this process, about the implementations ``described``
+    (name -> self-description, as ``descriptions`` gives them)."""
+    return {
+        "schema": SCHEMA,
+        "command": shlex.join(getattr(sys, "orig_argv", sys.argv)),
+        "session": os.environ.get("NOX_CURRENT_SESSION") or None,
+        "project": project(),
+        "started": _stamp(_started),
+        "ended": _stamp(datetime.now(UTC)),
+        "seed": seed,
+        "harness": {"version": _harness_version(), "python": platform.python_version()},
+        "implementations": described,
+    }

@@ -1,0 +1,158 @@
+"""Reports people read and compare: every report carries its run (schemas/run-envelope-v1), validates
+against its schema, and names the implementations' versions and the commit; `report diff` of a run
+against itself says nothing changed, against a run with a planted bug names exactly that class; v1
+reports stay readable; the tables stay within 120 columns and show astral characters as one code point."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from harness.cli import views
+from harness.differential import rundiff
+from harness.model.schemas import problems
+from suites.test_plugins import declare, run
+
+ROOT = Path(__file__).resolve().parent.parent
+SWEEP = ["--templates", "alone,leading-edge", "--range", "U+0000..U+007F", "--workers", "1"]
+
+
+def _head() -> str:
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def _sweep(folder: Path, name: str, bug: str = "", *extra: str) -> tuple[subprocess.CompletedProcess[str], Path]:
+    declare(folder / name, bug=bug)
+    report = folder / f"{name}.json"
+    proc = run(folder / name, "-m", "harness", "sweep", "--impls", "fake", *SWEEP, "--report", str(report),
+               "--checkpoint", str(folder / f"{name}.jsonl"), *extra)
+    assert report.exists(), proc.stdout[-2000:] + proc.stderr[-2000:]
+    return proc, report
+
+
+@pytest.fixture(scope="module")
+def sweeps(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("sweeps")
+    good = _sweep(folder, "good")[1]
+    again = _sweep(folder, "again")[1]
+    buggy = _sweep(folder, "buggy", "strip")[1]
+    return {"good": good, "again": again, "buggy": buggy}
+
+
+def test_every_report_names_its_run_the_versions_and_the_commit(sweeps: dict[str, Path], tmp_path: Path) -> None:
+    declare(tmp_path / "impls")
+    fuzzed, checked = tmp_path / "fuzz.json", tmp_path / "check.json"
+    run(tmp_path / "impls", "-m", "harness", "fuzz", "--seconds", "2", "--impls", "fake", "--seed", "5",
+        "--report", str(fuzzed))
+    run(tmp_path / "impls", "-m", "harness", "check", "--impl", "fake", "--results", str(checked))
+    for path in (sweeps["good"], fuzzed, checked):
+        document = json.loads(path.read_text())
+        assert problems(document) == [], (path, problems(document))
+        envelope = document["run"]
+        assert envelope["project"]["commit"] == _head()
+        assert envelope["implementations"]["fake"]["version"], path
+        assert envelope["started"] <= envelope["ended"]
+        assert " -m harness " in envelope["command"], envelope["command"]
+    assert json.loads(fuzzed.read_text())["run"]["seed"] == 5
+    assert json.loads(fuzzed.read_text())["run"]["implementations"]["reference"]["unicode"]
+
+
+def test_a_run_against_itself_changes_nothing(sweeps: dict[str, Path]) -> None:
+    proc = run(ROOT, "-m", "harness", "report", "diff", str(sweeps["good"]), str(sweeps["again"]))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "nothing changed" in proc.stdout
+    found = rundiff.diff(json.loads(sweeps["buggy"].read_text()), json.loads(sweeps["buggy"].read_text()))
+    assert found.changes == [] and found.unchanged == 1
+
+
+def test_a_planted_bug_is_exactly_one_new_class_and_fixed_when_it_goes(sweeps: dict[str, Path]) -> None:
+    proc = run(ROOT, "-m", "harness", "report", "diff", str(sweeps["good"]), str(sweeps["buggy"]), "--format",
+               "json")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    found = json.loads(proc.stdout)
+    assert [(c["change"], c["kind"], c["implementations"], c["subject"].split()[:2], c["blocking"])
+            for c in found["changes"]] == \
+        [("new", "class", ["fake"], ["normalize_fact_text", "whitespace_definition"], True)], found
+    back = run(ROOT, "-m", "harness", "report", "diff", str(sweeps["buggy"]), str(sweeps["good"]))
+    assert back.returncode == 0 and "1 fixed" in back.stdout, back.stdout  # a sweep's absence: fixed
+
+
+def test_the_baseline_option_prints_the_same_diff(sweeps: dict[str, Path], tmp_path: Path) -> None:
+    proc, _ = _sweep(tmp_path, "buggy", "strip", "--baseline", str(sweeps["good"]))
+    assert proc.returncode == 1
+    assert "changes since the baseline" in proc.stdout and "1 new" in proc.stdout, proc.stdout
+    bad = run(ROOT, "-m", "harness", "sweep", "--baseline", str(tmp_path / "missing.json"))
+    assert bad.returncode == 2 and "--baseline" in bad.stderr
+
+
+def test_a_class_missing_from_a_fuzz_run_is_not_seen_never_fixed(sweeps: dict[str, Path]) -> None:
+    old = json.loads(sweeps["buggy"].read_text())
+    new = dict(old, profile="fuzz", divergences=[])
+    assert [c.change for c in rundiff.diff(old, new).changes] == ["not seen"]
+
+
+def test_a_class_that_is_expected_now_is_changed_and_one_no_longer_covered_is_new(sweeps: dict[str, Path]) -> None:
+    old = json.loads(sweeps["buggy"].read_text())
+    covered = json.loads(json.dumps(old))
+    covered["divergences"][0].update(status="expected", expectedEntry="fake/x", expectedEntries=["fake/x"])
+    assert [(c.change, c.blocking) for c in rundiff.diff(old, covered).changes] == [("changed", False)]
+    assert [(c.change, c.blocking) for c in rundiff.diff(covered, old).changes] == [("changed", True)]
+
+
+def test_a_v1_report_is_still_read(sweeps: dict[str, Path], tmp_path: Path) -> None:
+    document = json.loads(sweeps["buggy"].read_text())
+    document["schema"] = "divergence-report-v1"
+    del document["run"]
+    for divergence in document["divergences"]:
+        divergence.pop("expectedEntries", None)
+    document["sweep"].pop("shardCommits", None)
+    old = tmp_path / "v1.json"
+    old.write_text(json.dumps(document))
+    assert rundiff.read(old)["schema"] == "divergence-report-v1"
+    proc = run(ROOT, "-m", "harness", "report", "diff", str(old), str(sweeps["buggy"]))
+    assert proc.returncode == 0 and "nothing changed" in proc.stdout, proc.stdout + proc.stderr
+    shown = run(ROOT, "-m", "harness", "report", "show", str(old))
+    assert "no run envelope (a v1 report)" in shown.stdout and "whitespace_definition" in shown.stdout
+
+
+def test_fixture_results_diff_by_case(tmp_path: Path) -> None:
+    declare(tmp_path / "good")
+    declare(tmp_path / "buggy", bug="capitalize")
+    good, buggy = tmp_path / "good.json", tmp_path / "buggy.json"
+    run(tmp_path / "good", "-m", "harness", "check", "--impl", "fake", "--results", str(good))
+    run(tmp_path / "buggy", "-m", "harness", "check", "--impl", "fake", "--results", str(buggy))
+    broke = rundiff.diff(json.loads(good.read_text()), json.loads(buggy.read_text()))
+    assert broke.new and all(c.kind == "case" and c.change == "new" and c.after.startswith("fail")
+                             for c in broke.new)
+    mended = rundiff.diff(json.loads(buggy.read_text()), json.loads(good.read_text()))
+    assert not mended.new and {c.change for c in mended.changes} == {"fixed"}
+    assert len(mended.changes) == len(broke.new)
+    with pytest.raises(ValueError, match="cannot compare"):
+        rundiff.diff(json.loads(good.read_text()), {"schema": "divergence-report-v2", "divergences": []})
+
+
+def test_a_broken_report_is_refused_naming_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"schema": "divergence-report-v2", "divergences": []}))
+    proc = run(ROOT, "-m", "harness", "report", "show", str(path))
+    assert proc.returncode == 2 and str(path) in proc.stderr and "does not match its schema" in proc.stderr
+
+
+def test_astral_characters_show_as_one_code_point_and_lone_surrogates_as_units() -> None:
+    assert views.show_text("a\U00016EA1b") == '"a\\U+16EA1b"'
+    assert views.show_text("\ud81b") == '"\\uD81B"'
+    assert views.show_text('q"\\') == '"q\\"\\\\"'
+    assert views.show_text("\x1cx") == '"\\u001Cx"'
+
+
+def test_tables_stay_within_120_columns_and_markdown_escapes_pipes(sweeps: dict[str, Path]) -> None:
+    document = json.loads(sweeps["buggy"].read_text())
+    text = views.classes_view(document, "text", "all")
+    assert max(len(line) for line in text.splitlines()) <= 120, text
+    assert "whitespace_definition" in text.splitlines()[3] or "whitespace_definition" in text
+    markdown = views.markdown_table(("a", "witness"), [["x|y", "p|q"]])
+    assert "x\\|y" in markdown and "`p\\|q`" in markdown

@@ -6,7 +6,9 @@ reports stay readable; the tables stay within 120 columns and show astral charac
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -156,3 +158,76 @@ def test_tables_stay_within_120_columns_and_markdown_escapes_pipes(sweeps: dict[
     assert "whitespace_definition" in text.splitlines()[3] or "whitespace_definition" in text
     markdown = views.markdown_table(("a", "witness"), [["x|y", "p|q"]])
     assert "x\\|y" in markdown and "`p\\|q`" in markdown
+
+
+def test_a_test_session_that_writes_under_reports_fails(tmp_path: Path) -> None:
+    """The guard of suites/conftest.py: a pytest session that leaves a file it was not asked for under the
+    watched folder (reports/, here a temporary stand-in) fails, naming it; one that writes only the files its
+    options name passes."""
+    watched = tmp_path / "reports"
+    watched.mkdir()
+    (watched / "old.json").write_text("{}")
+    planted = tmp_path / "test_writes.py"
+    planted.write_text(f"def test_writes():\n    open({str(watched / 'stray.json')!r}, 'w').write('x')\n")
+    quiet = tmp_path / "test_quiet.py"
+    quiet.write_text("def test_quiet():\n    pass\n")
+    env = dict(os.environ, PARITY_REPORTS_GUARD=str(watched))
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(ROOT), "-c",
+               str(ROOT / "pyproject.toml"), "--confcutdir", str(ROOT / "suites")]
+    wrote = subprocess.run([*command, "-p", "suites.conftest", str(planted)], cwd=ROOT, env=env,
+                           capture_output=True, text=True, timeout=300, check=False)
+    assert wrote.returncode == 1, wrote.stdout[-2000:]
+    assert "wrote under reports/" in wrote.stdout and "stray.json" in wrote.stdout
+    (watched / "stray.json").unlink()
+    asked = watched / "ran.json"
+    clean = subprocess.run([*command, "-p", "suites.conftest", str(quiet), f"--ran-report={asked}"], cwd=ROOT,
+                           env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert clean.returncode == 0, clean.stdout[-2000:]
+    assert asked.exists()
+
+
+def test_the_reports_check_wants_every_file_to_name_its_session(sweeps: dict[str, Path], tmp_path: Path) -> None:
+    """tools/reports_check.py (the end of .ci/run): a report written outside nox, a stray file and a JUnit
+    file without its properties are problems; the parity suites' own files under a session pass."""
+    from tools import reports_check
+
+    folder = tmp_path / "reports"
+    env = dict(os.environ, NOX_CURRENT_SESSION="parity")
+    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "suites/test_fixtures.py",
+                    "-k", "norm-ascii-lowercase", "--impl=reference", f"--junitxml={folder / 'j.xml'}",
+                    f"--fixture-results={folder / 'f.json'}", f"--ran-report={folder / 'ran.json'}"],
+                   cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=True)
+    assert reports_check.main([str(folder)]) == 0
+    (folder / "sweep.json").write_text(sweeps["good"].read_text())  # written outside nox: no session
+    (folder / "notes.txt").write_text("x")
+    (folder / "bare.xml").write_text("<testsuites><testsuite name='x'/></testsuites>")
+    found = [problem for path in sorted(folder.iterdir()) for problem in reports_check.check_file(path, folder)]
+    assert len(found) == 3 and any("names no nox session" in p for p in found), found
+    assert reports_check.main([str(folder)]) == 1
+
+
+def test_progress_is_a_plain_line_in_a_log_and_a_bar_without_a_thread_on_a_terminal() -> None:
+    """harness/fuzzing/progress.py: a line every few seconds when the stream is no terminal; on one, rich's
+    bar, redrawn only by update (a refresh thread would hold locks across the workers' fork)."""
+    import io
+    import threading
+
+    from harness.fuzzing.progress import Progress
+
+    log = io.StringIO()
+    plain = Progress(log, "sweep", 10, every=0.0)
+    plain.update(3, "3/10 values", force=True)
+    plain.done()
+    assert log.getvalue() == "[sweep] 3/10 values\n"
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen = Terminal()
+    threads = threading.active_count()
+    live = Progress(screen, "fuzz", 10)
+    live.update(5, "5,000 examples", force=True)
+    assert threading.active_count() == threads
+    live.done()
+    assert "fuzz" in screen.getvalue() and "5,000 examples" in screen.getvalue()

@@ -50,6 +50,7 @@ from harness.differential.strategies import comparable_ops
 from harness.differential.verdict import gate, outcome_kinds
 from harness.fuzzing.classes import ClassBook
 from harness.fuzzing.generate import Inputs
+from harness.fuzzing.progress import Progress
 from harness.fuzzing.shrink import shrink
 from harness.model import hostvalues
 from harness.testees import impls as implementations
@@ -88,34 +89,11 @@ class FuzzResult:
         return [d for d in self.divergences if d.status == "new"]
 
 
-class Progress:
-    """One live status line on a terminal; a line every ``every`` seconds otherwise."""
-
-    def __init__(self, stream: TextIO, total: float, every: float = 10.0) -> None:
-        self.stream, self.total, self.every = stream, total, every
-        self.tty = stream.isatty()
-        self.start = time.monotonic()
-        self.last = 0.0
-
-    def update(self, examples: int, new: int, expected: int, force: bool = False) -> None:
-        now = time.monotonic()
-        if not force and now - self.last < (0.25 if self.tty else self.every):
-            return
-        self.last = now
-        elapsed = now - self.start
-        rate = examples / elapsed if elapsed > 0 else 0.0
-        line = (f"[fuzz] {elapsed:6.1f}s/{self.total:.0f}s  {examples:,} examples ({rate:,.0f}/s)  "
-                f"divergences: {new} new, {expected} expected")
-        if self.tty:
-            self.stream.write("\r" + line + "\x1b[K")
-        else:
-            self.stream.write(line + "\n")
-        self.stream.flush()
-
-    def done(self) -> None:
-        if self.tty:
-            self.stream.write("\n")
-            self.stream.flush()
+def _progress_text(progress: Progress, examples: int, new: int, expected: int) -> str:
+    elapsed = time.monotonic() - progress.start
+    rate = examples / elapsed if elapsed > 0 else 0.0
+    return (f"{elapsed:6.1f}s/{progress.total:.0f}s  {examples:,} examples ({rate:,.0f}/s)  "
+            f"divergences: {new} new, {expected} expected")
 
 
 # ---- one batch, in a worker (or in this process) -------------------------------------------------------
@@ -233,7 +211,7 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
     result.workers = workers
     base_seed = seed if seed is not None else int.from_bytes(os.urandom(4), "little")
     result.seed = base_seed
-    progress = Progress(stream, seconds)
+    progress = Progress(stream, "fuzz", seconds)
     progress.start = started
     all_impls = impls
     active = list(impls)
@@ -363,7 +341,8 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
             for encoded, responses, positions in examples:
                 consider(batch["op"], hostvalues.decode_args(encoded), responses, positions)
         absorb(harvest(impls))
-        progress.update(result.examples, len(result.new), expected_count())
+        progress.update(time.monotonic() - progress.start,
+                        _progress_text(progress, result.examples, len(result.new), expected_count()))
         if len(active) < 2:
             stream.write(f"[fuzz] fewer than two implementations left ({', '.join(active) or 'none'}): "
                          "the run stops with its findings\n")
@@ -382,7 +361,8 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
         result.cut.append(f"{not_classified} disagreeing input(s) not classified: the budget ran out")
     if shrink_cut:
         result.cut.append(f"the shrinking of {shrink_cut} witness(es) stopped at the budget")
-    progress.update(result.examples, len(result.new), expected_count(), force=True)
+    progress.update(time.monotonic() - progress.start,
+                    _progress_text(progress, result.examples, len(result.new), expected_count()), force=True)
     progress.done()
     result.seconds = time.monotonic() - started
     return result

@@ -29,6 +29,7 @@ from typing import Any, TextIO
 
 from harness.differential.outcomes import agreeing
 from harness.fuzzing import classes
+from harness.fuzzing.progress import Progress
 from harness.fuzzing.templates import BY_NAME, SURROGATE_PAIRS, Template
 from harness.testees import impls
 from harness.testees.command import BATCH as LINE_BATCH
@@ -243,35 +244,14 @@ def _read_checkpoint(path: Path, settings: Settings) -> list[dict[str, Any]]:
     return results
 
 
-class Progress:
-    """A live status line (values done, requests per second, ETA) on a terminal; a line every 10 s
-    otherwise."""
-
-    def __init__(self, stream: TextIO, total: int, requests_per_value: int) -> None:
-        self.stream, self.total, self.per_value = stream, total, requests_per_value
-        self.tty = stream.isatty()
-        self.start = time.monotonic()
-        self.last = 0.0
-
-    def update(self, done: int, fresh: int, divergent: int, force: bool = False) -> None:
-        now = time.monotonic()
-        if not force and now - self.last < (0.5 if self.tty else 10.0):
-            return
-        self.last = now
-        elapsed = now - self.start
-        rate = fresh / elapsed if elapsed > 0 else 0.0
-        eta = (self.total - done) / rate if rate > 0 else float("inf")
-        eta_text = f"{eta:,.0f}s" if eta != float("inf") else "?"
-        line = (f"[sweep] {done:,}/{self.total:,} values ({100 * done / max(self.total, 1):5.1f}%)  "
-                f"{rate:,.0f} values/s ({rate * self.per_value:,.0f} requests/s)  ETA {eta_text}  "
-                f"disagreeing inputs: {divergent:,}")
-        self.stream.write(("\r" + line + "\x1b[K") if self.tty else line + "\n")
-        self.stream.flush()
-
-    def done(self) -> None:
-        if self.tty:
-            self.stream.write("\n")
-            self.stream.flush()
+def _progress_text(progress: Progress, done: int, fresh: int, divergent: int, per_value: int) -> str:
+    elapsed = time.monotonic() - progress.start
+    rate = fresh / elapsed if elapsed > 0 else 0.0
+    eta = (progress.total - done) / rate if rate > 0 else float("inf")
+    eta_text = f"{eta:,.0f}s" if eta != float("inf") else "?"
+    return (f"{done:,}/{progress.total:,} values ({100 * done / max(progress.total, 1):5.1f}%)  "
+            f"{rate:,.0f} values/s ({rate * per_value:,.0f} requests/s)  ETA {eta_text}  "
+            f"disagreeing inputs: {divergent:,}")
 
 
 def run(settings: Settings, checkpoint: Path, fresh: bool = False, workers: int | None = None,
@@ -293,7 +273,7 @@ def run(settings: Settings, checkpoint: Path, fresh: bool = False, workers: int 
     divergent = sum(disagreeing(r) for r in sweep.results)
     if sweep.resumed:
         stream.write(f"[sweep] resuming {checkpoint}: {sweep.resumed:,} of {len(chunks):,} chunks already done\n")
-    progress = Progress(stream, total, len(settings.impls))
+    progress = Progress(stream, "sweep", total)
     started = time.monotonic()
     fresh_values = 0
     with checkpoint.open("a", encoding="ascii") as handle:
@@ -306,7 +286,7 @@ def run(settings: Settings, checkpoint: Path, fresh: bool = False, workers: int 
                 done += result["values"]
                 fresh_values += result["values"]
                 divergent += disagreeing(result)
-                progress.update(done, fresh_values, divergent)
+                progress.update(done, _progress_text(progress, done, fresh_values, divergent, len(settings.impls)))
                 if not _take_out(sweep, result, out, stream):
                     stream.write("[sweep] fewer than two implementations left: the sweep stops with its findings "
                                  "(run it again to resume the rest)\n")
@@ -315,7 +295,7 @@ def run(settings: Settings, checkpoint: Path, fresh: bool = False, workers: int 
             sweep.interrupted = True
         finally:
             os.fsync(handle.fileno())
-    progress.update(done, fresh_values, divergent, force=True)
+    progress.update(done, _progress_text(progress, done, fresh_values, divergent, len(settings.impls)), force=True)
     progress.done()
     sweep.seconds = time.monotonic() - started
     return sweep

@@ -1,0 +1,48 @@
+"""The live progress of a long run (fuzz, sweep): on a terminal a rich progress bar with the run's counts,
+redrawn at most four times a second; otherwise (a CI log, a pipe) one plain line every ``every`` seconds.
+
+rich redraws only when ``update`` is called (no refresh thread): the fuzzer and the sweep fork worker
+processes, and a thread holding a lock at a fork would leave the child waiting on it for ever."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, TextIO
+
+
+class Progress:
+    def __init__(self, stream: TextIO, label: str, total: float, every: float = 10.0) -> None:
+        self.stream, self.label, self.total, self.every = stream, label, total, every
+        self.tty = stream.isatty()
+        self.start = time.monotonic()
+        self.last = 0.0
+        self._bar: Any = None
+        self._task: Any = None
+
+    def update(self, completed: float, text: str, force: bool = False) -> None:
+        """``completed`` of ``total`` done; ``text``: the counts to show beside the bar (or on the line)."""
+        now = time.monotonic()
+        if not force and now - self.last < (0.25 if self.tty else self.every):
+            return
+        self.last = now
+        if not self.tty:
+            self.stream.write(f"[{self.label}] {text}\n")
+            self.stream.flush()
+            return
+        if self._bar is None:
+            from rich.console import Console
+            from rich.progress import BarColumn, TaskProgressColumn, TextColumn
+            from rich.progress import Progress as Bar
+
+            self._bar = Bar(TextColumn(f"[bold]{self.label}"), BarColumn(), TaskProgressColumn(),
+                            TextColumn("{task.fields[text]}"), console=Console(file=self.stream),
+                            auto_refresh=False)
+            self._bar.start()
+            self._task = self._bar.add_task(self.label, total=self.total, text="")
+        self._bar.update(self._task, completed=min(completed, self.total), text=text)
+        self._bar.refresh()
+
+    def done(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None

@@ -1,0 +1,66 @@
+"""Check a reports folder after a CI run: every file in it names the nox session that wrote it and the run
+(a JSON report: its ``run`` envelope, valid against the schema its ``schema`` field names; a JUnit XML
+file: its ``session`` and ``commit`` testsuite properties). A file nothing names is a problem: reports/
+holds only what the user's commands wrote. Exit 0 when every file passes, 1 naming each one that does not.
+
+    python -m tools.reports_check reports
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+from harness.model.schemas import problems
+
+CHECKPOINTS = "sweep"  # reports/sweep/: a sweep's resume files (JSON lines), state rather than reports
+
+
+def check_file(path: Path, folder: Path) -> list[str]:
+    if path.suffix == ".json":
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            return [f"{path}: not JSON: {exc}"]
+        found = problems(document)
+        if found:
+            return [f"{path}: {problem}" for problem in found[:3]]
+        run = document.get("run") or {}
+        if not run.get("session"):
+            return [f"{path}: its run names no nox session (written outside nox: {run.get('command')})"]
+        return []
+    if path.suffix == ".xml":
+        try:
+            root = ElementTree.parse(path).getroot()
+        except (OSError, ElementTree.ParseError) as exc:
+            return [f"{path}: not XML: {exc}"]
+        names = {p.get("name"): p.get("value") for p in root.iter("property")}
+        if names.get("session") in (None, "", "none") or not names.get("commit"):
+            return [f"{path}: the JUnit XML names no session and commit (testsuite properties)"]
+        return []
+    if path.suffix == ".jsonl" and path.relative_to(folder).parts[0] == CHECKPOINTS:
+        return []
+    return [f"{path}: not a report this project writes (a .json report or a JUnit .xml)"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.reports_check", description=__doc__.split("\n\n")[0])
+    parser.add_argument("folder", type=Path, nargs="?", default=Path("reports"))
+    args = parser.parse_args(argv)
+    if not args.folder.is_dir():
+        parser.error(f"{args.folder}: no such folder")
+    files = sorted(p for p in args.folder.rglob("*") if p.is_file())
+    found = [problem for path in files for problem in check_file(path, args.folder)]
+    for problem in found:
+        print(problem)
+    print(f"reports check: {len(files)} file(s) in {args.folder}, "
+          + (f"{len(found)} problem(s)" if found else "each names its session and run"))
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    from harness.model.status import exit_with
+
+    exit_with(main)

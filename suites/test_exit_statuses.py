@@ -42,6 +42,12 @@ MISUSES = [
     (("diff", "normalize_fact_text", "a", "b"), "takes 1 argument"),
     (("diff", "decide_write", "x", "--arg", "nope=1"), "expected NAME=JSON"),
     (("tracecheck", "--examples", "0"), "at least 1"),
+    (("promote", "--report", "/no/such/report.json", "--index", "1", "--id", "x"), "cannot read it as JSON"),
+    (("expected", "update", "--report", "/no/such/report.json", "--impls", "reference"), "cannot read it as JSON"),
+    (("report", "show", "/no/such/report.json"), "cannot read it as JSON"),
+    (("report", "diff", "/no/such/a.json", "/no/such/b.json"), "cannot read it as JSON"),
+    (("fuzz", "--baseline", "/no/such/report.json"), "--baseline"),
+    (("check", "--impl", "reference", "--baseline", "/no/such/report.json"), "--baseline"),
 ]
 
 
@@ -155,3 +161,25 @@ def test_a_sweep_that_was_interrupted_is_status_4_and_resumes(tmp_path: Path) ->
     resumed = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False)
     assert resumed.returncode == AGREE, resumed.stdout[-2000:] + resumed.stderr[-2000:]
     assert json.loads(report.read_text())["ok"] is True
+
+
+def test_commands_that_agree_end_with_status_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """lint, impls, expected check and check on the oracle: nothing new, status 0 (each prints its verdict)."""
+    assert cli.main(["impls"]) == AGREE
+    assert cli.main(["lint", "--no-regenerate"]) == AGREE
+    assert cli.main(["check", "--impl", "reference", "--results", str(tmp_path / "r.json")]) == AGREE
+    assert cli.main(["report", "show", str(tmp_path / "r.json")]) == AGREE
+    assert cli.main(["report", "diff", str(tmp_path / "r.json"), str(tmp_path / "r.json")]) == AGREE
+    assert "nothing changed" in capsys.readouterr().out
+
+
+def test_a_promote_of_a_divergence_that_is_not_there_is_status_2(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    declare(tmp_path / "impls", bug="capitalize")
+    report = tmp_path / "diff.json"
+    found = run(tmp_path / "impls", "-m", "harness", "diff", "normalize_fact_text", "hello", "--impls", "fake",
+                "--json")
+    assert found.returncode == FOUND
+    report.write_text(found.stdout)
+    assert cli.main(["promote", "--report", str(report), "--index", "9", "--id", "x"]) == USAGE
+    assert "--index must be 1..1" in capsys.readouterr().err

@@ -17,10 +17,11 @@ import reference
 from generators import FIXTURES, framework
 from generators.framework import GeneratorError
 from generators.promote import promote
+from harness.cli.views import classes_view
 from harness.differential.counterfactual.skew import UNEXPLAINED, own_details
 from harness.differential.expected import Entry, ExpectedSet, cover, load, recheck, update_from_report
 from harness.differential.explain import examine, unicode_versions_of
-from harness.differential.report import document, render, validate
+from harness.differential.report import document, validate
 from harness.fuzzing.fuzz import fuzz
 from harness.model import hostvalues
 from harness.testees.impls import InProcess, get_impl
@@ -173,7 +174,7 @@ def test_fuzzer_finds_and_shrinks() -> None:
     assert "[fuzz]" in stream.getvalue() and "examples" in stream.getvalue()
     report = document("fuzz", result.versions, result.divergences, result.examples, result.seconds, [])
     assert validate(report) == [] and report["ok"] is False
-    assert "whitespace_definition" in render(result.divergences, [])
+    assert "whitespace_definition" in classes_view(report)
     stripped = {f"U+{ord(ch):04X}" for ch in found.args["text"] if ch.isspace()}
     assert stripped and stripped <= {cp["codePoint"] for cp in found.code_points}, found.code_points
 

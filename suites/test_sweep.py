@@ -193,3 +193,26 @@ def test_every_cause_has_the_sweep_templates_it_needs() -> None:
     assert missing_templates(lost) == [
         "cause final_sigma needs sweep template 'after-capital-sigma', which the sweep lacks",
         "cause final_sigma needs sweep template 'before-capital-sigma', which the sweep lacks"]
+
+
+def test_the_gate_knows_a_disagreement_by_its_implementations_not_their_order() -> None:
+    """Two implementations that disagree, opened out of alphabetical order (as pyodide before wasm): the
+    sweep's gate must see the shape its batch saw come again. It once compared ordered tuples, said "not
+    reproduced" with nobody to blame, and the sweep dropped the class without a finding."""
+    from harness.differential.outcomes import observe
+    from harness.differential.verdict import gate_shape, shape
+    from harness.testees.findings import Findings
+    from harness.testees.inprocess import InProcess
+
+    def upper(op):  # type: ignore[no-untyped-def]
+        return (lambda text: text.upper()) if op.name == "normalize_fact_text" else op.reference
+
+    opened = {"reference": InProcess("reference", lambda op: op.reference), "zeta": InProcess("zeta", upper),
+              "alpha": InProcess("alpha", upper)}
+    args = {"text": "abc"}
+    seen = shape("normalize_fact_text", observe(opened, "normalize_fact_text", args))
+    assert seen[0] == ("zeta", "alpha")
+    findings = Findings()
+    assert gate_shape(opened, "normalize_fact_text", args, seen, findings).reproduced
+    assert gate_shape(opened, "normalize_fact_text", args, (("alpha", "zeta"), seen[1]), findings).reproduced
+    assert findings.to_json() == []

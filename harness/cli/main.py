@@ -557,7 +557,7 @@ def cmd_expected(args: argparse.Namespace) -> int:
     if args.action == "update":
         # Entries of a v1 list get their step and characters from their witnesses first (run on the
         # implementations), then the report's new divergences are added and its unexpected passes dropped.
-        report = json.loads(args.report.read_text()) if args.report else None
+        report = _divergence_report(args.report) if args.report else None
         opened = open_impls(split_names(args.impls))
         try:
             changes = migrate(opened, unicode_versions_of(opened))
@@ -581,7 +581,7 @@ def cmd_promote(args: argparse.Namespace) -> int:
     from generators.promote import promote
 
     try:
-        message = promote(json.loads(args.report.read_text()), args.index, args.id, args.comment,
+        message = promote(_divergence_report(args.report), args.index, args.id, args.comment,
                           tuple(step for step in args.steps.split(",") if step))
     except GeneratorError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -713,6 +713,19 @@ def _baseline_view(args: argparse.Namespace, document: dict[str, Any]) -> str:
         return views.diff_view(rundiff.diff(args.baseline_document, document), args.format)
     except ValueError as exc:
         raise UsageError(f"--baseline {args.baseline}: {exc}") from None
+
+
+def _divergence_report(path: Path) -> dict[str, Any]:
+    """A divergence report to read (v1 or v2, validated); a usage error naming the file when it is not one."""
+    from harness.differential import rundiff
+
+    try:
+        document = rundiff.read(path)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if rundiff.kind_of(document) != "divergences":
+        raise UsageError(f"{path}: a {document['schema']} document, not a divergence report")
+    return document
 
 
 def too_few(what: str, asked: str | None, opened: dict[str, Any]) -> CommandError:

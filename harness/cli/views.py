@@ -243,6 +243,13 @@ def diff_view(found: Any, fmt: str = "text") -> str:
                  (c.before or "-")[:40], (c.after or "-")[:40],
                  "-" if c.witness is None else witness(json.loads(c.witness), 32)] for c in changes]
         lines.append(table(DIFF_HEADERS, rows, fmt, title=f"changes since the baseline ({found.kind})"))
+    per_impl: dict[str, dict[str, int]] = {}
+    for change in found.changes:
+        for impl in change.impls:
+            per_impl.setdefault(impl, dict.fromkeys(order, 0))[change.change] += 1
+    if per_impl:
+        lines.append("\n".join(f"{impl}: " + ", ".join(f"{count} {name}" for name, count in counts_of.items() if count)
+                               for impl, counts_of in sorted(per_impl.items())))
     counts = {name: sum(c.change == name for c in found.changes) for name in order}
     summary = ", ".join(f"{count} {name}" for name, count in counts.items()) + f", {found.unchanged} unchanged"
     lines.append(("nothing changed: " if not found.changes else "") + summary)

@@ -9,7 +9,7 @@ from typing import Any
 
 from harness.differential.explain import Divergence
 from harness.differential.outcomes import agreeing
-from harness.model import envelope, hostvalues, schemas
+from harness.model import envelope, schemas
 from harness.model.files import atomic_write
 
 SCHEMA = "divergence-report-v2"
@@ -58,63 +58,3 @@ def validate(report: dict[str, Any]) -> list[str]:
     if report.get("schema") not in READABLE:
         return [f"schema {report.get('schema')!r}: not a divergence report ({', '.join(READABLE)})"]
     return schemas.problems(report)
-
-
-def read(path: Path) -> dict[str, Any]:
-    """A divergence report from a file, v1 or v2; ValueError naming the file and what is wrong."""
-    try:
-        report = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"{path}: cannot read it as JSON: {exc}") from None
-    if not isinstance(report, dict):
-        raise ValueError(f"{path}: not a JSON object")
-    problems = validate(report)
-    if problems:
-        raise ValueError(f"{path}: not a valid divergence report: {'; '.join(problems[:3])}")
-    return report
-
-
-def _show(value: Any, width: int = 100) -> str:
-    text = json.dumps(hostvalues.encode(value) if not isinstance(value, dict) else value, ensure_ascii=True)
-    return text if len(text) <= width else text[: width - 3] + "..."
-
-
-def render_divergence(index: int, divergence: Divergence) -> str:
-    lines = [
-        f"#{index} {divergence.op}  cause: {divergence.cause}"
-        + (f" ({divergence.detail})" if divergence.detail else "") + f"  [{divergence.status}"
-        + (f": {divergence.expected_entry}" if divergence.expected_entry else "") + "]",
-        f"   {divergence.explanation}",
-        "   input:",
-    ]
-    for name, value in divergence.args.items():
-        lines.append(f"     {name} = {_show(value)}")
-    lines.append("   outputs:")
-    width = max(len(name) for name in divergence.responses)
-    for name, response in divergence.responses.items():
-        mark = "*" if name in divergence.divergent else " "
-        if "ok" in response:
-            shown = f"ok    {_show(response['ok'])}"
-        else:
-            error = response["error"]
-            shown = f"error {error['code']}: {error.get('message', '')[:80]}"
-        lines.append(f"   {mark} {name:<{width}}  {shown}")
-    if divergence.code_points:
-        lines.append("   code points:")
-        for info in divergence.code_points[:12]:
-            versions = "; ".join(
-                f"{impl} " + ", ".join(f"{step} {state}" for step, state in steps.items())
-                for impl, steps in info["versions"].items()
-            )
-            lines.append(f"     {info['codePoint']:<8} {info['generalCategory']}  {info['name'][:40]:<40} "
-                         f"age {info['age']}  | {versions}")
-    return "\n".join(lines)
-
-
-def render(divergences: list[Divergence], expected_problems: list[str]) -> str:
-    out = [render_divergence(i, d) for i, d in enumerate(divergences, 1)]
-    if expected_problems:
-        out.append("expected-divergence list problems:\n" + "\n".join(f"   {p}" for p in expected_problems))
-    if not out:
-        return "no divergences"
-    return "\n\n".join(out)

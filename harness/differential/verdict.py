@@ -95,16 +95,22 @@ def gate_shape(impls: dict[str, Testee], op: str, args: dict[str, Any],
     """The gate where only the shape of the batch's disagreement was kept (the sweep): alone, the same
     implementations must disagree with the same outcome kinds. If not, each implementation whose part
     moved is judged (``judge``: batch_context or nondeterministic)."""
-    names = [name for name, _ in seen[1]]
-    involved = {name: impls[name] for name in names if name in impls}
+    names = {name for name, _ in seen[1]}
+    # In the run's order (the oracle first), as the batch had them; compared as sets: which implementations
+    # disagree, not in which order they were listed (a sweep once dropped every class where two of them
+    # listed out of alphabetical order disagreed, pyodide before wasm, with no finding).
+    involved = {name: impl for name, impl in impls.items() if name in names}
     alone = observe(involved, op, args)
-    if len(alone) == len(names) and shape(op, alone) == seen:
-        return Verdict(True, alone)
     if len(alone) < len(names):
         return Verdict(False, alone)  # no answer now: the client has the finding
+    now = shape(op, alone)
+    if set(now[0]) == set(seen[0]) and dict(now[1]) == dict(seen[1]):
+        return Verdict(True, alone)
     kinds = dict(seen[1])
-    suspects = [name for name in names if name in set(seen[0]) ^ set(divergent(op, alone))
+    suspects = [name for name in involved if name in set(seen[0]) ^ set(now[0])
                 or outcome_kinds({name: alone[name]})[0][1] != kinds[name]]
+    if not suspects:  # the shape moved and nobody's part did: a harness bug, never a silent drop
+        raise RuntimeError(f"gate_shape: {op} {args!r}: the shape {now} differs from {seen} with no part moved")
     for name in suspects:
         judge(impls[name], name, op, args, alone[name], position, findings, inBatchKinds=json.dumps(seen[1]))
     return Verdict(False, alone)

@@ -231,3 +231,30 @@ def test_progress_is_a_plain_line_in_a_log_and_a_bar_without_a_thread_on_a_termi
     assert threading.active_count() == threads
     live.done()
     assert "fuzz" in screen.getvalue() and "5,000 examples" in screen.getvalue()
+
+
+def test_a_class_is_the_same_class_whatever_order_a_run_listed_its_implementations(sweeps: dict[str, Path]) -> None:
+    old = json.loads(sweeps["buggy"].read_text())
+    new = json.loads(json.dumps(old))
+    for divergence in old["divergences"]:
+        divergence["divergent"] = ["reference-b", *divergence["divergent"]]
+    for divergence in new["divergences"]:
+        divergence["divergent"] = [*divergence["divergent"], "reference-b"]
+    assert rundiff.diff(old, new).changes == []
+
+
+def test_markdown_for_ci_job_summaries(sweeps: dict[str, Path], tmp_path: Path) -> None:
+    """--format markdown on check, fuzz, sweep and report show: GitHub-flavoured tables."""
+    declare(tmp_path / "impls", bug="strip")
+    header = "| # | op | implementations | cause | step | extent | witness | status |"
+    checked = run(tmp_path / "impls", "-m", "harness", "check", "--impl", "fake", "--results",
+                  str(tmp_path / "c.json"), "--format", "markdown")
+    assert "| implementation | fixture | pass | fail | skip |" in checked.stdout, checked.stdout
+    assert "| implementation | case | steps | mismatch |" in checked.stdout
+    fuzzed = run(tmp_path / "impls", "-m", "harness", "fuzz", "--seconds", "3", "--impls", "fake", "--seed", "2",
+                 "--ops", "normalize_fact_text", "--report", str(tmp_path / "f.json"), "--format", "markdown")
+    assert header in fuzzed.stdout, fuzzed.stdout
+    swept = run(ROOT, "-m", "harness", "report", "show", str(sweeps["buggy"]), "--format", "markdown")
+    assert header in swept.stdout and "`\"\\u001C\"`" in swept.stdout, swept.stdout
+    proc, _ = _sweep(tmp_path, "again", "strip", "--format", "markdown")
+    assert header in proc.stdout

@@ -216,3 +216,45 @@ def test_the_gate_knows_a_disagreement_by_its_implementations_not_their_order() 
     assert gate_shape(opened, "normalize_fact_text", args, seen, findings).reproduced
     assert gate_shape(opened, "normalize_fact_text", args, (("alpha", "zeta"), seen[1]), findings).reproduced
     assert findings.to_json() == []
+
+
+def test_two_shares_with_no_implementation_in_common_are_two_classes() -> None:
+    """ClassBook: a share seen with the others out of its reach (masked: they read the input with other
+    Unicode data) must not swallow a share of the other implementations: nothing in common, no match."""
+    from harness.fuzzing.classes import ClassBook
+
+    book = ClassBook(["reference", "pyo3", "wasm", "pyodide"])
+    rest = ("unicode_version_skew", "case_mapping", "norm.lowercase")
+    rust, _ = book.place(("normalize_fact_text", ("pyo3", "wasm"), *rest), frozenset({"pyodide"}))
+    pyodide, grew = book.place(("normalize_fact_text", ("pyodide",), *rest), frozenset({"pyo3", "wasm"}))
+    assert rust != pyodide and grew is None
+    # the same bug where a UTF-16 host could not take the input: one class, named by the union
+    same, _ = book.place(("normalize_fact_text", ("pyo3",), *rest), frozenset({"wasm", "pyodide"}))
+    assert same == rust
+
+
+def test_a_skew_of_two_unicode_versions_is_two_shares() -> None:
+    """U+1C89 (cased since Unicode 16.0): Rust's 17.0 tables and Pyodide's 16.0 both lowercase it, the
+    reference's 14.0 does not. Two skews, each its implementations' own, never one share of three."""
+    from harness.differential.explain import name_shares, unicode_versions_of
+    from harness.differential.outcomes import observe
+    from harness.testees import impls
+
+    opened = {}
+    try:
+        for name in ("reference", "pyo3", "pyodide"):
+            opened[name] = impls.get_impl(name)
+    except impls.ImplementationUnavailable as exc:
+        for impl in opened.values():
+            impl.close()
+        pytest.skip(f"needs pyo3 and pyodide built: {str(exc).splitlines()[0]}")
+    try:
+        versions = unicode_versions_of(opened)
+        args = {"text": "\u1c89"}
+        shares = name_shares(opened, "normalize_fact_text", args, observe(opened, "normalize_fact_text", args),
+                             versions, fallback=False)
+    finally:
+        for impl in opened.values():
+            impl.close()
+    assert sorted(share.impls for share in shares) == [("pyo3",), ("pyodide",)]
+    assert {share.found.cause for share in shares} == {"unicode_version_skew"}

@@ -111,11 +111,15 @@ def name_shares(impls: dict[str, Testee], op_name: str, args: dict[str, Any], re
         seen = _behind_a_skew(impls, op_name, args, oracle, name, traced, versions)
         if seen is not None:
             firsts[name] = seen
-    groups: dict[tuple[str, str, str | None], list[str]] = {}
+    groups: dict[tuple[Any, ...], list[str]] = {}
     for name in names:
         first = firsts[name]
         assert first is not None
-        groups.setdefault((first.step, first.cause, first.detail), []).append(name)
+        # A version skew is one per version pair: implementations that read a step with other data of the
+        # same Unicode version share it; one of another version is a skew of its own (its own expected entry).
+        skewed = tuple(versions.get(name, {}).get(part) for part in (first.detail or "").split("+")) \
+            if first.cause == "unicode_version_skew" else None
+        groups.setdefault((first.step, first.cause, first.detail, skewed), []).append(name)
     shares: list[Share] = []
     for members in groups.values():
         first = firsts[members[0]]

@@ -72,8 +72,11 @@ def kind_of(document: dict[str, Any]) -> str:
 
 
 def _key(divergence: dict[str, Any]) -> tuple[Any, ...]:
-    return class_key(divergence["op"], divergence["divergent"], divergence["cause"], divergence["detail"],
-                     divergence.get("step"))
+    """The class's identity across runs: its class key with the implementations as a set (two runs may have
+    opened them in another order)."""
+    op, impls, *rest = class_key(divergence["op"], divergence["divergent"], divergence["cause"],
+                                 divergence["detail"], divergence.get("step"))
+    return (op, tuple(sorted(impls)), *rest)
 
 
 def _subject(divergence: dict[str, Any]) -> str:

@@ -246,7 +246,7 @@ def test_a_class_is_the_same_class_whatever_order_a_run_listed_its_implementatio
 def test_markdown_for_ci_job_summaries(sweeps: dict[str, Path], tmp_path: Path) -> None:
     """--format markdown on check, fuzz, sweep and report show: GitHub-flavoured tables."""
     declare(tmp_path / "impls", bug="strip")
-    header = "| # | op | implementations | cause | step | extent | witness | status |"
+    header = "| # | op | impls | cause | step | extent | witness | status |"
     checked = run(tmp_path / "impls", "-m", "harness", "check", "--impl", "fake", "--results",
                   str(tmp_path / "c.json"), "--format", "markdown")
     assert "| implementation | fixture | pass | fail | skip |" in checked.stdout, checked.stdout

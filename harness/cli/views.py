@@ -86,14 +86,14 @@ def extent(divergence: dict[str, Any]) -> str:
     """How far a class reaches: a sweep's code points and inputs; otherwise the characters it is about."""
     if "codePointCount" in divergence:
         ranges = divergence.get("codePointRangeCount", len(divergence.get("ranges", [])))
-        return f"{divergence['codePointCount']:,} cp in {ranges:,} range(s); {divergence['inputs']:,} inputs"
+        return f"{divergence['codePointCount']:,} cp, {ranges:,} runs"
     chars = divergence.get("characters") or []
     if not chars:
         return "-"
     return ", ".join(chars[:3]) + (f" +{len(chars) - 3}" if len(chars) > 3 else "")
 
 
-CLASS_HEADERS = ("#", "op", "implementations", "cause", "step", "extent", "witness", "status")
+CLASS_HEADERS = ("#", "op", "impls", "cause", "step", "extent", "witness", "status")
 
 
 def class_rows(divergences: Sequence[dict[str, Any]]) -> list[list[str]]:
@@ -107,6 +107,7 @@ def class_rows(divergences: Sequence[dict[str, Any]]) -> list[list[str]]:
 
 
 ONE_LINE = {"#", "op", "step", "change", "kind", "fixture", "pass", "fail", "skip"}  # never wrapped
+MIN_WIDTH = {"cause": 20, "witness": 10, "status": 16}  # a column narrower would fold every word
 CODE = {"witness"}  # Markdown: shown as code (a witness's escapes read as written)
 
 
@@ -118,9 +119,10 @@ def text_table(headers: Sequence[str], rows: Sequence[Sequence[str]], title: str
     from rich.table import Table
 
     table = Table(title=title, title_justify="left", show_lines=False, header_style="bold", expand=False,
-                  box=box.SIMPLE_HEAD, pad_edge=False)
+                  box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1), collapse_padding=True)
     for header in headers:
-        table.add_column(header, overflow="fold", no_wrap=header in ONE_LINE)
+        table.add_column(header, overflow="fold", no_wrap=header in ONE_LINE,
+                         min_width=max(len(header), MIN_WIDTH.get(header, 0)))
     for row in rows:
         table.add_row(*[_escape_markup(cell) for cell in row])
     out = io.StringIO()

@@ -539,3 +539,23 @@ def test_an_implementation_that_agrees_through_a_skew_does_not_split_a_class() -
     args = {"text": "a\u05c8\u0323", "embedding_json": "null", "candidates_json": "null"}
     assert book.place(fewer, masked("decide_write", args, present, ["pyo3"], versions)) == (every, None)
     assert book.place(fewer, frozenset()) == (fewer, None)  # without the skew: another class
+
+
+def test_a_pool_whose_terminate_hangs_is_ended_within_its_grace() -> None:
+    """harness/fuzzing/pools.py: a terminate that never returns (a worker waiting for ever on a lock) is
+    cut short: every child left is killed and the call returns."""
+    import multiprocessing
+    import time
+
+    from harness.fuzzing import pools
+
+    child = multiprocessing.get_context("fork").Process(target=time.sleep, args=(60,))
+    child.start()
+
+    class Stuck:
+        def terminate(self) -> None:
+            child.join()  # returns only once the child is gone
+
+    started = time.monotonic()
+    pools.end(Stuck(), grace=0.5)
+    assert time.monotonic() - started < 5 and not child.is_alive()

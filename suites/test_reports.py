@@ -258,3 +258,16 @@ def test_markdown_for_ci_job_summaries(sweeps: dict[str, Path], tmp_path: Path) 
     assert header in swept.stdout and "`\"\\u001C\"`" in swept.stdout, swept.stdout
     proc, _ = _sweep(tmp_path, "again", "strip", "--format", "markdown")
     assert header in proc.stdout
+
+
+def test_a_long_status_is_wrapped_never_cut_at_the_edge(sweeps: dict[str, Path]) -> None:
+    """rich cuts a table wider than the console at its right edge; an expected entry's id is one long word,
+    so the cells are wrapped first: the end of every status is still there."""
+    document = json.loads(sweeps["buggy"].read_text())
+    divergence = document["divergences"][0]
+    entries = ["pyo3/case-mapping-unicode-17-normalize", "wasm/case-mapping-unicode-17-normalize"]
+    divergence.update(status="expected", expectedEntry=entries[0], expectedEntries=entries,
+                      divergent=["pyo3", "wasm"], detail="case_mapping", step="norm.lowercase")
+    text = views.classes_view(document)
+    assert max(len(line) for line in text.splitlines()) <= 120, text
+    assert "(pyo3, wasm)" in text and "normalize" in text, text

@@ -107,7 +107,19 @@ def class_rows(divergences: Sequence[dict[str, Any]]) -> list[list[str]]:
 
 
 ONE_LINE = {"#", "op", "step", "change", "kind", "fixture", "pass", "fail", "skip"}  # never wrapped
-MIN_WIDTH = {"cause": 20, "witness": 10, "status": 16}  # a column narrower would fold every word
+MIN_WIDTH = {"cause": 20, "witness": 10, "status": 14}  # a column narrower would fold every word
+# Cells wrapped before rich lays the table out, at most this wide: rich will not make a column narrower
+# than its longest word, and an expected entry's id or a witness is one long word (the table would then
+# be cut at the right edge instead of wrapped).
+WRAP = {"cause": 22, "witness": 16, "status": 18, "extent": 12, "mismatch": 60, "before": 40, "after": 40,
+        "what": 40, "available": 30, "unicode": 36, "runs": 30, "language": 24}
+
+
+def _wrapped(cell: str, limit: int | None) -> str:
+    if limit is None or len(cell) <= limit:
+        return cell
+    return "\n".join(textwrap.fill(line, limit, break_on_hyphens=True, break_long_words=True)
+                     for line in cell.splitlines())
 CODE = {"witness"}  # Markdown: shown as code (a witness's escapes read as written)
 
 
@@ -124,7 +136,8 @@ def text_table(headers: Sequence[str], rows: Sequence[Sequence[str]], title: str
         table.add_column(header, overflow="fold", no_wrap=header in ONE_LINE,
                          min_width=max(len(header), MIN_WIDTH.get(header, 0)))
     for row in rows:
-        table.add_row(*[_escape_markup(cell) for cell in row])
+        table.add_row(*[_escape_markup(_wrapped(cell, WRAP.get(header))) for cell, header in zip(row, headers,
+                                                                                                 strict=True)])
     out = io.StringIO()
     Console(file=out, width=columns or width(), color_system=None, highlight=False, soft_wrap=False).print(table)
     return "\n".join(line.rstrip() for line in out.getvalue().rstrip("\n").splitlines())

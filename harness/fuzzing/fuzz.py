@@ -48,6 +48,7 @@ from harness.differential.explain import (
 from harness.differential.outcomes import agreeing, divergent
 from harness.differential.strategies import comparable_ops
 from harness.differential.verdict import gate, outcome_kinds
+from harness.fuzzing import pools
 from harness.fuzzing.classes import ClassBook
 from harness.fuzzing.generate import Inputs
 from harness.fuzzing.progress import Progress
@@ -157,22 +158,19 @@ def _batches(tasks: Iterator[tuple[Any, ...]], opened: dict[str, Testee], worker
         while time.monotonic() < deadline:
             yield run_batch(next(tasks), opened)
         return
-    context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
-    with context.Pool(workers, initializer=_init_worker, initargs=(tuple(opened), cutoff)) as pool:
+    start_method = "fork" if sys.platform.startswith("linux") else "spawn"
+    with pools.ending(start_method, workers, _init_worker, (tuple(opened), cutoff)) as pool:
         flight: deque[Any] = deque(pool.apply_async(run_batch, (next(tasks),)) for _ in range(2 * workers))
-        try:
-            while flight:
-                try:
-                    result = flight.popleft().get(timeout=max(0.0, hard_deadline - time.monotonic()))
-                except multiprocessing.TimeoutError:
-                    return
-                if time.monotonic() < deadline:
-                    flight.append(pool.apply_async(run_batch, (next(tasks),)))
-                yield result
-                if time.monotonic() >= deadline:
-                    return
-        finally:
-            pool.terminate()
+        while flight:  # leaving the block ends the pool, a batch still running abandoned (pools.ending)
+            try:
+                result = flight.popleft().get(timeout=max(0.0, hard_deadline - time.monotonic()))
+            except multiprocessing.TimeoutError:
+                return
+            if time.monotonic() < deadline:
+                flight.append(pool.apply_async(run_batch, (next(tasks),)))
+            yield result
+            if time.monotonic() >= deadline:
+                return
 
 
 def _declared(opened: dict[str, Testee]) -> bool:

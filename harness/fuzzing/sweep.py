@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from harness.differential.outcomes import agreeing
-from harness.fuzzing import classes
+from harness.fuzzing import classes, pools
 from harness.fuzzing.progress import Progress
 from harness.fuzzing.templates import BY_NAME, SURROGATE_PAIRS, Template
 from harness.testees import impls
@@ -331,6 +331,5 @@ def _results(pending: list[Chunk], names: tuple[str, ...], workers: int | None, 
             for impl in opened.values():
                 impl.close()
         return
-    context = multiprocessing.get_context(_START_METHOD)
-    with context.Pool(count, initializer=_init_worker, initargs=(names, out)) as pool:
+    with pools.ending(_START_METHOD, count, _init_worker, (names, out)) as pool:
         yield from pool.imap_unordered(run_chunk, pending)

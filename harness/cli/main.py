@@ -248,7 +248,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from harness.fixtures.load import all_cases
-    from harness.fixtures.runner import INEXPRESSIBLE, case_results, results_document
+    from harness.fixtures.runner import INEXPRESSIBLE, case_results, results_document, skipped_counts
     from harness.model.files import atomic_write
 
     impl = _one_impl(args.impl)
@@ -269,11 +269,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     count = sum(r.state != "skip" for r in results)
     print(f"{args.impl}: {count - len(failures)}/{count} fixture cases pass"
           + (f"; {len(findings)} finding(s) about the testee" if findings else ""))
-    skipped: dict[str, int] = {}
-    for result in results:
-        if result.skipped_for is not None:
-            skipped[result.skipped_for] = skipped.get(result.skipped_for, 0) + 1
-    for contract, number in sorted(skipped.items()):
+    for contract, number in sorted(skipped_counts(results).items()):
         if contract == INEXPRESSIBLE:
             print(f"{args.impl}: {number} case(s) skipped: its host ({declared.host_strings} strings) cannot hold "
                   "their arguments")

@@ -281,6 +281,12 @@ def class_key(op: str, impls: Any, cause: str, detail: str | None, step: str | N
     return op, tuple(impls), cause, None if known == ARGS else detail, known
 
 
+def reported_class_key(divergence: dict[str, Any]) -> ClassKey:
+    """``class_key`` of a divergence as a report holds it (its JSON form)."""
+    return class_key(divergence["op"], divergence["divergent"], divergence["cause"], divergence["detail"],
+                     divergence.get("step"))
+
+
 @dataclass
 class Divergence:
     op: str

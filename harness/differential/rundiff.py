@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.differential.explain import class_key
+from harness.differential.explain import reported_class_key
 
 EXHAUSTIVE = ("sweep",)  # profiles whose absence of a class is evidence that it is gone
 DIVERGENCE_SCHEMAS = ("divergence-report-v1", "divergence-report-v2")
@@ -74,8 +74,7 @@ def kind_of(document: dict[str, Any]) -> str:
 def _key(divergence: dict[str, Any]) -> tuple[Any, ...]:
     """The class's identity across runs: its class key with the implementations as a set (two runs may have
     opened them in another order)."""
-    op, impls, *rest = class_key(divergence["op"], divergence["divergent"], divergence["cause"],
-                                 divergence["detail"], divergence.get("step"))
+    op, impls, *rest = reported_class_key(divergence)
     return (op, tuple(sorted(impls)), *rest)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.differential.expected import ExpectedSet, cover
-from harness.differential.explain import char_ranges, class_key, name_shares, parse_char_ranges
+from harness.differential.explain import char_ranges, name_shares, parse_char_ranges, reported_class_key
 from harness.differential.report import document
 from harness.fuzzing import classes
 from harness.fuzzing.shrink import shrink, size
@@ -49,11 +49,6 @@ def build_report(run: SweepRun, opened: dict[str, Testee], expected: ExpectedSet
         "interrupted": run.interrupted,
     }
     return report
-
-
-def _class_key(divergence: dict[str, Any]) -> tuple[Any, ...]:
-    return class_key(divergence["op"], divergence["divergent"], divergence["cause"], divergence["detail"],
-                     divergence.get("step"))
 
 
 def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
@@ -103,7 +98,7 @@ def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
     for report in reports:
         for divergence in report["divergences"]:
             absent = frozenset(report["implementations"]) - frozenset(divergence["outputs"])
-            key, grew_from = book.place(_class_key(divergence), absent)
+            key, grew_from = book.place(reported_class_key(divergence), absent)
             if grew_from is not None:
                 grown = merged.pop(grew_from)
                 if key in merged:
@@ -162,11 +157,4 @@ def summary(report: dict[str, Any]) -> str:
     new = sum(1 for d in report["divergences"] if d["status"] == "new")
     lines.append(f"{len(report['divergences'])} class(es): {new} new, {len(report['divergences']) - new} expected")
     return "\n".join(lines)
-
-
-def _short(value: Any, width: int = 90) -> str:
-    import json
-
-    text = json.dumps(value, ensure_ascii=True)
-    return text if len(text) <= width else text[: width - 3] + "..."
 

@@ -186,12 +186,20 @@ def _parser() -> argparse.ArgumentParser:
                        "impls --json")
     listing.add_argument("--json", action="store_true", help="print the self-descriptions as JSON instead")
     listing.add_argument("--format", choices=["text", "markdown"], default="text", help="text or Markdown")
-    reading = _command(sub, "report", "read reports: show them as tables, or what changed between two runs",
-                       "report show reports/fuzz-report.json --format markdown",
-                       "report diff baseline/sweep-report.json reports/sweep-report.json")
-    reading.add_argument("action", choices=["show", "diff"], help="show REPORT...; diff OLD NEW")
-    reading.add_argument("reports", nargs="+", type=Path, metavar="REPORT",
+    reading = _command(sub, "report", "read reports: show them as tables, what changed between two runs, or as a "
+                       "page", "report show reports/fuzz-report.json --format markdown",
+                       "report diff baseline/sweep-report.json reports/sweep-report.json",
+                       "report html -o reports/site --baseline old/fixture-results.json")
+    reading.add_argument("action", choices=["show", "diff", "html"],
+                         help="show REPORT...; diff OLD NEW; html [REPORT...] (default: every divergence report and "
+                              "fixture results in reports/)")
+    reading.add_argument("reports", nargs="*", type=Path, metavar="REPORT",
                          help="divergence reports (fuzz, sweep, diff --json, parity; v1 or v2) or fixture results")
+    reading.add_argument("-o", "--out", type=Path, default=Path("reports/site"),
+                         help="html: the folder the page (index.html) goes to (default: reports/site)")
+    reading.add_argument("--baseline", dest="baselines", type=Path, action="append", default=[], metavar="REPORT",
+                         help="html: an earlier report; the page shows what changed since (repeatable: each is "
+                              "compared with the report of its kind)")
     reading.add_argument("--format", choices=["text", "markdown", "json"], default="text",
                          help="text for a terminal, markdown for a CI job summary, json for a program")
     reading.add_argument("--show", choices=["new", "all"], default="new",
@@ -645,6 +653,10 @@ def cmd_impls(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from harness.differential import rundiff
 
+    if args.action == "html":
+        return _report_html(args)
+    if not args.reports:
+        raise UsageError(f"report {args.action} takes at least one report")
     try:
         documents = [rundiff.read(path) for path in args.reports]
     except ValueError as exc:
@@ -674,6 +686,26 @@ def cmd_report(args: argparse.Namespace) -> int:
                 print(views.results_view(document, args.format, args.show))
         status = status or (0 if document.get("ok", True) else FOUND)
     return status
+
+
+def _report_html(args: argparse.Namespace) -> int:
+    """The page (harness/cli/page.py): written whatever the reports hold; the status says, as report show's
+    does, whether they hold something new (1), a new change since a baseline included."""
+    from harness.cli import page
+
+    paths = args.reports or page.latest_reports(Path("reports"))
+    if not paths:
+        raise UsageError("report html: no reports given and none in reports/ (run nox -s parity, fuzz or sweep "
+                         "first, or name the reports)")
+    try:
+        sources, baselines = page.read(paths), page.read(args.baselines)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    target = page.write(args.out, sources, baselines)
+    print(f"page: {target} (from {len(sources)} report(s)" + (f", {len(baselines)} baseline(s)" if baselines else "")
+          + f"); open file://{target.resolve()}")
+    new = any(not s.document.get("ok", True) for s in sources) or page.new_since(sources, baselines)
+    return FOUND if new else 0
 
 
 def cmd_selftest(args: argparse.Namespace) -> int:

@@ -25,22 +25,21 @@ def width() -> int:
     return MAX_WIDTH
 
 
+def show_char(char: str) -> str:
+    """One code point as it can be read and told apart: printable ASCII as itself, the backslash and the
+    quote escaped, other BMP characters and lone surrogates as \\uXXXX, characters outside the BMP as
+    \\U+XXXXX (one code point, never a surrogate pair)."""
+    point = ord(char)
+    if char in '\\"':
+        return "\\" + char
+    if 0x20 <= point < 0x7F:
+        return char
+    return f"\\U+{point:05X}" if point > 0xFFFF else f"\\u{point:04X}"
+
+
 def show_text(text: str, limit: int | None = None) -> str:
-    """A string as it can be read and told apart: printable ASCII as itself, the backslash and the quote
-    escaped, other BMP characters and lone surrogates as \\uXXXX, characters outside the BMP as \\U+XXXXX
-    (one code point, never a surrogate pair); cut to ``limit`` with an ellipsis."""
-    parts = []
-    for char in text:
-        point = ord(char)
-        if char in '\\"':
-            parts.append("\\" + char)
-        elif 0x20 <= point < 0x7F:
-            parts.append(char)
-        elif point > 0xFFFF:
-            parts.append(f"\\U+{point:05X}")
-        else:
-            parts.append(f"\\u{point:04X}")
-    shown = '"' + "".join(parts) + '"'
+    """A string as it can be read and told apart (``show_char``), quoted; cut to ``limit`` with an ellipsis."""
+    shown = '"' + "".join(map(show_char, text)) + '"'
     if limit is not None and len(shown) > limit:
         return shown[: max(limit - 3, 1)] + "..."
     return shown

@@ -23,7 +23,7 @@ from harness.differential.counterfactual.skew import skewed_between
 from harness.differential.outcomes import FAILURES, Responses, divergent, observe
 from harness.model import hostvalues, unicode_tables
 from harness.model.registry import OPS, Op, step_titles
-from harness.model.traces import ARGS
+from harness.model.traces import ARGS, parting_entries
 from harness.model.traces import parse as parse_trace
 from harness.model.unicode_info import describe, interesting
 from harness.testees.impls import oracle as oracle_name
@@ -54,6 +54,9 @@ class Found:
     rule: str | None = None  # the rule of harness/differential/causes that named it
     fallback: tuple[str, str | None] | None = None  # the counterfactual classifier's (cause, detail), run beside
     chars: tuple[str, ...] = ()  # the characters the cause is about (the step treated them differently)
+    # Traces: each implementation's entry where its trace parts from the oracle's (the oracle's too), as
+    # harness/model/traces.parting_entries gives it; what a report and the page show of the step.
+    trace_at: dict[str, dict[str, Any]] | None = None
 
     @property
     def named(self) -> tuple[str, str, str | None]:
@@ -143,9 +146,22 @@ def name_shares(impls: dict[str, Testee], op_name: str, args: dict[str, Any], re
         other = classify(part, op_name, args, {name: responses[name] for name in part}, versions, stats) \
             if fallback else None
         shares.append(Share(tuple(members), Found(first.cause, first.why, first.detail, first.step, first.rule,
-                                                  None if other is None else (other[0], other[2]), first.chars)))
+                                                  None if other is None else (other[0], other[2]), first.chars,
+                                                  _trace_at(first.step, traced, oracle, members))))
     order = {name: number for number, name in enumerate(names)}
     return sorted(shares, key=lambda share: order[share.impls[0]])
+
+
+def _trace_at(step: str, traced: dict[str, Any], oracle: str, members: list[str]) -> dict[str, dict[str, Any]]:
+    """Each member's trace entry where it parts from the oracle's at ``step``, and the oracle's entry there
+    (against the first member)."""
+    out: dict[str, dict[str, Any]] = {}
+    for name in members:
+        found = parting_entries(step, traced[oracle], traced[name])
+        if found is not None:
+            out.setdefault(oracle, found[0])
+            out[name] = found[1]
+    return out
 
 
 def _skewed_at(first: TraceCause, op_name: str, args: dict[str, Any], oracle: str, members: list[str],
@@ -307,6 +323,7 @@ class Divergence:
     rule: str | None = None
     fallback: tuple[str, str | None] | None = None
     chars: tuple[str, ...] = ()  # the characters the cause is about (Found.chars); an expected entry lists them
+    trace_at: dict[str, dict[str, Any]] | None = None  # each side's trace entry where it parts (Found.trace_at)
 
     @property
     def key(self) -> ClassKey:
@@ -331,6 +348,7 @@ class Divergence:
             "characters": char_ranges(ord(ch) for ch in self.chars),
             "fallbackCause": None if self.fallback is None else {"cause": self.fallback[0], "detail": self.fallback[1]},
             **({"ownDetails": self.own_details} if self.own_details else {}),
+            **({"traceAtStep": self.trace_at} if self.trace_at else {}),
             **self.extra,
         }
 
@@ -348,7 +366,7 @@ def examine_all(impls: dict[str, Testee], op_name: str, args: dict[str, Any],
     points = code_points(args, versions)
     return [Divergence(op_name, args, responses, list(share.impls), share.found.cause, share.found.explanation,
                        points, share.found.detail, step=share.found.step, rule=share.found.rule,
-                       fallback=share.found.fallback, chars=share.found.chars)
+                       fallback=share.found.fallback, chars=share.found.chars, trace_at=share.found.trace_at)
             for share in name_shares(impls, op_name, args, responses, versions)]
 
 

@@ -311,7 +311,7 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
                 # This sighting reached the implementations the class now names: it is the witness.
                 grown.args, grown.responses, grown.divergent = small, small_responses, list(key[1])
                 grown.explanation, grown.code_points = explanation, code_points(small, result.versions)
-                grown.chars = found.chars
+                grown.chars, grown.trace_at = found.chars, found.trace_at
                 by_key[key] = grown
                 mark(grown)
         if key in result.seen:
@@ -320,7 +320,8 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
         result.seen[key] = 1
         divergence = Divergence(op, small, small_responses, list(share.impls), cause, explanation,
                                 code_points(small, result.versions), detail, found_after=found_after,
-                                step=found.step, rule=found.rule, fallback=found.fallback, chars=found.chars)
+                                step=found.step, rule=found.rule, fallback=found.fallback, chars=found.chars,
+                                trace_at=found.trace_at)
         mark(divergence)
         by_key[key] = divergence
         result.divergences.append(divergence)

@@ -32,9 +32,12 @@ def build_report(run: SweepRun, opened: dict[str, Testee], expected: ExpectedSet
         args, responses = shrink(opened, sweep_class.op, BY_NAME[template].args(index), versions,
                                  (sweep_class.cause, sweep_class.detail), share=sweep_class.divergent)
         shares = name_shares(opened, sweep_class.op, args, responses, versions, fallback=False)
-        chars = next((s.found.chars for s in shares if set(s.impls) & set(sweep_class.divergent)), ())
-        divergences.append(classes.to_divergence(sweep_class, args, responses, versions, names,
-                                                  lambda found: cover(expected, opened, found, versions), chars))
+        share = next((s for s in shares if set(s.impls) & set(sweep_class.divergent)), None)
+        divergence = classes.to_divergence(sweep_class, args, responses, versions, names,
+                                           lambda found: cover(expected, opened, found, versions),
+                                           share.found.chars if share else ())
+        divergence.trace_at = share.found.trace_at if share else None
+        divergences.append(divergence)
     findings.merge(harvest(opened).findings)
     settings = run.settings
     report = document("sweep", versions, divergences, run.values, run.seconds, [], findings=findings.to_json(),

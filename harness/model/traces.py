@@ -192,3 +192,26 @@ def first_difference(a: dict[str, Any], b: dict[str, Any]) -> Parting | None:
     if not strict_equal(a["outcome"], b["outcome"]):
         return Parting(len(steps_a), "outcome", ("outcome", "outcome"))
     return None
+
+
+def entry_at(trace: dict[str, Any], index: int) -> dict[str, Any]:
+    """A trace's entry at ``index`` as a report shows it: ``{"index", "step", "value"}``; past its last step,
+    its outcome (step ``outcome``)."""
+    steps = trace["steps"]
+    if index < len(steps):
+        return {"index": index, "step": str(steps[index].get("step")), "value": steps[index].get("value")}
+    return {"index": len(steps), "step": "outcome", "value": trace["outcome"]}
+
+
+def parting_entries(step: str | None, oracle: dict[str, Any], other: dict[str, Any]) -> tuple[dict, dict] | None:
+    """The two traces' entries where they part at ``step`` (the first differing entry that names it; else
+    the first differing entry, ``first_difference``): what each side recorded there. None when they agree."""
+    steps_a, steps_b = oracle["steps"], other["steps"]
+    for index in range(min(len(steps_a), len(steps_b))):
+        if step in (steps_a[index].get("step"), steps_b[index].get("step")) and \
+                not same_entry(steps_a[index], steps_b[index]):
+            return entry_at(oracle, index), entry_at(other, index)
+    parting = first_difference(oracle, other)
+    if parting is None:
+        return None
+    return entry_at(oracle, parting.index), entry_at(other, parting.index)

@@ -5,6 +5,9 @@ serves the protocol with the reference's functions, one of them broken on purpos
     FAKE_BUG=capitalize  normalize_fact_text capitalizes its first letter (the contract lowercases)
     FAKE_BUG=strip       normalize_fact_text also applies str.strip() (U+001C-U+001F are space to Python)
     FAKE_BUG=protocol    answers requests with "result" where the protocol says "ok"
+    FAKE_BUG=edges       the reference's edge-stripping step also applies str.strip() (U+001C-U+001F go at the
+                         edges), and the fake serves step traces (the reference's, made by the same planted
+                         code): a divergence whose cause the traces show, at norm.edges
 
 It joins the harness through a declaration alone (implementations/<name>.json in a folder named by
 PARITY_IMPLEMENTATIONS), like any implementation in any language.
@@ -47,11 +50,20 @@ def resolve(op: Op) -> Callable[..., Any]:
     return getattr(reference, op.name)
 
 
+def plant_in_the_steps() -> None:
+    """FAKE_BUG=edges: the bug inside the reference's own step, so that its traces show it where it is."""
+    edges = reference.normalize.strip_edges
+    reference.normalize.strip_edges = lambda text: edges(text).strip()
+
+
 def main() -> int:
-    impl = InProcess("fake", resolve)
+    traced = BUG == "edges"
+    if traced:
+        plant_in_the_steps()
     description = {"protocol": PROTOCOL_VERSION, "name": "fake-testee", "version": BUG or "faithful",
                    "language": "Python (a test double)", "unicode": json.loads(reference.unicode_versions()),
-                   "contracts": ["v1"]}
+                   "contracts": ["v1"], **({"traces": list(reference.TRACED)} if traced else {})}
+    impl = InProcess("fake", resolve, description, tracer=reference.trace if traced else None)
     if BUG != "protocol":
         return protocol.serve(impl, sys.stdin, sys.stdout, description)
     for line in sys.stdin:

@@ -1,0 +1,694 @@
+"""The conformance page: ``python -m harness report html [REPORTS...] -o DIR`` (``nox -s report``).
+
+One static, self-contained ``index.html`` made from report documents (the JSON the commands write), that
+opens from the file system and as a CI artifact: its styles and its script are inline, and it asks for
+nothing outside its folder. What it shows (docs/reports.md, "The page"):
+
+- the matrix of implementations x fixture cases (pass, fail with the mismatch, skip with its reason) with
+  filters by implementation, family, state and step, from fixture-results documents (the newest run of each
+  implementation wins);
+- every divergence class of every divergence report: cause, step, extent (code points as ranges, with names
+  and ages), the minimal witness, each implementation's output side by side with the characters that differ
+  from the oracle's marked, each side's trace entry where the traces part, the covering expected entries
+  with their notes, the replay command;
+- each implementation's self-description and Unicode versions; the findings about testees; the expected-list
+  problems;
+- with baselines: what changed since (``harness/differential/rundiff.py``, as ``report diff`` says it).
+
+Everything shown is computed here from the documents; nothing is fetched and no implementation is run.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from harness.cli import views
+from harness.differential import rundiff
+from harness.model import hostvalues
+from harness.model.files import atomic_write
+from harness.model.unicode_info import describe
+
+ASSETS = Path(__file__).with_name("page_assets")  # page.css and page.js, inlined into the page
+RANGES_SHOWN = 12  # a class's character ranges listed with names; the rest counted
+VALUE_LIMIT = 4000  # characters of one shown value (an output, an argument, a trace value)
+
+
+@dataclass(frozen=True)
+class Source:
+    """One report the page is made from."""
+
+    path: Path
+    document: dict[str, Any]
+
+    @property
+    def kind(self) -> str:
+        return rundiff.kind_of(self.document)
+
+    @property
+    def run(self) -> dict[str, Any]:
+        return self.document.get("run") or {}
+
+    @property
+    def label(self) -> str:
+        if self.kind == "divergences":
+            return f"{self.document.get('profile', '?')} run"
+        return "fixture results"
+
+
+def read(paths: Iterable[Path]) -> list[Source]:
+    """The reports at ``paths``, each validated against the schema it names (rundiff.read: ValueError naming
+    the file and what is wrong)."""
+    return [Source(Path(path), rundiff.read(path)) for path in paths]
+
+
+def latest_reports(directory: Path) -> list[Path]:
+    """The reports in ``directory`` (not below it) that the page shows: divergence reports and fixture
+    results, by name; others (bench, parity-ran, JUnit) are left out."""
+    found = []
+    for path in sorted(directory.glob("*.json")):
+        try:
+            schema = json.loads(path.read_text(encoding="utf-8")).get("schema")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if schema in (*rundiff.DIVERGENCE_SCHEMAS, rundiff.RESULTS_SCHEMA):
+            found.append(path)
+    return found
+
+
+# -- values shown as tokens, so that the characters that differ can be marked ------------------------------
+
+def text_tokens(text: str) -> list[str]:
+    """A string as views.show_text shows it, in tokens: a run of ASCII letters and digits is one (a word
+    differs whole: "store" against "skip"), every other code point one of its own (an escape is marked whole,
+    U+001C beside an "A")."""
+    out: list[str] = []
+    for char in text:
+        shown = views.show_char(char)
+        if char.isascii() and char.isalnum() and out and out[-1].isascii() and out[-1].isalnum():
+            out[-1] += shown
+        else:
+            out.append(shown)
+    return out
+
+
+def tokens(value: Any) -> list[str]:
+    """A decoded host value as the tables show it (views.show_value), in tokens (``text_tokens``), so that two
+    values compared token by token are marked where they differ."""
+    if isinstance(value, str):
+        return ['"', *text_tokens(value), '"']
+    if isinstance(value, list | tuple):
+        out = ["["]
+        for number, item in enumerate(value):
+            out += ([", "] if number else []) + tokens(item)
+        return out + ["]"]
+    if isinstance(value, dict):
+        out = ["{"]
+        for number, (key, item) in enumerate(value.items()):
+            out += ([", "] if number else []) + tokens(str(key)) + [": "] + tokens(item)
+        return out + ["}"]
+    return text_tokens(json.dumps(hostvalues.encode(value)))
+
+
+def output_tokens(output: dict[str, Any]) -> list[str]:
+    """A report's output of one implementation (``{"ok": host value}`` or ``{"error": {code, message}}``)."""
+    if "ok" in output:
+        return tokens(hostvalues.decode(output["ok"]))
+    error = output.get("error") or {}
+    return text_tokens(f"error {error.get('code')}: ") + tokens(str(error.get("message", "")))
+
+
+def marked(mine: list[str], spans: list[tuple[int, int]], gaps: Sequence[int] = ()) -> str:
+    """HTML of ``mine`` with the tokens in ``spans`` inside <mark> and an empty gap mark before each index of
+    ``gaps`` (the other side has something there); cut at VALUE_LIMIT characters."""
+    inside = set()
+    for first, last in spans:
+        inside.update(range(first, last))
+    out, length, open_ = [], 0, False
+    gap_at = set(gaps)
+    for index, token in enumerate(mine):
+        if index in gap_at:
+            out.append('<mark class="gap" title="the oracle has more here"></mark>')
+        if index in inside and not open_:
+            out.append("<mark>")
+            open_ = True
+        elif index not in inside and open_:
+            out.append("</mark>")
+            open_ = False
+        out.append(escape(token))
+        length += len(token)
+        if length > VALUE_LIMIT:
+            out.append(("</mark>" if open_ else "") + '<span class="cut">... (cut)</span>')
+            return "".join(out)
+    if open_:
+        out.append("</mark>")
+    if len(mine) in gap_at:
+        out.append('<mark class="gap" title="the oracle has more here"></mark>')
+    return "".join(out)
+
+
+def compare(oracle: list[str], other: list[str]) -> tuple[list[tuple[int, int]], list[int], list[tuple[int, int]]]:
+    """Where ``other`` differs from ``oracle``: its differing spans, where it lacks something, and the
+    oracle's differing spans."""
+    mine, gaps, theirs = [], [], []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, oracle, other, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        if j2 > j1:
+            mine.append((j1, j2))
+        else:
+            gaps.append(j1)
+        if i2 > i1:
+            theirs.append((i1, i2))
+    return mine, gaps, theirs
+
+
+def side_by_side(values: dict[str, list[str]], oracle: str) -> dict[str, str]:
+    """Each implementation's shown value as HTML, where it differs from the oracle's marked (whether or not it
+    is of the class's share: another share's difference shows too), and the oracle's own differing spans
+    marked against all of them."""
+    shown: dict[str, str] = {}
+    oracle_spans: list[tuple[int, int]] = []
+    base = values.get(oracle)
+    for name, value in values.items():
+        if name == oracle or base is None or value == base:
+            continue
+        mine, gaps, theirs = compare(base, value)
+        shown[name] = marked(value, mine, gaps)
+        oracle_spans += theirs
+    for name, value in values.items():
+        if name not in shown:
+            shown[name] = marked(value, oracle_spans if name == oracle else [])
+    return {name: shown[name] for name in values}
+
+
+# -- pieces of HTML ----------------------------------------------------------------------------------------
+
+def attrs(**values: Any) -> str:
+    """HTML attributes, escaped: ``data_impl="x"`` -> ` data-impl="x"`; None and False are left out."""
+    out = []
+    for name, value in values.items():
+        if value is None or value is False:
+            continue
+        key = name.rstrip("_").replace("_", "-")
+        out.append(f' {key}="{escape(str(value), quote=True)}"')
+    return "".join(out)
+
+
+def html_table(headers: Sequence[str], rows: Iterable[Sequence[str]], **table_attrs: Any) -> str:
+    """A table whose cells are HTML already (escape them before)."""
+    head = "".join(f"<th>{escape(h)}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
+    return f"<table{attrs(**table_attrs)}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def code(text: str) -> str:
+    return f"<code>{escape(text)}</code>"
+
+
+def badge(text: str, kind: str) -> str:
+    return f'<span class="badge {escape(kind)}">{escape(text)}</span>'
+
+
+def slug(*parts: str) -> str:
+    return "-".join("".join(ch if ch.isalnum() else "_" for ch in part) for part in parts)
+
+
+# -- the sections ------------------------------------------------------------------------------------------
+
+def implementations_of(sources: Sequence[Source]) -> list[str]:
+    """Every implementation the reports name, in the order they first name them (the oracle first: every
+    run opens it first)."""
+    names: dict[str, None] = {}
+    for source in sources:
+        names.update(dict.fromkeys(source.run.get("implementations") or {}))
+        names.update(dict.fromkeys(source.document.get("implementations") or {}))
+        for row in source.document.get("results", []):
+            names[row["implementation"]] = None
+    return list(names)
+
+
+def merged_results(sources: Sequence[Source]) -> dict[str, Any] | None:
+    """One fixture-results document from every one given: each implementation's rows from the newest run
+    that has it (by the run's end, then the order given); None without any."""
+    documents = [s for s in sources if s.kind == "fixture results"]
+    if not documents:
+        return None
+    ordered = sorted(enumerate(documents), key=lambda pair: ((pair[1].run.get("ended") or ""), pair[0]))
+    rows_of: dict[str, tuple[Source, list[dict[str, Any]]]] = {}
+    for _, source in ordered:
+        by_impl: dict[str, list[dict[str, Any]]] = {}
+        for row in source.document["results"]:
+            by_impl.setdefault(row["implementation"], []).append(row)
+        for impl, rows in by_impl.items():
+            rows_of[impl] = (source, rows)
+    results = [row for _, rows in rows_of.values() for row in rows]
+    return {"schema": rundiff.RESULTS_SCHEMA, "results": results,
+            "from": {impl: str(source.path) for impl, (source, _) in rows_of.items()}}
+
+
+def matrix_section(merged: dict[str, Any] | None, impls: Sequence[str]) -> str:
+    if merged is None:
+        return section("matrix", "Fixture cases", "<p class='none'>No fixture results among the reports "
+                       "(<code>nox -s parity</code> writes <code>reports/fixture-results.json</code>; "
+                       "<code>python -m harness check --impl NAME</code> one implementation's).</p>")
+    columns = [name for name in impls if name in merged["from"]]
+    cases: dict[tuple[str, str], dict[str, Any]] = {}
+    cells: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for row in merged["results"]:
+        key = (row["fixture"], row["case"])
+        cases.setdefault(key, {"op": row["op"], "steps": row["steps"]})
+        cells[(row["implementation"], *key)] = row
+    ordered = sorted(cases, key=lambda key: key[0])  # by fixture, each fixture's cases in their file's order
+    families = sorted({fixture for fixture, _ in cases})
+    steps = sorted({step for case in cases.values() for step in case["steps"]})
+    counts = {name: {"pass": 0, "fail": 0, "skip": 0} for name in columns}
+    body = []
+    failures, skips = [], {}
+    for fixture, case in ordered:
+        info = cases[(fixture, case)]
+        tds = []
+        for impl in columns:
+            row = cells.get((impl, fixture, case))
+            state = row["state"] if row else "absent"
+            why = (row or {}).get("why") or ("not in this implementation's results" if row is None else "")
+            if state in counts[impl]:
+                counts[impl][state] += 1
+            anchor = slug("case", impl, fixture, case)
+            label = {"pass": "pass", "fail": "FAIL", "skip": "skip", "absent": "-"}[state]
+            inner = f'<a href="#{anchor}">{label}</a>' if state == "fail" else label
+            tds.append(f"<td{attrs(class_=f'cell {state}', data_impl=impl, data_state=state, title=why)}>"
+                       f"{inner}</td>")
+            if state == "fail":
+                failures.append((anchor, impl, fixture, case, info, why))
+            elif state == "skip":
+                skips.setdefault(why, []).append(f"{impl}: {fixture}/{case}")
+        row_attrs = attrs(class_="case", data_fixture=fixture, data_case=case, data_op=info["op"],
+                          data_steps=" ".join(info["steps"]))
+        body.append(f"<tr{row_attrs}>"
+                    f"<th scope='row'><span class='family'>{escape(fixture)}</span> {escape(case)}</th>"
+                    f"<td class='op'>{escape(info['op'])}</td>{''.join(tds)}</tr>")
+    head = "".join(f"<th{attrs(data_impl=impl)}>{escape(impl)}<br>{_counts_html(counts[impl])}</th>"
+                   for impl in columns)
+    filters = (
+        "<form class='filters' id='matrix-filters' onsubmit='return false'>"
+        + _select("filter-impl", "implementation", columns)
+        + _select("filter-family", "family", families)
+        + _select("filter-state", "state", ["fail", "skip", "pass"])
+        + _select("filter-step", "step", steps)
+        + "<label>case <input id='filter-text' type='search' placeholder='id contains'></label>"
+        + "<span id='matrix-count' aria-live='polite'></span></form>")
+    table = (f"<div class='scroll'><table id='matrix'><thead><tr><th>case</th><th>op</th>{head}</tr></thead>"
+             f"<tbody>{''.join(body)}</tbody></table></div>")
+    fail_html = "".join(
+        f"<li{attrs(id=anchor, class_='failure', data_impl=impl, data_fixture=fixture, data_case=case)}>"
+        f"<b>{escape(impl)}</b> {code(f'{fixture}/{case}')} ({escape(info['op'])}; steps "
+        f"{escape(', '.join(info['steps']) or '-')})<pre class='mismatch'>{escape(why)}</pre></li>"
+        for anchor, impl, fixture, case, info, why in failures)
+    failing = (f"<h3>Failing cases ({len(failures)})</h3><ol id='failures'>{fail_html}</ol>" if failures
+               else "<p id='failures' class='ok'>No fixture case fails.</p>")
+    skip_html = "".join(
+        f"<li><b>{len(which)}</b> {escape(why)}<details><summary>which</summary>{escape(', '.join(which))}"
+        "</details></li>" for why, which in sorted(skips.items(), key=lambda item: -len(item[1])))
+    skipped = (f"<details id='skips'><summary>Skipped cases, by reason ({sum(map(len, skips.values()))})"
+               f"</summary><ul>{skip_html}</ul></details>" if skips else "")
+    sources = "; ".join(f"{escape(impl)} from {code(path)}" for impl, path in merged["from"].items())
+    intro = (f"<p>{len(ordered)} cases x {len(columns)} implementations ({sources}). A cell's tooltip is its "
+             "mismatch or skip reason; a failing cell links to its mismatch below.</p>")
+    return section("matrix", "Fixture cases", intro + filters + table + failing + skipped)
+
+
+def _counts_html(counts: dict[str, int]) -> str:
+    return (f"<span class='counts'>{counts['pass']} pass"
+            + (f", <b class='fail'>{counts['fail']} fail</b>" if counts["fail"] else "")
+            + (f", {counts['skip']} skip" if counts["skip"] else "") + "</span>")
+
+
+def _select(ident: str, label: str, options: Sequence[str]) -> str:
+    opts = "".join(f"<option{attrs(value=option)}>{escape(option)}</option>" for option in options)
+    return f"<label>{escape(label)} <select id='{ident}'><option value=''>all</option>{opts}</select></label>"
+
+
+def extent_html(divergence: dict[str, Any]) -> str:
+    """The class's reach: a sweep's inputs and code point runs; the characters the cause is about, as ranges
+    with the first and last one's name and age."""
+    parts = []
+    if "codePointRanges" in divergence:
+        parts.append(f"<p>{divergence['inputs']:,} swept inputs, {divergence['codePointCount']:,} code points in "
+                     f"{divergence['codePointRangeCount']:,} runs"
+                     + (f", {divergence['surrogatePairs']:,} surrogate pairs" if divergence.get("surrogatePairs")
+                        else "") + "; templates: "
+                     + escape(", ".join(f"{t} {n:,}" for t, n in divergence.get("templates", {}).items())) + "</p>")
+    ranges = divergence.get("characters") or []
+    if ranges:
+        rows = []
+        for item in ranges[:RANGES_SHOWN]:
+            first, _, last = item.partition("..")
+            low = describe(int(first[2:], 16), {})
+            high = describe(int(last[2:], 16), {}) if last else None
+            count = int(last[2:], 16) - int(first[2:], 16) + 1 if last else 1
+            names = escape(low["name"]) + (f" .. {escape(high['name'])}" if high else "")
+            ages = escape(str(low["age"])) + (f" .. {escape(str(high['age']))}" if high and
+                                              high["age"] != low["age"] else "")
+            rows.append([code(item), str(count), names, ages])
+        more = len(ranges) - RANGES_SHOWN
+        parts.append(html_table(("characters", "count", "names", "age"), rows, class_="extent")
+                     + (f"<p>+{more} more ranges (the report has all {len(ranges)})</p>" if more > 0 else ""))
+    elif not parts:
+        parts.append("<p>not about characters</p>")
+    return "".join(parts)
+
+
+def witness_html(divergence: dict[str, Any]) -> str:
+    rows = [[code(name), f"<code class='value'>{marked(tokens(value), [])}</code>"]
+            for name, value in hostvalues.decode_args(divergence["args"]).items()]
+    return html_table(("argument", "value"), rows, class_="witness")
+
+
+def outputs_html(divergence: dict[str, Any], oracle: str) -> str:
+    values = {name: output_tokens(output) for name, output in divergence["outputs"].items()}
+    shown = side_by_side(values, oracle)
+    heads = "".join(f"<th{attrs(data_impl=name, class_='divergent' if name in divergence['divergent'] else None)}>"
+                    f"{escape(name)}{' (oracle)' if name == oracle else ''}</th>" for name in shown)
+    cells = "".join(f"<td{attrs(data_impl=name, class_='divergent' if name in divergence['divergent'] else None)}>"
+                    f"<code class='value'>{html}</code></td>" for name, html in shown.items())
+    return f"<table class='outputs'><thead><tr>{heads}</tr></thead><tbody><tr>{cells}</tr></tbody></table>"
+
+
+def trace_html(divergence: dict[str, Any], oracle: str) -> str:
+    found = divergence.get("traceAtStep")
+    if not found:
+        return ("<p class='none'>No trace on some side: the cause was named by counterfactuals (a black box, "
+                "or a crash).</p>")
+    values = {name: tokens(entry["value"]) for name, entry in found.items()}
+    shown = side_by_side(values, oracle)
+    rows = [[escape(name), str(found[name]["index"]), code(found[name]["step"]),
+             f"<code class='value'>{shown[name]}</code>"] for name in found]
+    return html_table(("implementation", "entry", "step", "value"), rows, class_="trace-at")
+
+
+def entries_html(divergence: dict[str, Any], notes: dict[str, dict[str, Any]]) -> str:
+    named = divergence.get("expectedEntries") or ([divergence["expectedEntry"]] if divergence.get("expectedEntry")
+                                                  else [])
+    if not named:
+        return "<p class='entries none'>No expected entry covers it: it is new.</p>"
+    items = []
+    for name in named:
+        entry = notes.get(name)
+        note = escape(entry.get("note") or "") if entry else "(not found in the expected lists read)"
+        items.append(f"<li{attrs(data_entry=name)}>{code(name)}: {note}</li>")
+    return f"<ul class='entries'>{''.join(items)}</ul>"
+
+
+def class_html(source: Source, number: int, divergence: dict[str, Any], oracle: str,
+               notes: dict[str, dict[str, Any]]) -> str:
+    cause = divergence["cause"] + (f" ({divergence['detail']})" if divergence.get("detail") else "")
+    status = divergence["status"]
+    anchor = slug("class", source.label, str(number))
+    head = (f"<h3><a href='#{anchor}'>#{number}</a> {code(divergence['op'])} "
+            f"<span class='cause'>{escape(cause)}</span> at <span class='step'>"
+            f"{escape(divergence.get('step') or '- (counterfactuals)')}</span> "
+            f"{badge(status, status)}</h3>")
+    rule = divergence.get("rule")
+    fallback = divergence.get("fallbackCause")
+    named_by = (f"named by the trace rule {code(rule)}" if rule else "named by counterfactuals") + (
+        f"; the counterfactual classifier says {code(fallback['cause'] + (' (' + fallback['detail'] + ')' if fallback.get('detail') else ''))}"  # noqa: E501
+        if fallback else "")
+    body = [
+        f"<p class='impls'>Implementations of this share: <b>{escape(', '.join(divergence['divergent']))}</b>"
+        f" against the oracle {escape(oracle)}; {named_by}.</p>",
+        f"<p class='explanation'>{escape(divergence['explanation'])}</p>",
+        "<h4>Witness</h4>", witness_html(divergence),
+        "<h4>Outputs</h4>", outputs_html(divergence, oracle),
+        "<h4>Where the traces part</h4>", trace_html(divergence, oracle),
+        "<h4>Extent</h4>", extent_html(divergence),
+        "<h4>Expected entries</h4>", entries_html(divergence, notes),
+        "<h4>Replay</h4>", f"<pre class='replay'>{escape(divergence.get('replay') or views.replay_of(divergence))}"
+        "</pre>",
+    ]
+    article = attrs(id=anchor, class_=f"class {status}", data_op=divergence["op"], data_cause=divergence["cause"],
+                    data_status=status, data_impls=" ".join(divergence["divergent"]), data_report=source.label)
+    return f"<article{article}>{head}{''.join(body)}</article>"
+
+
+def classes_section(sources: Sequence[Source], oracle: str, notes: dict[str, dict[str, Any]]) -> str:
+    reports = [s for s in sources if s.kind == "divergences"]
+    if not reports:
+        return section("classes", "Divergence classes", "<p class='none'>No divergence reports among the reports "
+                       "(<code>nox -s parity</code>, <code>nox -s fuzz</code>, <code>nox -s sweep</code> write "
+                       "them).</p>")
+    parts = []
+    for source in reports:
+        document = source.document
+        divergences = document["divergences"]
+        new = sum(d["status"] == "new" for d in divergences)
+        summary = (f"{len(divergences)} class(es), {new} new; {document.get('examples', 0):,} examples in "
+                   f"{document.get('seconds', 0)} s" + (f"; seed {document['seed']}" if document.get("seed") is not None
+                                                        else ""))
+        rows = [[f"<a href='#{slug('class', source.label, str(n))}'>{n}</a>", *map(escape, row[1:7]),
+                 badge(row[7], d["status"])]
+                for n, (row, d) in enumerate(zip(views.class_rows(divergences), divergences, strict=True), 1)]
+        table = html_table(views.CLASS_HEADERS, rows, class_="classes-table") if rows else \
+            "<p class='ok'>No divergence.</p>"
+        cards = "".join(class_html(source, n, d, oracle, notes) for n, d in enumerate(divergences, 1))
+        problems = document.get("expectedCheck", {}).get("problems", [])
+        problem_html = ("<h4>Expected-list problems</h4><ul class='problems'>"
+                        + "".join(f"<li>{escape(p)}</li>" for p in problems) + "</ul>") if problems else ""
+        parts.append(f"<section{attrs(class_='report', data_report=source.label)}><h3>{escape(source.label)} "
+                     f"({code(str(source.path))})</h3><p>{escape(summary)}</p>{table}{problem_html}{cards}"
+                     "</section>")
+    return section("classes", "Divergence classes", "".join(parts))
+
+
+def findings_section(sources: Sequence[Source]) -> str:
+    rows = []
+    for source in sources:
+        for finding in source.document.get("findings") or []:
+            evidence = json.dumps(finding.get("evidence", {}), ensure_ascii=True)
+            rows.append([escape(source.label), escape(finding["impl"]), code(finding["kind"]),
+                         escape(finding["family"]), str(finding["count"]), escape(finding["message"]),
+                         f"<code class='value'>{escape(evidence[:600])}</code>"])
+    if not rows:
+        return section("findings", "Findings about testees", "<p class='ok'>None: no testee broke the protocol, "
+                       "crashed, hung or answered otherwise when asked again.</p>")
+    intro = ("<p>What an implementation did wrong as a program (protocol faults, crashes and hangs a fresh "
+             "process then answered, answers that do not come again): findings about that testee, never "
+             "divergences (docs/protocol.md, \"Verdicts\").</p>")
+    return section("findings", "Findings about testees",
+                   intro + html_table(("report", "implementation", "kind", "family", "count", "message",
+                                       "evidence"), rows, id="findings-table"))
+
+
+def implementations_section(sources: Sequence[Source], impls: Sequence[str]) -> str:
+    described: dict[str, dict[str, Any] | None] = {}
+    versions: dict[str, dict[str, str]] = {}
+    for source in sorted(sources, key=lambda s: s.run.get("ended") or ""):
+        for name, description in (source.run.get("implementations") or {}).items():
+            if description is not None or name not in described:
+                described[name] = description
+        versions.update(source.document.get("implementations") or {})
+    rows = []
+    for name in impls:
+        description = described.get(name) or {}
+        unicode = description.get("unicode") or versions.get(name) or {}
+        rows.append(f"<tr{attrs(data_impl=name)}><th scope='row'>{escape(name)}</th>"
+                    f"<td>{escape(description.get('version', '-'))}</td>"
+                    f"<td>{escape(description.get('language', '-'))}</td>"
+                    f"<td>{escape(', '.join(f'{k} {v}' for k, v in unicode.items()) or '-')}</td>"
+                    f"<td>{escape(', '.join(description.get('contracts', [])) or '-')}</td>"
+                    f"<td>{escape(', '.join(description.get('traces', [])) or 'none (a black box)')}</td></tr>")
+    head = "".join(f"<th>{h}</th>" for h in ("implementation", "version", "language", "Unicode versions",
+                                              "contracts", "traced ops"))
+    return section("implementations", "Implementations",
+                   "<p>Each implementation's self-description, its answer to the protocol's <code>start</code>, "
+                   "from the newest report that has it.</p>"
+                   f"<table id='impls-table'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+
+
+def baseline_section(sources: Sequence[Source], baselines: Sequence[Source], merged: dict[str, Any] | None) -> str:
+    if not baselines:
+        return ""
+    parts = []
+    for old in baselines:
+        new_doc, new_label = _counterpart(old, sources, merged)
+        if new_doc is None:
+            parts.append(f"<p class='none'>{code(str(old.path))} ({escape(old.label)}): no report of that kind "
+                         "to compare it with.</p>")
+            continue
+        found = rundiff.diff(old.document, new_doc)
+        rows = []
+        order = {"new": 0, "changed": 1, "fixed": 2, "not seen": 3}
+        for change in sorted(found.changes, key=lambda c: (order[c.change], c.kind, c.subject)):
+            label = change.change + (" (blocking)" if change.blocking else "")
+            rows.append(f"<tr{attrs(class_='change', data_change=change.change, data_kind=change.kind)}>"
+                        f"<td>{badge(label, change.change.replace(' ', '-'))}</td><td>{escape(change.kind)}</td>"
+                        f"<td>{escape(', '.join(change.impls))}</td><td>{escape(change.subject)}</td>"
+                        f"<td>{escape(change.before or '-')}</td><td>{escape(change.after or '-')}</td>"
+                        f"<td>{'-' if change.witness is None else code(views.witness(json.loads(change.witness), 80))}"
+                        "</td></tr>")
+        counts = ", ".join(f"{sum(c.change == name for c in found.changes)} {name}" for name in order)
+        described = "".join(f"<li>{escape(line)}</li>" for line in found.implementations)
+        head = "".join(f"<th>{h}</th>" for h in ("change", "kind", "implementations", "what", "before", "after",
+                                                  "witness"))
+        table = (f"<table class='baseline-table'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody>"
+                 "</table>") if rows else "<p class='ok'>Nothing changed.</p>"
+        parts.append(f"<section{attrs(class_='diff', data_kind=found.kind)}><h3>{escape(new_label)} against "
+                     f"{code(str(old.path))}</h3><p>{escape(counts)}, {found.unchanged} unchanged.</p>"
+                     + (f"<ul class='described'>{described}</ul>" if described else "") + table + "</section>")
+    intro = ("<p>As <code>python -m harness report diff</code> says it: a class is known by op, implementations, "
+             "cause, detail and step; <em>fixed</em> only where the new run's absence is evidence (a sweep, a "
+             "passing case), <em>not seen</em> where it was a sample.</p>")
+    return section("baseline", "Changes since the baseline", intro + "".join(parts))
+
+
+def _counterpart(old: Source, sources: Sequence[Source],
+                 merged: dict[str, Any] | None) -> tuple[dict[str, Any] | None, str]:
+    """The current document a baseline is compared with: the merged fixture results for fixture results; the
+    newest divergence report of the same profile for a divergence report."""
+    if old.kind == "fixture results":
+        if merged is None:
+            return None, ""
+        # Only the implementations the baseline ran: one it never ran has no cases to compare, not new ones.
+        theirs = {row["implementation"] for row in old.document["results"]}
+        rows = [row for row in merged["results"] if row["implementation"] in theirs]
+        others = sorted({row["implementation"] for row in merged["results"]} - theirs)
+        return ({"schema": rundiff.RESULTS_SCHEMA, "results": rows},
+                "fixture results of " + ", ".join(sorted(theirs))
+                + (f" ({', '.join(others)}: not in the baseline)" if others else ""))
+    same = [s for s in sources if s.kind == "divergences" and s.document.get("profile") == old.document.get("profile")]
+    if not same:
+        return None, ""
+    newest = max(same, key=lambda s: s.run.get("ended") or "")
+    return newest.document, f"{newest.label} ({newest.path})"
+
+
+def new_since(sources: Sequence[Source], baselines: Sequence[Source]) -> bool:
+    """Whether some baseline diff has a blocking change (something new that is not covered)."""
+    merged = merged_results(sources)
+    for old in baselines:
+        document, _ = _counterpart(old, sources, merged)
+        if document is not None and rundiff.diff(old.document, document).new:
+            return True
+    return False
+
+
+def sources_section(sources: Sequence[Source], baselines: Sequence[Source]) -> str:
+    rows = []
+    for role, group in (("report", sources), ("baseline", baselines)):
+        for source in group:
+            run = source.run
+            project = run.get("project") or {}
+            commit = (project.get("commit") or "-")[:12] + (" (dirty)" if project.get("dirty") else "")
+            rows.append([escape(role), code(str(source.path)), escape(source.document.get("schema", "?")),
+                         escape(source.label), escape(run.get("session") or "-"), escape(commit),
+                         escape(run.get("ended") or "-"), code(run.get("command") or "-")])
+    return section("sources", "Reports", html_table(("role", "file", "schema", "what", "nox session", "commit",
+                                                       "ended", "command"), rows, id="sources-table"))
+
+
+def summary_section(sources: Sequence[Source], merged: dict[str, Any] | None, impls: Sequence[str]) -> str:
+    """A badge row per implementation: its fixture cases, the classes it is in, its findings."""
+    rows = []
+    for name in impls:
+        cells = []
+        if merged is not None:
+            states = [r["state"] for r in merged["results"] if r["implementation"] == name]
+            fails = states.count("fail")
+            cells.append(badge(f"{states.count('pass')}/{len(states)} cases pass", "fail" if fails else "pass")
+                         if states else badge("no fixture results", "skip"))
+        classes = [d for s in sources if s.kind == "divergences" for d in s.document["divergences"]
+                   if name in d["divergent"]]
+        new = sum(d["status"] == "new" for d in classes)
+        if classes:
+            if new:
+                cells.append(badge(f"{new} new class(es)", "new"))
+            if len(classes) - new:
+                cells.append(badge(f"{len(classes) - new} expected class(es)", "expected"))
+        else:
+            cells.append(badge("no divergence", "pass"))
+        findings = sum(f["count"] for s in sources for f in s.document.get("findings") or [] if f["impl"] == name)
+        if findings:
+            cells.append(badge(f"{findings} finding(s)", "fail"))
+        rows.append(f"<li{attrs(data_impl=name)}><b>{escape(name)}</b> {' '.join(cells)}</li>")
+    verdict = all(s.document.get("ok", True) for s in sources)
+    head = badge("all agree" if verdict else "something new", "pass" if verdict else "fail")
+    return section("summary", "Summary", f"<p>{head}</p><ul class='summary'>{''.join(rows)}</ul>")
+
+
+def section(ident: str, title: str, body: str) -> str:
+    return f"<section id='{ident}'><h2>{escape(title)}</h2>{body}</section>"
+
+
+def expected_notes(sources: Sequence[Source]) -> dict[str, dict[str, Any]]:
+    """The covering entries the reports name, ``IMPL/ID`` -> the entry as its list has it (its note), read from
+    each implementation's expected list (harness/differential/expected.path_for); a list that cannot be read
+    gives none (the page says so at the entry)."""
+    from harness.differential.expected import path_for
+
+    wanted = {name.partition("/")[0] for s in sources if s.kind == "divergences" for d in s.document["divergences"]
+              for name in d.get("expectedEntries") or ([d["expectedEntry"]] if d.get("expectedEntry") else [])}
+    notes: dict[str, dict[str, Any]] = {}
+    for impl in sorted(wanted):
+        try:
+            document = json.loads(path_for(impl).read_text(encoding="utf-8"))
+            for entry in document.get("entries", []):
+                notes[f"{impl}/{entry['id']}"] = entry
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue
+    return notes
+
+
+def oracle_of(sources: Sequence[Source], impls: Sequence[str]) -> str:
+    """The oracle as the reports have it: the first implementation of a divergence's outputs (every run opens
+    the oracle first), else the first implementation named."""
+    for source in sources:
+        for divergence in source.document.get("divergences", []):
+            return next(iter(divergence["outputs"]))
+    return impls[0] if impls else "reference"
+
+
+def render(sources: Sequence[Source], baselines: Sequence[Source] = (), title: str = "memgate parity") -> str:
+    """The whole page as one HTML document."""
+    impls = implementations_of([*sources, *baselines])
+    merged = merged_results(sources)
+    oracle = oracle_of(sources, impls)
+    notes = expected_notes(sources)
+    css = (ASSETS / "page.css").read_text(encoding="utf-8")
+    script = (ASSETS / "page.js").read_text(encoding="utf-8")
+    ended = max((s.run.get("ended") or "" for s in sources), default="")
+    nav = "".join(f"<a href='#{ident}'>{label}</a>" for ident, label in (
+        ("summary", "Summary"), ("matrix", "Fixture cases"), ("classes", "Divergence classes"),
+        ("findings", "Findings"), ("implementations", "Implementations"), ("baseline", "Baseline"),
+        ("sources", "Reports")) if ident != "baseline" or baselines)
+    body = "".join([
+        summary_section(sources, merged, impls),
+        matrix_section(merged, impls),
+        classes_section(sources, oracle, notes),
+        findings_section(sources),
+        implementations_section(sources, impls),
+        baseline_section(sources, baselines, merged),
+        sources_section(sources, baselines),
+    ])
+    policy = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src 'self' data:"
+    return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+            f"<meta http-equiv='Content-Security-Policy' content=\"{policy}\">"
+            "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+            f"<title>{escape(title)}: conformance</title><style>{css}</style></head><body>"
+            f"<header><h1>{escape(title)}: conformance</h1><p>Made from {len(sources)} report(s)"
+            + (f", the newest ended {escape(ended)}" if ended else "")
+            + f"; the oracle is <b>{escape(oracle)}</b>.</p><nav>{nav}</nav></header>"
+            f"<main>{body}</main><script>{script}</script></body></html>\n")
+
+
+def write(out: Path, sources: Sequence[Source], baselines: Sequence[Source] = ()) -> Path:
+    """Write the page as ``out/index.html`` (atomically); its path."""
+    out.mkdir(parents=True, exist_ok=True)
+    target = out / "index.html"
+    # ASCII on disk (atomic_write's contract): a character outside it becomes a numeric reference.
+    atomic_write(target, render(sources, baselines).encode("ascii", "xmlcharrefreplace").decode("ascii"))
+    return target

@@ -1,6 +1,8 @@
 """Sessions of the parity harness. See README.md for the ones people run.
 
-  nox -s tests            Python tests: reference against the fixtures, generators, lint, harness
+  nox -s tests            Python tests: reference against the fixtures, generators, lint, harness; the
+                          page in a headless browser (Debian's chromium, installed as root)
+  nox -s report           the conformance page from the reports in reports/ (reports/site/index.html)
   nox -s parity           build PyO3, WASM and Pyodide; fixture, surface, conformance, differential and
                           property suites (ci profile) on all implementations
   nox -s fixtures         regenerate the fixture files from the reference
@@ -149,10 +151,24 @@ def _impls_from_posargs(session: nox.Session) -> list[str]:
 @nox.session
 def tests(session: nox.Session) -> None:
     """Python tests on the reference: fixtures, generators, lint, protocol, harness machinery; and the
-    layers of the Python code (lint-imports, pyproject.toml [tool.importlinter])."""
+    layers of the Python code (lint-imports, pyproject.toml [tool.importlinter]). First the headless browser
+    the page's tests drive (tools/browser.py: Debian's chromium and chromium-driver, installed with apt-get
+    as root unless PARITY_INSTALL_TOOLCHAIN=0); without it they skip, or fail with PARITY_REQUIRE_BROWSER=1."""
     _install_project(session)
+    required = os.environ.get("PARITY_REQUIRE_BROWSER") == "1"
+    session.run("python", "-m", "tools.browser", env=_toolchain_env(), success_codes=[0] if required else [0, 3])
     session.run("lint-imports")
     session.run("python", "-m", "pytest", *session.posargs)
+
+
+@nox.session
+def report(session: nox.Session) -> None:
+    """The conformance page from the latest reports in reports/ (python -m harness report html): written to
+    reports/site/index.html. `-- --baseline OLD.json` (repeatable) adds what changed since; `-- REPORT ...`
+    names the reports instead. It ends 0 when the page is written, whatever it shows (the log says when the
+    reports hold something new)."""
+    _install_project(session)
+    session.run("python", "-m", "harness", "report", "html", *session.posargs, success_codes=[0, 1])
 
 
 @nox.session

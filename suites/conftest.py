@@ -166,3 +166,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         close = getattr(impl, "close", None)
         if close:
             close()
+
+
+@pytest.fixture(scope="session")
+def page_reports(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """Reports made by the real command line on a fake with a planted traced bug, for the page's tests
+    (suites/page_reports.py), once per session, in a temporary folder."""
+    from suites import page_reports as making
+
+    return making.make(tmp_path_factory.mktemp("page-reports"))

@@ -1,6 +1,7 @@
 """Check a reports folder after a CI run: every file in it names the nox session that wrote it and the run
 (a JSON report: its ``run`` envelope, valid against the schema its ``schema`` field names; a JUnit XML
-file: its ``session`` and ``commit`` testsuite properties). A file nothing names is a problem: reports/
+file: its ``session`` and ``commit`` testsuite properties; the conformance page of ``nox -s report``: its own
+run envelope). A file nothing names is a problem: reports/
 holds only what the user's commands wrote. Exit 0 when every file passes, 1 naming each one that does not.
 
     python -m tools.reports_check reports
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
@@ -42,7 +44,29 @@ def check_file(path: Path, folder: Path) -> list[str]:
         return []
     if path.suffix == ".jsonl" and path.relative_to(folder).parts[0] == CHECKPOINTS:
         return []
-    return [f"{path}: not a report this project writes (a .json report or a JUnit .xml)"]
+    if path.suffix == ".html":
+        return _check_page(path)
+    return [f"{path}: not a report this project writes (a .json report, a JUnit .xml or the page's .html)"]
+
+
+def _check_page(path: Path) -> list[str]:
+    """The conformance page (harness/cli/page.py, nox -s report): its generator meta, and its own run envelope
+    (the ``page-run`` JSON), valid and naming its session."""
+    from harness.cli.page import GENERATOR
+
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if f"<meta name='generator' content='{GENERATOR}'>" not in text:
+        return [f"{path}: not a page this project writes (no generator meta '{GENERATOR}')"]
+    found = re.search(r"<script type='application/json' id='page-run'>(.*?)</script>", text, re.S)
+    try:
+        run = json.loads(found.group(1).replace("<\\/", "</")) if found else None
+    except ValueError:
+        run = None
+    if not isinstance(run, dict) or problems(run):
+        return [f"{path}: its run envelope (the page-run JSON) is missing or not valid"]
+    if not run.get("session"):
+        return [f"{path}: its run names no nox session (written outside nox: {run.get('command')})"]
+    return []
 
 
 def main(argv: list[str] | None = None) -> int:

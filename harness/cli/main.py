@@ -10,6 +10,7 @@
   lint                       check every fixture file (schema, ids, counts, canonical bytes, regeneration)
   bench                      requests per second on the fixture inputs (table + reports/bench.json)
   impls                      list the declared implementations and whether each is available here
+  report show|diff|html      reports as tables; what changed between two runs; the conformance page (-o DIR)
   selftest --impl NAME       check a testee against the protocol (handshake, schema, batches, bad requests, crash)
   trace OP ARG...            every implementation's step trace of one call, side by side, first difference marked
   tracecheck [--examples N]  N fuzz inputs per op, traced on every implementation: each must end in its op's output
@@ -705,6 +706,9 @@ def _report_html(args: argparse.Namespace) -> int:
     print(f"page: {target} (from {len(sources)} report(s)" + (f", {len(baselines)} baseline(s)" if baselines else "")
           + f"); open file://{target.resolve()}")
     new = any(not s.document.get("ok", True) for s in sources) or page.new_since(sources, baselines)
+    if new:
+        print("the page shows something new: a failing case, a new class, a finding or an expected-list problem, "
+              "or a new change since a baseline (exit status 1)")
     return FOUND if new else 0
 
 

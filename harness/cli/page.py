@@ -30,12 +30,13 @@ from typing import Any
 
 from harness.cli import views
 from harness.differential import rundiff
-from harness.model import hostvalues
+from harness.model import envelope, hostvalues
 from harness.model.files import atomic_write
 from harness.model.unicode_info import describe
 
 ASSETS = Path(__file__).with_name("page_assets")  # page.css and page.js, inlined into the page
 RANGES_SHOWN = 12  # a class's character ranges listed with names; the rest counted
+GENERATOR = "memgate-parity report html"  # the page's generator meta (tools/reports_check.py knows it by it)
 VALUE_LIMIT = 4000  # characters of one shown value (an output, an argument, a trace value)
 
 
@@ -84,17 +85,8 @@ def latest_reports(directory: Path) -> list[Path]:
 # -- values shown as tokens, so that the characters that differ can be marked ------------------------------
 
 def text_tokens(text: str) -> list[str]:
-    """A string as views.show_text shows it, in tokens: a run of ASCII letters and digits is one (a word
-    differs whole: "store" against "skip"), every other code point one of its own (an escape is marked whole,
-    U+001C beside an "A")."""
-    out: list[str] = []
-    for char in text:
-        shown = views.show_char(char)
-        if char.isascii() and char.isalnum() and out and out[-1].isascii() and out[-1].isalnum():
-            out[-1] += shown
-        else:
-            out.append(shown)
-    return out
+    """A string as views.show_text shows it, one token per code point (an escape is one token, marked whole)."""
+    return [views.show_char(char) for char in text]
 
 
 def tokens(value: Any) -> list[str]:
@@ -129,6 +121,11 @@ def marked(mine: list[str], spans: list[tuple[int, int]], gaps: Sequence[int] = 
     inside = set()
     for first, last in spans:
         inside.update(range(first, last))
+    # A word (a run of ASCII letters and digits) that differs in part is marked whole: "store" against "skip",
+    # not "s" kept and "tore" marked.
+    for first, last in _words(mine):
+        if inside.intersection(range(first, last)):
+            inside.update(range(first, last))
     out, length, open_ = [], 0, False
     gap_at = set(gaps)
     for index, token in enumerate(mine):
@@ -150,6 +147,20 @@ def marked(mine: list[str], spans: list[tuple[int, int]], gaps: Sequence[int] = 
     if len(mine) in gap_at:
         out.append('<mark class="gap" title="the oracle has more here"></mark>')
     return "".join(out)
+
+
+def _words(shown: list[str]) -> list[tuple[int, int]]:
+    """The runs of tokens that are single ASCII letters or digits, as [first, last) index pairs."""
+    runs: list[tuple[int, int]] = []
+    start = None
+    for index, token in enumerate([*shown, ""]):
+        word = len(token) == 1 and token.isascii() and token.isalnum()
+        if word and start is None:
+            start = index
+        elif not word and start is not None:
+            runs.append((start, index))
+            start = None
+    return runs
 
 
 def compare(oracle: list[str], other: list[str]) -> tuple[list[tuple[int, int]], list[int], list[tuple[int, int]]]:
@@ -675,8 +686,13 @@ def render(sources: Sequence[Source], baselines: Sequence[Source] = (), title: s
         sources_section(sources, baselines),
     ])
     policy = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src 'self' data:"
+    # The page names its own run (the command, the nox session, the commit), as every report does; data, not
+    # a script the browser runs.
+    run = json.dumps(envelope.build({}), ensure_ascii=True).replace("</", "<\\/")
     return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+            f"<meta name='generator' content='{GENERATOR}'>"
             f"<meta http-equiv='Content-Security-Policy' content=\"{policy}\">"
+            f"<script type='application/json' id='page-run'>{run}</script>"
             "<meta name='viewport' content='width=device-width, initial-scale=1'>"
             f"<title>{escape(title)}: conformance</title><style>{css}</style></head><body>"
             f"<header><h1>{escape(title)}: conformance</h1><p>Made from {len(sources)} report(s)"

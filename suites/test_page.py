@@ -1,0 +1,185 @@
+"""The conformance page without a browser (suites/test_page_browser.py drives it in one): what
+``python -m harness report html`` writes, from which reports, with which exit status; the marking of the
+characters that differ; the trace entries reports now carry (``traceAtStep``)."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.cli import main as cli
+from harness.cli import page
+from harness.model.schemas import problems
+from harness.model.status import AGREE, FOUND, USAGE
+from suites import page_reports as making
+
+
+class _Links(HTMLParser):
+    """Every src, href and action attribute of a page, and its script and style elements."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[str] = []
+        self.tags: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        self.links += [value or "" for name, value in attrs if name in ("src", "href", "action")]
+
+
+def test_the_page_is_one_ascii_file_that_links_only_inside_itself(page_reports: making.Made, tmp_path: Path) -> None:
+    done = making.render(page_reports, tmp_path)
+    assert done.returncode == FOUND, done.stdout + done.stderr  # the reports hold something new
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["index.html"]
+    text = (tmp_path / "index.html").read_bytes().decode("ascii")  # raises on anything else
+    found = _Links()
+    found.feed(text)
+    assert found.links and all(link.startswith("#") for link in found.links), found.links
+    assert "link" not in found.tags and "img" not in found.tags
+    assert "default-src 'none'" in text  # the page's own policy forbids every fetch
+
+
+def test_report_html_statuses(page_reports: making.Made, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                              capsys: pytest.CaptureFixture[str]) -> None:
+    """0: a page of reports where all agree; 1: the page is written and the reports hold something new;
+    2: no report to read, or one that is not a report (named)."""
+    monkeypatch.chdir(tmp_path)  # no reports/ here
+    assert cli.main(["report", "html", "-o", str(tmp_path / "empty")]) == USAGE
+    assert "no reports given and none in reports/" in capsys.readouterr().err
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"schema": "fixture-results-v1"}', encoding="utf-8")
+    assert cli.main(["report", "html", str(bad), "-o", str(tmp_path / "bad")]) == USAGE
+    assert "bad.json" in capsys.readouterr().err and not (tmp_path / "bad").exists()
+    ok = page_reports.reports["check-reference"]
+    assert cli.main(["report", "html", str(ok), "-o", str(tmp_path / "ok")]) == AGREE
+    assert (tmp_path / "ok" / "index.html").is_file()
+    assert cli.main(["report", "html", str(ok), "--baseline", str(page_reports.baseline),
+                     "-o", str(tmp_path / "base")]) == AGREE  # the reference's results against the fake's: none shared
+    failing = page_reports.reports["check-fake"]
+    assert cli.main(["report", "html", str(failing), "-o", str(tmp_path / "fail")]) == FOUND
+    assert (tmp_path / "fail" / "index.html").is_file()
+
+
+def test_report_html_reads_the_latest_reports_of_a_folder(page_reports: making.Made, tmp_path: Path) -> None:
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    for name, path in page_reports.reports.items():
+        (folder / f"{name}.json").write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "bench.json").write_text('{"schema": "bench-report-v1"}', encoding="utf-8")
+    (folder / "junk.json").write_text("not json", encoding="utf-8")
+    assert [p.name for p in page.latest_reports(folder)] == sorted(f"{name}.json" for name in page_reports.reports)
+
+
+def test_reports_carry_each_sides_trace_entry_where_the_traces_part(page_reports: making.Made) -> None:
+    document = page_reports.document("diff-expected")
+    assert problems(document) == []
+    (divergence,) = document["divergences"]
+    at = divergence["traceAtStep"]
+    assert set(at) == {"reference", "fake"}
+    assert at["reference"]["step"] == at["fake"]["step"] == divergence["step"] == "norm.edges"
+    assert at["reference"]["value"] == "a\x1c" and at["fake"]["value"] == "a"  # what each side's step gave
+
+
+def test_a_black_box_class_has_no_trace_entries_and_the_page_says_why(tmp_path: Path) -> None:
+    from suites.test_plugins import declare, run
+
+    declare(tmp_path / "impls", bug="strip")  # the same bug outside the steps, and no traces served
+    done = run(tmp_path / "impls", "-m", "harness", "diff", "normalize_fact_text", making.WITNESS, "--impls", "fake",
+               "--json")
+    document = json.loads(done.stdout)
+    (divergence,) = document["divergences"]
+    assert "traceAtStep" not in divergence and divergence["step"] is None
+    source = page.Source(tmp_path / "d.json", document)
+    assert "named by counterfactuals" in page.trace_html(divergence, "reference")
+    assert "named by counterfactuals" in page.class_html(source, 1, divergence, "reference", {})
+
+
+def _marks(html: str) -> list[str]:
+    return re.findall(r"<mark>(.*?)</mark>", html)
+
+
+def test_the_characters_that_differ_are_marked_whole() -> None:
+    shown = page.side_by_side({"reference": page.tokens("a\x1cb"), "fake": page.tokens("ab"),
+                               "same": page.tokens("a\x1cb")}, "reference")
+    assert _marks(shown["reference"]) == ["\\u001C"]  # the escape whole, never a part of it
+    assert "class=\"gap\"" in shown["fake"] and _marks(shown["fake"]) == []
+    assert _marks(shown["same"]) == [] and "gap" not in shown["same"]
+    words = page.side_by_side({"reference": page.tokens('{"action":"store"}'),
+                               "fake": page.tokens('{"action":"skip"}')}, "reference")
+    assert _marks(words["reference"]) == ["store"] and _marks(words["fake"]) == ["skip"]
+    astral = page.side_by_side({"reference": page.tokens("\U00016ea1"), "x": page.tokens("\U00016ec1")}, "reference")
+    assert _marks(astral["x"]) == ["\\U+16EC1"]
+
+
+def test_a_failing_output_and_an_error_are_compared_as_shown() -> None:
+    error = {"error": {"code": "invalid_text", "message": "bad"}}
+    assert "".join(page.output_tokens(error)) == 'error invalid_text: "bad"'
+    assert "".join(page.output_tokens({"ok": "a\x1c"})) == '"a\\u001C"'
+
+
+def _cells(html: str) -> dict[tuple[str, str, str], tuple[str, str]]:
+    """(implementation, fixture, case) -> (state, tooltip) from the page's matrix rows."""
+    out = {}
+    for row in re.finditer(r'<tr class="case" data-fixture="([^"]+)" data-case="([^"]+)"[^>]*>(.*?)</tr>', html):
+        for cell in re.finditer(r'<td class="cell [a-z]+" data-impl="([^"]+)" data-state="([a-z]+)" '
+                                r'title="([^"]*)">', row.group(3)):
+            out[(cell.group(1), row.group(1), row.group(2))] = (cell.group(2), cell.group(3))
+    return out
+
+
+def test_the_matrix_holds_every_case_of_every_implementation_as_its_report_says(page_reports: making.Made) -> None:
+    import html as html_module
+
+    sources = page.read(page_reports.reports.values())
+    shown = _cells(page.render(sources))
+    rows = [row for name in ("check-reference", "check-fake") for row in page_reports.document(name)["results"]]
+    assert len(shown) == len(rows)
+    for row in rows:
+        state, tooltip = shown[(row["implementation"], row["fixture"], row["case"])]
+        assert (state, html_module.unescape(tooltip)) == (row["state"], row["why"] or ""), row
+    assert sum(state == "fail" for state, _ in shown.values()) == page_reports.document("check-fake")["counts"]["fake"]["fail"] > 0  # noqa: E501
+
+
+def test_the_newest_run_of_an_implementation_wins_in_the_matrix(page_reports: making.Made, tmp_path: Path) -> None:
+    """The baseline (every case passing) and the newer failing run of the same fake: the matrix shows the newer."""
+    older = json.loads(page_reports.baseline.read_text(encoding="utf-8"))
+    older["run"]["ended"] = "2000-01-01T00:00:00Z"  # the two runs may end within one second
+    (tmp_path / "older.json").write_text(json.dumps(older), encoding="utf-8")
+    sources = page.read([tmp_path / "older.json", page_reports.reports["check-fake"]])
+    for given in (sources, list(reversed(sources))):  # the order given does not decide, the run's end does
+        merged = page.merged_results(given)
+        assert merged is not None and merged["from"] == {"fake": str(page_reports.reports["check-fake"])}
+        assert any(row["state"] == "fail" for row in merged["results"])
+
+
+def test_notes_of_covering_entries_come_from_the_expected_lists(page_reports: making.Made,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PARITY_IMPLEMENTATIONS", str(page_reports.impls))
+    sources = page.read([page_reports.reports["diff-expected"]])
+    notes = page.expected_notes(sources)
+    (name,) = sources[0].document["divergences"][0]["expectedEntries"]
+    listed: dict[str, Any] = json.loads((page_reports.folder / "expected-fake.json").read_text())
+    assert notes[name]["note"] == listed["entries"][0]["note"]
+
+
+def test_the_reports_check_knows_the_page_by_its_own_run(page_reports: making.Made, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """nox -s report writes reports/site/index.html: tools/reports_check.py takes it when the page names its
+    session (its page-run envelope), and refuses one written outside nox, or an HTML file of anyone else."""
+    from tools import reports_check
+
+    folder = tmp_path / "reports"
+    sources = page.read([page_reports.reports["check-reference"]])
+    monkeypatch.delenv("NOX_CURRENT_SESSION", raising=False)
+    page.write(folder / "site", sources)
+    assert reports_check.main([str(folder)]) == 1
+    monkeypatch.setenv("NOX_CURRENT_SESSION", "report")
+    page.write(folder / "site", sources)
+    assert reports_check.main([str(folder)]) == 0
+    (folder / "site" / "other.html").write_text("<html><body>hand-made</body></html>", encoding="utf-8")
+    assert reports_check.main([str(folder)]) == 1

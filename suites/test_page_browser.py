@@ -1,0 +1,322 @@
+"""The conformance page in a real headless browser: Debian's chromium through its chromium-driver
+(tools/browser.py), loaded from the file system as a person opens it.
+
+The page is made by ``python -m harness report html`` from reports the real command line wrote on a fake
+with a planted traced bug (suites/page_reports.py): failing fixture cases, a new class and a covered one, a
+baseline. Each check reads the page through the DOM and holds it against the reports themselves, and each
+check is seen failing on a page with a bug planted in its making (a wrong cell, an output's marks gone, a
+covering entry dropped, a request outside the folder, a script error).
+
+Without a browser the tests skip, saying how to install one; ``PARITY_REQUIRE_BROWSER=1`` (set by .ci/run)
+makes that a failure. Screenshots go to ``PARITY_ARTIFACTS`` when it names a folder (.ci/run: artifacts/),
+else into the test's temporary folder.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.cli import page, views
+from harness.differential import rundiff
+from harness.model import hostvalues
+from suites import page_reports as making
+from tools import browser as browsers
+
+ARTIFACTS_ENV = "PARITY_ARTIFACTS"
+
+
+@pytest.fixture(scope="module")
+def driver() -> Iterator[Any]:
+    found = browsers.find()
+    if found is None:
+        why = f"no headless browser: missing {', '.join(browsers.missing())}; {browsers.remedy()}"
+        if os.environ.get(browsers.REQUIRE_ENV) == "1":
+            pytest.fail(f"{why} ({browsers.REQUIRE_ENV}=1: the page's browser tests must run)", pytrace=False)
+        pytest.skip(why)
+    opened = browsers.open_driver(found)
+    try:
+        yield opened
+    finally:
+        opened.quit()
+
+
+@pytest.fixture(scope="module")
+def site(page_reports: making.Made, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("site")
+    done = making.render(page_reports, out)
+    assert done.returncode == 1, done.stdout + done.stderr  # written, and the reports hold something new
+    return out / "index.html"
+
+
+def load(driver: Any, path: Path) -> None:
+    browsers.requests(driver), browsers.console_errors(driver)  # drop what an earlier page logged
+    driver.get(path.resolve().as_uri())
+    driver.find_element("id", "matrix")
+
+
+def artifacts(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get(ARTIFACTS_ENV) or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+# -- the checks: each reads the page through the DOM and returns what does not match the reports ----------
+
+CELLS = """return Array.from(document.querySelectorAll('#matrix tr.case')).flatMap(row =>
+  Array.from(row.querySelectorAll('td.cell')).map(cell => [cell.dataset.impl, row.dataset.fixture, row.dataset.case,
+    cell.dataset.state, cell.getAttribute('title'), cell.textContent.trim()]));"""
+
+
+def matrix_problems(driver: Any, made: making.Made) -> list[str]:
+    """Every case of every fixture-results report is one cell with its state, mismatch or reason, and every
+    failing one is listed with its mismatch."""
+    shown = {(impl, fixture, case): (state, title, text)
+             for impl, fixture, case, state, title, text in driver.execute_script(CELLS)}
+    problems = []
+    rows = [row for name in ("check-reference", "check-fake") for row in made.document(name)["results"]]
+    if len(shown) != len(rows):
+        problems.append(f"{len(shown)} cells for {len(rows)} case results")
+    label = {"pass": "pass", "fail": "FAIL", "skip": "skip"}
+    for row in rows:
+        key = (row["implementation"], row["fixture"], row["case"])
+        want = (row["state"], row["why"] or "", label[row["state"]])
+        if shown.get(key) != want:
+            problems.append(f"{'/'.join(key)}: the page shows {shown.get(key)}, the report says {want}")
+        if row["state"] == "fail":
+            listed = driver.find_elements("css selector", f'#failures li[data-impl="{row["implementation"]}"]'
+                                                          f'[data-case="{row["case"]}"]')
+            if not listed or row["why"] not in listed[0].text:
+                problems.append(f"{'/'.join(key)}: not listed among the failing cases with its mismatch")
+    return problems
+
+
+def _shown_output(output: dict[str, Any]) -> str:
+    """An output as the tables show it (harness/cli/views.py, not the page's own code)."""
+    if "ok" in output:
+        return views.show_value(hostvalues.decode(output["ok"]))
+    return f"error {output['error']['code']}: {views.show_text(output['error']['message'])}"
+
+
+def class_problems(driver: Any, made: making.Made) -> list[str]:
+    """Every class of every divergence report: its cause and step, its witness, each implementation's output
+    side by side (those that differ from the oracle's marked, the others not), each side's trace entry, every
+    covering entry with its note, the replay command."""
+    problems = []
+    listed = {entry["id"]: entry for entry in json.loads((made.folder / "expected-fake.json").read_text())["entries"]}
+    for name in ("diff-new", "diff-expected"):
+        for divergence in made.document(name)["divergences"]:
+            where = f"{name}: {divergence['op']} {divergence['cause']}"
+            found = driver.find_elements("css selector", f'article.class[data-op="{divergence["op"]}"]'
+                                                         f'[data-cause="{divergence["cause"]}"]')
+            if len(found) != 1:
+                problems.append(f"{where}: {len(found)} cards")
+                continue
+            card = found[0]
+            if divergence["cause"] not in card.find_element("css selector", ".cause").text or \
+                    card.find_element("css selector", ".step").text != divergence["step"]:
+                problems.append(f"{where}: cause or step not shown")
+            if card.get_attribute("data-status") != divergence["status"]:
+                problems.append(f"{where}: status {card.get_attribute('data-status')}, not {divergence['status']}")
+            witness = card.find_element("css selector", "table.witness").text
+            for arg, value in hostvalues.decode_args(divergence["args"]).items():
+                if views.show_value(value) not in witness:
+                    problems.append(f"{where}: the witness's {arg} is not shown")
+            oracle = next(iter(divergence["outputs"]))
+            for impl, output in divergence["outputs"].items():
+                cell = card.find_element("css selector", f'table.outputs td[data-impl="{impl}"]')
+                if cell.text != _shown_output(output):
+                    problems.append(f"{where}: {impl}'s output shown as {cell.text!r}")
+                differs = output != divergence["outputs"][oracle]
+                marks = cell.find_elements("css selector", "mark")
+                if impl != oracle and differs != bool(marks):
+                    problems.append(f"{where}: {impl}'s output {'differs' if differs else 'agrees'} and has "
+                                    f"{len(marks)} marks")
+            for impl, entry in divergence.get("traceAtStep", {}).items():
+                row = card.find_element("css selector", "table.trace-at").text
+                if f"{impl} {entry['index']} {entry['step']}" not in row:
+                    problems.append(f"{where}: {impl}'s trace entry at {entry['step']} not shown")
+            for entry_name in divergence.get("expectedEntries") or []:
+                items = card.find_elements("css selector", f'.entries li[data-entry="{entry_name}"]')
+                note = listed.get(entry_name.partition("/")[2], {}).get("note", "")
+                if not items or note not in items[0].text:
+                    problems.append(f"{where}: covering entry {entry_name} not shown with its note")
+            replay = card.find_element("css selector", "pre.replay").text
+            if replay != (divergence.get("replay") or views.replay_of(divergence)):
+                problems.append(f"{where}: replay {replay!r}")
+    return problems
+
+
+def description_problems(driver: Any, made: making.Made) -> list[str]:
+    problems = []
+    for name, description in made.document("diff-new")["run"]["implementations"].items():
+        row = driver.find_element("css selector", f'#impls-table tr[data-impl="{name}"]').text
+        for field in ("version", "language"):
+            if description[field] not in row:
+                problems.append(f"{name}: {field} {description[field]!r} not shown")
+        for step, version in description["unicode"].items():
+            if f"{step} {version}" not in row:
+                problems.append(f"{name}: Unicode {step} {version} not shown")
+    return problems
+
+
+def baseline_problems(driver: Any, made: making.Made) -> list[str]:
+    """The changes since the baseline are rundiff's, row for row."""
+    old = json.loads(made.baseline.read_text())
+    found = rundiff.diff(old, made.document("check-fake"))
+    rows = driver.find_elements("css selector", "#baseline tr.change")
+    shown = sorted((row.get_attribute("data-change"), row.find_elements("css selector", "td")[3].text) for row in rows)
+    want = sorted((change.change, change.subject) for change in found.changes)
+    return [] if shown == want and want else [f"baseline rows {shown}, rundiff says {want}"]
+
+
+def hygiene_problems(driver: Any) -> list[str]:
+    """No console error, and no request outside the page's folder (file:// only)."""
+    problems = [f"console: {message}" for message in browsers.console_errors(driver)]
+    problems += [f"request outside the folder: {url}" for url in browsers.requests(driver)
+                 if not url.startswith("file://")]
+    return problems
+
+
+# -- the page as made -----------------------------------------------------------------------------------------
+
+def test_the_page_shows_every_case_class_description_and_change(driver: Any, site: Path,
+                                                               page_reports: making.Made, tmp_path: Path) -> None:
+    load(driver, site)
+    assert matrix_problems(driver, page_reports) == []
+    assert class_problems(driver, page_reports) == []
+    assert description_problems(driver, page_reports) == []
+    assert baseline_problems(driver, page_reports) == []
+    assert hygiene_problems(driver) == []
+    driver.save_screenshot(str(artifacts(tmp_path) / "page-top.png"))
+    card = driver.find_element("css selector", 'article.class[data-status="new"]')
+    driver.execute_script("arguments[0].scrollIntoView()", card)
+    driver.save_screenshot(str(artifacts(tmp_path) / "page-class.png"))
+    assert (artifacts(tmp_path) / "page-top.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_filters_show_the_cases_asked_for(driver: Any, site: Path, page_reports: making.Made,
+                                              tmp_path: Path) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    load(driver, site)
+    rows = [row for name in ("check-reference", "check-fake") for row in page_reports.document(name)["results"]]
+
+    def visible() -> set[tuple[str, str]]:
+        return {(r.get_attribute("data-fixture"), r.get_attribute("data-case"))
+                for r in driver.find_elements("css selector", "#matrix tr.case") if r.is_displayed()}
+
+    def choose(ident: str, value: str) -> None:
+        Select(driver.find_element("id", ident)).select_by_value(value)
+
+    choose("filter-state", "fail")
+    failing = {(r["fixture"], r["case"]) for r in rows if r["state"] == "fail"}
+    assert visible() == failing and failing
+    assert driver.find_element("id", "matrix-count").text.startswith(f"{len(failing)} of ")
+    choose("filter-impl", "reference")  # the reference fails none of them
+    assert visible() == set()
+    assert not driver.find_element("css selector", '#matrix th[data-impl="fake"]').is_displayed()
+    choose("filter-impl", "fake")
+    choose("filter-state", "")
+    step = "norm.edges"
+    choose("filter-step", step)
+    assert visible() == {(r["fixture"], r["case"]) for r in rows if step in r["steps"]}
+    choose("filter-step", "")
+    family = rows[0]["fixture"]
+    choose("filter-family", family)
+    assert visible() == {(r["fixture"], r["case"]) for r in rows if r["fixture"] == family}
+    choose("filter-family", "")
+    driver.find_element("id", "filter-text").send_keys("u001c")
+    assert visible() == {(r["fixture"], r["case"]) for r in rows if "u001c" in r["case"].lower()}
+    driver.save_screenshot(str(artifacts(tmp_path) / "page-filtered.png"))
+    assert hygiene_problems(driver) == []
+
+
+# -- every check fails on a page with a bug planted in its making -----------------------------------------------
+
+def _flip_a_failing_cell(monkeypatch: pytest.MonkeyPatch) -> None:
+    merged = page.merged_results
+
+    def planted(sources: Any) -> Any:
+        found = merged(sources)
+        row = next(row for row in found["results"] if row["state"] == "fail")
+        row["state"], row["why"] = "pass", None
+        return found
+
+    monkeypatch.setattr(page, "merged_results", planted)
+
+
+def _drop_the_marks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(page, "side_by_side", lambda values, oracle: {
+        name: html.escape("".join(value)) for name, value in values.items()})
+
+
+def _drop_a_covering_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(page, "entries_html", lambda divergence, notes: "<ul class='entries'></ul>")
+
+
+def _show_the_oracles_output_everywhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    outputs = page.outputs_html
+
+    def planted(divergence: dict[str, Any], oracle: str) -> str:
+        same = {name: divergence["outputs"][oracle] for name in divergence["outputs"]}
+        return outputs({**divergence, "outputs": same}, oracle)
+
+    monkeypatch.setattr(page, "outputs_html", planted)
+
+
+def _a_request_outside_the_folder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An image from outside (a closed port on this machine), with the page's own policy taken out so that the
+    browser really asks for it: the request log must show it."""
+    render = page.render
+    monkeypatch.setattr(page, "render", lambda *a, **k: re.sub(
+        r"<meta http-equiv='Content-Security-Policy'[^>]*>", "", render(*a, **k)).replace(
+        "</main>", "<img src='http://127.0.0.1:9/planted.png'></main>"))
+
+
+def _a_request_the_policy_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    render = page.render
+    monkeypatch.setattr(page, "render", lambda *a, **k: render(*a, **k).replace(
+        "</main>", "<img src='http://127.0.0.1:9/planted.png'></main>"))
+
+
+def _a_script_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    render = page.render
+    monkeypatch.setattr(page, "render", lambda *a, **k: render(*a, **k).replace(
+        "</main>", "<script>document.getElementById('no-such').remove();</script></main>"))
+
+
+# A plant, the check that must catch it, and what that check must say.
+PLANTS: list[tuple[Callable[[pytest.MonkeyPatch], None], str, str]] = [
+    (_flip_a_failing_cell, "matrix", "the report says ('fail'"),
+    (_drop_the_marks, "class", "output differs and has 0 marks"),
+    (_drop_a_covering_entry, "class", "not shown with its note"),
+    (_show_the_oracles_output_everywhere, "class", "fake's output shown as"),
+    (_a_request_outside_the_folder, "hygiene", "request outside the folder: http://127.0.0.1:9/planted.png"),
+    (_a_request_the_policy_blocks, "hygiene", "violates the following Content Security Policy"),
+    (_a_script_error, "hygiene", "Uncaught TypeError"),
+]
+
+
+@pytest.mark.parametrize("plant, check, said", PLANTS, ids=[plant.__name__.strip("_") for plant, *_ in PLANTS])
+def test_each_check_fails_on_a_planted_page(plant: Callable[[pytest.MonkeyPatch], None], check: str, said: str,
+                                            driver: Any,
+                                            page_reports: making.Made, tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PARITY_IMPLEMENTATIONS", str(page_reports.impls))  # the fake's expected list
+    plant(monkeypatch)
+    sources = page.read(page_reports.reports.values())
+    target = page.write(tmp_path / "planted", sources, page.read([page_reports.baseline]))
+    load(driver, target)
+    found = {"matrix": lambda: matrix_problems(driver, page_reports),
+             "class": lambda: class_problems(driver, page_reports),
+             "hygiene": lambda: hygiene_problems(driver)}[check]()
+    assert any(said in problem for problem in found), \
+        f"the {check} check did not say {said!r} of a page planted with {plant.__name__}: {found}"

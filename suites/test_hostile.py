@@ -177,8 +177,11 @@ def test_the_sweep_gate_names_a_batch_context_fault(tmp_path: Path) -> None:
 def test_diff_shows_no_phantom(tmp_path: Path) -> None:
     declare(tmp_path, "not_json", at=1, request_deadline=2)
     result = run(tmp_path, "diff", "normalize_fact_text", "Abc", "--impls", "reference,hostile")
-    assert "no answer" in result.stdout or "agree" in result.stdout, result.stdout + result.stderr
     assert "cause:" not in result.stdout
+    # The fault is a finding about the testee, named as such (status 1), never "all agree" nor blamed on its host.
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "no answer from hostile" in result.stdout and "not_json" in result.stdout, result.stdout
+    assert "cannot hold these arguments" not in result.stdout
 
 
 def test_selftest_passes_a_faithful_one_and_fails_a_liar(tmp_path: Path) -> None:

@@ -183,3 +183,35 @@ def test_the_reports_check_knows_the_page_by_its_own_run(page_reports: making.Ma
     assert reports_check.main([str(folder)]) == 0
     (folder / "site" / "other.html").write_text("<html><body>hand-made</body></html>", encoding="utf-8")
     assert reports_check.main([str(folder)]) == 1
+
+
+def test_a_sweep_class_shows_its_swept_extent_and_trace_entries(tmp_path: Path) -> None:
+    """A sweep on the fake with the traced bug: its class carries the swept runs and templates, and each side's
+    trace entry (sweep_report passes the share's through); the card shows both."""
+    from suites.test_plugins import declare, run
+
+    declare(tmp_path / "impls", bug="edges")
+    report = tmp_path / "sweep.json"
+    done = run(tmp_path / "impls", "-m", "harness", "sweep", "--impls", "fake", "--templates", "alone", "--range",
+               "U+0000..U+007F", "--workers", "1", "--checkpoint", str(tmp_path / "cp.jsonl"), "--report", str(report))
+    assert done.returncode == FOUND, done.stdout[-2000:] + done.stderr[-2000:]
+    document = json.loads(report.read_text())
+    assert problems(document) == []
+    divergence = next(d for d in document["divergences"] if d["cause"] == "whitespace_definition")
+    assert divergence["traceAtStep"]["fake"]["step"] == "norm.edges"
+    card = page.class_html(page.Source(report, document), 1, divergence, "reference", {})
+    assert f"{divergence['inputs']:,} swept inputs" in card and "U+001C..U+001F" in card
+    assert "<table class=\"trace-at\">" in card
+
+
+def test_findings_about_a_testee_are_on_the_page_never_as_a_class(tmp_path: Path) -> None:
+    from suites.test_plugins import declare, run
+
+    declare(tmp_path / "impls", bug="protocol")  # answers "result" where the protocol says "ok"
+    done = run(tmp_path / "impls", "-m", "harness", "diff", "normalize_fact_text", "x", "--impls", "fake", "--json")
+    document = json.loads(done.stdout)
+    assert document["findings"] and not document["divergences"]
+    shown = page.findings_section([page.Source(tmp_path / "d.json", document)])
+    for finding in document["findings"]:
+        assert finding["kind"] in shown and finding["impl"] in shown
+    assert "No divergence." in page.classes_section([page.Source(tmp_path / "d.json", document)], "reference", {})

@@ -412,6 +412,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     from harness.differential.explain import examine_all, unicode_versions_of
     from harness.differential.outcomes import observe
     from harness.differential.report import document
+    from harness.testees.fanout import expressible, harvest
 
     op, call_args = _call_args(args.op, args.args, args.arg, loose=False)
     opened = open_impls(split_names(args.impls), require_all=args.require_all)
@@ -423,25 +424,33 @@ def cmd_diff(args: argparse.Namespace) -> int:
             cover(expected, opened, divergence, versions)
         responses = observe(opened, op.name, call_args)
         described = envelope.descriptions(opened)
+        # What a testee did wrong as a program (a protocol fault, a crash, a hang) is a finding about it: it
+        # gave no answer, so it is not among the responses, and the run says why (never "all agree").
+        findings = harvest(opened).findings
     finally:
         close_all(opened)
+    report = document("diff", versions, divergences, 1, 0.0, [], described=described, findings=findings)
     if args.json:
-        print(json.dumps(document("diff", versions, divergences, 1, 0.0, [], described=described), indent=2))
+        print(json.dumps(report, indent=2))
     elif not divergences:
-        left_out = [name for name in opened if name not in responses]
+        cannot_hold = [name for name in opened if not expressible(name, call_args)]
+        unanswered = [name for name in opened if name not in responses and name not in cannot_hold]
         if args.baseline:
-            print(_baseline_view(args, document("diff", versions, divergences, 1, 0.0, [], described=described)))
-        print(f"all {len(responses)} implementations agree ({', '.join(responses)}):")
-        if left_out:
-            print(f"  (not run on {', '.join(left_out)}: its host cannot hold these arguments, see host_strings)")
+            print(_baseline_view(args, report))
+        print(f"all {len(responses)} implementations that answered agree ({', '.join(responses)}):")
+        if cannot_hold:
+            print(f"  (not run on {', '.join(cannot_hold)}: its host cannot hold these arguments, see host_strings)")
+        if unanswered:
+            print(f"  (no answer from {', '.join(unanswered)}: see the findings below)")
         for name, response in responses.items():
             print(f"  {name}: {json.dumps(response, ensure_ascii=True)[:300]}")
+        if findings:
+            print("findings about testees (not divergences):\n" + render_findings(findings))
     else:
-        report = document("diff", versions, divergences, 1, 0.0, [], described=described)
         print(views.classes_view(report, args.format, args.show))
         if args.baseline:
             print("\n" + _baseline_view(args, report))
-    return 1 if any(divergence.status == "new" for divergence in divergences) else 0
+    return 1 if findings or any(divergence.status == "new" for divergence in divergences) else 0
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:

@@ -427,9 +427,10 @@ def class_html(source: Source, number: int, divergence: dict[str, Any], oracle: 
             f"{badge(status, status)}</h3>")
     rule = divergence.get("rule")
     fallback = divergence.get("fallbackCause")
-    named_by = (f"named by the trace rule {code(rule)}" if rule else "named by counterfactuals") + (
-        f"; the counterfactual classifier says {code(fallback['cause'] + (' (' + fallback['detail'] + ')' if fallback.get('detail') else ''))}"  # noqa: E501
-        if fallback else "")
+    named_by = f"named by the trace rule {code(rule)}" if rule else "named by counterfactuals"
+    if fallback:
+        other = fallback["cause"] + (f" ({fallback['detail']})" if fallback.get("detail") else "")
+        named_by += f"; the counterfactual classifier says {code(other)}"
     body = [
         f"<p class='impls'>Implementations of this share: <b>{escape(', '.join(divergence['divergent']))}</b>"
         f" against the oracle {escape(oracle)}; {named_by}.</p>",
@@ -654,20 +655,26 @@ def expected_notes(sources: Sequence[Source]) -> dict[str, dict[str, Any]]:
     return notes
 
 
-def oracle_of(sources: Sequence[Source], impls: Sequence[str]) -> str:
-    """The oracle as the reports have it: the first implementation of a divergence's outputs (every run opens
-    the oracle first), else the first implementation named."""
-    for source in sources:
-        for divergence in source.document.get("divergences", []):
-            return next(iter(divergence["outputs"]))
-    return impls[0] if impls else "reference"
+def oracle_of(impls: Sequence[str]) -> str:
+    """The oracle: the declared one (implementations/*.json) when the reports name it, else the first
+    implementation they name (every run opens the oracle first; a sweep's outputs are ordered by name, so
+    they cannot tell)."""
+    from harness.testees.impls import oracle
+
+    try:
+        declared = oracle()
+    except StopIteration:
+        declared = None
+    if declared in impls or not impls:
+        return declared or "reference"
+    return impls[0]
 
 
 def render(sources: Sequence[Source], baselines: Sequence[Source] = (), title: str = "memgate parity") -> str:
     """The whole page as one HTML document."""
     impls = implementations_of([*sources, *baselines])
     merged = merged_results(sources)
-    oracle = oracle_of(sources, impls)
+    oracle = oracle_of(impls)
     notes = expected_notes(sources)
     css = (ASSETS / "page.css").read_text(encoding="utf-8")
     script = (ASSETS / "page.js").read_text(encoding="utf-8")

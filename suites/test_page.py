@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -103,17 +104,40 @@ def _marks(html: str) -> list[str]:
     return re.findall(r"<mark>(.*?)</mark>", html)
 
 
-def test_the_characters_that_differ_are_marked_whole() -> None:
-    shown = page.side_by_side({"reference": page.tokens("a\x1cb"), "fake": page.tokens("ab"),
-                               "same": page.tokens("a\x1cb")}, "reference")
-    assert _marks(shown["reference"]) == ["\\u001C"]  # the escape whole, never a part of it
-    assert "class=\"gap\"" in shown["fake"] and _marks(shown["fake"]) == []
-    assert _marks(shown["same"]) == [] and "gap" not in shown["same"]
-    words = page.side_by_side({"reference": page.tokens('{"action":"store"}'),
-                               "fake": page.tokens('{"action":"skip"}')}, "reference")
-    assert _marks(words["reference"]) == ["store"] and _marks(words["fake"]) == ["skip"]
-    astral = page.side_by_side({"reference": page.tokens("\U00016ea1"), "x": page.tokens("\U00016ec1")}, "reference")
-    assert _marks(astral["x"]) == ["\\U+16EC1"]
+def _pair(oracle: Any, other: Any) -> tuple[str, str]:
+    shown = page.side_by_side({"reference": page.tokens(oracle), "x": page.tokens(other)}, "reference")
+    return shown["reference"], shown["x"]
+
+
+GAP = '<mark class="gap"'
+
+
+@pytest.mark.parametrize("oracle, other, oracle_marks, other_marks, oracle_gap, other_gap", [
+    ("a\x1cb", "ab", ["\\u001C"], [], False, True),  # the escape whole; a separator gone is a gap, not a word
+    ('{"action":"store"}', '{"action":"skip"}', ["store"], ["skip"], False, False),  # a word whole, both sides
+    ("store", "stor", ["store"], ["stor"], False, False),  # a letter gone from a word: the word, on both sides
+    ("ab", "abc", ["ab"], ["abc"], False, False),  # a letter added to a word: the word, on both sides
+    ("a b", "a  b", [], [" "], True, False),  # a space added: marked on its side, a gap on the oracle's
+    ("\U00016ea1", "\U00016ec1", ["\\U+16EA1"], ["\\U+16EC1"], False, False),  # one astral code point, whole
+    (float("nan"), 1.5, ['{"$float": "NaN"}'], ["1.5"], False, False),  # as views.show_value shows a NaN
+])
+def test_the_characters_that_differ_are_marked_whole_on_both_sides(oracle: Any, other: Any, oracle_marks: list[str],
+                                                                  other_marks: list[str], oracle_gap: bool,
+                                                                  other_gap: bool) -> None:
+    import html as html_module
+
+    mine, theirs = _pair(oracle, other)
+    assert [html_module.unescape(m) for m in _marks(mine)] == oracle_marks
+    assert [html_module.unescape(m) for m in _marks(theirs)] == other_marks
+    assert (GAP in mine, GAP in theirs) == (oracle_gap, other_gap)
+    same = page.side_by_side({"reference": page.tokens(oracle), "same": page.tokens(oracle)}, "reference")
+    assert "<mark" not in same["same"] + same["reference"]
+
+
+def test_the_oracle_is_marked_against_the_share_first() -> None:
+    values = {"reference": page.tokens("ab"), "other": page.tokens("xb"), "mine": page.tokens("ab!")}
+    shown = page.side_by_side(values, "reference", share=["mine"])
+    assert GAP in shown["reference"] and _marks(shown["reference"]) == []  # against "mine", not "other"
 
 
 def test_a_failing_output_and_an_error_are_compared_as_shown() -> None:
@@ -215,3 +239,84 @@ def test_findings_about_a_testee_are_on_the_page_never_as_a_class(tmp_path: Path
     for finding in document["findings"]:
         assert finding["kind"] in shown and finding["impl"] in shown
     assert "No divergence." in page.classes_section([page.Source(tmp_path / "d.json", document)], "reference", {})
+
+
+def test_the_summary_counts_a_class_two_reports_saw_once_and_puts_the_oracle_first(page_reports: making.Made,
+                                                                                  tmp_path: Path) -> None:
+    again = tmp_path / "again.json"
+    again.write_text(page_reports.reports["diff-new"].read_text(encoding="utf-8"), encoding="utf-8")
+    sources = page.read([page_reports.reports["check-fake"], page_reports.reports["diff-new"], again,
+                         page_reports.reports["check-reference"]])
+    shown = page.render(sources)
+    fake = re.search(r'<li data-impl="fake">(.*?)</li>', shown)
+    assert fake is not None and "1 new class(es)" in fake.group(1), fake
+    matrix = shown[shown.index("<table id='matrix-table'>"):]
+    columns = re.findall(r'<th data-impl="([^"]+)">', matrix[:matrix.index("</thead>")])
+    assert columns == ["reference", "fake"]  # the oracle first, whichever report named it first
+
+
+HOSTILE = "<x-inj q=\"1\" s='2'></script><!--<script>"
+
+
+def test_report_strings_never_become_markup(page_reports: making.Made, tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Markup in every string a report can bring (a command line, a mismatch, an explanation, a message, a
+    note, an implementation's name and description) is shown as text, and the page's own run block ends
+    where it should."""
+    fake = page_reports.document("check-fake")
+    fake["run"]["command"] += " " + HOSTILE
+    fake["results"][0]["why"] = HOSTILE if fake["results"][0]["state"] != "pass" else None
+    failing = next(row for row in fake["results"] if row["state"] == "fail")
+    failing["why"] += HOSTILE
+    failing["case"] += HOSTILE
+    diff = page_reports.document("diff-new")
+    diff["divergences"][0]["explanation"] += HOSTILE
+    diff["run"]["implementations"]["fake"]["language"] += HOSTILE
+    paths = []
+    for name, document in (("fake" + HOSTILE.replace("/", "") + ".json", fake), ("diff.json", diff)):
+        (tmp_path / name).write_text(json.dumps(document), encoding="utf-8")
+        paths.append(tmp_path / name)
+    monkeypatch.setattr(sys, "orig_argv", [*sys.orig_argv, str(paths[0])])  # the page's own command line
+    target = page.write(tmp_path / "site", page.read(paths))
+    text = target.read_text(encoding="ascii")
+    found = _Links()
+    found.feed(text)
+    assert "x-inj" not in found.tags and found.tags.count("script") == 2, found.tags  # the run block, the filters
+    run = re.search(r"<script type='application/json' id='page-run'>(.*?)</script>", text, re.S)
+    assert run is not None and "<!--<script>" in json.loads(run.group(1))["command"]
+    # Not one "<" inside the block: a browser reads "<!--<script>" there as the start of an escaped script and
+    # the rest of the page as its text (Python's parser does not, so this is said of the text itself).
+    assert "<" not in run.group(1)
+    assert text.count("&lt;x-inj") >= 5
+
+
+def test_a_baseline_that_shares_no_implementation_is_not_compared(page_reports: making.Made) -> None:
+    sources = page.read([page_reports.reports["check-reference"]])
+    shown = page.baseline_section(sources, page.read([page_reports.baseline]), page.merged_results(sources))
+    assert "no report of that kind to compare it with" in shown and "tr class=\"change\"" not in shown
+
+
+def test_the_verdict_reads_the_results_the_page_shows(page_reports: making.Made, tmp_path: Path) -> None:
+    """A failing run replaced by a newer passing run of the same implementation is not something new."""
+    older = page_reports.document("check-fake")
+    older["run"]["ended"] = "2000-01-01T00:00:00Z"
+    (tmp_path / "older.json").write_text(json.dumps(older), encoding="utf-8")
+    sources = page.read([tmp_path / "older.json", page_reports.baseline])
+    assert not page.something_new(sources, [])
+    assert 'badge pass">all agree' in page.render(sources)
+    older["run"]["ended"] = "2100-01-01T00:00:00Z"  # now the failing run is the newer one
+    (tmp_path / "newer.json").write_text(json.dumps(older), encoding="utf-8")
+    assert page.something_new(page.read([tmp_path / "newer.json", page_reports.baseline]), [])
+
+
+def test_no_divergence_is_said_only_of_an_implementation_a_divergence_run_had(page_reports: making.Made) -> None:
+    shown = page.render(page.read([page_reports.reports["check-reference"]]))
+    assert "no divergence run" in shown and ">no divergence<" not in shown
+    shown = page.render(page.read([page_reports.reports["check-reference"], page_reports.reports["diff-new"]]))
+    assert re.search(r'<li data-impl="reference">.*?>no divergence<', shown)
+
+
+def test_two_reports_of_one_kind_have_their_own_anchors(page_reports: making.Made) -> None:
+    shown = page.render(page.read([page_reports.reports["diff-new"], page_reports.reports["diff-expected"]]))
+    ids = re.findall(r' id="([^"]+)"', shown) + re.findall(r" id='([^']+)'", shown)
+    assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)

@@ -25,7 +25,6 @@ from typing import Any
 import pytest
 
 from harness.cli import page, views
-from harness.differential import rundiff
 from harness.model import hostvalues
 from suites import page_reports as making
 from tools import browser as browsers
@@ -70,7 +69,7 @@ def artifacts(tmp_path: Path) -> Path:
 
 # -- the checks: each reads the page through the DOM and returns what does not match the reports ----------
 
-CELLS = """return Array.from(document.querySelectorAll('#matrix tr.case')).flatMap(row =>
+CELLS = """return Array.from(document.querySelectorAll('#matrix-table tr.case')).flatMap(row =>
   Array.from(row.querySelectorAll('td.cell')).map(cell => [cell.dataset.impl, row.dataset.fixture, row.dataset.case,
     cell.dataset.state, cell.getAttribute('title'), cell.textContent.trim()]));"""
 
@@ -139,10 +138,21 @@ def class_problems(driver: Any, made: making.Made) -> list[str]:
                 if impl != oracle and differs != bool(marks):
                     problems.append(f"{where}: {impl}'s output {'differs' if differs else 'agrees'} and has "
                                     f"{len(marks)} marks")
-            for impl, entry in divergence.get("traceAtStep", {}).items():
-                row = card.find_element("css selector", "table.trace-at").text
-                if f"{impl} {entry['index']} {entry['step']}" not in row:
-                    problems.append(f"{where}: {impl}'s trace entry at {entry['step']} not shown")
+            at = divergence.get("traceAtStep", {})
+            rows = {tr.find_elements("css selector", "td")[0].text: tr
+                    for tr in card.find_elements("css selector", "table.trace-at tbody tr")}
+            if set(rows) != set(at):
+                problems.append(f"{where}: trace entries of {sorted(rows)}, the report has {sorted(at)}")
+            for impl, entry in at.items():
+                if impl not in rows:
+                    continue
+                cells = [td.text for td in rows[impl].find_elements("css selector", "td")]
+                if cells[1:] != [str(entry["index"]), entry["step"], views.show_value(entry["value"])]:
+                    problems.append(f"{where}: {impl}'s trace entry shown as {cells[1:]}")
+                base = at[oracle]
+                differs = entry["value"] != base["value"] and entry["index"] == base["index"]
+                if impl != oracle and differs != bool(rows[impl].find_elements("css selector", "mark")):
+                    problems.append(f"{where}: {impl}'s trace entry {'differs' if differs else 'agrees'}; marks wrong")
             for entry_name in divergence.get("expectedEntries") or []:
                 items = card.find_elements("css selector", f'.entries li[data-entry="{entry_name}"]')
                 note = listed.get(entry_name.partition("/")[2], {}).get("note", "")
@@ -168,13 +178,15 @@ def description_problems(driver: Any, made: making.Made) -> list[str]:
 
 
 def baseline_problems(driver: Any, made: making.Made) -> list[str]:
-    """The changes since the baseline are rundiff's, row for row."""
+    """The changes since the baseline, worked out here from the two documents (not by rundiff, which the page
+    uses): the baseline's fake passed every case, so each case it fails now is new, and nothing else changed."""
     old = json.loads(made.baseline.read_text())
-    found = rundiff.diff(old, made.document("check-fake"))
+    assert {row["state"] for row in old["results"]} == {"pass"}
     rows = driver.find_elements("css selector", "#baseline tr.change")
     shown = sorted((row.get_attribute("data-change"), row.find_elements("css selector", "td")[3].text) for row in rows)
-    want = sorted((change.change, change.subject) for change in found.changes)
-    return [] if shown == want and want else [f"baseline rows {shown}, rundiff says {want}"]
+    want = sorted(("new", f"{row['fixture']}/{row['case']}") for row in made.document("check-fake")["results"]
+                  if row["state"] == "fail")
+    return [] if shown == want and want else [f"baseline rows {shown}, the reports say {want}"]
 
 
 def hygiene_problems(driver: Any) -> list[str]:
@@ -195,6 +207,14 @@ def test_the_page_shows_every_case_class_description_and_change(driver: Any, sit
     assert description_problems(driver, page_reports) == []
     assert baseline_problems(driver, page_reports) == []
     assert hygiene_problems(driver) == []
+    # The witness A U+001C: the oracle keeps the U+001C its step does not strip, the fake strips it. Written
+    # here, not computed: the mark is the escape whole, and the fake's side has a gap where it lacks it.
+    card = driver.find_element("css selector", 'article.class[data-op="normalize_fact_text"]')
+    oracle = card.find_element("css selector", 'table.outputs td[data-impl="reference"]')
+    fake = card.find_element("css selector", 'table.outputs td[data-impl="fake"]')
+    assert (oracle.text, fake.text) == ('"a\\u001C"', '"a"')
+    assert [m.text for m in oracle.find_elements("css selector", "mark")] == ["\\u001C"]
+    assert len(fake.find_elements("css selector", "mark.gap")) == 1
     driver.save_screenshot(str(artifacts(tmp_path) / "page-top.png"))
     card = driver.find_element("css selector", 'article.class[data-status="new"]')
     driver.execute_script("arguments[0].scrollIntoView()", card)
@@ -211,7 +231,7 @@ def test_the_filters_show_the_cases_asked_for(driver: Any, site: Path, page_repo
 
     def visible() -> set[tuple[str, str]]:
         return {(r.get_attribute("data-fixture"), r.get_attribute("data-case"))
-                for r in driver.find_elements("css selector", "#matrix tr.case") if r.is_displayed()}
+                for r in driver.find_elements("css selector", "#matrix-table tr.case") if r.is_displayed()}
 
     def choose(ident: str, value: str) -> None:
         Select(driver.find_element("id", ident)).select_by_value(value)
@@ -222,7 +242,7 @@ def test_the_filters_show_the_cases_asked_for(driver: Any, site: Path, page_repo
     assert driver.find_element("id", "matrix-count").text.startswith(f"{len(failing)} of ")
     choose("filter-impl", "reference")  # the reference fails none of them
     assert visible() == set()
-    assert not driver.find_element("css selector", '#matrix th[data-impl="fake"]').is_displayed()
+    assert not driver.find_element("css selector", '#matrix-table th[data-impl="fake"]').is_displayed()
     choose("filter-impl", "fake")
     choose("filter-state", "")
     step = "norm.edges"
@@ -254,7 +274,7 @@ def _flip_a_failing_cell(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _drop_the_marks(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(page, "side_by_side", lambda values, oracle: {
+    monkeypatch.setattr(page, "side_by_side", lambda values, *_, **__: {
         name: html.escape("".join(value)) for name, value in values.items()})
 
 

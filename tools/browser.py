@@ -24,9 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.model.status import AGREE, UNAVAILABLE
+
 PACKAGES = ("chromium", "chromium-driver")  # Debian's; chromium-driver's chromedriver matches its chromium
 BROWSERS = ("chromium", "chromium-browser")
 DRIVERS = ("chromedriver",)
+APT_SECONDS = 900  # one apt-get command at the most
 REQUIRE_ENV = "PARITY_REQUIRE_BROWSER"  # .ci/run sets it: a missing browser fails the page's tests
 # Flags for a headless Chromium run as root in a container: no sandbox (it refuses root), no GPU, /tmp for
 # shared memory (a container's /dev/shm is small), and no network service reaching out on its own.
@@ -80,9 +83,11 @@ def install(log: Callable[[str], object] = print) -> float:
         "a browser from elsewhere; PARITY_INSTALL_TOOLCHAIN=0 turns installs off")
     started = time.monotonic()
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    subprocess.run(["apt-get", "update", "-q"], env=env, check=True, stdout=subprocess.DEVNULL)
-    subprocess.run(["apt-get", "install", "-y", "-q", "--no-install-recommends", *PACKAGES], env=env, check=True,
-                   stdout=subprocess.DEVNULL)
+    waits = ["-o", "Acquire::http::Timeout=30", "-o", "DPkg::Lock::Timeout=120"]  # a stalled mirror or lock ends
+    subprocess.run(["apt-get", *waits, "update", "-q"], env=env, check=True, stdout=subprocess.DEVNULL,
+                   timeout=APT_SECONDS)
+    subprocess.run(["apt-get", *waits, "install", "-y", "-q", "--no-install-recommends", *PACKAGES], env=env,
+                   check=True, stdout=subprocess.DEVNULL, timeout=APT_SECONDS)
     return time.monotonic() - started
 
 
@@ -131,17 +136,25 @@ def main(argv: list[str] | None = None) -> int:
     if found is None and not args.check:
         allowed, why = may_install()
         if allowed:
-            seconds = install()
-            print(f"browser: installed {' '.join(PACKAGES)} in {seconds:.0f} s")
+            try:
+                seconds = install()
+                print(f"browser: installed {' '.join(PACKAGES)} in {seconds:.0f} s")
+            except (OSError, subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
+                print(f"browser: apt-get failed: {exc}", file=sys.stderr)
             found = find()
         else:
             print(f"browser: not installing ({why})")
     if found is None:
         print(f"browser: missing {', '.join(missing())}; {remedy()}", file=sys.stderr)
-        return 3
-    version = subprocess.run([found.chromium, "--version"], capture_output=True, text=True, check=False).stdout.strip()
+        return UNAVAILABLE
+    try:
+        version = subprocess.run([found.chromium, "--version"], capture_output=True, text=True, check=False,
+                                 timeout=60).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        print(f"browser: {found.chromium} does not start: {exc}; {remedy()}", file=sys.stderr)
+        return UNAVAILABLE
     print(f"browser: {version or found.chromium} at {found.chromium}, driver {found.driver}")
-    return 0
+    return AGREE
 
 
 if __name__ == "__main__":

@@ -59,7 +59,7 @@ def _check_page(path: Path) -> list[str]:
         return [f"{path}: not a page this project writes (no generator meta '{GENERATOR}')"]
     found = re.search(r"<script type='application/json' id='page-run'>(.*?)</script>", text, re.S)
     try:
-        run = json.loads(found.group(1).replace("<\\/", "</")) if found else None
+        run = json.loads(found.group(1)) if found else None
     except ValueError:
         run = None
     if not isinstance(run, dict) or problems(run):

@@ -714,7 +714,7 @@ def _report_html(args: argparse.Namespace) -> int:
     target = page.write(args.out, sources, baselines)
     print(f"page: {target} (from {len(sources)} report(s)" + (f", {len(baselines)} baseline(s)" if baselines else "")
           + f"); open file://{target.resolve()}")
-    new = any(not s.document.get("ok", True) for s in sources) or page.new_since(sources, baselines)
+    new = page.something_new(sources, baselines)
     if new:
         print("the page shows something new: a failing case, a new class, a finding or an expected-list problem, "
               "or a new change since a baseline (exit status 1)")

@@ -104,7 +104,7 @@ def tokens(value: Any) -> list[str]:
         for number, (key, item) in enumerate(value.items()):
             out += ([", "] if number else []) + tokens(str(key)) + [": "] + tokens(item)
         return out + ["}"]
-    return text_tokens(json.dumps(hostvalues.encode(value)))
+    return list(json.dumps(hostvalues.encode(value)))  # as views.show_value has it (ASCII JSON)
 
 
 def output_tokens(output: dict[str, Any]) -> list[str]:
@@ -115,22 +115,61 @@ def output_tokens(output: dict[str, Any]) -> list[str]:
     return text_tokens(f"error {error.get('code')}: ") + tokens(str(error.get("message", "")))
 
 
-def marked(mine: list[str], spans: list[tuple[int, int]], gaps: Sequence[int] = ()) -> str:
-    """HTML of ``mine`` with the tokens in ``spans`` inside <mark> and an empty gap mark before each index of
-    ``gaps`` (the other side has something there); cut at VALUE_LIMIT characters."""
-    inside = set()
-    for first, last in spans:
+@dataclass
+class Differs:
+    """Where one side of a comparison differs from the other: its tokens that differ (``spans``, [first,
+    last) pairs), and the places where the other side has tokens this one lacks (``gaps``: index -> whether
+    the missing tokens are letters or digits, a part of a word)."""
+
+    spans: list[tuple[int, int]]
+    gaps: dict[int, bool]
+
+
+def _wordy(token: str) -> bool:
+    return len(token) == 1 and token.isascii() and token.isalnum()
+
+
+def compare(oracle: list[str], other: list[str]) -> tuple[Differs, Differs]:
+    """Where ``other`` and ``oracle`` differ, token by token (difflib): (the oracle's side, the other's)."""
+    mine, theirs = Differs([], {}), Differs([], {})
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, oracle, other, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        if i2 > i1:
+            mine.spans.append((i1, i2))
+        else:
+            mine.gaps[i1] = any(map(_wordy, other[j1:j2]))
+        if j2 > j1:
+            theirs.spans.append((j1, j2))
+        else:
+            theirs.gaps[j1] = any(map(_wordy, oracle[i1:i2]))
+    return mine, theirs
+
+
+def marked(mine: list[str], differs: Differs | None = None) -> str:
+    """HTML of ``mine`` with the tokens that differ inside <mark>, and an empty gap mark where the other side
+    has more; cut at VALUE_LIMIT characters. A word (a run of ASCII letters and digits) that differs in part
+    is marked whole, on both sides: "store" against "skip", "stor" against "store", never "s" kept and "tore"
+    marked; a gap between two characters that are not a word's own letters stays a gap ("a" and "b" around
+    the U+001C the other side has)."""
+    differs = differs or Differs([], {})
+    inside: set[int] = set()
+    for first, last in differs.spans:
         inside.update(range(first, last))
-    # A word (a run of ASCII letters and digits) that differs in part is marked whole: "store" against "skip",
-    # not "s" kept and "tore" marked.
+    gaps = dict(differs.gaps)
     for first, last in _words(mine):
-        if inside.intersection(range(first, last)):
+        touched = inside.intersection(range(first, last)) or any(
+            wordy for at, wordy in differs.gaps.items() if first <= at <= last)
+        if touched:
             inside.update(range(first, last))
+            for at in range(first, last + 1):
+                if gaps.get(at):
+                    del gaps[at]  # the word is marked whole instead
     out, length, open_ = [], 0, False
-    gap_at = set(gaps)
+    gap = '<mark class="gap" title="the other side has more here"></mark>'
     for index, token in enumerate(mine):
-        if index in gap_at:
-            out.append('<mark class="gap" title="the oracle has more here"></mark>')
+        if index in gaps:
+            out.append(gap)
         if index in inside and not open_:
             out.append("<mark>")
             open_ = True
@@ -144,8 +183,8 @@ def marked(mine: list[str], spans: list[tuple[int, int]], gaps: Sequence[int] = 
             return "".join(out)
     if open_:
         out.append("</mark>")
-    if len(mine) in gap_at:
-        out.append('<mark class="gap" title="the oracle has more here"></mark>')
+    if len(mine) in gaps:
+        out.append(gap)
     return "".join(out)
 
 
@@ -154,47 +193,34 @@ def _words(shown: list[str]) -> list[tuple[int, int]]:
     runs: list[tuple[int, int]] = []
     start = None
     for index, token in enumerate([*shown, ""]):
-        word = len(token) == 1 and token.isascii() and token.isalnum()
-        if word and start is None:
+        if _wordy(token) and start is None:
             start = index
-        elif not word and start is not None:
+        elif not _wordy(token) and start is not None:
             runs.append((start, index))
             start = None
     return runs
 
 
-def compare(oracle: list[str], other: list[str]) -> tuple[list[tuple[int, int]], list[int], list[tuple[int, int]]]:
-    """Where ``other`` differs from ``oracle``: its differing spans, where it lacks something, and the
-    oracle's differing spans."""
-    mine, gaps, theirs = [], [], []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, oracle, other, autojunk=False).get_opcodes():
-        if tag == "equal":
-            continue
-        if j2 > j1:
-            mine.append((j1, j2))
-        else:
-            gaps.append(j1)
-        if i2 > i1:
-            theirs.append((i1, i2))
-    return mine, gaps, theirs
-
-
-def side_by_side(values: dict[str, list[str]], oracle: str) -> dict[str, str]:
+def side_by_side(values: dict[str, list[str]], oracle: str, share: Sequence[str] = (),
+                 comparable: Sequence[str] | None = None) -> dict[str, str]:
     """Each implementation's shown value as HTML, where it differs from the oracle's marked (whether or not it
-    is of the class's share: another share's difference shows too), and the oracle's own differing spans
-    marked against all of them."""
+    is of the class's ``share``: another share's difference shows too), and the oracle's side marked against
+    the first of the share that differs (else the first that does: one comparison, never two mixed).
+    ``comparable``: the implementations whose value may be compared with the oracle's (default: all)."""
     shown: dict[str, str] = {}
-    oracle_spans: list[tuple[int, int]] = []
     base = values.get(oracle)
-    for name, value in values.items():
-        if name == oracle or base is None or value == base:
+    oracle_side: Differs | None = None
+    order = sorted(values, key=lambda name: name not in share)  # the share first, each group in its order
+    for name in order:
+        value = values[name]
+        if name == oracle or base is None or value == base or (comparable is not None and name not in comparable):
             continue
-        mine, gaps, theirs = compare(base, value)
-        shown[name] = marked(value, mine, gaps)
-        oracle_spans += theirs
+        mine, theirs = compare(base, value)
+        shown[name] = marked(value, theirs)
+        oracle_side = oracle_side or mine
     for name, value in values.items():
         if name not in shown:
-            shown[name] = marked(value, oracle_spans if name == oracle else [])
+            shown[name] = marked(value, oracle_side if name == oracle else None)
     return {name: shown[name] for name in values}
 
 
@@ -314,7 +340,7 @@ def matrix_section(merged: dict[str, Any] | None, impls: Sequence[str]) -> str:
         + _select("filter-step", "step", steps)
         + "<label>case <input id='filter-text' type='search' placeholder='id contains'></label>"
         + "<span id='matrix-count' aria-live='polite'></span></form>")
-    table = (f"<div class='scroll'><table id='matrix'><thead><tr><th>case</th><th>op</th>{head}</tr></thead>"
+    table = (f"<div class='scroll'><table id='matrix-table'><thead><tr><th>case</th><th>op</th>{head}</tr></thead>"
              f"<tbody>{''.join(body)}</tbody></table></div>")
     fail_html = "".join(
         f"<li{attrs(id=anchor, class_='failure', data_impl=impl, data_fixture=fixture, data_case=case)}>"
@@ -376,14 +402,14 @@ def extent_html(divergence: dict[str, Any]) -> str:
 
 
 def witness_html(divergence: dict[str, Any]) -> str:
-    rows = [[code(name), f"<code class='value'>{marked(tokens(value), [])}</code>"]
+    rows = [[code(name), f"<code class='value'>{marked(tokens(value))}</code>"]
             for name, value in hostvalues.decode_args(divergence["args"]).items()]
     return html_table(("argument", "value"), rows, class_="witness")
 
 
 def outputs_html(divergence: dict[str, Any], oracle: str) -> str:
     values = {name: output_tokens(output) for name, output in divergence["outputs"].items()}
-    shown = side_by_side(values, oracle)
+    shown = side_by_side(values, oracle, divergence["divergent"])
     heads = "".join(f"<th{attrs(data_impl=name, class_='divergent' if name in divergence['divergent'] else None)}>"
                     f"{escape(name)}{' (oracle)' if name == oracle else ''}</th>" for name in shown)
     cells = "".join(f"<td{attrs(data_impl=name, class_='divergent' if name in divergence['divergent'] else None)}>"
@@ -397,7 +423,11 @@ def trace_html(divergence: dict[str, Any], oracle: str) -> str:
         return ("<p class='none'>No trace on some side: the cause was named by counterfactuals (a black box, "
                 "or a crash).</p>")
     values = {name: tokens(entry["value"]) for name, entry in found.items()}
-    shown = side_by_side(values, oracle)
+    # Entries are compared with the oracle's only at the same place in the trace (an implementation that
+    # parts elsewhere is shown as it is).
+    at = found.get(oracle, {}).get("index")
+    shown = side_by_side(values, oracle, divergence["divergent"],
+                         comparable=[name for name, entry in found.items() if entry["index"] == at])
     rows = [[escape(name), str(found[name]["index"]), code(found[name]["step"]),
              f"<code class='value'>{shown[name]}</code>"] for name in found]
     return html_table(("implementation", "entry", "step", "value"), rows, class_="trace-at")
@@ -420,7 +450,7 @@ def class_html(source: Source, number: int, divergence: dict[str, Any], oracle: 
                notes: dict[str, dict[str, Any]]) -> str:
     cause = divergence["cause"] + (f" ({divergence['detail']})" if divergence.get("detail") else "")
     status = divergence["status"]
-    anchor = slug("class", source.label, str(number))
+    anchor = slug("class", str(source.path), str(number))
     head = (f"<h3><a href='#{anchor}'>#{number}</a> {code(divergence['op'])} "
             f"<span class='cause'>{escape(cause)}</span> at <span class='step'>"
             f"{escape(divergence.get('step') or '- (counterfactuals)')}</span> "
@@ -462,7 +492,7 @@ def classes_section(sources: Sequence[Source], oracle: str, notes: dict[str, dic
         summary = (f"{len(divergences)} class(es), {new} new; {document.get('examples', 0):,} examples in "
                    f"{document.get('seconds', 0)} s" + (f"; seed {document['seed']}" if document.get("seed") is not None
                                                         else ""))
-        rows = [[f"<a href='#{slug('class', source.label, str(n))}'>{n}</a>", *map(escape, row[1:7]),
+        rows = [[f"<a href='#{slug('class', str(source.path), str(n))}'>{n}</a>", *map(escape, row[1:7]),
                  badge(row[7], d["status"])]
                 for n, (row, d) in enumerate(zip(views.class_rows(divergences), divergences, strict=True), 1)]
         table = html_table(views.CLASS_HEADERS, rows, class_="classes-table") if rows else \
@@ -568,6 +598,8 @@ def _counterpart(old: Source, sources: Sequence[Source],
         # Only the implementations the baseline ran: one it never ran has no cases to compare, not new ones.
         theirs = {row["implementation"] for row in old.document["results"]}
         rows = [row for row in merged["results"] if row["implementation"] in theirs]
+        if not rows:
+            return None, ""  # no current results of the implementations the baseline ran: nothing to compare
         others = sorted({row["implementation"] for row in merged["results"]} - theirs)
         return ({"schema": rundiff.RESULTS_SCHEMA, "results": rows},
                 "fixture results of " + ", ".join(sorted(theirs))
@@ -575,13 +607,27 @@ def _counterpart(old: Source, sources: Sequence[Source],
     same = [s for s in sources if s.kind == "divergences" and s.document.get("profile") == old.document.get("profile")]
     if not same:
         return None, ""
-    newest = max(same, key=lambda s: s.run.get("ended") or "")
+    # The newest, and of two that ended in the same second the one given last (as merged_results takes it).
+    _, newest = max(enumerate(same), key=lambda pair: (pair[1].run.get("ended") or "", pair[0]))
     return newest.document, f"{newest.label} ({newest.path})"
 
 
-def new_since(sources: Sequence[Source], baselines: Sequence[Source]) -> bool:
+def something_new(sources: Sequence[Source], baselines: Sequence[Source],
+                  merged: dict[str, Any] | None = None) -> bool:
+    """What the page says at its top and ``report html``'s status: a failing case among the results the page
+    shows (a run another run of the same implementation replaced does not count), a divergence report that
+    is not ok (a new class, a finding, an expected-list problem), or a blocking change since a baseline."""
+    merged = merged if merged is not None else merged_results(sources)
+    if merged is not None and any(row["state"] == "fail" for row in merged["results"]):
+        return True
+    if any(not s.document.get("ok", True) for s in sources if s.kind == "divergences"):
+        return True
+    return new_since(sources, baselines, merged)
+
+
+def new_since(sources: Sequence[Source], baselines: Sequence[Source], merged: dict[str, Any] | None = None) -> bool:
     """Whether some baseline diff has a blocking change (something new that is not covered)."""
-    merged = merged_results(sources)
+    merged = merged if merged is not None else merged_results(sources)
     for old in baselines:
         document, _ = _counterpart(old, sources, merged)
         if document is not None and rundiff.diff(old.document, document).new:
@@ -613,22 +659,24 @@ def summary_section(sources: Sequence[Source], merged: dict[str, Any] | None, im
             fails = states.count("fail")
             cells.append(badge(f"{states.count('pass')}/{len(states)} cases pass", "fail" if fails else "pass")
                          if states else badge("no fixture results", "skip"))
-        classes = [d for s in sources if s.kind == "divergences" for d in s.document["divergences"]
-                   if name in d["divergent"]]
+        # A class two reports both saw (a parity run and a fuzz run) is one class: known by its identity.
+        classes = list({rundiff.identity(d): d for s in sources if s.kind == "divergences"
+                        for d in s.document["divergences"] if name in d["divergent"]}.values())
         new = sum(d["status"] == "new" for d in classes)
-        if classes:
-            if new:
-                cells.append(badge(f"{new} new class(es)", "new"))
-            if len(classes) - new:
-                cells.append(badge(f"{len(classes) - new} expected class(es)", "expected"))
-        else:
-            cells.append(badge("no divergence", "pass"))
+        if new:
+            cells.append(badge(f"{new} new class(es)", "new"))
+        if len(classes) - new:
+            cells.append(badge(f"{len(classes) - new} expected class(es)", "expected"))
+        if not classes:  # "no divergence" only where a divergence run had it
+            ran = any(name in (s.run.get("implementations") or {}) or name in (s.document.get("implementations") or {})
+                      for s in sources if s.kind == "divergences")
+            cells.append(badge("no divergence", "pass") if ran else badge("no divergence run", "skip"))
         findings = sum(f["count"] for s in sources for f in s.document.get("findings") or [] if f["impl"] == name)
         if findings:
             cells.append(badge(f"{findings} finding(s)", "fail"))
         rows.append(f"<li{attrs(data_impl=name)}><b>{escape(name)}</b> {' '.join(cells)}</li>")
-    verdict = all(s.document.get("ok", True) for s in sources)
-    head = badge("all agree" if verdict else "something new", "pass" if verdict else "fail")
+    agree = not something_new(sources, (), merged)
+    head = badge("all agree" if agree else "something new", "pass" if agree else "fail")
     return section("summary", "Summary", f"<p>{head}</p><ul class='summary'>{''.join(rows)}</ul>")
 
 
@@ -672,9 +720,10 @@ def oracle_of(impls: Sequence[str]) -> str:
 
 def render(sources: Sequence[Source], baselines: Sequence[Source] = (), title: str = "memgate parity") -> str:
     """The whole page as one HTML document."""
-    impls = implementations_of([*sources, *baselines])
+    named = implementations_of([*sources, *baselines])
+    oracle = oracle_of(named)
+    impls = [oracle, *(name for name in named if name != oracle)] if oracle in named else named
     merged = merged_results(sources)
-    oracle = oracle_of(impls)
     notes = expected_notes(sources)
     css = (ASSETS / "page.css").read_text(encoding="utf-8")
     script = (ASSETS / "page.js").read_text(encoding="utf-8")
@@ -695,7 +744,8 @@ def render(sources: Sequence[Source], baselines: Sequence[Source] = (), title: s
     policy = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src 'self' data:"
     # The page names its own run (the command, the nox session, the commit), as every report does; data, not
     # a script the browser runs.
-    run = json.dumps(envelope.build({}), ensure_ascii=True).replace("</", "<\\/")
+    # Every "<" escaped: no text in it (a report's path, a command line) can end the block or open a comment.
+    run = json.dumps(envelope.build({}), ensure_ascii=True).replace("<", "\\u003c")
     return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
             f"<meta name='generator' content='{GENERATOR}'>"
             f"<meta http-equiv='Content-Security-Policy' content=\"{policy}\">"

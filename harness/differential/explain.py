@@ -9,7 +9,7 @@ cause a report may carry: those the two classifiers' rules name.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from harness.differential import causes, counterfactual
@@ -137,7 +137,11 @@ def name_shares(impls: dict[str, Testee], op_name: str, args: dict[str, Any], re
             after = observe(part, op_name, peeled) if peeled != args else {}
             still = divergent(op_name, after) if after else []
             if still:
-                shares += name_shares(part, op_name, peeled, after, versions, fallback, stats, depth + 1)
+                # Their trace entries are read again off this witness's traces (the peeled input's are not
+                # the witness a report shows).
+                shares += [replace(share, found=replace(share.found, trace_at=_trace_at(
+                    share.found.step, traced, oracle, list(share.impls)) if share.found.step else None))
+                    for share in name_shares(part, op_name, peeled, after, versions, fallback, stats, depth + 1)]
                 members = [name for name in members if name not in still]
                 if not members:
                     continue
@@ -154,9 +158,12 @@ def name_shares(impls: dict[str, Testee], op_name: str, args: dict[str, Any], re
 
 def _trace_at(step: str, traced: dict[str, Any], oracle: str, members: list[str]) -> dict[str, dict[str, Any]]:
     """Each member's trace entry where it parts from the oracle's at ``step``, and the oracle's entry there
-    (against the first member)."""
+    (where the first member parts; a member that parts at another entry is compared with the oracle's there
+    by whoever reads it, the page only where the indexes agree)."""
     out: dict[str, dict[str, Any]] = {}
     for name in members:
+        if name not in traced:
+            continue
         found = parting_entries(step, traced[oracle], traced[name])
         if found is not None:
             out.setdefault(oracle, found[0])

@@ -71,7 +71,7 @@ def kind_of(document: dict[str, Any]) -> str:
     raise ValueError(f"schema {schema!r}: not a report diff knows (divergence reports, fixture results)")
 
 
-def _key(divergence: dict[str, Any]) -> tuple[Any, ...]:
+def identity(divergence: dict[str, Any]) -> tuple[Any, ...]:
     """The class's identity across runs: its class key with the implementations as a set (two runs may have
     opened them in another order)."""
     op, impls, *rest = reported_class_key(divergence)
@@ -110,8 +110,8 @@ def _described_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
 
 def diff_divergences(old: dict[str, Any], new: dict[str, Any]) -> RunDiff:
     result = RunDiff("divergences", implementations=_described_changes(old, new))
-    before = {_key(d): d for d in old["divergences"]}
-    after = {_key(d): d for d in new["divergences"]}
+    before = {identity(d): d for d in old["divergences"]}
+    after = {identity(d): d for d in new["divergences"]}
     absent = "fixed" if new.get("profile") in EXHAUSTIVE else "not seen"
     for key, divergence in after.items():
         impls = tuple(divergence["divergent"])

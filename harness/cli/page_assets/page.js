@@ -1,7 +1,7 @@
 // The conformance page's filters (harness/cli/page.py). The page reads fine without them.
 (function () {
   "use strict";
-  var matrix = document.getElementById("matrix");
+  var matrix = document.getElementById("matrix-table");
   if (!matrix) { return; }
   var ids = ["filter-impl", "filter-family", "filter-state", "filter-step", "filter-text"];
   var get = function (id) { var el = document.getElementById(id); return el ? el.value.trim() : ""; };

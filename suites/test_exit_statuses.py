@@ -46,6 +46,9 @@ MISUSES = [
     (("expected", "update", "--report", "/no/such/report.json", "--impls", "reference"), "cannot read it as JSON"),
     (("report", "show", "/no/such/report.json"), "cannot read it as JSON"),
     (("report", "diff", "/no/such/a.json", "/no/such/b.json"), "cannot read it as JSON"),
+    (("report", "show"), "takes at least one report"),
+    (("report", "html", "/no/such/report.json"), "cannot read it as JSON"),
+    (("report", "html", "--baseline", "/no/such/report.json"), "cannot read it as JSON"),
     (("fuzz", "--baseline", "/no/such/report.json"), "--baseline"),
     (("check", "--impl", "reference", "--baseline", "/no/such/report.json"), "--baseline"),
 ]

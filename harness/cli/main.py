@@ -703,12 +703,13 @@ def _report_html(args: argparse.Namespace) -> int:
     does, whether they hold something new (1), a new change since a baseline included."""
     from harness.cli import page
 
-    paths = args.reports or page.latest_reports(Path("reports"))
-    if not paths:
-        raise UsageError("report html: no reports given and none in reports/ (run nox -s parity, fuzz or sweep "
-                         "first, or name the reports)")
     try:
-        sources, baselines = page.read(paths), page.read(args.baselines)
+        baselines = page.read(args.baselines)
+        paths = args.reports or page.latest_reports(Path("reports"))
+        if not paths:
+            raise UsageError("report html: no reports given and none in reports/ (run nox -s parity, fuzz or "
+                             "sweep first, or name the reports)")
+        sources = page.read(paths)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     target = page.write(args.out, sources, baselines)

@@ -559,3 +559,32 @@ def test_a_pool_whose_terminate_hangs_is_ended_within_its_grace() -> None:
     started = time.monotonic()
     pools.end(Stuck(), grace=0.5)
     assert time.monotonic() - started < 5 and not child.is_alive()
+
+
+def test_merged_fuzz_shards_find_the_classes_of_one_run(tmp_path: Path) -> None:
+    """fuzz --shard K/N --seed S --max-examples M, one worker: N merged shards equal one run with S and M,
+    class for class, example for example (a fake with a traced planted bug at norm.edges beside the reference)."""
+    from harness.differential import rundiff
+    from harness.model.schemas import problems
+    from suites.test_plugins import declare, run
+
+    declare(tmp_path / "impls", bug="edges")
+    common = ("--impls", "fake", "--seed", "11", "--max-examples", "4000", "--workers", "1", "--seconds", "300")
+    reports = {}
+    for name, extra in (("whole", ()), ("1-of-2", ("--shard", "1/2")), ("2-of-2", ("--shard", "2/2"))):
+        reports[name] = tmp_path / f"{name}.json"
+        done = run(tmp_path / "impls", "-m", "harness", "fuzz", *common, *extra, "--report", str(reports[name]))
+        assert done.returncode == 1, done.stdout[-2000:] + done.stderr[-2000:]  # the planted bug is new
+    merged = tmp_path / "merged.json"
+    done = run(tmp_path / "impls", "-m", "harness", "fuzz", "--merge", str(reports["1-of-2"]), str(reports["2-of-2"]),
+               "--report", str(merged))
+    assert done.returncode == 1, done.stdout[-2000:] + done.stderr[-2000:]
+    whole, joined = (json.loads(path.read_text()) for path in (reports["whole"], merged))
+    assert problems(joined) == [] and joined["fuzz"]["shards"] == ["1/2", "2/2"]
+    halves = [json.loads(reports[name].read_text())["examples"] for name in ("1-of-2", "2-of-2")]
+    assert halves == [2000, 2000] and joined["examples"] == whole["examples"] == 4000
+    assert {rundiff.identity(d) for d in joined["divergences"]} == {rundiff.identity(d) for d in whole["divergences"]}
+    assert whole["divergences"]
+    again = run(tmp_path / "impls", "-m", "harness", "fuzz", "--merge", str(reports["1-of-2"]), str(reports["1-of-2"]),
+                "--report", str(tmp_path / "twice.json"))
+    assert again.returncode == 2 and "a shard is given twice" in again.stderr

@@ -122,7 +122,9 @@ def _parser() -> argparse.ArgumentParser:
     fuzz = _command(sub, 'fuzz',
                     'fuzz for divergences, minimal explained reports',
                     'fuzz --minutes 10',
-                    'fuzz --seconds 30 --impls reference,pyo3 --seed 7')
+                    'fuzz --seconds 30 --impls reference,pyo3 --seed 7',
+                    'fuzz --shard 2/4 --seed 7 --max-examples 200000 --workers 1 --report fuzz-2-of-4.json',
+                    'fuzz --merge fuzz-1-of-4.json fuzz-2-of-4.json fuzz-3-of-4.json fuzz-4-of-4.json')
     fuzz.add_argument("--minutes", type=float, default=None, help="the budget in minutes (default: 1)")
     fuzz.add_argument("--seconds", type=float, default=None, help="the budget in seconds, in place of --minutes")
     fuzz.add_argument("--impls", help="comma-separated implementations (default: all available)")
@@ -135,6 +137,14 @@ def _parser() -> argparse.ArgumentParser:
     fuzz.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
     fuzz.add_argument("--stop-after-new", type=float, default=None, metavar="SECONDS",
                       help="stop this long after the first new divergence (planted-bug runs)")
+    fuzz.add_argument("--max-examples", type=int, default=None, metavar="M",
+                      help="stop after M examples (whole batches of 1,000): with --seed and one worker, a fixed set "
+                           "of inputs")
+    fuzz.add_argument("--shard", default="1/1",
+                      help="K/N: run the K-th of N shares of the seed's task stream (with --max-examples, of that "
+                           "run's tasks): N machines, one campaign; join the reports with --merge")
+    fuzz.add_argument("--merge", type=Path, nargs="+", metavar="REPORT",
+                      help="join the shard reports of one campaign into --report (runs nothing)")
     _output_options(fuzz)
     sweep = _command(sub, 'sweep',
                      'every code point in every template of every op, on every implementation',
@@ -453,16 +463,50 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return 1 if findings or any(divergence.status == "new" for divergence in divergences) else 0
 
 
+def _merge_fuzz(args: argparse.Namespace) -> int:
+    """fuzz --merge: the shard reports of one campaign joined into --report (harness/fuzzing/fuzz_report.py)."""
+    from harness.differential.report import validate, write
+    from harness.fuzzing import fuzz_report
+
+    reports = [_divergence_report(path) for path in args.merge]
+    try:
+        report = fuzz_report.merge(reports)
+    except ValueError as exc:
+        raise UsageError(f"fuzz --merge: {exc}") from None
+    problems = validate(report)
+    if problems:
+        raise RuntimeError("the merged report does not match its schema (a harness bug): " + "; ".join(problems[:3]))
+    write(args.report, report)
+    print(views.classes_view(report, args.format, args.show))
+    print(f"merged {len(reports)} reports (shards {', '.join(report['fuzz']['shards'])}) into {args.report}: "
+          f"{report['examples']:,} examples")
+    if args.baseline:
+        print("\n" + _baseline_view(args, report))
+    return 0 if report["ok"] else FOUND
+
+
 def cmd_fuzz(args: argparse.Namespace) -> int:
     from harness.differential.expected import load
     from harness.differential.report import document, write
     from harness.differential.strategies import comparable_ops
     from harness.fuzzing.fuzz import fuzz
+    from harness.fuzzing.fuzz_report import campaign
+    from harness.fuzzing.sweep import parse_shard
 
     for name in split_names(args.ops) or []:
         if name not in comparable_ops():
             raise UsageError(f"unknown or incomparable op {name!r}{did_you_mean(name, comparable_ops())}; "
                              f"fuzzed ops: {', '.join(comparable_ops())}")
+    if args.merge:
+        return _merge_fuzz(args)
+    try:
+        shard = parse_shard(args.shard)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if args.max_examples is not None and args.max_examples < 1:
+        raise UsageError("--max-examples must be at least 1")
+    if shard != (1, 1) and args.seed is None:
+        raise UsageError("--shard needs --seed: every shard of a campaign runs the same seed's task stream")
     started = time.monotonic()  # the budget counts from here: start-up included
     seconds = args.seconds if args.seconds is not None else 60.0 * (args.minutes if args.minutes is not None else 1.0)
     hard_deadline = started + seconds + request_deadline(split_names(args.impls))
@@ -476,7 +520,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     try:
         result = fuzz(opened, load(list(opened)), seconds, seed=args.seed, ops=split_names(args.ops),
                       workers=args.workers, stop_after_new=args.stop_after_new, started=started,
-                      hard_deadline=hard_deadline)
+                      hard_deadline=hard_deadline, max_examples=args.max_examples, shard=shard)
     finally:
         close_all(opened)
     findings = result.findings.to_json()
@@ -484,6 +528,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                       result.expected_problems, seed=result.seed, unexpected_passes=result.unexpected_passes,
                       findings=findings, cut=result.cut, taken_out=result.taken_out,
                       batches_refused=result.batches_refused, described=described)
+    report["fuzz"] = campaign(result.seed, args.max_examples, shard)
     write(args.report, report)
     print(views.classes_view(report, args.format, args.show))
     for line in result.cut:

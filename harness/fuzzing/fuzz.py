@@ -84,6 +84,7 @@ class FuzzResult:
     not_reproduced: int = 0  # disagreements that did not come again alone (findings, not divergences)
     batches_refused: dict[str, int] = field(default_factory=dict)  # testees without batch lines (legitimate)
     seed: int | None = None  # the run's seed: the one asked for, or the one drawn (a replay gives it back)
+    shard: tuple[int, int] = (1, 1)  # K/N: the share of the seed's task stream this run ran
 
     @property
     def new(self) -> list[Divergence]:
@@ -145,9 +146,20 @@ def run_batch(task: tuple[Any, ...], opened: dict[str, Testee] | None = None) ->
                             for (names, kinds), examples in kept.items()]}
 
 
-def _tasks(ops: list[str], seed: int, active: list[str]) -> Iterator[tuple[Any, ...]]:
-    for number in itertools.count():
+def _tasks(ops: list[str], seed: int, active: list[str], shard: tuple[int, int] = (1, 1),
+           count: int | None = None) -> Iterator[tuple[Any, ...]]:
+    """The task stream of ``seed``: task n fuzzes ``ops[n % len(ops)]`` with seed ``seed * 1_000_003 + n``.
+    ``shard`` K/N takes the tasks n with n % N == K - 1, so N shards together run the stream once;
+    ``count``: only tasks n < count (a run of a fixed number of examples), else for ever."""
+    k, n = shard
+    numbers = itertools.count(k - 1, n) if count is None else range(k - 1, count, n)
+    for number in numbers:
         yield ops[number % len(ops)], seed * 1_000_003 + number, BATCH, tuple(active)
+
+
+def task_count(max_examples: int | None) -> int | None:
+    """The tasks of a run of at most ``max_examples`` examples (whole batches: the first that reaches it)."""
+    return None if max_examples is None else max(1, -(-max_examples // BATCH))
 
 
 def _batches(tasks: Iterator[tuple[Any, ...]], opened: dict[str, Testee], workers: int,
@@ -155,19 +167,23 @@ def _batches(tasks: Iterator[tuple[Any, ...]], opened: dict[str, Testee], worker
     """Batch results until the deadline; a pool keeps two tasks per worker in flight. A batch still
     running at the hard deadline is abandoned (its worker terminated, its testees killed)."""
     if workers <= 1:
-        while time.monotonic() < deadline:
-            yield run_batch(next(tasks), opened)
+        for task in tasks:  # a finite stream (a fixed number of examples) ends the run
+            if time.monotonic() >= deadline:
+                return
+            yield run_batch(task, opened)
         return
     start_method = "fork" if sys.platform.startswith("linux") else "spawn"
     with pools.ending(start_method, workers, _init_worker, (tuple(opened), cutoff)) as pool:
-        flight: deque[Any] = deque(pool.apply_async(run_batch, (next(tasks),)) for _ in range(2 * workers))
+        flight: deque[Any] = deque(pool.apply_async(run_batch, (task,))
+                                   for task in itertools.islice(tasks, 2 * workers))
         while flight:  # leaving the block ends the pool, a batch still running abandoned (pools.ending)
             try:
                 result = flight.popleft().get(timeout=max(0.0, hard_deadline - time.monotonic()))
             except multiprocessing.TimeoutError:
                 return
-            if time.monotonic() < deadline:
-                flight.append(pool.apply_async(run_batch, (next(tasks),)))
+            task = next(tasks, None) if time.monotonic() < deadline else None
+            if task is not None:
+                flight.append(pool.apply_async(run_batch, (task,)))
             yield result
             if time.monotonic() >= deadline:
                 return
@@ -189,11 +205,14 @@ def largest_request_deadline(impls: dict[str, Testee]) -> float:
 def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: int | None = None,
          ops: list[str] | None = None, stream: TextIO = sys.stderr, workers: int | None = None,
          stop_after_new: float | None = None, max_examples: int | None = None,
-         started: float | None = None, hard_deadline: float | None = None) -> FuzzResult:
+         started: float | None = None, hard_deadline: float | None = None,
+         shard: tuple[int, int] = (1, 1)) -> FuzzResult:
     """Fuzz until ``seconds`` are spent (or ``max_examples`` examples are run: with one worker and a
     seed, a fixed, reproducible set of inputs). ``started``: when the run began (default now; the
     command line passes its own start, so start-up counts); ``hard_deadline``: when everything ends
-    (default ``started + seconds`` plus the largest request deadline)."""
+    (default ``started + seconds`` plus the largest request deadline). ``shard`` K/N: this run's share of
+    the seed's task stream (``_tasks``); with ``max_examples``, the share of that run's tasks, so that N
+    shards of one seed and one number of examples run, together, what one run would."""
     started = started if started is not None else time.monotonic()
     deadline = started + seconds
     if hard_deadline is None and seconds != float("inf"):
@@ -331,7 +350,9 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
         cover(expected, impls, divergence, result.versions)
 
     cutoff = hard_deadline
-    for batch in _batches(_tasks(ops, base_seed, active), impls, workers, deadline, hard, cutoff):
+    result.shard = shard
+    tasks = _tasks(ops, base_seed, active, shard, task_count(max_examples))
+    for batch in _batches(tasks, impls, workers, deadline, hard, cutoff):
         result.examples += batch["examples"]
         for name, count in batch["inexpressible"].items():
             result.inexpressible[name] = result.inexpressible.get(name, 0) + count
@@ -346,8 +367,6 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
             stream.write(f"[fuzz] fewer than two implementations left ({', '.join(active) or 'none'}): "
                          "the run stops with its findings\n")
             break
-        if max_examples is not None and result.examples >= max_examples:
-            break
         if stop_after_new is not None and result.new and \
                 time.monotonic() - started > min(d.found_after or 0.0 for d in result.new) + stop_after_new:
             break
@@ -360,6 +379,10 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
         result.cut.append(f"{not_classified} disagreeing input(s) not classified: the budget ran out")
     if shrink_cut:
         result.cut.append(f"the shrinking of {shrink_cut} witness(es) stopped at the budget")
+    count = task_count(max_examples)
+    if count is not None and result.examples < len(range(shard[0] - 1, count, shard[1])) * BATCH:
+        result.cut.append(f"{result.examples:,} of this shard's {len(range(shard[0] - 1, count, shard[1])) * BATCH:,} "
+                          "examples run: the budget ran out first (give more --minutes)")
     progress.update(time.monotonic() - progress.start,
                     _progress_text(progress, result.examples, len(result.new), expected_count()), force=True)
     progress.done()

@@ -6,15 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 from harness.differential.expected import ExpectedSet, cover
-from harness.differential.explain import char_ranges, name_shares, parse_char_ranges, reported_class_key
+from harness.differential.explain import name_shares
 from harness.differential.report import document
-from harness.fuzzing import classes
-from harness.fuzzing.shrink import shrink, size
+from harness.fuzzing import classes, merging
+from harness.fuzzing.shrink import shrink
 from harness.fuzzing.sweep import SweepRun, groups, position_in_batch
 from harness.fuzzing.templates import BY_NAME
-from harness.model import envelope, hostvalues
+from harness.model import envelope
 from harness.testees.fanout import harvest
-from harness.testees.findings import Findings
 from harness.testees.testee import Testee
 
 
@@ -55,37 +54,20 @@ def build_report(run: SweepRun, opened: dict[str, Testee], expected: ExpectedSet
 
 
 def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
-    """One report from shard reports of the same sweep: each class once (the same class key: op,
-    implementations, cause, detail and step), its code points and templates united, the smallest witness
-    kept."""
-    if not reports:
-        raise ValueError("nothing to merge")
-    for report in reports:
-        if report.get("profile") != "sweep" or "sweep" not in report:
-            raise ValueError("only sweep reports can be merged")
+    """One report from shard reports of the same sweep (harness/fuzzing/merging.py: each class once, the
+    smallest witness kept), each class's code points and templates united."""
+    merging.check_alike(reports, "sweep")
     base = reports[0]
+    for report in reports:
+        if "sweep" not in report:
+            raise ValueError("only sweep reports can be merged")
     for report in reports[1:]:
         for field in ("templates", "range"):
             if report["sweep"][field] != base["sweep"][field]:
                 raise ValueError(f"the reports swept different {field}: {base['sweep'][field]} and "
                                  f"{report['sweep'][field]}")
-        if set(report["implementations"]) != set(base["implementations"]):
-            raise ValueError("the reports compared different implementations")
-    merged: dict[tuple[Any, ...], dict[str, Any]] = {}
-    # One bug seen by one shard only on inputs a UTF-16 host cannot hold names fewer implementations:
-    # still one class (ClassBook), named by the union, its witness one that reached all of them.
-    book = classes.ClassBook(list(base["implementations"]))
-
-    def witness_from(into: dict[str, Any], divergence: dict[str, Any]) -> None:
-        for field in ("args", "outputs", "explanation", "codePoints", "replay"):
-            into[field] = divergence[field]
 
     def fold(into: dict[str, Any], divergence: dict[str, Any]) -> None:
-        if size(hostvalues.decode_args(divergence["args"])) < size(hostvalues.decode_args(into["args"])) and \
-                set(into["divergent"]) <= set(divergence["outputs"]):
-            witness_from(into, divergence)
-        if "new" in (into["status"], divergence["status"]):  # coverage of a merged class: the stricter
-            into["status"], into["expectedEntry"], into["expectedEntries"] = "new", None, []
         into["inputs"] += divergence["inputs"]
         into["surrogatePairs"] += divergence["surrogatePairs"]
         runs = classes.ranges([cp for first, last in into["ranges"] + divergence["ranges"]
@@ -95,40 +77,8 @@ def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
         into["codePointRanges"] = classes.describe_ranges(runs)
         for template, count in divergence["templates"].items():
             into["templates"][template] = into["templates"].get(template, 0) + count
-        into["characters"] = char_ranges(parse_char_ranges(into.get("characters", []))
-                                         | parse_char_ranges(divergence.get("characters", [])))
 
-    for report in reports:
-        for divergence in report["divergences"]:
-            absent = frozenset(report["implementations"]) - frozenset(divergence["outputs"])
-            key, grew_from = book.place(reported_class_key(divergence), absent)
-            if grew_from is not None:
-                grown = merged.pop(grew_from)
-                if key in merged:
-                    fold(merged[key], grown)
-                else:
-                    grown["divergent"] = list(key[1])
-                    witness_from(grown, divergence)
-                    merged[key] = grown
-            if key not in merged:
-                merged[key] = dict(divergence)
-                continue
-            fold(merged[key], divergence)
-    out = dict(base)
-    # The merge is a run of its own (this command, now); the shards' self-descriptions are the first's that
-    # has them (every shard compared the same implementations), each shard's commit is kept beside.
-    described = next((r["run"]["implementations"] for r in reports if "run" in r),
-                     dict.fromkeys(base["implementations"]))
-    out["schema"], out["run"] = "divergence-report-v2", envelope.build(described)
-    out["divergences"] = list(merged.values())
-    out["examples"] = sum(r["examples"] for r in reports)
-    out["seconds"] = round(sum(r["seconds"] for r in reports), 3)
-    book = Findings()
-    for report in reports:
-        book.merge(report.get("findings", []))
-    out["findings"] = book.to_json()
-    out["takenOut"] = sorted({name for report in reports for name in report.get("takenOut", [])})
-    out["ok"] = all(d["status"] != "new" for d in out["divergences"]) and not out["findings"]
+    out = merging.merged_document(reports, merging.join_classes(reports, fold))
     sweep = dict(base["sweep"])
     sweep["shards"] = sorted(s for r in reports for s in r["sweep"]["shards"])
     for field in ("values", "compared"):
@@ -140,7 +90,7 @@ def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
                 inexpressible.setdefault(impl, {})[template] = inexpressible.get(impl, {}).get(template, 0) + count
     sweep["inexpressible"] = inexpressible
     sweep["interrupted"] = any(r["sweep"].get("interrupted") for r in reports)
-    sweep["shardCommits"] = sorted({r["run"]["project"]["commit"] or "unknown" for r in reports if "run" in r})
+    sweep["shardCommits"] = merging.shard_commits(reports)
     out["sweep"] = sweep
     return out
 

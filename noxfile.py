@@ -19,7 +19,8 @@
   nox -s mutants          plant the bugs of tools/mutants.py and check that each one is caught; then
                           tools/trace_plants.py: a bug in each op of the core shows in its trace at its step
   nox -s dev              make .venv/ where `python -m harness run --impl NAME` works for every built impl
-  nox -s lint             ruff check (the rule set of pyproject.toml, [tool.ruff.lint])
+  nox -s lint             ruff check (the rule set of pyproject.toml, [tool.ruff.lint]); actionlint on
+                          .github/workflows/ (Go from the module proxy; check-jsonschema without Go)
   nox -s lock             re-resolve constraints.txt from constraints.in (uv, Python 3.11-3.13)
 
 Every pip install of every session (and of the implementations' build commands, and of pip's isolated
@@ -304,9 +305,12 @@ def mutants(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff check over the whole project, with the rule set pyproject.toml documents ([tool.ruff.lint])."""
-    session.install("ruff")
+    """ruff check over the whole project, with the rule set pyproject.toml documents ([tool.ruff.lint]); then
+    the GitHub Actions workflows (tools/actionlint.py: actionlint at its pinned version, built with Go from
+    the Go module proxy; without Go, check-jsonschema's vendored workflow schema, which says so)."""
+    session.install("ruff", "check-jsonschema")
     session.run("ruff", "check", str(ROOT), *session.posargs)
+    session.run("python", "-m", "tools.actionlint")
 
 
 @nox.session

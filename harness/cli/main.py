@@ -79,7 +79,17 @@ def _accepted(command: str) -> str:
     return "\n".join(lines)
 
 
+SUMMARIES: dict[str, str] = {}  # command -> its one-line summary, as _parser() declares them
+
+
+def summaries() -> dict[str, str]:
+    """Every command of ``python -m harness`` with its summary (memgate-parity --help lists them)."""
+    _parser()
+    return dict(SUMMARIES)
+
+
 def _command(sub: Any, name: str, summary: str, *examples: str) -> argparse.ArgumentParser:
+    SUMMARIES[name] = summary
     epilog = "\n\n".join(["examples:\n" + "\n".join(f"  python -m harness {example}" for example in examples),
                           _accepted(name), textwrap.fill("exit statuses: " + STATUS_LINE, 100)])
     return sub.add_parser(name, help=summary, description=summary, formatter_class=_Help, epilog=epilog)

@@ -563,7 +563,8 @@ def test_a_pool_whose_terminate_hangs_is_ended_within_its_grace() -> None:
 
 def test_merged_fuzz_shards_find_the_classes_of_one_run(tmp_path: Path) -> None:
     """fuzz --shard K/N --seed S --max-examples M, one worker: N merged shards equal one run with S and M,
-    class for class, example for example (a fake with a traced planted bug at norm.edges beside the reference)."""
+    class for class, over the same examples (a fake with a traced planted bug at norm.edges beside the
+    reference); shards of two campaigns, or overlapping ones, are refused; a missing one is said."""
     from harness.differential import rundiff
     from harness.model.schemas import problems
     from suites.test_plugins import declare, run
@@ -585,6 +586,18 @@ def test_merged_fuzz_shards_find_the_classes_of_one_run(tmp_path: Path) -> None:
     assert halves == [2000, 2000] and joined["examples"] == whole["examples"] == 4000
     assert {rundiff.identity(d) for d in joined["divergences"]} == {rundiff.identity(d) for d in whole["divergences"]}
     assert whole["divergences"]
-    again = run(tmp_path / "impls", "-m", "harness", "fuzz", "--merge", str(reports["1-of-2"]), str(reports["1-of-2"]),
-                "--report", str(tmp_path / "twice.json"))
-    assert again.returncode == 2 and "a shard is given twice" in again.stderr
+    assert joined["run"]["seed"] == 11 and joined["fuzz"]["ops"] == whole["fuzz"]["ops"]
+    quarter = tmp_path / "1-of-4.json"
+    done = run(tmp_path / "impls", "-m", "harness", "fuzz", *common, "--shard", "1/4", "--report", str(quarter))
+    other_ops = tmp_path / "ops.json"
+    done = run(tmp_path / "impls", "-m", "harness", "fuzz", *common, "--shard", "2/2", "--ops", "decide_write",
+               "--report", str(other_ops))
+    for pair, said in (((reports["1-of-2"], reports["1-of-2"]), "a shard is given twice"),
+                       ((reports["1-of-2"], quarter), "different numbers of shares"),
+                       ((reports["1-of-2"], other_ops), "different ops")):
+        refused = run(tmp_path / "impls", "-m", "harness", "fuzz", "--merge", *map(str, pair),
+                      "--report", str(tmp_path / "refused.json"))
+        assert refused.returncode == 2 and said in refused.stderr, refused.stderr
+    alone = tmp_path / "alone.json"
+    run(tmp_path / "impls", "-m", "harness", "fuzz", "--merge", str(reports["1-of-2"]), "--report", str(alone))
+    assert "shards 2/2 of the campaign are not in this merge" in json.loads(alone.read_text())["cut"]

@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None, use_actionlint: bool = True) -> int:
     beside = Path(sys.executable).parent / "check-jsonschema"  # this interpreter's, when it is not on PATH
     checker = str(beside) if beside.is_file() else shutil.which("check-jsonschema")
     if checker is None:
-        print(f"actionlint: {why} (apt-get install golang-go), and no check-jsonschema for the fallback "
+        print(f"actionlint: {why} (Go 1.25 or later builds it), and no check-jsonschema for the fallback "
               "(pip install check-jsonschema)", file=sys.stderr)
         return 3
     print(f"actionlint: {why}; the fallback checks the workflows against check-jsonschema's vendored GitHub "

@@ -496,6 +496,8 @@ def _merge_fuzz(args: argparse.Namespace) -> int:
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
+    if args.merge:  # runs nothing: before the imports a run needs (Hypothesis's pools among them)
+        return _merge_fuzz(args)
     from harness.differential.expected import load
     from harness.differential.report import document, write
     from harness.differential.strategies import comparable_ops
@@ -507,8 +509,6 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         if name not in comparable_ops():
             raise UsageError(f"unknown or incomparable op {name!r}{did_you_mean(name, comparable_ops())}; "
                              f"fuzzed ops: {', '.join(comparable_ops())}")
-    if args.merge:
-        return _merge_fuzz(args)
     try:
         shard = parse_shard(args.shard)
     except ValueError as exc:
@@ -530,7 +530,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     try:
         result = fuzz(opened, load(list(opened)), seconds, seed=args.seed, ops=split_names(args.ops),
                       workers=args.workers, stop_after_new=args.stop_after_new, started=started,
-                      hard_deadline=hard_deadline, max_examples=args.max_examples, shard=shard)
+                      hard_deadline=hard_deadline, max_examples=args.max_examples, shard=shard,
+                      campaign=args.max_examples is not None)
     finally:
         close_all(opened)
     findings = result.findings.to_json()
@@ -538,7 +539,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                       result.expected_problems, seed=result.seed, unexpected_passes=result.unexpected_passes,
                       findings=findings, cut=result.cut, taken_out=result.taken_out,
                       batches_refused=result.batches_refused, described=described)
-    report["fuzz"] = campaign(result.seed, args.max_examples, shard)
+    report["fuzz"] = campaign(result.seed, args.max_examples, shard, split_names(args.ops) or comparable_ops())
     write(args.report, report)
     print(views.classes_view(report, args.format, args.show))
     for line in result.cut:

@@ -29,6 +29,7 @@ import os
 import signal
 import sys
 import time
+import zlib
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -140,8 +141,9 @@ def run_batch(task: tuple[Any, ...], opened: dict[str, Testee] | None = None) ->
         if len(kept.setdefault(key, [])) < KEEP_PER_KEY:
             positions = {name: sum(1 for k in range(j) if expressible(name, batch[k])) % LINE_BATCH
                          for name in responses}
-            kept[key].append([hostvalues.encode_args(args), responses, positions])
-    return {"op": op, "examples": len(batch), "inexpressible": inexpressible, "harvest": asdict(harvest(opened)),
+            kept[key].append([hostvalues.encode_args(args), responses, positions, j])
+    return {"op": op, "seed": seed, "examples": len(batch), "inexpressible": inexpressible,
+            "harvest": asdict(harvest(opened)),
             "disagreeing": [[list(names), [list(k) for k in kinds], counts[(names, kinds)], examples]
                             for (names, kinds), examples in kept.items()]}
 
@@ -155,6 +157,16 @@ def _tasks(ops: list[str], seed: int, active: list[str], shard: tuple[int, int] 
     numbers = itertools.count(k - 1, n) if count is None else range(k - 1, count, n)
     for number in numbers:
         yield ops[number % len(ops)], seed * 1_000_003 + number, BATCH, tuple(active)
+
+
+CAMPAIGN_FIRST_TASKS = 8  # a campaign classifies every disagreeing example of its first tasks, then samples
+
+
+def campaign_classifies(number: int, index: int) -> bool:
+    """Whether a campaign classifies the disagreeing example ``index`` of task ``number``: all of the first
+    CAMPAIGN_FIRST_TASKS tasks' (a group's first sightings, as a run's first CLASSIFY_FIRST are), then one in
+    CLASSIFY_EVERY, chosen by a hash of the example's place, whatever came before it."""
+    return number < CAMPAIGN_FIRST_TASKS or zlib.crc32(f"{number}:{index}".encode()) % CLASSIFY_EVERY == 0
 
 
 def task_count(max_examples: int | None) -> int | None:
@@ -206,13 +218,16 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
          ops: list[str] | None = None, stream: TextIO = sys.stderr, workers: int | None = None,
          stop_after_new: float | None = None, max_examples: int | None = None,
          started: float | None = None, hard_deadline: float | None = None,
-         shard: tuple[int, int] = (1, 1)) -> FuzzResult:
+         shard: tuple[int, int] = (1, 1), campaign: bool = False) -> FuzzResult:
     """Fuzz until ``seconds`` are spent (or ``max_examples`` examples are run: with one worker and a
     seed, a fixed, reproducible set of inputs). ``started``: when the run began (default now; the
     command line passes its own start, so start-up counts); ``hard_deadline``: when everything ends
     (default ``started + seconds`` plus the largest request deadline). ``shard`` K/N: this run's share of
     the seed's task stream (``_tasks``); with ``max_examples``, the share of that run's tasks, so that N
-    shards of one seed and one number of examples run, together, what one run would."""
+    shards of one seed and one number of examples run, together, what one run would. ``campaign``: which
+    disagreeing examples are classified depends on each example's place in the stream alone
+    (``campaign_classifies``), never on what the run saw before, so that N shards classify, together, the
+    examples one run classifies (the command line sets it with --max-examples)."""
     started = started if started is not None else time.monotonic()
     deadline = started + seconds
     if hard_deadline is None and seconds != float("inf"):
@@ -259,7 +274,7 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
         impls = {name: all_impls[name] for name in active}
 
     def consider(op: str, args: dict[str, Any], responses: dict[str, dict[str, Any]],
-                 positions: dict[str, int]) -> None:
+                 positions: dict[str, int], place_in_stream: tuple[int, int] | None = None) -> None:
         nonlocal not_classified
         responses = {name: r for name, r in responses.items() if name in impls}
         if len(responses) < 2 or agreeing(op, responses):
@@ -270,10 +285,15 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
         # inputs (validation order) but is one class, and a skew riding along is a share of its own.
         group = (op, names, kinds)
         causes = classified.setdefault(group, [])
-        if len(causes) >= CLASSIFY_FIRST and len(set(causes)) == 1 and len(causes) % CLASSIFY_EVERY:
-            causes.append(causes[0])
-            for key in shrunk_to[(*group, causes[0])]:
-                result.seen[key] += 1
+        if place_in_stream is not None:
+            sampled_out = not campaign_classifies(*place_in_stream)
+        else:  # the first examples of a group, then one in CLASSIFY_EVERY while they all had one cause
+            sampled_out = len(causes) >= CLASSIFY_FIRST and len(set(causes)) == 1 and len(causes) % CLASSIFY_EVERY
+        if sampled_out:
+            if place_in_stream is None:  # counted under the one cause every classified example had
+                causes.append(causes[0])
+                for key in shrunk_to[(*group, causes[0])]:
+                    result.seen[key] += 1
             return
         if time.monotonic() >= hard:
             not_classified += 1
@@ -352,23 +372,28 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
     cutoff = hard_deadline
     result.shard = shard
     tasks = _tasks(ops, base_seed, active, shard, task_count(max_examples))
+    stopped = "the budget ran out first (give more --minutes)"  # unless the loop says otherwise
     for batch in _batches(tasks, impls, workers, deadline, hard, cutoff):
         result.examples += batch["examples"]
         for name, count in batch["inexpressible"].items():
             result.inexpressible[name] = result.inexpressible.get(name, 0) + count
         absorb(Harvest(**batch["harvest"]))
+        number = batch["seed"] - base_seed * 1_000_003  # the task's place in the seed's stream
         for _, _, _, examples in batch["disagreeing"]:
-            for encoded, responses, positions in examples:
-                consider(batch["op"], hostvalues.decode_args(encoded), responses, positions)
+            for encoded, responses, positions, index in examples:
+                consider(batch["op"], hostvalues.decode_args(encoded), responses, positions,
+                         (number, index) if campaign else None)
         absorb(harvest(impls))
         progress.update(time.monotonic() - progress.start,
                         _progress_text(progress, result.examples, len(result.new), expected_count()))
         if len(active) < 2:
             stream.write(f"[fuzz] fewer than two implementations left ({', '.join(active) or 'none'}): "
                          "the run stops with its findings\n")
+            stopped = "fewer than two implementations were left"
             break
         if stop_after_new is not None and result.new and \
                 time.monotonic() - started > min(d.found_after or 0.0 for d in result.new) + stop_after_new:
+            stopped = f"it stopped {stop_after_new:g} s after its first new divergence (--stop-after-new)"
             break
     harvested.add(harvest(all_impls))
     result.findings.merge(harvested.findings)
@@ -382,7 +407,7 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
     count = task_count(max_examples)
     if count is not None and result.examples < len(range(shard[0] - 1, count, shard[1])) * BATCH:
         result.cut.append(f"{result.examples:,} of this shard's {len(range(shard[0] - 1, count, shard[1])) * BATCH:,} "
-                          "examples run: the budget ran out first (give more --minutes)")
+                          f"examples run: {stopped}")
     progress.update(time.monotonic() - progress.start,
                     _progress_text(progress, result.examples, len(result.new), expected_count()), force=True)
     progress.done()

@@ -1,36 +1,55 @@
 """Fuzz campaigns across machines: ``fuzz --shard K/N --seed S --max-examples M`` runs the share K of the task
 stream of seed S (harness/fuzzing/fuzz.py, ``_tasks``), and ``fuzz --merge`` joins the shard reports
-(harness/fuzzing/merging.py). With one worker each, N merged shards of one seed and one number of examples
-find the classes one run with that seed and number finds."""
+(harness/fuzzing/merging.py). A campaign classifies an example by its place in the stream alone
+(``fuzz.campaign_classifies``), so N merged shards of one seed, one number of examples and one list of ops
+find the classes one run with those finds."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from harness.fuzzing import merging
+from harness.fuzzing.sweep import parse_shard
 
 
-def campaign(seed: int | None, max_examples: int | None, shard: tuple[int, int]) -> dict[str, Any]:
-    """A fuzz report's ``fuzz`` section: which share of which task stream it ran."""
-    return {"seed": seed, "maxExamples": max_examples, "shards": [f"{shard[0]}/{shard[1]}"]}
+def campaign(seed: int | None, max_examples: int | None, shard: tuple[int, int], ops: list[str]) -> dict[str, Any]:
+    """A fuzz report's ``fuzz`` section: which share of which task stream it ran (the stream: the seed and
+    the ops, in their order)."""
+    return {"seed": seed, "maxExamples": max_examples, "ops": list(ops), "shards": [f"{shard[0]}/{shard[1]}"]}
 
 
 def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
-    """One report from the shard reports of one campaign: the same seed and number of examples, no shard
-    twice (ValueError naming what differs)."""
+    """One report from the shard reports of one campaign: one seed, one number of examples, one list of ops,
+    one N, no share twice (ValueError naming what differs); shares that are missing are said among the
+    merged report's cuts."""
     merging.check_alike(reports, "fuzz")
-    runs = [report.get("fuzz") or campaign(report.get("seed"), None, (1, 1)) for report in reports]
-    for field in ("seed", "maxExamples"):
-        if len({run[field] for run in runs}) > 1:
-            raise ValueError(f"the reports ran different {field}: {', '.join(sorted(str(r[field]) for r in runs))}")
-    shards = [shard for run in runs for shard in run["shards"]]
-    if len(set(shards)) < len(shards):
-        raise ValueError(f"a shard is given twice: {', '.join(sorted(shards))}")
+    runs = []
+    for report in reports:
+        if not report.get("fuzz"):
+            raise ValueError("a report without a fuzz section (written before campaigns): run its shard again")
+        runs.append(report["fuzz"])
+    for field in ("seed", "maxExamples", "ops"):
+        if len({repr(run.get(field)) for run in runs}) > 1:
+            raise ValueError(f"the reports ran different {field}: "
+                             + ", ".join(sorted({repr(run.get(field)) for run in runs})))
+    shares = [parse_shard(shard) for run in runs for shard in run["shards"]]
+    sizes = {n for _, n in shares}
+    if len(sizes) > 1:
+        raise ValueError(f"the reports split the stream in different numbers of shares: {sorted(sizes)}")
+    (total,) = sizes
+    taken = [k for k, _ in shares]
+    if len(set(taken)) < len(taken):
+        raise ValueError(f"a shard is given twice: {', '.join(sorted(f'{k}/{total}' for k in taken))}")
 
     def fold(into: dict[str, Any], divergence: dict[str, Any]) -> None:
         seen = [t for t in (into.get("foundAfterSeconds"), divergence.get("foundAfterSeconds")) if t is not None]
         into["foundAfterSeconds"] = min(seen) if seen else None
 
-    out = merging.merged_document(reports, merging.join_classes(reports, fold))
-    out["fuzz"] = {**runs[0], "shards": sorted(shards), "shardCommits": merging.shard_commits(reports)}
+    # A fuzz class's characters are its witness's (Found.chars): they go with the witness kept.
+    out = merging.merged_document(reports, merging.join_classes(reports, fold, ("characters",)))
+    missing = [f"{k}/{total}" for k in range(1, total + 1) if k not in taken]
+    if missing:
+        out["cut"] = [*out["cut"], f"shards {', '.join(missing)} of the campaign are not in this merge"]
+    out["fuzz"] = {**runs[0], "shards": sorted(f"{k}/{total}" for k in taken),
+                   "shardCommits": merging.shard_commits(reports)}
     return out

@@ -14,13 +14,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from harness.differential.explain import char_ranges, parse_char_ranges, reported_class_key
+from harness.differential.explain import reported_class_key
 from harness.fuzzing import classes
 from harness.fuzzing.shrink import size
 from harness.model import envelope, hostvalues
 from harness.testees.findings import Findings
 
-WITNESS_FIELDS = ("args", "outputs", "explanation", "codePoints", "replay", "traceAtStep")
+# What goes with a class's witness: replaced whole when a smaller witness is kept.
+WITNESS_FIELDS = ("args", "outputs", "explanation", "codePoints", "replay", "traceAtStep", "rule", "fallbackCause",
+                  "ownDetails")
 
 
 def check_alike(reports: list[dict[str, Any]], profile: str) -> None:
@@ -36,29 +38,29 @@ def check_alike(reports: list[dict[str, Any]], profile: str) -> None:
             raise ValueError("the reports compared different implementations")
 
 
-def join_classes(reports: list[dict[str, Any]],
-                 fold: Callable[[dict[str, Any], dict[str, Any]], None]) -> list[dict[str, Any]]:
+def join_classes(reports: list[dict[str, Any]], fold: Callable[[dict[str, Any], dict[str, Any]], None],
+                 with_witness: tuple[str, ...] = ()) -> list[dict[str, Any]]:
     """Every class of every report once (see the module's text); ``fold(into, other)`` adds what the profile
-    counts of another sighting (a sweep's extent, a fuzz run's first sighting)."""
+    counts of another sighting (a sweep's extent, a fuzz run's first sighting), before the smaller witness is
+    kept; ``with_witness``: the profile's fields that go with the witness too."""
+    fields = (*WITNESS_FIELDS, *with_witness)
     merged: dict[tuple[Any, ...], dict[str, Any]] = {}
     book = classes.ClassBook(list(reports[0]["implementations"]))
 
     def witness_from(into: dict[str, Any], divergence: dict[str, Any]) -> None:
-        for name in WITNESS_FIELDS:
+        for name in fields:
             if name in divergence:
                 into[name] = divergence[name]
             else:
                 into.pop(name, None)
 
     def join(into: dict[str, Any], divergence: dict[str, Any]) -> None:
+        fold(into, divergence)
         if size(hostvalues.decode_args(divergence["args"])) < size(hostvalues.decode_args(into["args"])) and \
                 set(into["divergent"]) <= set(divergence["outputs"]):
             witness_from(into, divergence)
         if "new" in (into["status"], divergence["status"]):  # coverage of a merged class: the stricter
             into["status"], into["expectedEntry"], into["expectedEntries"] = "new", None, []
-        into["characters"] = char_ranges(parse_char_ranges(into.get("characters", []))
-                                         | parse_char_ranges(divergence.get("characters", [])))
-        fold(into, divergence)
 
     for report in reports:
         for divergence in report["divergences"]:
@@ -85,7 +87,9 @@ def merged_document(reports: list[dict[str, Any]], divergences: list[dict[str, A
     out = dict(base)
     described = next((r["run"]["implementations"] for r in reports if "run" in r),
                      dict.fromkeys(base["implementations"]))
-    out["schema"], out["run"] = "divergence-report-v2", envelope.build(described)
+    seeds = {r.get("seed") for r in reports}
+    out["schema"], out["run"] = "divergence-report-v2", envelope.build(described, seeds.pop() if len(seeds) == 1
+                                                                      else None)
     out["divergences"] = divergences
     out["examples"] = sum(r["examples"] for r in reports)
     out["seconds"] = round(sum(r["seconds"] for r in reports), 3)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.differential.expected import ExpectedSet, cover
-from harness.differential.explain import name_shares
+from harness.differential.explain import char_ranges, name_shares, parse_char_ranges
 from harness.differential.report import document
 from harness.fuzzing import classes, merging
 from harness.fuzzing.shrink import shrink
@@ -68,6 +68,9 @@ def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
                                  f"{report['sweep'][field]}")
 
     def fold(into: dict[str, Any], divergence: dict[str, Any]) -> None:
+        # A sweep class's characters are every swept code point of it: united, whichever witness is kept.
+        into["characters"] = char_ranges(parse_char_ranges(into.get("characters", []))
+                                         | parse_char_ranges(divergence.get("characters", [])))
         into["inputs"] += divergence["inputs"]
         into["surrogatePairs"] += divergence["surrogatePairs"]
         runs = classes.ranges([cp for first, last in into["ranges"] + divergence["ranges"]

@@ -259,6 +259,35 @@ def test_the_filters_show_the_cases_asked_for(driver: Any, site: Path, page_repo
     assert hygiene_problems(driver) == []
 
 
+def test_the_class_filters_show_the_classes_asked_for(driver: Any, site: Path, page_reports: making.Made) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    load(driver, site)
+    every = [d for name in ("diff-new", "diff-expected") for d in page_reports.document(name)["divergences"]]
+
+    def visible(selector: str) -> list[tuple[str, str]]:
+        return sorted((el.get_attribute("data-status"), el.get_attribute("data-cause"))
+                      for el in driver.find_elements("css selector", selector) if el.is_displayed())
+
+    def choose(ident: str, value: str) -> None:
+        Select(driver.find_element("id", ident)).select_by_value(value)
+
+    assert visible("article.class") == sorted((d["status"], d["cause"]) for d in every)
+    for status in ("new", "expected"):
+        choose("class-status", status)
+        want = sorted((d["status"], d["cause"]) for d in every if d["status"] == status)
+        assert visible("article.class") == want and visible("tr.class-row") == want and want
+        assert driver.find_element("id", "class-count").text == f"{len(want)} of {len(every)} classes shown"
+    options = [o.get_attribute("value") for o in driver.find_elements("css selector", "#class-impl option")]
+    assert options == ["", "fake"]  # the implementations of some share: never the oracle
+    choose("class-impl", "fake")
+    choose("class-cause", "whitespace_definition")
+    assert visible("article.class") == [("expected", "whitespace_definition")]  # the status filter still holds
+    choose("class-status", "")
+    assert len(visible("article.class")) == len(every)
+    assert hygiene_problems(driver) == []
+
+
 # -- every check fails on a page with a bug planted in its making -----------------------------------------------
 
 def _flip_a_failing_cell(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -473,8 +473,8 @@ def class_html(source: Source, number: int, divergence: dict[str, Any], oracle: 
         "<h4>Replay</h4>", f"<pre class='replay'>{escape(divergence.get('replay') or views.replay_of(divergence))}"
         "</pre>",
     ]
-    article = attrs(id=anchor, class_=f"class {status}", data_op=divergence["op"], data_cause=divergence["cause"],
-                    data_status=status, data_impls=" ".join(divergence["divergent"]), data_report=source.label)
+    article = attrs(id=anchor, data_op=divergence["op"], data_report=source.label) + class_attrs(divergence,
+                                                                                                 f"class {status}")
     return f"<article{article}>{head}{''.join(body)}</article>"
 
 
@@ -492,11 +492,13 @@ def classes_section(sources: Sequence[Source], oracle: str, notes: dict[str, dic
         summary = (f"{len(divergences)} class(es), {new} new; {document.get('examples', 0):,} examples in "
                    f"{document.get('seconds', 0)} s" + (f"; seed {document['seed']}" if document.get("seed") is not None
                                                         else ""))
-        rows = [[f"<a href='#{slug('class', str(source.path), str(n))}'>{n}</a>", *map(escape, row[1:7]),
-                 badge(row[7], d["status"])]
-                for n, (row, d) in enumerate(zip(views.class_rows(divergences), divergences, strict=True), 1)]
-        table = html_table(views.CLASS_HEADERS, rows, class_="classes-table") if rows else \
-            "<p class='ok'>No divergence.</p>"
+        rows = "".join(
+            f"<tr{class_attrs(d, 'class-row')}><td><a href='#{slug('class', str(source.path), str(n))}'>{n}</a></td>"
+            + "".join(f"<td>{escape(cell)}</td>" for cell in row[1:7]) + f"<td>{badge(row[7], d['status'])}</td></tr>"
+            for n, (row, d) in enumerate(zip(views.class_rows(divergences), divergences, strict=True), 1))
+        head = "".join(f"<th>{escape(h)}</th>" for h in views.CLASS_HEADERS)
+        table = (f"<table class='classes-table'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+                 if rows else "<p class='ok'>No divergence.</p>")
         cards = "".join(class_html(source, n, d, oracle, notes) for n, d in enumerate(divergences, 1))
         problems = document.get("expectedCheck", {}).get("problems", [])
         problem_html = ("<h4>Expected-list problems</h4><ul class='problems'>"
@@ -504,7 +506,21 @@ def classes_section(sources: Sequence[Source], oracle: str, notes: dict[str, dic
         parts.append(f"<section{attrs(class_='report', data_report=source.label)}><h3>{escape(source.label)} "
                      f"({code(str(source.path))})</h3><p>{escape(summary)}</p>{table}{problem_html}{cards}"
                      "</section>")
-    return section("classes", "Divergence classes", "".join(parts))
+    every = [d for source in reports for d in source.document["divergences"]]
+    filters = ""
+    if every:
+        filters = ("<form class='filters' id='class-filters' onsubmit='return false'>"
+                   + _select("class-impl", "implementation", sorted({i for d in every for i in d["divergent"]}))
+                   + _select("class-status", "status", sorted({d["status"] for d in every}))
+                   + _select("class-cause", "cause", sorted({d["cause"] for d in every}))
+                   + "<span id='class-count' aria-live='polite'></span></form>")
+    return section("classes", "Divergence classes", filters + "".join(parts))
+
+
+def class_attrs(divergence: dict[str, Any], kind: str) -> str:
+    """What the class filters read (page.js): the share's implementations, the status, the cause."""
+    return attrs(class_=kind, data_impls=" ".join(divergence["divergent"]), data_status=divergence["status"],
+                 data_cause=divergence["cause"])
 
 
 def findings_section(sources: Sequence[Source]) -> str:

@@ -1,10 +1,31 @@
 // The conformance page's filters (harness/cli/page.py). The page reads fine without them.
 (function () {
   "use strict";
+  // The divergence classes: cards and table rows, by implementation, status and cause.
+  var classFilters = ["class-impl", "class-status", "class-cause"];
+  function applyClasses() {
+    var impl = get("class-impl"), status = get("class-status"), cause = get("class-cause"), shown = 0;
+    var cards = document.querySelectorAll("article.class");
+    document.querySelectorAll("article.class, tr.class-row").forEach(function (el) {
+      var ok = (impl === "" || el.getAttribute("data-impls").split(" ").indexOf(impl) >= 0) &&
+        (status === "" || el.getAttribute("data-status") === status) &&
+        (cause === "" || el.getAttribute("data-cause") === cause);
+      el.classList.toggle("hidden", !ok);
+      if (ok && el.tagName === "ARTICLE") { shown += 1; }
+    });
+    var count = document.getElementById("class-count");
+    if (count) { count.textContent = shown + " of " + cards.length + " classes shown"; }
+  }
+  var get = function (id) { var el = document.getElementById(id); return el ? el.value.trim() : ""; };
+  classFilters.forEach(function (id) {
+    var el = document.getElementById(id);
+    if (el) { el.addEventListener("change", applyClasses); }
+  });
+  applyClasses();
+
   var matrix = document.getElementById("matrix-table");
   if (!matrix) { return; }
   var ids = ["filter-impl", "filter-family", "filter-state", "filter-step", "filter-text"];
-  var get = function (id) { var el = document.getElementById(id); return el ? el.value.trim() : ""; };
 
   function apply() {
     var impl = get("filter-impl"), family = get("filter-family"), state = get("filter-state");

@@ -580,7 +580,7 @@ def baseline_section(sources: Sequence[Source], baselines: Sequence[Source], mer
             continue
         found = rundiff.diff(old.document, new_doc)
         rows = []
-        order = {"new": 0, "changed": 1, "fixed": 2, "not seen": 3}
+        order = views.CHANGE_ORDER
         for change in sorted(found.changes, key=lambda c: (order[c.change], c.kind, c.subject)):
             label = change.change + (" (blocking)" if change.blocking else "")
             rows.append(f"<tr{attrs(class_='change', data_change=change.change, data_kind=change.kind)}>"

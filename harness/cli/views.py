@@ -242,6 +242,7 @@ def details_of(number: int, divergence: dict[str, Any], fmt: str = "text") -> st
 
 
 DIFF_HEADERS = ("change", "kind", "implementations", "what", "before", "after", "witness")
+CHANGE_ORDER = {"new": 0, "changed": 1, "fixed": 2, "not seen": 3}  # how a diff's rows are sorted
 
 
 def diff_view(found: Any, fmt: str = "text") -> str:
@@ -250,7 +251,7 @@ def diff_view(found: Any, fmt: str = "text") -> str:
     lines = []
     for line in found.implementations:
         lines.append(f"implementation changed: {line}")
-    order = {"new": 0, "changed": 1, "fixed": 2, "not seen": 3}
+    order = CHANGE_ORDER
     changes = sorted(found.changes, key=lambda c: (order[c.change], c.kind, c.subject))
     if changes:
         rows = [[c.change + (" (blocking)" if c.blocking else ""), c.kind, ", ".join(c.impls), c.subject,

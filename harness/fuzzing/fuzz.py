@@ -405,9 +405,9 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
     if shrink_cut:
         result.cut.append(f"the shrinking of {shrink_cut} witness(es) stopped at the budget")
     count = task_count(max_examples)
-    if count is not None and result.examples < len(range(shard[0] - 1, count, shard[1])) * BATCH:
-        result.cut.append(f"{result.examples:,} of this shard's {len(range(shard[0] - 1, count, shard[1])) * BATCH:,} "
-                          f"examples run: {stopped}")
+    share = None if count is None else len(range(shard[0] - 1, count, shard[1])) * BATCH  # this shard's examples
+    if share is not None and result.examples < share:
+        result.cut.append(f"{result.examples:,} of this shard's {share:,} examples run: {stopped}")
     progress.update(time.monotonic() - progress.start,
                     _progress_text(progress, result.examples, len(result.new), expected_count()), force=True)
     progress.done()

@@ -1,0 +1,149 @@
+"""The one reader of untrusted JSON: testee lines, reports, declarations, expected lists, checkpoints,
+fixtures. Everything a testee or a file sends goes through ``loads`` (or ``read_document``), which is
+
+* bounded: at most ``MAX_DEPTH`` levels of nested arrays and objects (the depth rule of the contract's
+  own JSON arguments, docs/contract.md section 4), and at most ``max_bytes`` of text;
+* strict: the ``NaN``, ``Infinity`` and ``-Infinity`` tokens Python's json module takes are refused (they
+  are not JSON), and so are duplicate keys where the caller asks (files: ``unique_keys``);
+* shaped: ``want=dict`` refuses anything but an object at the top.
+
+What it refuses is a ``Refused`` (a ValueError) naming the problem and its kind; the caller turns it
+into the verdict of its place: a finding for a testee's line, status 2 naming the file for a file
+(``read_document`` raises ``BadDocument``, a UsageError, itself). A nesting too deep for Python's
+parser (its recursion limit) is caught here too, never a RecursionError reaching a caller.
+
+Pure standard library: the protocol's server side imports it inside Pyodide.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from harness.model.status import UsageError
+
+MAX_DEPTH = 100  # levels of nested arrays and objects
+MAX_FILE_BYTES = 1 << 30  # the largest document file read (a sweep report of every code point is far below)
+
+# kind -> what it means (a testee line refused with one of these is the finding `not_json`, except
+# `not_object`/`wrong_type`, which the client names `malformed_answer`).
+KINDS = {
+    "not_json": "not JSON text",
+    "not_utf8": "bytes that are not UTF-8",
+    "constant": "a NaN, Infinity or -Infinity token (not JSON)",
+    "too_deep": f"more than {MAX_DEPTH} levels of nested arrays and objects",
+    "too_big": "more bytes than the limit",
+    "duplicate_key": "an object with the same key twice",
+    "not_object": "JSON, but not an object where an object is due",
+    "bom": "a byte order mark before the JSON text",
+}
+
+
+class Refused(ValueError):
+    """Untrusted JSON refused: ``kind`` (a key of KINDS) and a message that says what and where."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class BadDocument(UsageError, ValueError):
+    """A file the harness reads as a document that is not one (status 2, the file and the problem named)."""
+
+
+def _constant(name: str) -> Any:
+    raise Refused("constant", f"the token {name} (not JSON)")
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise Refused("duplicate_key", f"the key {json.dumps(key)[:80]} twice in one object")
+        result[key] = value
+    return result
+
+
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether a parsed value nests more than ``limit`` arrays and objects (iteratively: no recursion)."""
+    stack = [(value, 1)] if isinstance(value, (dict, list)) else []
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        for child in (item.values() if isinstance(item, dict) else item):
+            if isinstance(child, (dict, list)):
+                stack.append((child, depth + 1))
+    return False
+
+
+def _brackets(text: str) -> int:
+    return text.count("[") + text.count("{")
+
+
+def loads(text: str | bytes, *, want: type | None = None, max_bytes: int | None = None,
+          unique_keys: bool = False, max_depth: int = MAX_DEPTH) -> Any:
+    """The value of one untrusted JSON text, or Refused. ``want=dict``: an object at the top."""
+    if max_bytes is not None and len(text) > max_bytes:
+        raise Refused("too_big", f"{len(text):,} bytes, more than the limit of {max_bytes:,}")
+    if isinstance(text, bytes):  # UTF-8 only (json.loads would guess UTF-16 and -32, and skip a BOM)
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise Refused("not_utf8", f"not UTF-8 ({exc.reason} at byte {exc.start})") from None
+    if text[:1] == "\ufeff":
+        raise Refused("bom", "a byte order mark (U+FEFF) before the JSON text")
+    try:
+        value = json.loads(text, parse_constant=_constant, object_pairs_hook=_unique if unique_keys else None)
+    except Refused:
+        raise
+    except RecursionError:
+        raise Refused("too_deep", f"nesting deeper than the parser's limit (more than {max_depth} levels)") from None
+    except ValueError as exc:
+        raise Refused("not_json", f"not JSON ({exc})") from None
+    if _brackets(text) > max_depth and too_deep(value, max_depth):
+        raise Refused("too_deep", f"more than {max_depth} levels of nested arrays and objects")
+    if want is not None and not isinstance(value, want):
+        raise Refused("not_object", f"JSON, but {_type_name(value)} where {_type_name(want())} is due")
+    return value
+
+
+def _type_name(value: Any) -> str:
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "a number",
+            float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def read_document(path: Path, what: str = "document", *, unique_keys: bool = False,
+                  max_bytes: int = MAX_FILE_BYTES) -> dict[str, Any]:
+    """A file that must hold one JSON object, read through ``loads``; BadDocument names the file, what it
+    should be and the problem (unreadable, not UTF-8, not JSON, too deep, not an object)."""
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise BadDocument(f"{path}: not a {what}: {size:,} bytes, more than the limit of {max_bytes:,}")
+        data = path.read_bytes()
+    except OSError as exc:
+        raise BadDocument(f"{path}: cannot read the {what}: {exc.strerror or exc}") from None
+    try:
+        return loads(data, want=dict, unique_keys=unique_keys)
+    except Refused as exc:
+        raise BadDocument(f"{path}: not a {what}: {exc}") from None
+
+
+def read_lines(path: Path, what: str) -> list[tuple[int, str, dict[str, Any] | Refused]]:
+    """A JSON-lines file: each non-empty line as (number, text, its object or why it was refused)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise BadDocument(f"{path}: cannot read the {what}: {exc.strerror or exc}") from None
+    out: list[tuple[int, str, dict[str, Any] | Refused]] = []
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        if not raw.strip():
+            continue
+        text = raw.decode("utf-8", "replace")
+        try:
+            out.append((number, text, loads(raw, want=dict)))
+        except Refused as exc:
+            out.append((number, text, exc))
+    return out

@@ -1,16 +1,65 @@
-"""Writing the project's files: the one atomic write (fixtures, reports, expected lists, pins)."""
+"""Writing the project's files: the one atomic write (fixtures, reports, expected lists, pins).
+
+A write that replaces a document names the kinds it may replace (``replaces``): the file already there
+must be one of them (a JSON object whose ``"schema"`` is one of those values), or the write is refused with
+``NotADocument`` (status 2, the file named) and the file is left as it was. So a path that points by mistake
+at a README, a source file or another kind of document is never overwritten.
+"""
 
 from __future__ import annotations
 
+import json
 import os
+import stat
 import tempfile
+from collections.abc import Collection
 from pathlib import Path
 
+from harness.model import untrusted
+from harness.model.status import UsageError
 
-def atomic_write(path: Path, text: str) -> None:
+
+class NotADocument(UsageError):
+    """A write refused: the file it would replace is not a document of the kind being written (status 2)."""
+
+
+def check_replaceable(path: Path, replaces: Collection[str], what: str = "document") -> None:
+    """Refuse (NotADocument) to replace ``path`` unless it does not exist or is a JSON object whose
+    ``"schema"`` is one of ``replaces``. A symbolic link is judged by the file it points at."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        if path.is_symlink():  # a dangling link: writing would replace the link, not make its target
+            raise NotADocument(f"{path}: a symbolic link to nothing, not a {what}; the harness writes only "
+                               f"{what}s: remove it, or name another file") from None
+        return
+    except OSError as exc:
+        raise NotADocument(f"{path}: cannot look at it before replacing it: {exc.strerror or exc}") from None
+    kinds = " or ".join(sorted(replaces))
+    if not stat.S_ISREG(mode):
+        raise NotADocument(f"{path}: not a file, so not a {what} ({kinds}); the harness replaces only {what}s: "
+                           "name another path")
+    try:
+        document = untrusted.read_document(path, what)
+    except untrusted.BadDocument as exc:
+        raise NotADocument(f"{exc}; the harness replaces only {what}s ({kinds}), never another file: move it "
+                           "away or name another path") from None
+    kind = document.get("schema")
+    if not isinstance(kind, str) or kind not in replaces:
+        said = f"a document of schema {json.dumps(kind, ensure_ascii=True)[:80]}" if "schema" in document else \
+            "a JSON object with no \"schema\""
+        raise NotADocument(f"{path}: {said}, not a {what} ({kinds}); the harness replaces only {what}s, never "
+                           "another file: move it away or name another path")
+
+
+def atomic_write(path: Path, text: str, *, replaces: Collection[str] | None = None,
+                 what: str = "document") -> None:
     """Write ``text`` (ASCII) to a temporary file in the same directory, fsync, then rename it over
     ``path``: a reader sees the old file or the new one, never a part, and an interrupted write leaves
-    no temporary file behind."""
+    no temporary file behind. ``replaces``: the schemas a file already at ``path`` may have (see
+    ``check_replaceable``); None writes over whatever is there."""
+    if replaces is not None:
+        check_replaceable(path, replaces, what)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

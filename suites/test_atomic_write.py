@@ -1,0 +1,76 @@
+"""The one write (harness/model/files.py): atomic, and, where the writer names the kinds it replaces, never
+over a file that is not a document of that kind (status 2, the file named, the file left as it was)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from harness.model.files import NotADocument, atomic_write
+from harness.model.status import USAGE
+
+KINDS = ("expected-divergences-v2", "expected-divergences-v1")
+NEW = json.dumps({"schema": "expected-divergences-v2", "implementation": "x", "entries": []}) + "\n"
+
+NOT_DOCUMENTS = {  # what is at the path -> what the refusal says
+    "a README": (b"# My project\n\nNot JSON at all.\n", "not JSON"),
+    "an empty file": (b"", "not JSON"),
+    "a JSON array": (b"[1, 2]\n", "an array where an object is due"),
+    "another kind": (json.dumps({"schema": "divergence-report-v2", "ok": True}).encode(),
+                     'a document of schema "divergence-report-v2"'),
+    "no schema": (json.dumps({"entries": []}).encode(), 'a JSON object with no "schema"'),
+    "a schema that is not a string": (json.dumps({"schema": ["expected-divergences-v2"]}).encode(),
+                                      "a document of schema"),
+    "deep JSON": (b"[" * 100_000 + b"]" * 100_000, "nesting deeper"),
+    "NaN": (b'{"schema": "expected-divergences-v2", "x": NaN}', "the token NaN"),
+    "not UTF-8": (b'{"schema": "expected-divergences-v2", "x": "\xff"}', "not UTF-8"),
+}
+
+
+@pytest.mark.parametrize("kind", list(NOT_DOCUMENTS))
+def test_a_write_that_replaces_documents_refuses_any_other_file(tmp_path: Path, kind: str) -> None:
+    data, said = NOT_DOCUMENTS[kind]
+    path = tmp_path / "list.json"
+    path.write_bytes(data)
+    os.utime(path, ns=(1_000_000_000, 1_000_000_000))
+    with pytest.raises(NotADocument) as refused:
+        atomic_write(path, NEW, replaces=KINDS, what="expected-divergence list")
+    message = str(refused.value)
+    assert refused.value.status == USAGE and message.startswith(f"{path}: "), message
+    assert said in message and "expected-divergence list" in message, message
+    assert path.read_bytes() == data and path.stat().st_mtime_ns == 1_000_000_000
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["list.json"]  # no temporary file left
+    atomic_write(path, NEW)  # without `replaces`, the one write is as before: over whatever is there
+    assert path.read_text() == NEW
+
+
+def test_a_write_that_replaces_documents_writes_a_new_file_or_over_its_kind(tmp_path: Path) -> None:
+    path = tmp_path / "sub" / "list.json"
+    atomic_write(path, NEW, replaces=KINDS)  # nothing there: written (its folder made)
+    assert path.read_text() == NEW
+    older = json.dumps({"schema": "expected-divergences-v1", "implementation": "x", "entries": []})
+    path.write_text(older)
+    atomic_write(path, NEW, replaces=KINDS)  # a document of a kind it replaces
+    assert path.read_text() == NEW
+
+
+def test_a_link_is_judged_by_what_it_points_at(tmp_path: Path) -> None:
+    outside = tmp_path / "README.md"
+    outside.write_text("# not a list\n")
+    link = tmp_path / "list.json"
+    link.symlink_to(outside)
+    with pytest.raises(NotADocument, match="not JSON"):
+        atomic_write(link, NEW, replaces=KINDS)
+    dangling = tmp_path / "gone.json"
+    dangling.symlink_to(tmp_path / "nowhere.json")
+    with pytest.raises(NotADocument, match="a symbolic link to nothing"):
+        atomic_write(dangling, NEW, replaces=KINDS)
+    folder = tmp_path / "folder.json"
+    folder.mkdir()
+    with pytest.raises(NotADocument, match="not a file"):
+        atomic_write(folder, NEW, replaces=KINDS)
+    assert outside.read_text() == "# not a list\n" and link.is_symlink() and dangling.is_symlink()
+    assert not (tmp_path / "nowhere.json").exists() and folder.is_dir()

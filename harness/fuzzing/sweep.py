@@ -6,7 +6,9 @@ sent to every implementation in batches. Work is cut into chunks of :data:`CHUNK
 
 * worker processes (one per core by default), each with its own implementations, run the chunks;
 * every finished chunk is appended to a checkpoint (JSON lines), so an interrupted sweep resumes
-  where it stopped; a checkpoint made with other settings is refused, naming the difference;
+  where it stopped; a checkpoint made with other settings is refused, naming the difference; a damaged
+  line (the last one cut by a kill, or any other: each is read as untrusted JSON and checked for its
+  shape) costs its chunk alone, which runs again, and the file is rewritten without it (``_read_checkpoint``);
 * ``--shard K/N`` runs every N-th chunk, so machines or CI jobs can split a sweep; their reports are
   merged with ``python -m harness sweep --merge A.json B.json``;
 * an input an implementation's host cannot express (two lone surrogates that a UTF-16 host reads as
@@ -31,9 +33,13 @@ from harness.differential.outcomes import agreeing
 from harness.fuzzing import classes, pools
 from harness.fuzzing.progress import Progress
 from harness.fuzzing.templates import BY_NAME, SURROGATE_PAIRS, Template
+from harness.model import untrusted
+from harness.model.files import atomic_write
+from harness.model.status import UsageError
 from harness.testees import impls
 from harness.testees.command import BATCH as LINE_BATCH
 from harness.testees.fanout import answer_each, harvest
+from harness.testees.findings import KINDS as FINDING_KINDS
 from harness.testees.findings import Findings
 from harness.testees.testee import Testee
 
@@ -218,29 +224,154 @@ def groups(run: SweepRun) -> dict[tuple[Any, ...], list[tuple[str, int, int]]]:
     return out
 
 
-def _read_checkpoint(path: Path, settings: Settings) -> list[dict[str, Any]]:
-    lines = path.read_text(encoding="ascii").splitlines()
-    if not lines:
+class CheckpointError(UsageError, ValueError):
+    """A checkpoint that cannot be resumed: its header is damaged or of other settings (status 2)."""
+
+
+_FIELDS = ("chunk", "values", "compared", "inexpressible", "findings", "out", "groups")  # what run_chunk gives
+_OPTIONAL = ("findings", "out")  # lines of checkpoints written before findings and taking out have neither
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "a number",
+            float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def _finding_problem(item: Any, names: tuple[str, ...]) -> str | None:
+    if not isinstance(item, dict):
+        return f"a finding is {_kind(item)}, not an object"
+    if item.get("impl") not in names or item.get("kind") not in FINDING_KINDS:
+        return "a finding of no implementation of this sweep, or of no known kind"
+    if not isinstance(item.get("message"), str) or not (_count(item.get("count")) and item["count"] >= 1):
+        return "a finding without its message or count"
+    if not isinstance(item.get("evidence", {}), dict):
+        return "a finding whose evidence is not an object"
+    return None
+
+
+def _group_problem(group: Any, chunk: Chunk, names: tuple[str, ...]) -> str | None:
+    if not (isinstance(group, list) and len(group) == 4):
+        return "a group that is not [implementations, outcome kinds, hint, runs]"
+    disagreeing, kinds, hint, runs = group
+    if not (isinstance(disagreeing, list) and disagreeing and all(name in names for name in disagreeing)
+            and len(set(disagreeing)) == len(disagreeing)):
+        return "a group whose implementations are not this sweep's"
+    if not (isinstance(kinds, list) and all(isinstance(kind, list) and len(kind) == 2 and kind[0] in names
+                                            and isinstance(kind[1], str) for kind in kinds)):
+        return "a group whose outcome kinds are not [implementation, kind] pairs"
+    if not isinstance(hint, str):
+        return "a group whose hint is not a string"
+    if not (isinstance(runs, list) and runs):
+        return "a group without its runs of inputs"
+    for run in runs:
+        if not (isinstance(run, list) and len(run) == 3 and run[0] == chunk.template and _count(run[1])
+                and _count(run[2]) and chunk.start <= run[1] <= run[2] < chunk.stop):
+            return f"a run of inputs that is not [{chunk.template!r}, first, last] inside the chunk"
+    return None
+
+
+def chunk_problem(result: dict[str, Any], plan_by_key: dict[str, Chunk], names: tuple[str, ...]) -> str | None:
+    """What is wrong with one checkpoint line's chunk result for this sweep (None: nothing). Its shape is
+    what run_chunk returns, checked field by field: the report reads every field of it unchecked."""
+    missing = [key for key in _FIELDS if key not in result and key not in _OPTIONAL]
+    if missing:
+        return f"no {', '.join(missing)}"
+    unknown = sorted(set(result) - set(_FIELDS))
+    if unknown:
+        return f"fields no chunk result has: {', '.join(repr(key)[:40] for key in unknown[:3])}"
+    key = result["chunk"]
+    chunk = plan_by_key.get(key) if isinstance(key, str) else None
+    if chunk is None:
+        return f"its chunk is {_kind(key)} that names no chunk of this sweep"
+    size = chunk.stop - chunk.start
+    if result["values"] != size or not _count(result["values"]):
+        return f"values is not the chunk's {size:,}"
+    if not (_count(result["compared"]) and result["compared"] <= size):
+        return f"compared is not a count of at most {size:,}"
+    inexpressible = result["inexpressible"]
+    if not (isinstance(inexpressible, dict) and all(name in names and _count(count) and count <= size
+                                                    for name, count in inexpressible.items())):
+        return "inexpressible is not implementation -> count"
+    findings = result.get("findings", [])
+    if not isinstance(findings, list):
+        return f"findings is {_kind(findings)}, not an array"
+    out = result.get("out", [])
+    if not (isinstance(out, list) and all(_count(number) and number < len(names) for number in out)):
+        return "out is not a list of this sweep's implementation numbers"
+    if not isinstance(result["groups"], list):
+        return f"groups is {_kind(result['groups'])}, not an array"
+    for problem in (*(_finding_problem(item, names) for item in findings),
+                    *(_group_problem(group, chunk, names) for group in result["groups"])):
+        if problem is not None:
+            return problem
+    return None
+
+
+def _ends_whole(path: Path) -> bool:
+    """Whether the file's last line has its newline (a write cut by a kill leaves a part of a line)."""
+    with path.open("rb") as handle:
+        handle.seek(0, os.SEEK_END)
+        if handle.tell() == 0:
+            return True
+        handle.seek(-1, os.SEEK_END)
+        return handle.read(1) == b"\n"
+
+
+def _rewrite(path: Path, lines: list[str]) -> None:
+    """The checkpoint made of ``lines`` (its header first), atomically: a kill now leaves the old file
+    or the new one, and appending after it starts on a line of its own."""
+    atomic_write(path, "".join(line + "\n" for line in lines))
+
+
+def _read_checkpoint(path: Path, settings: Settings, stream: TextIO = sys.stderr) -> list[dict[str, Any]]:
+    """The chunk results of a checkpoint of this sweep, each line read as untrusted JSON
+    (harness/model/untrusted.py) and checked for its shape (``chunk_problem``). A damaged line, the last one
+    cut by a kill while it was written or any other, costs its chunk alone (it runs again; the line and why
+    are said on ``stream``), and the file is rewritten without it before anything is appended. A damaged
+    header, or one of other settings, is a CheckpointError (status 2)."""
+    lines = untrusted.read_lines(path, "sweep checkpoint")  # BadDocument (status 2): the file is unreadable
+    if not lines:  # nothing was written yet (a kill before the header): a sweep of these settings starts
+        _rewrite(path, [json.dumps(settings.header())])
         return []
-    try:
-        header = json.loads(lines[0])
-    except ValueError:
-        raise ValueError(f"{path}: not a sweep checkpoint (first line is not JSON); "
-                         "remove it or pass --fresh") from None
+    number, header_text, header = lines[0]
+    if number != 1 or isinstance(header, untrusted.Refused):
+        why = f"its first line: {header}" if number == 1 else "its first line is empty"
+        raise CheckpointError(f"{path}: not a sweep checkpoint ({why}); remove it or pass --fresh")
     wanted = settings.header()
     if header != wanted:
         different = [key for key in wanted if header.get(key) != wanted[key]]
-        raise ValueError(f"{path}: a checkpoint of a sweep with other settings ({', '.join(different) or 'schema'} "
-                         f"differ: {', '.join(f'{k}={header.get(k)!r}' for k in different)}); pass --fresh to "
-                         "discard it, or --checkpoint PATH for another file")
-    results = []
-    for number, line in enumerate(lines[1:], 2):
-        try:
-            results.append(json.loads(line))
-        except ValueError:
-            if number == len(lines):  # a last line cut by an interruption: that chunk runs again
-                break
-            raise ValueError(f"{path}:{number}: a damaged checkpoint line; pass --fresh to start over") from None
+        raise CheckpointError(
+            f"{path}: a checkpoint of a sweep with other settings ({', '.join(different) or 'schema'} differ: "
+            f"{', '.join(f'{k}={repr(header.get(k))[:80]}' for k in different)}); pass --fresh to discard it, "
+            "or --checkpoint PATH for another file")
+    whole = _ends_whole(path)
+    plan_by_key = {chunk.key: chunk for chunk in plan(settings)}
+    kept, results, seen = [header_text], [], {}
+    for number, text, value in lines[1:]:
+        if isinstance(value, untrusted.Refused):
+            problem = str(value)
+            if number == lines[-1][0] and not whole:
+                problem = f"cut short, the sweep stopped while writing it ({problem})"
+        elif not text.isascii():
+            problem = "bytes that are not ASCII (a sweep writes ASCII)"
+        else:
+            problem = chunk_problem(value, plan_by_key, settings.impls)
+            if problem is None and value["chunk"] in seen:
+                problem = f"its chunk again (line {seen[value['chunk']]} has it)"
+        if problem is None:
+            kept.append(text)
+            results.append(value)
+            seen[value["chunk"]] = number
+            continue
+        key = value.get("chunk") if isinstance(value, dict) else None
+        which = f"chunk {key}" if isinstance(key, str) and key in plan_by_key else "its chunk"
+        stream.write(f"[sweep] {path}:{number}: a damaged checkpoint line dropped: {problem}; {which} runs again\n")
+    if len(kept) < len(lines) or not whole:
+        _rewrite(path, kept)
     return results
 
 
@@ -260,12 +391,10 @@ def run(settings: Settings, checkpoint: Path, fresh: bool = False, workers: int 
     chunks = plan(settings)
     sweep = SweepRun(settings)
     if checkpoint.exists() and not fresh:
-        sweep.results = _read_checkpoint(checkpoint, settings)
+        sweep.results = _read_checkpoint(checkpoint, settings, stream)  # only whole lines of this plan's chunks
     else:
-        checkpoint.parent.mkdir(parents=True, exist_ok=True)
-        checkpoint.write_text(json.dumps(settings.header()) + "\n", encoding="ascii")
+        atomic_write(checkpoint, json.dumps(settings.header()) + "\n")
     finished = {result["chunk"] for result in sweep.results}
-    sweep.results = [r for r in sweep.results if r["chunk"] in {c.key for c in chunks}]
     sweep.resumed = len(sweep.results)
     pending = [chunk for chunk in chunks if chunk.key not in finished]
     total = sum(c.stop - c.start for c in chunks)

@@ -94,6 +94,13 @@ def is_boundary_host_value(kind: str, value: Any) -> bool:
     return value < 0 or value >= 2**32
 
 
+# Return types -> the check of a decoded host value. Every op of contract v1 returns a string (the JSON
+# ops a JSON text); a trace answer is a string too (harness/model/traces.py).
+RETURN_TYPES: dict[str, Callable[[Any], bool]] = {
+    "string": lambda value: isinstance(value, str),
+}
+
+
 def _steps(*rows: tuple[str, ...]) -> tuple[Step, ...]:
     return tuple(Step(*row) for row in rows)
 
@@ -211,6 +218,13 @@ class Op:
     steps: tuple[Step, ...] = ()
     # Where its result keeps a decision about candidates, when it makes one.
     decision: Decision | None = None
+    # The type of its return value (a key of RETURN_TYPES): an answer holding another type is a protocol
+    # fault of the testee (malformed_answer), never compared.
+    returns: str = "string"
+
+    def returns_ok(self, value: Any) -> bool:
+        """Whether a decoded return value is of the op's declared return type."""
+        return RETURN_TYPES[self.returns](value)
 
     def step_ids(self) -> tuple[str, ...]:
         """Its own steps' ids, then the JSON rules when it takes a JSON argument: every id a fixture case

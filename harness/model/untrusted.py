@@ -83,8 +83,10 @@ def _brackets(text: str) -> int:
 
 
 def loads(text: str | bytes, *, want: type | None = None, max_bytes: int | None = None,
-          unique_keys: bool = False, max_depth: int = MAX_DEPTH) -> Any:
-    """The value of one untrusted JSON text, or Refused. ``want=dict``: an object at the top."""
+          unique_keys: bool = False, max_depth: int | None = MAX_DEPTH) -> Any:
+    """The value of one untrusted JSON text, or Refused. ``want=dict``: an object at the top.
+    ``max_depth=None`` leaves the depth to the caller's shape checks (a testee's answer lines, whose every
+    field the client checks against the protocol): only what Python's parser cannot hold is refused."""
     if max_bytes is not None and len(text) > max_bytes:
         raise Refused("too_big", f"{len(text):,} bytes, more than the limit of {max_bytes:,}")
     if isinstance(text, bytes):  # UTF-8 only (json.loads would guess UTF-16 and -32, and skip a BOM)
@@ -99,17 +101,27 @@ def loads(text: str | bytes, *, want: type | None = None, max_bytes: int | None 
     except Refused:
         raise
     except RecursionError:
-        raise Refused("too_deep", f"nesting deeper than the parser's limit (more than {max_depth} levels)") from None
+        raise Refused("too_deep", "nesting deeper than the parser's limit "
+                      f"(more than {max_depth or MAX_DEPTH} levels)") from None
     except ValueError as exc:
         raise Refused("not_json", f"not JSON ({exc})") from None
-    if _brackets(text) > max_depth and too_deep(value, max_depth):
+    if max_depth is not None and _brackets(text) > max_depth and too_deep(value, max_depth):
         raise Refused("too_deep", f"more than {max_depth} levels of nested arrays and objects")
     if want is not None and not isinstance(value, want):
-        raise Refused("not_object", f"JSON, but {_type_name(value)} where {_type_name(want())} is due")
+        raise Refused("not_object", f"JSON, but {type_name(value)} where {type_name(want())} is due")
     return value
 
 
-def _type_name(value: Any) -> str:
+def brief(value: Any, limit: int = 200) -> str:
+    """The first characters of a parsed value's JSON, for evidence; never raises (a value too deep to
+    write, or not JSON, is said so)."""
+    try:
+        return json.dumps(value, ensure_ascii=True)[:limit]
+    except (RecursionError, ValueError, TypeError):
+        return f"({type_name(value)} too deep or too odd to show)"
+
+
+def type_name(value: Any) -> str:
     return {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "a number",
             float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
 

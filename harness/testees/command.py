@@ -29,19 +29,22 @@ and only its tail kept. A run is never aborted, hung or grown by one testee.
 from __future__ import annotations
 
 import collections
+import errno
 import json
 import os
 import queue
+import re
+import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.model import hostvalues
-from harness.model.registry import OPS, check_args
+from harness.model import hostvalues, untrusted
+from harness.model.registry import OPS, RETURN_TYPES, check_args
 from harness.model.traces import TRACE_OP
 from harness.testees.errors import ImplementationUnavailable
 from harness.testees.findings import DEFAULT_MAX_FAULTS, Findings, line_evidence
@@ -60,6 +63,7 @@ DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024  # the longest line read from a testee
 BATCH_SHARE_OF_LINE = 8  # a batch line's requests take at most this share of the line limit, so its answer fits
 
 _START_ID = "__start__"
+EXIT_GRACE = 0.5  # seconds after a testee's exit for the last of its stdout, when something else holds the pipe
 _STDERR_TAIL_BYTES = 4096
 _STDERR_LINES = 20
 _QUEUED_LINES = 64  # stdout lines read ahead; then the reader waits (and so does the testee)
@@ -87,6 +91,15 @@ def _error(code: str, message: str) -> dict[str, Any]:
     return {"error": {"code": code, "message": message}}
 
 
+def same_id(got: Any, want: Any) -> bool:
+    """Whether an answer's id is the request's: the same JSON type and value (``true`` is not ``1``, ``1.0``
+    is not ``1``, and an array or object is never an id). Never raises, whatever the testee sent."""
+    return type(got) is type(want) and got == want
+
+
+_ERROR_CODE = re.compile(r"[a-z_]+")  # protocol v2: an error code matches ^[a-z_]+$
+
+
 @dataclass(frozen=True)
 class TooLong:
     """What the reader hands over instead of a line longer than the limit (the rest of it is skipped)."""
@@ -104,13 +117,18 @@ class Fault:
 
 class TesteeProcess:
     """One testee process: its stdout read in chunks and split into lines (none held over the line limit)
-    into a bounded queue, and the tail of its stderr."""
+    into a bounded queue, and the tail of its stderr.
+
+    It runs in a process group of its own, killed as a group: nothing it starts outlives it. A watcher
+    waits for the process itself, so its exit is seen at once even when something else holds its pipes
+    (a child of its own): the group is killed, and the reader's end of stdout is closed within
+    EXIT_GRACE seconds whatever still holds it."""
 
     def __init__(self, command: Sequence[str], env: dict[str, str] | None, cwd: Path | None,
                  max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> None:
         self.popen = subprocess.Popen(
             list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env=env, cwd=cwd, bufsize=0,
+            env=env, cwd=cwd, bufsize=0, start_new_session=True,
         )
         self.max_line_bytes = max_line_bytes
         self.lines: queue.Queue[bytes | TooLong | None] = queue.Queue(maxsize=_QUEUED_LINES)  # None: EOF
@@ -120,12 +138,16 @@ class TesteeProcess:
         self._stderr = bytearray()
         self._stderr_lock = threading.Lock()
         self._stopping = threading.Event()
+        self._eof_sent = False
+        self._eof_lock = threading.Lock()
         self._threads = [
             threading.Thread(target=self._read_stdout, name="testee-stdout", daemon=True),
             threading.Thread(target=self._read_stderr, name="testee-stderr", daemon=True),
         ]
         for thread in self._threads:
             thread.start()
+        self._watcher = threading.Thread(target=self._watch, name="testee-watch", daemon=True)
+        self._watcher.start()
         self._outbox: queue.Queue[list[bytes] | None] = queue.Queue()
         self._writer: threading.Thread | None = None
 
@@ -171,7 +193,33 @@ class TesteeProcess:
         finally:
             if pending and not skipping:
                 self._put(bytes(pending))  # a last line without its newline
-            self._put(None)
+            self._send_eof()
+
+    def _send_eof(self) -> None:
+        with self._eof_lock:
+            if self._eof_sent:
+                return
+            self._eof_sent = True
+        self._put(None)
+
+    def _watch(self) -> None:
+        """Wait for the process; at its exit, kill its group (whatever it started) and end the stream of
+        lines even if a process outside the group still holds the pipe."""
+        try:
+            self.popen.wait()
+        except OSError:
+            pass
+        self.kill_group()
+        self._threads[0].join(timeout=EXIT_GRACE)
+        if self._threads[0].is_alive():  # the pipe is held from outside the group: no more lines count
+            self._send_eof()
+
+    def kill_group(self) -> None:
+        """SIGKILL the testee's process group (the testee and everything it started that stayed in it)."""
+        try:
+            os.killpg(self.popen.pid, signal.SIGKILL)
+        except (OSError, ProcessLookupError):
+            pass
 
     def _read_stderr(self) -> None:
         assert self.popen.stderr is not None
@@ -256,6 +304,7 @@ class TesteeProcess:
 
     def kill(self) -> None:
         self._stopping.set()
+        self.kill_group()
         try:
             self.popen.kill()
         except OSError:
@@ -310,6 +359,12 @@ def _outcome() -> _Outcome:
 
 
 _PROCESS_TROUBLE = ("crash", "timeout", "trap")
+START_ATTEMPTS = 3  # tries of a start that failed by an exit (killed from outside while it started)
+START_BACKOFF = (0.2, 1.0)  # seconds before the second and the third
+
+
+class _StartExited(Exception):
+    """A start that failed by the process's exit by a signal, or a refused fork: worth another try."""
 
 
 class CommandTestee:
@@ -352,6 +407,7 @@ class CommandTestee:
         self._env = env
         self._cwd = Path(cwd) if cwd is not None else None
         self.restarts = 0  # how many times a dead, trapped, hung or faulty process was replaced
+        self.start_retries = 0  # starts tried again after an exit during start-up
         self.batch_form = True  # send batches as the protocol's batch lines (until a testee refuses them)
         self._next_id = 0
         self._proc: TesteeProcess | None = None
@@ -366,14 +422,35 @@ class CommandTestee:
         return self.cutoff is not None and time.monotonic() >= self.cutoff
 
     def _start(self, first: bool = False) -> None:
+        """Start a process and shake hands. A start that fails by an exit or a refused fork (a process
+        killed from outside while it starts, a loaded machine) is tried again up to START_ATTEMPTS times
+        with a short back-off; a start that hangs, answers wrongly or cannot be run at all is not."""
+        for attempt in range(START_ATTEMPTS):
+            try:
+                self._start_once(first)
+                return
+            except _StartExited as exc:
+                if attempt + 1 == START_ATTEMPTS or self._past_cutoff():
+                    raise ImplementationUnavailable(
+                        f"{exc}" + (f" ({attempt + 1} attempts)" if attempt else "")
+                        + (f"; {self.hint}" if first and self.hint else "")) from None
+                self.start_retries += 1
+                time.sleep(START_BACKOFF[attempt])
+
+    def _start_once(self, first: bool) -> None:
         try:
             proc = TesteeProcess(self.command, self._env, self._cwd, self.max_line_bytes)
         except OSError as exc:
+            if exc.errno in (errno.EAGAIN, errno.ENOMEM) and not first:
+                raise _StartExited(f"{self.name}: cannot start {self.command!r}: {exc}") from None
             raise ImplementationUnavailable(
                 f"{self.name}: cannot start {self.command!r}: {exc}" + (f"; {self.hint}" if first else "")) from None
         if self.handshake:
             try:
                 self.description = self._handshake(proc)
+            except _StartExited:
+                proc.kill()
+                raise
             except ImplementationUnavailable as exc:
                 proc.kill()
                 raise ImplementationUnavailable(f"{exc}" + (f"; {self.hint}" if first and self.hint else "")) from None
@@ -381,40 +458,75 @@ class CommandTestee:
 
     def _handshake(self, proc: TesteeProcess) -> dict[str, Any]:
         """Send `start`; the testee's self-description, or ImplementationUnavailable saying why not.
-        Lines before its answer are protocol faults (recorded), not reasons to give up."""
+        Lines before its answer are protocol faults (recorded), not reasons to give up; a line that is the
+        start answer but not protocol JSON (a byte order mark before it, say) ends the start at once,
+        naming its first bytes; a deadline names the lines that came instead."""
         proc.send([self._encode(start_request())])
         deadline = self._wait_until(time.monotonic() + self.startup_timeout)
+        seen: list[str] = []  # evidence of the lines that came instead of the answer
         while True:
             line = proc.next_line(deadline)
             if line == "timeout":
                 if self._past_cutoff():
                     raise ImplementationUnavailable(f"{self.name}: the run's time budget ran out during start-up")
                 message = f"no answer to the start handshake within {self.startup_timeout:g} s"
+                if seen:
+                    message += f"; {len(seen)} other line(s) came instead, the first: {seen[0]}"
                 self.findings.add(self.name, "startup_deadline", message, stderr=proc.stderr_tail() or None)
                 raise ImplementationUnavailable(f"{self.name}: {message}" + proc.stderr_text())
             if line is None:
-                raise ImplementationUnavailable(
-                    f"{self.name}: the testee exited during start-up "
-                    f"(status {proc.exit_status()})" + proc.stderr_text())
+                status = proc.exit_status()
+                why = (f"{self.name}: the testee exited during start-up (status {status})"
+                       + (f", after {len(seen)} line(s) that were not the start answer, the first: {seen[0]}"
+                          if seen else "") + proc.stderr_text())
+                if status is not None and status < 0:  # killed by a signal: from outside, maybe; try again
+                    raise _StartExited(why)
+                raise ImplementationUnavailable(why)
             answer, fault = self._read(line)
-            if fault is None and answer is not None and answer.get("id") != _START_ID:
+            if fault is not None and isinstance(line, bytes) and _START_ID.encode() in line[:4096]:
+                # The start answer itself, not protocol JSON: say so now, not at the deadline.
+                bom = line.startswith(b"\xef\xbb\xbf")
+                self._record(Fault(fault.kind, ("a start answer that begins with a UTF-8 byte order mark (EF BB "
+                                                "BF): protocol lines are UTF-8 JSON without one") if bom else
+                                   f"a start answer that is {fault.message.removeprefix('a line that is ')}",
+                                   fault.line), proc, request="start")
+                raise ImplementationUnavailable(
+                    f"{self.name}: its start answer is not protocol JSON: "
+                    + ("it begins with a UTF-8 byte order mark (EF BB BF)" if bom else fault.message)
+                    + f"; first bytes: {fault.line}" + proc.stderr_text())
+            if fault is None and answer is not None and not same_id(answer.get("id"), _START_ID):
                 fault = Fault("wrong_id",
-                              f"a line before the start answer, with id {json.dumps(answer.get('id'))[:80]}",
+                              f"a line before the start answer, with id {untrusted.brief(answer.get('id'), 80)}",
                               line_evidence(line) if isinstance(line, bytes) else None)
             if fault is not None:
                 self._record(fault, proc, request="start")
+                seen.append(fault.line or fault.message)
                 continue
             assert answer is not None
-            if "error" in answer:
-                raise ImplementationUnavailable(f"{self.name}: the testee refused the start handshake: "
-                                                f"{json.dumps(answer['error'])[:500]}")
-            description = answer.get("ok")
-            version = description.get("protocol") if isinstance(description, dict) else None
-            if version != PROTOCOL_VERSION:
-                raise ImplementationUnavailable(
-                    f"{self.name}: protocol version mismatch: the harness speaks {PROTOCOL_VERSION}, the testee "
-                    f"answered start with {json.dumps(description)[:300]}")
-            return description
+            return self._description(answer, proc, line)
+
+    def _description(self, answer: dict[str, Any], proc: TesteeProcess, line: bytes | TooLong) -> dict[str, Any]:
+        """The self-description in a start answer, checked against the protocol."""
+        evidence = line_evidence(line) if isinstance(line, bytes) else None
+        if untrusted.too_deep(answer):
+            self._record(Fault("malformed_answer", f"a start answer nested more than {untrusted.MAX_DEPTH} levels",
+                               evidence), proc, request="start")
+            raise ImplementationUnavailable(f"{self.name}: its start answer nests more than "
+                                            f"{untrusted.MAX_DEPTH} levels of arrays and objects")
+        if "error" in answer and "ok" not in answer:
+            raise ImplementationUnavailable(f"{self.name}: the testee refused the start handshake: "
+                                            f"{untrusted.brief(answer['error'], 500)}")
+        description = answer.get("ok")
+        version = description.get("protocol") if isinstance(description, dict) else None
+        if version != PROTOCOL_VERSION or isinstance(version, bool):
+            raise ImplementationUnavailable(
+                f"{self.name}: protocol version mismatch: the harness speaks {PROTOCOL_VERSION}, the testee "
+                f"answered start with {untrusted.brief(description, 300)}")
+        extra = sorted(set(answer) - {"id", "ok"})
+        if extra:  # usable, but not the protocol: a finding, and the run goes on
+            self._record(Fault("malformed_answer", f"a start answer with key(s) {untrusted.brief(extra, 120)} "
+                               "beside id and ok (protocol 2 has none)", evidence), proc, request="start")
+        return description
 
     def _restart(self) -> str | None:
         """Replace the process; None on success, else why it failed."""
@@ -456,18 +568,14 @@ class CommandTestee:
         if isinstance(line, TooLong):
             return None, Fault("line_too_long", f"a line of more than {self.max_line_bytes:,} bytes (the line limit; "
                                                 f"{line.length:,} read before it was cut)", line_evidence(line.head))
-        try:
-            text = line.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            return None, Fault("not_utf8", f"a line that is not UTF-8 ({exc.reason} at byte {exc.start})",
-                               line_evidence(line))
-        try:
-            message = json.loads(text)
-        except ValueError as exc:
-            return None, Fault("not_json", f"a line that is not JSON ({exc})", line_evidence(line))
-        if not isinstance(message, dict):
-            return None, Fault("not_json", "a line that is JSON but not an object", line_evidence(line))
-        return message, None
+        try:  # depth: every field is checked against the protocol next (_response), so no walk here
+            return untrusted.loads(line, want=dict, max_depth=None), None
+        except untrusted.Refused as refused:
+            if refused.kind == "not_utf8":
+                return None, Fault("not_utf8", f"a line that is {refused}", line_evidence(line))
+            if refused.kind == "not_object":
+                return None, Fault("not_json", "a line that is JSON but not an object", line_evidence(line))
+            return None, Fault("not_json", f"a line that is not protocol JSON: {refused}", line_evidence(line))
 
     def _issued(self, got: Any) -> bool:
         """Whether ``got`` is an id this client sent earlier (a request or a batch line)."""
@@ -479,35 +587,63 @@ class CommandTestee:
                   answer: Any = None) -> Fault:
         """The fault of an answer with id ``got`` where the answer to ``expected`` belongs: the answer to a
         later request (out of order), an earlier answer again (a duplicate), or another id."""
-        shown = json.dumps(got)[:80]
-        if got in set(later):
+        shown = untrusted.brief(got, 80)
+        if any(same_id(got, other) for other in later):
             return Fault("out_of_order", f"the answer to {shown} came where the answer to "
                          f"{json.dumps(expected)} belongs")
-        if earlier is not None and got in earlier and earlier[got] == answer:
+        if (earlier is not None and isinstance(got, (str, int)) and not isinstance(got, bool) and got in earlier
+                and earlier[got] == answer):
             return Fault("duplicate_answer", f"the answer to {shown} again, where the answer to "
                          f"{json.dumps(expected)} belongs")
         return Fault("wrong_id", f"an answer with id {shown} where the answer to {json.dumps(expected)} belongs")
 
-    def _response(self, message: dict[str, Any], wellformed: Callable[[], bool]
-                  ) -> tuple[dict[str, Any] | None, Fault | None]:
-        """A protocol answer -> the implementation response ``{"ok": v} | {"error": {...}}``, or its fault."""
+    def _return_type(self, index: int) -> tuple[str, str]:
+        """What request ``index`` returns: (the op it names, its declared return type)."""
+        op_name = self._calls[index][0]
+        if op_name == TRACE_OP:
+            return "a trace", "string"  # the trace's JSON text
+        return op_name, OPS[op_name].returns
+
+    def _response(self, message: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, Fault | None]:
+        """A protocol answer -> the implementation response ``{"ok": v} | {"error": {...}}``, or its fault.
+        Checked against the protocol and the op table before anything is compared: only the protocol's
+        keys, ``ok`` of the op's declared return type, an error of a code and a message (both strings)."""
         if "ok" in message:
+            extra = sorted(set(message) - {"id", "ok"})
+            if extra:
+                return None, Fault("malformed_answer", f"an answer with key(s) {untrusted.brief(extra, 120)} beside "
+                                   "id and ok (protocol 2 has none)", untrusted.brief(message))
             value = message["ok"]
             if isinstance(value, dict):
                 try:
                     value = hostvalues.decode(value)
-                except ValueError as exc:
-                    return None, Fault("malformed_answer", f"an answer that is not a host value: {exc}",
-                                       json.dumps(message)[:200])
+                except (ValueError, RecursionError) as exc:
+                    shown = str(exc)[:200] if isinstance(exc, ValueError) else "nested too deep"
+                    return None, Fault("malformed_answer", f"an answer that is not a host value: {shown}",
+                                       untrusted.brief(message))
+            what, returns = self._return_type(index)
+            if not RETURN_TYPES[returns](value):
+                return None, Fault("malformed_answer", f"an answer whose ok is {untrusted.type_name(value)}, where "
+                                   f"{what} returns a {returns} (the op table)", untrusted.brief(message))
             return {"ok": value}, None
         error = message.get("error")
-        if isinstance(error, dict) and isinstance(error.get("code"), str):
-            if error["code"] == "bad_request" and wellformed():
-                return None, Fault("refused_op", "a well-formed request answered bad_request: "
-                                   + str(error.get("message", ""))[:200], json.dumps(message)[:200])
-            return {"error": {"code": error["code"], "message": str(error.get("message", ""))}}, None
-        return None, Fault("malformed_answer", "an answer that is neither {ok} nor {error: {code, message}}",
-                           json.dumps(message)[:200])
+        problem = None
+        if "error" not in message:
+            problem = "an answer that is neither {ok} nor {error: {code, message}}"
+        elif set(message) != {"id", "error"}:
+            problem = (f"an answer with key(s) {untrusted.brief(sorted(set(message) - {'id', 'error'}), 120)} "
+                       "beside id and error (protocol 2 has none)")
+        elif not (isinstance(error, dict) and set(error) == {"code", "message"}
+                  and isinstance(error["code"], str) and isinstance(error["message"], str)):
+            problem = "an error that is not {code: <string>, message: <string>}"
+        elif not _ERROR_CODE.fullmatch(error["code"]):
+            problem = "an error code that is not [a-z_]+"
+        if problem is not None:
+            return None, Fault("malformed_answer", problem, untrusted.brief(message))
+        if error["code"] == "bad_request" and self._wellformed(index):
+            return None, Fault("refused_op", "a well-formed request answered bad_request: "
+                               + error["message"][:200], untrusted.brief(message))
+        return {"error": {"code": error["code"], "message": error["message"]}}, None
 
     def _record(self, fault: Fault, proc: TesteeProcess | None, request: str | None = None) -> None:
         tail = proc.stderr_tail() if proc is not None else ""
@@ -633,10 +769,10 @@ class CommandTestee:
             message, fault = self._read(line)
             if fault is None and message is not None:
                 got = message.get("id")
-                fault = (Fault("duplicate_answer", f"{json.dumps(got)[:80]} answered again, after its answer",
+                fault = (Fault("duplicate_answer", f"{untrusted.brief(got, 80)} answered again, after its answer",
                                line_evidence(line) if isinstance(line, bytes) else None)
                          if self._issued(got) or got == _START_ID else
-                         Fault("wrong_id", f"a line nobody asked for, with id {json.dumps(got)[:80]}",
+                         Fault("wrong_id", f"a line nobody asked for, with id {untrusted.brief(got, 80)}",
                                line_evidence(line) if isinstance(line, bytes) else None))
             assert fault is not None
             self._record(fault, proc)
@@ -720,7 +856,7 @@ class CommandTestee:
                 return out  # died or hung on it: its requests go one per line, which names the culprit
             assert not isinstance(line, str)
             message, fault = self._read(line)
-            if fault is None and message is not None and message.get("id") != batch_id:
+            if fault is None and message is not None and not same_id(message.get("id"), batch_id):
                 fault = self._wrong_id(message.get("id"), batch_id, [b for b, _, _ in list(in_flight)[1:]])
             if fault is not None:
                 return fail(fault, chunk, 0)
@@ -747,13 +883,13 @@ class CommandTestee:
                     break
                 if not isinstance(answer, dict):
                     fault = Fault("malformed_answer", f"batch answer {position} is not an object",
-                                  json.dumps(answer)[:200])
+                                  untrusted.brief(answer))
                     break
-                if answer.get("id") != ids[position]:
-                    earlier = {a.get("id"): a for a in answers[:position] if isinstance(a, dict)}
+                if not same_id(answer.get("id"), ids[position]):
+                    earlier = {a.get("id"): a for a in answers[:position]}  # each one's id checked already
                     fault = self._wrong_id(answer.get("id"), ids[position], ids[position + 1:], earlier, answer)
                     break
-                response, fault = self._response(answer, lambda index=chunk[position]: self._wellformed(index))
+                response, fault = self._response(answer, chunk[position])
                 if fault is not None:
                     break
                 assert response is not None
@@ -790,7 +926,8 @@ class CommandTestee:
                 return
             assert not isinstance(line, str)
             message, fault = self._read(line)
-            if fault is None and message is not None and (message.get("id") != batch_id or "error" not in message):
+            if fault is None and message is not None and (not same_id(message.get("id"), batch_id)
+                                                          or "error" not in message):
                 fault = Fault("wrong_id", f"expected the refusal of {batch_id}", line_evidence(line))
             if fault is not None:
                 self._record(fault, proc)
@@ -837,11 +974,11 @@ class CommandTestee:
                 return out
             assert not isinstance(line, str)
             answer, fault = self._read(line)
-            if fault is None and answer is not None and answer.get("id") != request_id:
+            if fault is None and answer is not None and not same_id(answer.get("id"), request_id):
                 fault = self._wrong_id(answer.get("id"), request_id, ids[position + 1:], earlier, answer)
             response = None
             if fault is None and answer is not None:
-                response, fault = self._response(answer, lambda index=current: self._wellformed(index))
+                response, fault = self._response(answer, current)
             if fault is not None:
                 self._record(fault, proc, request=self._shown(current))
                 self._drop()

@@ -155,3 +155,95 @@ def test_the_minimal_testee_of_the_docs_passes_the_selftest(tmp_path: Path) -> N
     assert result.returncode == 0, result.stdout + result.stderr
     fixtures = run(tmp_path, "-m", "harness", "check", "--impl", "minimal", "--results", str(tmp_path / "r.json"))
     assert fixtures.returncode == 0, fixtures.stdout[-3000:]
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+def test_a_deep_declaration_is_broken_alone_and_every_command_runs(tmp_path: Path) -> None:
+    """A declaration nesting 100,000 levels deep among PARITY_IMPLEMENTATIONS is listed broken, with its
+    problem; `impls` and `check --impl reference` run as before; asking for it is status 2, no traceback."""
+    (tmp_path / "deep.json").write_text(DEEP, encoding="utf-8")
+    listed = run(tmp_path, "-m", "harness", "impls")
+    assert listed.returncode == 0 and "Traceback" not in listed.stderr, listed.stdout + listed.stderr
+    assert "deep: broken declaration" in listed.stdout and "nesting deeper than the parser's limit" in listed.stdout
+    assert any(line.split()[:2] == ["reference", "Python"] for line in listed.stdout.splitlines()), listed.stdout
+    checked = run(tmp_path, "-m", "harness", "check", "--impl", "reference", "--results", str(tmp_path / "r.json"))
+    assert checked.returncode == 0 and "Traceback" not in checked.stderr, checked.stdout[-2000:] + checked.stderr
+    asked = run(tmp_path, "-m", "harness", "check", "--impl", "deep", "--results", str(tmp_path / "d.json"))
+    assert asked.returncode == 2 and "Traceback" not in asked.stderr, asked.stderr
+    assert f"error: {tmp_path / 'deep.json'}: cannot read the declaration: nesting deeper" in asked.stderr
+    assert not (tmp_path / "d.json").exists()
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    (DEEP, "nesting deeper than the parser's limit"),
+    ('{"a": ' * 150 + "1" + "}" * 150, "more than 100 levels"),
+    ('{"schema": "implementation-v1", "oracle": NaN}', "the token NaN"),
+    ('{"schema": "implementation-v1", "schema": "implementation-v1"}', 'the key "schema" twice'),
+    ("\ufeff{}", "byte order mark"),
+    ("[]", "an array where an object is due"),
+    ("", "not JSON"),
+])
+def test_a_declaration_the_untrusted_reader_refuses_is_broken_alone(  # type: ignore[no-untyped-def]
+        tmp_path: Path, monkeypatch, text: str, said: str) -> None:
+    (tmp_path / "bad.json").write_text(text, encoding="utf-8")
+    declare(tmp_path)
+    monkeypatch.setenv(impls.EXTRA_ENV, str(tmp_path))
+    assert "fake" in impls.names() and "reference" in impls.names() and "bad" not in impls.names()
+    problem = impls.broken()["bad"]
+    assert problem.startswith(f"{tmp_path / 'bad.json'}: cannot read the declaration: ") and said in problem, problem
+    with pytest.raises(impls.DeclarationError) as refused:
+        impls.declaration("bad")
+    assert refused.value.status == 2
+
+
+def test_the_project_declarations_name_their_lists_from_the_project_root() -> None:
+    found = impls.declarations()
+    assert found["wasm"].expected == ROOT / "expected" / "wasm.json"
+    assert found["pyo3"].expected == ROOT / "expected" / "pyo3.json"
+
+
+def test_a_relative_expected_of_an_outside_declaration_is_taken_from_its_own_folder(  # type: ignore[no-untyped-def]
+        tmp_path: Path, monkeypatch) -> None:
+    folder = tmp_path / "impls"
+    declare(folder, expected="lists/fake.json")
+    declare(folder, name="rooted", expected="{root}/expected/wasm.json")
+    declare(folder, name="here", expected="{here}/here.d/here.json")
+    monkeypatch.setenv(impls.EXTRA_ENV, str(folder))
+    assert impls.declaration("fake").expected == folder.resolve() / "lists" / "fake.json"
+    assert impls.declaration("rooted").expected == ROOT / "expected" / "wasm.json"
+    assert impls.declaration("here").expected == folder.resolve() / "here.d" / "here.json"
+
+
+def _outside_cases(tmp_path: Path) -> dict[str, str]:
+    """expected values of a declaration in tmp_path/impls that resolve to tmp_path/outside/x.json."""
+    return {"relative": "../outside/x.json", "absolute": str(tmp_path / "outside" / "x.json"),
+            "placeholder": "{here}/../outside/x.json", "link": "linked/x.json"}
+
+
+@pytest.mark.parametrize("how", ["relative", "absolute", "placeholder", "link"])
+def test_an_expected_path_outside_is_refused_and_the_file_there_untouched(tmp_path: Path, how: str) -> None:
+    """`expected` must resolve inside the declaration's folder or the project: else the declaration is broken,
+    the field named, every command asking for it is status 2, and the file outside (here a valid expected list
+    of that implementation, which `expected update` would have rewritten) keeps its bytes and its mtime."""
+    folder, outside = tmp_path / "impls", tmp_path / "outside" / "x.json"
+    outside.parent.mkdir()
+    data = json.dumps({"schema": "expected-divergences-v2", "implementation": "fake", "entries": []}, indent=4)
+    outside.write_text(data, encoding="utf-8")
+    os.utime(outside, ns=(1_000_000_000, 1_000_000_000))
+    declare(folder, expected=_outside_cases(tmp_path)[how])
+    (folder / "linked").symlink_to(outside.parent)
+    listed = run(folder, "-m", "harness", "impls")
+    assert listed.returncode == 0 and "fake: broken declaration" in listed.stdout, listed.stdout + listed.stderr
+    assert "field expected: " in listed.stdout and "outside the declaration's folder" in listed.stdout
+    for command in (("expected", "update", "--impls", "reference,fake"), ("expected", "check", "--impls", "fake"),
+                    ("fuzz", "--impls", "reference,fake", "--seconds", "1", "--report", str(tmp_path / "f.json")),
+                    ("check", "--impl", "fake", "--results", str(tmp_path / "c.json"))):
+        done = run(folder, "-m", "harness", *command)
+        assert done.returncode == 2 and "Traceback" not in done.stderr, (command, done.stdout, done.stderr)
+        assert f"error: {folder / 'fake.json'}: field expected: " in done.stderr, done.stderr
+        assert str(outside) in done.stderr, done.stderr
+    assert outside.read_text(encoding="utf-8") == data and outside.stat().st_mtime_ns == 1_000_000_000
+    assert sorted(p.name for p in outside.parent.iterdir()) == ["x.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["impls", "outside"]

@@ -36,10 +36,11 @@ from typing import Any
 
 import jsonschema
 
-from harness.model import hostvalues, paths
+from harness.model import hostvalues, paths, untrusted
 from harness.model.names import did_you_mean
 from harness.model.paths import SCHEMAS
 from harness.model.registry import OPS
+from harness.model.status import UsageError
 from harness.testees.command import DEFAULT_MAX_LINE_BYTES, CommandTestee
 from harness.testees.errors import HARNESS_CODES, ImplementationUnavailable, UnknownImplementation
 from harness.testees.findings import DEFAULT_MAX_FAULTS
@@ -51,10 +52,12 @@ ROOT = paths.ROOT
 DECLARATIONS = paths.IMPLEMENTATIONS
 SCHEMA = SCHEMAS / "implementation-v1.schema.json"
 EXTRA_ENV = "PARITY_IMPLEMENTATIONS"
+MAX_DECLARATION_BYTES = 1 << 20  # a declaration is a few hundred bytes; a bigger file is not one
 
 
-class DeclarationError(Exception):
-    """A declaration is missing, malformed or inconsistent; the message names the file and the problem."""
+class DeclarationError(UsageError):
+    """A declaration is missing, malformed or inconsistent; the message names the file and the problem. A
+    configuration error (status 2) wherever it stops a command."""
 
 
 @dataclass(frozen=True)
@@ -124,9 +127,11 @@ def _fix(error: jsonschema.ValidationError) -> str:
 
 def _load(path: Path) -> Implementation:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise DeclarationError(f"{path}: cannot read the declaration: {exc}; fix: make it a JSON object "
+        data = untrusted.read_document(path, "declaration", unique_keys=True, max_bytes=MAX_DECLARATION_BYTES)
+    except untrusted.BadDocument as exc:  # not JSON, too deep, NaN, not an object, unreadable: this one is broken
+        problem = str(exc).removeprefix(f"{path}: ").removeprefix("not a declaration: ").removeprefix(
+            "cannot read the declaration: ")
+        raise DeclarationError(f"{path}: cannot read the declaration: {problem}; fix: make it one JSON object "
                                "(schemas/implementation-v1.schema.json)") from None
     error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(_schema()).iter_errors(data))
     if error is not None:
@@ -147,7 +152,7 @@ def _load(path: Path) -> Implementation:
         command=tuple(_expand(t, here) for t in start["command"]) if "command" in start else None,
         env={k: _expand(v, here) for k, v in start.get("env", {}).items()},
         build=tuple(tuple(_expand(t, here) for t in cmd) for cmd in data["build"]),
-        expected=ROOT / data["expected"] if data["expected"] else None,
+        expected=_document_path(path, "expected", data["expected"]) if data["expected"] else None,
         startup_deadline=float(data["deadlines"]["startup"]),
         request_deadline=float(data["deadlines"]["request"]),
         hint=data["hint"],
@@ -158,6 +163,33 @@ def _load(path: Path) -> Implementation:
         max_line_bytes=data.get("limits", {}).get("line_bytes", DEFAULT_MAX_LINE_BYTES),
         max_faults=data.get("limits", {}).get("faults_in_a_row", DEFAULT_MAX_FAULTS),
     )
+
+
+def _base_of(path: Path) -> Path:
+    """What a relative document path of the declaration ``path`` is relative to: the project root for the
+    project's own declarations (implementations/), the declaration's own folder for every other one
+    (PARITY_IMPLEMENTATIONS)."""
+    here = path.parent.resolve()
+    return ROOT if here == DECLARATIONS.resolve() else here
+
+
+def _document_path(path: Path, field: str, value: str) -> Path:
+    """A file the declaration makes the harness read or write as a document (its ``field``): ``{root}`` and
+    ``{here}`` expanded, a relative path taken from ``_base_of``; it must resolve (symbolic links followed)
+    inside the declaration's folder or the project, else the declaration is broken, the field named."""
+    here = path.parent.resolve()
+    named = Path(_expand(value, here))
+    try:
+        resolved = (named if named.is_absolute() else _base_of(path) / named).resolve()
+    except (OSError, RuntimeError) as exc:  # a loop of symbolic links
+        raise DeclarationError(f"{path}: field {field}: {value!r} does not resolve ({exc}); fix: name a file inside "
+                               "the declaration's folder or the project") from None
+    if not (resolved.is_relative_to(here) or resolved.is_relative_to(ROOT)):
+        raise DeclarationError(
+            f"{path}: field {field}: {value!r} resolves to {resolved}, outside the declaration's folder ({here}) "
+            f"and the project ({ROOT}); fix: name a file inside one of them (a relative path is taken from "
+            f"{'the project root' if _base_of(path) == ROOT else 'the folder of the declaration'})")
+    return resolved
 
 
 def _schema() -> dict[str, Any]:
@@ -327,8 +359,8 @@ def check_handshake(testee: CommandTestee, declared: Implementation) -> None:
                             f"declaration ({declared.source.name}) says {list(declared.contracts)}")
     answer = testee.call("unicode_versions", {})
     try:
-        versions = json.loads(answer["ok"]) if isinstance(answer.get("ok"), str) else None
-    except ValueError:
+        versions = untrusted.loads(answer["ok"]) if isinstance(answer.get("ok"), str) else None
+    except untrusted.Refused:  # not JSON (too deep, NaN...): the op's own checks see its answer
         versions = None
     if versions is not None and versions != description.get("unicode"):
         testee.findings.add(declared.name, "handshake_lie",

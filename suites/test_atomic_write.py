@@ -37,10 +37,10 @@ def test_a_write_that_replaces_documents_refuses_any_other_file(tmp_path: Path, 
     path.write_bytes(data)
     os.utime(path, ns=(1_000_000_000, 1_000_000_000))
     with pytest.raises(NotADocument) as refused:
-        atomic_write(path, NEW, replaces=KINDS, what="expected-divergence list")
+        atomic_write(path, NEW, replaces=KINDS, what="list of expected divergences")
     message = str(refused.value)
     assert refused.value.status == USAGE and message.startswith(f"{path}: "), message
-    assert said in message and "expected-divergence list" in message, message
+    assert said in message and "list of expected divergences" in message, message
     assert path.read_bytes() == data and path.stat().st_mtime_ns == 1_000_000_000
     assert sorted(p.name for p in tmp_path.iterdir()) == ["list.json"]  # no temporary file left
     atomic_write(path, NEW)  # without `replaces`, the one write is as before: over whatever is there

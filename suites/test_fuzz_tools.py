@@ -262,15 +262,71 @@ def test_recheck_reports_unexpected_pass_and_changed_cause() -> None:
     assert "bugged/changed: the witness now diverges for whitespace_definition" in problems[1]
 
 
-def test_stale_and_malformed_entries(tmp_path: Path) -> None:
+def test_stale_entries_are_problems_of_the_run(tmp_path: Path) -> None:
     (tmp_path / "bugged.json").write_text(json.dumps({"schema": "expected-divergences-v1", "implementation": "bugged",
         "entries": [{"id": "old", "op": "removed_op", "cause": "other", "args": {}, "note": "n"},
-                    {"id": "old", "op": "normalize_fact_text", "cause": "other", "args": {}, "note": "n"}]}))
-    (tmp_path / "other.json").write_text('{"schema": "expected-divergences-v1", "entries": []}')
-    loaded = load(["bugged", "other"], tmp_path)
+                    {"id": "kept", "op": "normalize_fact_text", "cause": "other", "args": {}, "note": "n"}]}))
+    loaded = load(["bugged"], tmp_path)
     assert any("stale entry 'old': unknown op 'removed_op'" in p for p in loaded.problems)
-    assert any("duplicate entry id 'old'" in p for p in loaded.problems)
-    assert any(p.startswith("other.json:") for p in loaded.problems)
+    assert [entry.id for entry in loaded.entries] == ["kept"]
+
+
+def _list(impl: str = "bugged", **changes: Any) -> dict[str, Any]:
+    entry = {"id": "skew", "op": "normalize_fact_text", "cause": "unicode_version_skew", "detail": "case_mapping",
+             "step": "norm.lowercase", "characters": ["U+1C89"], "args": {"text": "\u1c89"}, "note": "n"}
+    return {"schema": "expected-divergences-v2", "implementation": impl, "entries": [entry], **changes}
+
+
+def _deep(levels: int) -> Any:
+    value: Any = "x"
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+WHOLE = json.dumps(_list(), indent=2)
+MALFORMED = {  # kind -> (the file's bytes, what the error says)
+    "truncated": (WHOLE[:len(WHOLE) // 2].encode(), "not JSON"),
+    "wrong schema": (json.dumps(_list(schema="divergence-report-v2")).encode(),
+                     "its schema is \"divergence-report-v2\""),
+    "deep": (b"[" * 100_000 + b"]" * 100_000, "nesting deeper than the parser's limit"),
+    "deep object": (json.dumps(_list(entries=[{"id": "x", "args": {"text": _deep(150)}}])).encode(),
+                    "more than 100 levels"),
+    "NaN": (WHOLE.replace('"note": "n"', '"note": NaN').encode(), "the token NaN"),
+    "not UTF-8": (WHOLE.replace("skew", "sk\xe9w").encode("latin-1"), "not UTF-8"),
+    "a BOM": (("\ufeff" + WHOLE).encode(), "byte order mark"),
+    "a key twice": (WHOLE.replace('"note": "n"', '"note": "n", "note": "m"').encode(), "the key \"note\" twice"),
+    "an array": (b"[]", "an array where an object is due"),
+    "a broken entry": (json.dumps(_list(entries=[{"id": "x"}])).encode(), "at entries/0: "),
+    "no schema": (json.dumps({"entries": []}).encode(), "its schema is missing"),
+    "another implementation": (json.dumps(_list("pyo3")).encode(), "it names implementation 'pyo3', not 'bugged'"),
+    "an id twice": (json.dumps(_list(entries=_list()["entries"] * 2)).encode(), "the entry id 'skew' twice"),
+    "bad characters": (json.dumps(_list(entries=[{**_list()["entries"][0], "characters": ["U+0041..U+0020"]}])
+                       ).encode(), "entry 'skew': characters: "),
+    "bad witness": (json.dumps(_list(entries=[{**_list()["entries"][0], "args": {"text": {"$what": 1}}}])).encode(),
+                    "entry 'skew': args: "),
+}
+
+
+@pytest.mark.parametrize("kind", list(MALFORMED))
+def test_a_malformed_expected_list_is_a_configuration_error_naming_the_file(tmp_path: Path, kind: str) -> None:
+    """Never a problem of the run (status 1, the list's divergences then reported new): BadDocument, status 2,
+    the file and the problem named, for load, migrate and update_from_report alike; nothing written."""
+    from harness.differential.expected import migrate
+    from harness.model.status import USAGE
+    from harness.model.untrusted import BadDocument
+
+    data, said = MALFORMED[kind]
+    path = tmp_path / "bugged.json"
+    path.write_bytes(data)
+    for reads in (lambda: load(["bugged"], tmp_path), lambda: migrate({"bugged": _impl("bugged")}, {}, tmp_path),
+                  lambda: update_from_report(document("fuzz", {"reference": {}, "bugged": {}}, [], 1, 1.0, []),
+                                             tmp_path)):
+        with pytest.raises(BadDocument) as refused:
+            reads()
+        assert refused.value.status == USAGE and str(refused.value).startswith(f"{path}: ")
+        assert said in str(refused.value), str(refused.value)
+    assert path.read_bytes() == data and sorted(p.name for p in tmp_path.iterdir()) == ["bugged.json"]
 
 
 def test_update_from_report(tmp_path: Path) -> None:
@@ -601,3 +657,70 @@ def test_merged_fuzz_shards_find_the_classes_of_one_run(tmp_path: Path) -> None:
     alone = tmp_path / "alone.json"
     run(tmp_path / "impls", "-m", "harness", "fuzz", "--merge", str(reports["1-of-2"]), "--report", str(alone))
     assert "shards 2/2 of the campaign are not in this merge" in json.loads(alone.read_text())["cut"]
+
+
+@pytest.mark.parametrize("kind", ["truncated", "wrong schema", "deep", "NaN"])
+def test_a_malformed_expected_list_stops_every_command_with_status_2(tmp_path: Path, kind: str) -> None:
+    """fuzz, diff, expected check and expected update (with and without a report) on a fake whose list (in its
+    declaration's folder) is malformed: status 2, the file named, no traceback, no report, the list untouched."""
+    from suites.test_plugins import declare, run
+
+    folder = tmp_path / "impls"
+    declare(folder, expected="lists/fake.json")
+    listed = folder / "lists" / "fake.json"
+    listed.parent.mkdir()
+    listed.write_bytes(MALFORMED[kind][0])
+    stamp = listed.stat().st_mtime_ns
+    report = tmp_path / "report.json"
+    report.write_text(json.dumps(document("fuzz", {"reference": {}, "fake": {}}, [], 1, 1.0, [])))
+    written = tmp_path / "fuzz.json"
+    impls = ("--impls", "reference,fake")
+    for command in (("fuzz", *impls, "--seconds", "1", "--workers", "1", "--report", str(written)),
+                    ("diff", "normalize_fact_text", "Abc", *impls, "--json"),
+                    ("expected", "check", *impls), ("expected", "update", *impls),
+                    ("expected", "update", "--report", str(report), *impls)):
+        done = run(folder, "-m", "harness", *command)
+        assert done.returncode == 2, (command, done.stdout[-2000:], done.stderr[-2000:])
+        assert f"error: {listed}: not a " in done.stderr and MALFORMED[kind][1] in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr + done.stdout and not done.stdout.strip(), done.stdout[-2000:]
+        assert listed.read_bytes() == MALFORMED[kind][0] and listed.stat().st_mtime_ns == stamp
+        assert sorted(p.name for p in listed.parent.iterdir()) == ["fake.json"] and not written.exists()
+
+
+def test_expected_lists_are_written_only_over_expected_lists(tmp_path: Path) -> None:
+    """The list writer (expected._write, behind migrate and update_from_report) replaces a list or makes a new
+    one, never another file: NotADocument, status 2, the file as it was (files.check_replaceable)."""
+    from harness.differential import expected as lists
+    from harness.model.files import NotADocument
+
+    fresh = tmp_path / "new" / "bugged.json"
+    lists._write(fresh, lists._document("bugged", []))
+    assert json.loads(fresh.read_text())["schema"] == "expected-divergences-v2"
+    for name, data in (("notes.md", b"# my notes\n"), ("report.json", json.dumps({"schema": "divergence-report-v2"})
+                                                                             .encode()), ("deep.json", b"[" * 10**5)):
+        path = tmp_path / name
+        path.write_bytes(data)
+        with pytest.raises(NotADocument, match=f"^{path}: .*list of expected divergences"):
+            lists._write(path, lists._document("bugged", []))
+        assert path.read_bytes() == data
+
+
+def test_expected_update_writes_nothing_when_one_list_is_malformed(tmp_path: Path) -> None:
+    """Every list is read whole before any is written: a v1 list that migrate would rewrite stays as it was when
+    another implementation's list is malformed (and update_from_report likewise)."""
+    from harness.differential.expected import migrate
+    from harness.model.untrusted import BadDocument
+
+    v1 = json.dumps({"schema": "expected-divergences-v1", "implementation": "bugged", "entries": [
+        {"id": "strip", "op": "normalize_fact_text", "cause": "whitespace_definition", "args": {"text": "a\u001c"},
+         "note": "n"}]})
+    (tmp_path / "bugged.json").write_text(v1)
+    (tmp_path / "zzz.json").write_bytes(MALFORMED["truncated"][0])
+    impls = {**impls_with(normalize_fact_text=strip_normalize), "zzz": _impl("zzz")}
+    with pytest.raises(BadDocument, match="zzz.json: not a list of expected divergences: not JSON"):
+        migrate(impls, unicode_versions_of(impls), tmp_path)
+    report = document("fuzz", {"reference": {}, "bugged": {}, "zzz": {}}, [], 1, 1.0, [],
+                      unexpected_passes=[{"impl": "bugged", "id": "strip"}])
+    with pytest.raises(BadDocument, match="zzz.json: "):
+        update_from_report(report, tmp_path)
+    assert (tmp_path / "bugged.json").read_text() == v1

@@ -8,9 +8,14 @@ input. During a run, a divergence of that implementation is *expected* only when
 entirely: the same op, cause and detail, the same step, and every character the cause is about among the
 entry's. So a bug next to the skew an entry lists (other characters, another step) is new. Every entry is
 also re-checked on its witness: if the witness no longer diverges (an unexpected pass), diverges for another
-cause, at another step or about characters the entry lacks, or the entry is malformed or names an unknown op
-(stale), the run fails until the file is updated (``python -m harness expected update``, which also migrates
-a v1 list: it fills in each entry's step and characters from its witness).
+cause, at another step or about characters the entry lacks, or the entry names an unknown op (stale), the
+run fails until the file is updated (``python -m harness expected update``, which also migrates a v1 list: it
+fills in each entry's step and characters from its witness).
+
+A list is read whole or not at all (``read_list``, through the untrusted reader): a file that is not a
+valid list (not JSON, cut short, too deep, NaN, another schema, entries that break it) is a configuration
+error, BadDocument (status 2, the file and the problem named), never a problem of the run that would leave
+the divergences it lists reported new. Lists are written only over lists (``files.check_replaceable``).
 """
 
 from __future__ import annotations
@@ -25,10 +30,11 @@ import jsonschema
 
 from harness.differential.counterfactual.skew import UNEXPLAINED, own_details_at
 from harness.differential.explain import char_ranges, class_step, examine_all, parse_char_ranges
-from harness.model import hostvalues, paths, unicode_tables
+from harness.model import hostvalues, paths, unicode_tables, untrusted
 from harness.model.files import atomic_write
 from harness.model.paths import SCHEMAS
 from harness.model.registry import OPS
+from harness.model.untrusted import BadDocument
 from harness.testees.impls import ImplementationUnavailable, declaration, oracle
 from harness.testees.testee import Testee
 
@@ -142,44 +148,75 @@ def path_for(impl: str, directory: Path | None = None) -> Path:
     return declared or EXPECTED_DIR / f"{impl}.json"
 
 
+WHAT = "list of expected divergences"
+KINDS = ("expected-divergences-v2", "expected-divergences-v1")  # what a list is; what `expected update` replaces
+
+
+def _validators() -> dict[str, Any]:
+    return {version: jsonschema.Draft202012Validator(json.loads(path.read_text(encoding="utf-8")))
+            for version, path in (("expected-divergences-v2", SCHEMA), ("expected-divergences-v1", SCHEMA_V1))}
+
+
+def _bad(path: Path, problem: str) -> BadDocument:
+    return BadDocument(f"{path}: not a valid {WHAT}: {problem}; fix the file by hand (docs/fuzzing.md, "
+                       "'Expected divergences'), or remove it")
+
+
+def read_list(path: Path, impl: str, validators: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The expected list at ``path`` of ``impl``, whole and valid, or BadDocument (status 2) naming the file and
+    the problem: unreadable, not JSON (cut short, NaN, a key twice, a BOM), nested too deep, another schema,
+    entries that break it, another implementation's name, an entry id twice, characters or a witness that do
+    not parse. Never a part of a list: a run judges nothing against a list it could not read whole."""
+    document = untrusted.read_document(path, WHAT, unique_keys=True)
+    validators = validators or _validators()
+    version = document.get("schema")
+    if not isinstance(version, str) or version not in validators:
+        said = json.dumps(version, ensure_ascii=True)[:80] if "schema" in document else "missing"
+        raise _bad(path, f"its schema is {said}, not {' or '.join(KINDS)}")
+    errors = sorted(validators[version].iter_errors(document), key=lambda e: list(map(str, e.absolute_path)))
+    if errors:
+        where = "/".join(map(str, errors[0].absolute_path)) or "(the top level)"
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise _bad(path, f"at {where}: {errors[0].message[:200]}{more}")
+    if document["implementation"] != impl:
+        raise _bad(path, f"it names implementation {document['implementation']!r}, not {impl!r}")
+    seen: set[str] = set()
+    for raw in document["entries"]:
+        if raw["id"] in seen:
+            raise _bad(path, f"the entry id {raw['id']!r} twice")
+        seen.add(raw["id"])
+        try:
+            if "characters" in raw:
+                parse_char_ranges(raw["characters"])
+        except ValueError as exc:
+            raise _bad(path, f"entry {raw['id']!r}: characters: {exc}") from None
+        try:
+            hostvalues.decode_args(raw["args"])
+        except ValueError as exc:
+            raise _bad(path, f"entry {raw['id']!r}: args: {exc}") from None
+    return document
+
+
 def load(impls: list[str], directory: Path | None = None) -> ExpectedSet:
-    validators = {version: jsonschema.Draft202012Validator(json.loads(path.read_text(encoding="utf-8")))
-                  for version, path in (("expected-divergences-v2", SCHEMA), ("expected-divergences-v1", SCHEMA_V1))}
+    """Every implementation's expected list (none where it has no file). A list that is not a valid one is
+    BadDocument (status 2, ``read_list``): nothing is run against a part of the lists. What loads but is out
+    of date is a problem of the run (a stale entry naming an op the registry lacks, a v1 list to migrate)."""
+    validators = _validators()
     entries: list[Entry] = []
     problems: list[str] = []
     for impl in impls:
         path = path_for(impl, directory)
-        if not path.exists():
+        if not path.exists() and not path.is_symlink():
             continue
-        try:
-            document = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError as exc:
-            problems.append(f"{path.name}: not JSON: {exc}")
-            continue
-        version = document.get("schema") if isinstance(document, dict) else None
-        validator = validators.get(version if isinstance(version, str) else "", validators["expected-divergences-v2"])
-        errors = list(validator.iter_errors(document))
-        if errors:
-            problems += [f"{path.name}: {e.message[:200]}" for e in errors]
-            continue
-        if version == "expected-divergences-v1":
+        document = read_list(path, impl, validators)
+        if document["schema"] == "expected-divergences-v1":
             problems.append(f"{path.name}: an expected-divergences-v1 list, whose entries name no step and no "
                             "characters: migrate it with `python -m harness expected update`")
-        if document["implementation"] != impl:
-            problems.append(f"{path.name}: names implementation {document['implementation']!r}")
-        seen: set[str] = set()
         for raw in document["entries"]:
-            if raw["id"] in seen:
-                problems.append(f"{path.name}: duplicate entry id {raw['id']!r}")
-            seen.add(raw["id"])
             if raw["op"] not in OPS:
                 problems.append(f"{path.name}: stale entry {raw['id']!r}: unknown op {raw['op']!r}")
                 continue
-            try:
-                characters = parse_char_ranges(raw["characters"]) if "characters" in raw else None
-            except ValueError as exc:
-                problems.append(f"{path.name}: entry {raw['id']!r}: characters: {exc}")
-                continue
+            characters = parse_char_ranges(raw["characters"]) if "characters" in raw else None
             entries.append(Entry(impl, raw["id"], raw["op"], raw["cause"], raw["args"], raw["note"],
                                  raw.get("detail"), raw.get("step"), characters))
     return ExpectedSet(entries, problems)
@@ -261,9 +298,14 @@ def _document(impl: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _write(path: Path, document: dict[str, Any]) -> None:
+    """Write a list, only over a file that is one already (files.check_replaceable: never another file)."""
     text = json.dumps(document, indent=2, ensure_ascii=True) + "\n"
-    if not path.exists() or path.read_text() != text:
-        atomic_write(path, text)
+    try:
+        unchanged = path.read_text(encoding="utf-8") == text
+    except (OSError, UnicodeDecodeError):
+        unchanged = False
+    if not unchanged:
+        atomic_write(path, text, replaces=KINDS, what=WHAT)
 
 
 def migrate(impls: dict[str, Testee], versions: dict[str, dict[str, str]],
@@ -271,12 +313,12 @@ def migrate(impls: dict[str, Testee], versions: dict[str, dict[str, str]],
     """Give every entry that names no step or characters (a v1 list) those of its witness's divergence, run
     on ``impls``; the list is written as v2 once all its entries have them. Returns what changed."""
     changes: list[str] = []
-    for impl in impls:
-        path = path_for(impl, directory)
-        if impl == oracle() or not path.exists():
-            continue
-        document = json.loads(path.read_text(encoding="utf-8"))
-        for raw in document.get("entries", []):
+    validators = _validators()
+    lists = {impl: (path, read_list(path, impl, validators))  # every list read whole before anything runs
+             for impl in impls if impl != oracle() and (path := path_for(impl, directory)).exists()}
+    for impl, (path, document) in lists.items():
+        migrated = False
+        for raw in document["entries"]:
             if "step" in raw and "characters" in raw:
                 continue
             try:
@@ -298,7 +340,10 @@ def migrate(impls: dict[str, Testee], versions: dict[str, dict[str, str]],
                 raw[key] = raw.pop(key)
             changes.append(f"{impl}: {raw['id']} now names step {divergence.step} and "
                            f"{len(raw['characters'])} code point range(s)")
-        _write(path, _document(impl, document.get("entries", [])))
+            migrated = True
+        written = _document(impl, document["entries"])
+        if migrated or written["schema"] != document["schema"]:  # a list left as it was is not rewritten
+            _write(path, written)
     return changes
 
 
@@ -308,11 +353,12 @@ def update_from_report(report: dict[str, Any], directory: Path | None = None) ->
     changes: list[str] = []
     versions: dict[str, dict[str, str]] = report.get("implementations", {})
     by_impl: dict[str, list[dict[str, Any]]] = {}
-    for impl in versions:
+    validators = _validators()
+    for impl in versions:  # every list read whole before one is written
         if impl == oracle():
             continue
         path = path_for(impl, directory)
-        document = json.loads(path.read_text()) if path.exists() else _document(impl, [])
+        document = read_list(path, impl, validators) if path.exists() else _document(impl, [])
         by_impl[impl] = document["entries"]
     stale = {(p["impl"], p["id"]) for p in report.get("expectedCheck", {}).get("unexpectedPasses", [])}
     for impl, entries in by_impl.items():

@@ -30,26 +30,26 @@ def check_replaceable(path: Path, replaces: Collection[str], what: str = "docume
         mode = path.stat().st_mode
     except FileNotFoundError:
         if path.is_symlink():  # a dangling link: writing would replace the link, not make its target
-            raise NotADocument(f"{path}: a symbolic link to nothing, not a {what}; the harness writes only "
-                               f"{what}s: remove it, or name another file") from None
+            raise NotADocument(f"{path}: a symbolic link to nothing, not a {what}; the harness writes a {what} "
+                               "only over one: remove the link, or name another file") from None
         return
     except OSError as exc:
         raise NotADocument(f"{path}: cannot look at it before replacing it: {exc.strerror or exc}") from None
     kinds = " or ".join(sorted(replaces))
     if not stat.S_ISREG(mode):
-        raise NotADocument(f"{path}: not a file, so not a {what} ({kinds}); the harness replaces only {what}s: "
-                           "name another path")
+        raise NotADocument(f"{path}: not a file, so not a {what} ({kinds}); the harness writes a {what} only "
+                           "over one: name another path")
     try:
         document = untrusted.read_document(path, what)
     except untrusted.BadDocument as exc:
-        raise NotADocument(f"{exc}; the harness replaces only {what}s ({kinds}), never another file: move it "
-                           "away or name another path") from None
+        raise NotADocument(f"{exc}; the harness writes a {what} ({kinds}) only over one, never over another "
+                           "file: move it away or name another path") from None
     kind = document.get("schema")
     if not isinstance(kind, str) or kind not in replaces:
         said = f"a document of schema {json.dumps(kind, ensure_ascii=True)[:80]}" if "schema" in document else \
             "a JSON object with no \"schema\""
-        raise NotADocument(f"{path}: {said}, not a {what} ({kinds}); the harness replaces only {what}s, never "
-                           "another file: move it away or name another path")
+        raise NotADocument(f"{path}: {said}, not a {what} ({kinds}); the harness writes a {what} only over "
+                           "one, never over another file: move it away or name another path")
 
 
 def atomic_write(path: Path, text: str, *, replaces: Collection[str] | None = None,

@@ -7,7 +7,7 @@ FAKE_BUG=edges: str.strip() at norm.edges, so U+001C-U+001F go at the edges), wh
 - ``baseline/check-fake.json``: the same fake without its bug, every case passing (the baseline);
 - ``diff-new.json``: a decide_write class no expected entry covers (a planted class, new);
 - ``diff-expected.json``: the normalize_fact_text class after ``expected update`` wrote its entry into the
-  fake's list (``expected-fake.json``), so the entry covers it.
+  fake's list (``impls/lists/fake.json``), so the entry covers it.
 
 Nothing here is written by hand: every expectation a test checks is read back from these documents.
 """
@@ -57,7 +57,7 @@ def _run(impls: Path, *argv: str, statuses: tuple[int, ...] = (0, 1)) -> subproc
 
 def make(folder: Path) -> Made:
     impls, faithful = folder / "impls", folder / "impls-faithful"
-    expected = folder / "expected-fake.json"
+    expected = impls / "lists" / "fake.json"  # inside the declaration's folder (a declared path may not leave it)
     declare(impls, bug="edges", expected=str(expected))
     declare(faithful)
     reports = {name: folder / f"{name}.json" for name in ("check-reference", "check-fake", "diff-new",

@@ -187,7 +187,7 @@ def test_notes_of_covering_entries_come_from_the_expected_lists(page_reports: ma
     sources = page.read([page_reports.reports["diff-expected"]])
     notes = page.expected_notes(sources)
     (name,) = sources[0].document["divergences"][0]["expectedEntries"]
-    listed: dict[str, Any] = json.loads((page_reports.folder / "expected-fake.json").read_text())
+    listed: dict[str, Any] = json.loads((page_reports.impls / "lists" / "fake.json").read_text())
     assert notes[name]["note"] == listed["entries"][0]["note"]
 
 

@@ -109,7 +109,7 @@ def class_problems(driver: Any, made: making.Made) -> list[str]:
     side by side (those that differ from the oracle's marked, the others not), each side's trace entry, every
     covering entry with its note, the replay command."""
     problems = []
-    listed = {entry["id"]: entry for entry in json.loads((made.folder / "expected-fake.json").read_text())["entries"]}
+    listed = {entry["id"]: entry for entry in json.loads((made.impls / "lists" / "fake.json").read_text())["entries"]}
     for name in ("diff-new", "diff-expected"):
         for divergence in made.document(name)["divergences"]:
             where = f"{name}: {divergence['op']} {divergence['cause']}"

@@ -354,8 +354,10 @@ def _prepare(plant: Plant, scratch: Path) -> tuple[Path, dict[str, str]]:
         # the one new divergence the fuzzer must report.
         expected = json.loads((ROOT / "expected" / "pyodide.json").read_text(encoding="utf-8"))
         expected["implementation"] = PYODIDE_PLANTED
-        (scratch / "expected.json").write_text(json.dumps(expected), encoding="utf-8")
-        declared.update(name=PYODIDE_PLANTED, expected=str(scratch / "expected.json"), build=[],
+        lists = declarations / "lists"  # inside the declaration's folder (a declared path may not leave it)
+        lists.mkdir()
+        (lists / f"{PYODIDE_PLANTED}.json").write_text(json.dumps(expected), encoding="utf-8")
+        declared.update(name=PYODIDE_PLANTED, expected=f"lists/{PYODIDE_PLANTED}.json", build=[],
                         start={"command": ["node", str(host / "testee.js")]})
         (declarations / f"{PYODIDE_PLANTED}.json").write_text(json.dumps(declared), encoding="utf-8")
         env["PARITY_IMPLEMENTATIONS"] = str(declarations)

@@ -15,7 +15,9 @@ nothing outside its folder. What it shows (docs/reports.md, "The page"):
   problems;
 - with baselines: what changed since (``harness/differential/rundiff.py``, as ``report diff`` says it).
 
-Everything shown is computed here from the documents; nothing is fetched and no implementation is run.
+Everything shown is computed here from the documents; nothing is fetched and no implementation is run. Every
+text a report brings goes through ``escape``: its control characters made visible as the terminal shows them
+(harness/model/printable.py: ``\\u001B``), then HTML-escaped.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import difflib
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from html import escape
+from html import escape as html_escape
 from pathlib import Path
 from typing import Any
 
@@ -32,12 +34,21 @@ from harness.cli import views
 from harness.differential import rundiff
 from harness.model import envelope, hostvalues
 from harness.model.files import atomic_write
+from harness.model.printable import printable, printable_block
 from harness.model.unicode_info import describe
 
 ASSETS = Path(__file__).with_name("page_assets")  # page.css and page.js, inlined into the page
 RANGES_SHOWN = 12  # a class's character ranges listed with names; the rest counted
 GENERATOR = "memgate-parity report html"  # the page's generator meta (tools/reports_check.py knows it by it)
 VALUE_LIMIT = 4000  # characters of one shown value (an output, an argument, a trace value)
+EVIDENCE_LIMIT = 600  # characters of one evidence field of a finding (findings.render's)
+
+
+def escape(text: str, quote: bool = True) -> str:
+    """A text for the page: its control characters (C0, DEL, C1, bidi controls, newlines too) made visible
+    as ``report show`` prints them (harness/model/printable.py), then HTML-escaped; every text a report
+    brings goes through here."""
+    return html_escape(printable(text), quote)
 
 
 @dataclass(frozen=True)
@@ -527,10 +538,9 @@ def findings_section(sources: Sequence[Source]) -> str:
     rows = []
     for source in sources:
         for finding in source.document.get("findings") or []:
-            evidence = json.dumps(finding.get("evidence", {}), ensure_ascii=True)
             rows.append([escape(source.label), escape(finding["impl"]), code(finding["kind"]),
                          escape(finding["family"]), str(finding["count"]), escape(finding["message"]),
-                         f"<code class='value'>{escape(evidence[:600])}</code>"])
+                         evidence_html(finding.get("evidence") or {})])
     if not rows:
         return section("findings", "Findings about testees", "<p class='ok'>None: no testee broke the protocol, "
                        "crashed, hung or answered otherwise when asked again.</p>")
@@ -540,6 +550,19 @@ def findings_section(sources: Sequence[Source]) -> str:
     return section("findings", "Findings about testees",
                    intro + html_table(("report", "implementation", "kind", "family", "count", "message",
                                        "evidence"), rows, id="findings-table"))
+
+
+def evidence_html(evidence: dict[str, Any]) -> str:
+    """A finding's evidence as the FINDING lines have it (harness/testees/findings.render): ``name: value``,
+    a value of several lines (a stderr tail) as lines of its own, each line escaped."""
+    if not evidence:
+        return "-"
+    items = []
+    for name, value in evidence.items():
+        lines = printable_block(str(value), limit=EVIDENCE_LIMIT).split("\n")  # a line break only between lines
+        shown = "<br>".join(html_escape(line) for line in lines)
+        items.append(f"<dt>{escape(str(name))}</dt><dd><code class='value'>{shown}</code></dd>")
+    return f"<dl class='evidence'>{''.join(items)}</dl>"
 
 
 def implementations_section(sources: Sequence[Source], impls: Sequence[str]) -> str:

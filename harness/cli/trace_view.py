@@ -2,6 +2,10 @@
 witness. One row per trace entry (``args``, each step, the outcome), one column per implementation; a cell
 that shows what the oracle's shows is ``=``; the first row where any implementation parts from the oracle
 is marked ``>>``. Black boxes (no ``traces`` in their start answer) are listed with the op's own answer.
+
+Values are shown as ASCII JSON (its own escapes); every other text a testee sent (a step's name, a trace
+problem) is printed safe: control characters made visible (harness/model/printable.py), each cell before it is
+measured, so that the columns stay aligned.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ import json
 import shutil
 from typing import Any
 
+from harness.model.printable import printable
 from harness.model.traces import first_difference, same_entry, strict_equal
 
 SAME = "="
@@ -17,6 +22,7 @@ MARK = ">>"
 
 
 def _shown(value: Any) -> str:
+    """A value as compact ASCII JSON: safe to print as it is (every control character a JSON escape)."""
     return json.dumps(value, ensure_ascii=True, separators=(",", ":"))
 
 
@@ -68,11 +74,12 @@ def side_by_side(op: str, args: dict[str, Any], documents: dict[str, dict[str, A
                 cells.append(SAME)
             else:
                 shown = _shown(entry["value"])
-                cells.append(shown if entry["step"] == label else f"[{entry['step']}] {shown}")
-        rows.append((MARK if i == index else "", label, cells))
+                cells.append(shown if entry["step"] == label else f"[{printable(str(entry['step']))}] {shown}")
+        rows.append((MARK if i == index else "", printable(str(label)), cells))
     step_width = max(len("step"), *(len(label) for _, label, _ in rows))
     cell_width = max(12, (width - step_width - 6) // len(names) - 3)
-    head = f"{'':2} {'step':<{step_width}}  " + " | ".join(f"{_cut(n, cell_width):<{cell_width}}" for n in names)
+    head = f"{'':2} {'step':<{step_width}}  " + " | ".join(f"{_cut(printable(n), cell_width):<{cell_width}}"
+                                                          for n in names)
     lines = [f"trace of {op}({', '.join(f'{k}={_shown(v)}' for k, v in args.items())})", "", head,
              "-" * min(width, len(head))]
     for marker, label, cells in rows:
@@ -83,12 +90,12 @@ def side_by_side(op: str, args: dict[str, Any], documents: dict[str, dict[str, A
         lines.append(f"every trace agrees with {oracle}'s, step for step")
     else:
         where = rows_label(documents[oracle], index)
-        lines.append(f"first difference: entry {index} ({where}): {', '.join(parted)} part from {oracle}")
+        lines.append(printable(f"first difference: entry {index} ({where}): {', '.join(parted)} part from {oracle}"))
     for name, answer in black_boxes.items():
-        lines.append(f"{name}: a black box (no traces); the op answered {_shown(answer)[:300]}")
+        lines.append(printable(f"{name}: a black box (no traces); the op answered {_shown(answer)[:300]}"))
     for name, found in problems.items():
         for problem in found:
-            lines.append(f"{name}: TRACE PROBLEM: {problem}")
+            lines.append(printable(f"{name}: TRACE PROBLEM: {problem}"))
     return "\n".join(lines)
 
 

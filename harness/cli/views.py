@@ -1,12 +1,16 @@
 """What the commands print: a table first (one row per class, case or implementation), then details;
 as text on a terminal (rich, at most 120 columns unless a wider terminal says otherwise) or as Markdown
 for a CI job summary (``--format markdown``). Every function here reads report documents (the JSON the
-commands write), so a table of a report read back is the table of the run."""
+commands write), so a table of a report read back is the table of the run.
+
+Every text of a report (a cell, a detail line, a message, an explanation, a finding) is printed safe: its
+control characters made visible as escapes (harness/model/printable.py), never sent raw to the terminal."""
 
 from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 import sys
 import textwrap
@@ -14,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from harness.model import hostvalues
+from harness.model.printable import escape_char, printable
 
 MAX_WIDTH = 120  # without a terminal to say otherwise (a CI log, a pipe)
 
@@ -34,7 +39,7 @@ def show_char(char: str) -> str:
         return "\\" + char
     if 0x20 <= point < 0x7F:
         return char
-    return f"\\U+{point:05X}" if point > 0xFFFF else f"\\u{point:04X}"
+    return escape_char(char)
 
 
 def show_text(text: str, limit: int | None = None) -> str:
@@ -135,8 +140,8 @@ def text_table(headers: Sequence[str], rows: Sequence[Sequence[str]], title: str
         table.add_column(header, overflow="fold", no_wrap=header in ONE_LINE,
                          min_width=max(len(header), MIN_WIDTH.get(header, 0)))
     for row in rows:
-        table.add_row(*[_escape_markup(_wrapped(cell, WRAP.get(header))) for cell, header in zip(row, headers,
-                                                                                                 strict=True)])
+        table.add_row(*[_escape_markup(_wrapped(printable(cell), WRAP.get(header)))
+                        for cell, header in zip(row, headers, strict=True)])
     out = io.StringIO()
     Console(file=out, width=columns or width(), color_system=None, highlight=False, soft_wrap=False).print(table)
     return "\n".join(line.rstrip() for line in out.getvalue().rstrip("\n").splitlines())
@@ -149,9 +154,10 @@ def _escape_markup(cell: str) -> str:
 
 
 def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """GitHub-flavoured Markdown: pipes escaped, Markdown's own characters escaped, witnesses as code."""
+    """GitHub-flavoured Markdown: control characters and newlines made visible (one line per row), pipes
+    escaped, Markdown's own characters escaped, witnesses as code."""
     def cell(text: str, header: str) -> str:
-        text = text.replace("\n", " ")
+        text = printable(text)
         if header in CODE and text not in ("", "-"):
             return "`" + text.replace("`", "'").replace("|", "\\|") + "`"
         text = "".join("\\" + ch if ch in "\\`*[]<>|#" else ch for ch in text)
@@ -160,6 +166,14 @@ def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str
     lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
     lines += ["| " + " | ".join(cell(c, h) for c, h in zip(row, headers, strict=True)) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def fenced(text: str) -> str:
+    """``text`` as a Markdown code block whose fence is longer than any run of backticks in it: no line of a
+    report's text can end the block (and turn the rest into Markdown)."""
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}\n{text}\n{fence}"
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], fmt: str, title: str | None = None) -> str:
@@ -184,9 +198,12 @@ def classes_view(report: dict[str, Any], fmt: str = "text", show: str = "new") -
         out.append(details_of(number, divergence, fmt))
     problems = report.get("expectedCheck", {}).get("problems", [])
     if problems:
-        out.append("expected-divergence list problems:\n" + "\n".join(f"  - {p}" for p in problems))
+        listed = "\n".join(f"  - {printable(p)}" for p in problems)
+        out.append("expected-divergence list problems:\n" + (fenced(listed) if fmt == "markdown" else listed))
     if report.get("findings"):
-        out.append("findings about testees (not divergences):\n" + render_findings(report["findings"]))
+        rendered = render_findings(report["findings"])
+        out.append("findings about testees (not divergences):\n"
+                   + (fenced(rendered) if fmt == "markdown" else rendered))
     return "\n\n".join(out)
 
 
@@ -217,10 +234,13 @@ def replay_of(divergence: dict[str, Any]) -> str:
 
 
 def details_of(number: int, divergence: dict[str, Any], fmt: str = "text") -> str:
-    """One class in full: the explanation, each implementation's output, the code points, the replay."""
+    """One class in full: the explanation, each implementation's output, the code points, the replay; every
+    line safe to print (``printable``) and at most MAX_WIDTH columns."""
     cause = divergence["cause"] + (f" ({divergence['detail']})" if divergence.get("detail") else "")
     lines = [f"#{number} {divergence['op']}  {cause}  [{status_of(divergence)}]"]
-    lines += textwrap.wrap(divergence["explanation"], MAX_WIDTH - 3, initial_indent="   ", subsequent_indent="   ")
+    # Made printable before it is wrapped: textwrap would turn a CR or a tab into a space, unseen.
+    lines += textwrap.wrap(printable(divergence["explanation"]), MAX_WIDTH - 3, initial_indent="   ",
+                           subsequent_indent="   ")
     for name, value in hostvalues.decode_args(divergence["args"]).items():
         lines.append(f"   {name} = {show_value(value, 100)}")
     for impl, output in divergence["outputs"].items():
@@ -237,8 +257,8 @@ def details_of(number: int, divergence: dict[str, Any], fmt: str = "text") -> st
     for info in divergence.get("codePoints", [])[:8]:
         lines.append(f"   {info['codePoint']:<8} {info['generalCategory']}  {info['name'][:40]:<40} age {info['age']}")
     lines.append(f"   replay: {divergence.get('replay') or replay_of(divergence)}")
-    text = "\n".join(line if len(line) <= MAX_WIDTH else line[: MAX_WIDTH - 3] + "..." for line in lines)
-    return f"```\n{text}\n```" if fmt == "markdown" else text
+    text = "\n".join(printable(line, MAX_WIDTH) for line in lines)
+    return fenced(text) if fmt == "markdown" else text
 
 
 DIFF_HEADERS = ("change", "kind", "implementations", "what", "before", "after", "witness")
@@ -250,7 +270,7 @@ def diff_view(found: Any, fmt: str = "text") -> str:
     changed, one line of counts."""
     lines = []
     for line in found.implementations:
-        lines.append(f"implementation changed: {line}")
+        lines.append(printable(f"implementation changed: {line}"))
     order = CHANGE_ORDER
     changes = sorted(found.changes, key=lambda c: (order[c.change], c.kind, c.subject))
     if changes:
@@ -263,8 +283,9 @@ def diff_view(found: Any, fmt: str = "text") -> str:
         for impl in change.impls:
             per_impl.setdefault(impl, dict.fromkeys(order, 0))[change.change] += 1
     if per_impl:
-        lines.append("\n".join(f"{impl}: " + ", ".join(f"{count} {name}" for name, count in counts_of.items() if count)
-                               for impl, counts_of in sorted(per_impl.items())))
+        counted = [f"{impl}: " + ", ".join(f"{count} {name}" for name, count in counts_of.items() if count)
+                   for impl, counts_of in sorted(per_impl.items())]
+        lines.append("\n".join(map(printable, counted)))
     counts = {name: sum(c.change == name for c in found.changes) for name in order}
     summary = ", ".join(f"{count} {name}" for name, count in counts.items()) + f", {found.unchanged} unchanged"
     lines.append(("nothing changed: " if not found.changes else "") + summary)

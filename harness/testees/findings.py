@@ -51,9 +51,12 @@ EVIDENCE_BYTES = 200  # of an offending line
 
 
 def line_evidence(line: bytes) -> str:
-    """The first bytes of a line, printable and ASCII (what a report shows of it)."""
+    """The first bytes of a line, printable and ASCII (what a report shows of it): a byte outside ASCII as
+    ``\\xNN``, a control byte (newline, CR and ESC among them) as its escape (harness/model/printable.py)."""
+    from harness.model.printable import printable
+
     head = line[:EVIDENCE_BYTES]
-    text = head.decode("ascii", "backslashreplace").replace("\n", "\\n").replace("\r", "\\r")
+    text = printable(head.decode("ascii", "backslashreplace"))
     return text + ("..." if len(line) > EVIDENCE_BYTES else "")
 
 
@@ -98,11 +101,14 @@ class Findings:
 
 
 def render(items: list[dict[str, Any]]) -> str:
-    """Findings for people: one line each, then its evidence."""
+    """Findings for people: one line each, then its evidence, every text safe to print
+    (harness/model/printable.py): the FINDING line is one line; an evidence field keeps its line breaks (a
+    stderr tail) as lines of its own, indented."""
+    from harness.model.printable import printable, printable_block
+
     lines = []
     for item in items:
-        lines.append(f"FINDING {item['impl']}: {item['kind']} x{item['count']}: {item['message']}")
+        lines.append(printable(f"FINDING {item['impl']}: {item['kind']} x{item['count']}: {item['message']}"))
         for name, value in item.get("evidence", {}).items():
-            shown = str(value).replace("\n", "\n      ")
-            lines.append(f"    {name}: {shown[:600]}")
+            lines.append(f"    {printable(str(name))}: {printable_block(str(value), '      ', limit=600)}")
     return "\n".join(lines)

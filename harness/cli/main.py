@@ -30,6 +30,7 @@ from typing import Any, NoReturn
 from harness.cli import views
 from harness.cli.tools import close_all, impl_error, open_impls, parse_typed, request_deadline, split_names, unescape
 from harness.model import envelope
+from harness.model.printable import printable
 from harness.model.status import (
     FOUND,
     INTERRUPTED,
@@ -539,7 +540,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                       result.expected_problems, seed=result.seed, unexpected_passes=result.unexpected_passes,
                       findings=findings, cut=result.cut, taken_out=result.taken_out,
                       batches_refused=result.batches_refused, described=described)
-    report["fuzz"] = campaign(result.seed, args.max_examples, shard, split_names(args.ops) or comparable_ops())
+    report["fuzz"] = campaign(result.seed, args.max_examples, shard, split_names(args.ops) or comparable_ops(),
+                              interrupted=result.interrupted)
     write(args.report, report)
     print(views.classes_view(report, args.format, args.show))
     for line in result.cut:
@@ -555,7 +557,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
           f"{len(result.divergences) - len(result.new)} expected, {len(findings)} finding(s); report: {args.report}")
     if args.baseline:
         print("\n" + _baseline_view(args, report))
-    return 0 if report["ok"] else 1
+    if result.interrupted:
+        print(f"interrupted: a partial run; its report: {args.report}", file=sys.stderr)
+        return INTERRUPTED
+    return 0 if report["ok"] else FOUND
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
@@ -745,7 +750,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             print(json.dumps(document, indent=2, ensure_ascii=True))
         else:
             run = document.get("run") or {}
-            print(f"{path}: {document['schema']}, {run.get('command', 'no run envelope (a v1 report)')}")
+            print(printable(f"{path}: {document['schema']}, {run.get('command', 'no run envelope (a v1 report)')}"))
             if rundiff.kind_of(document) == "divergences":
                 print(views.classes_view(document, args.format, args.show))
             else:

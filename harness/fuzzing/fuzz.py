@@ -19,6 +19,10 @@ testee taken out for its faults is taken out of every worker by this process.
 The budget is a budget: batches run until ``seconds``; the expected-list recheck, classification and
 shrinking end at ``hard_deadline`` (``seconds`` plus the largest request deadline, by default), and
 whatever was cut is named in ``FuzzResult.cut``.
+
+Ctrl-C stops the run where it is: the workers, which ignore SIGINT (harness/fuzzing/pools.py), are ended,
+and the result holds what ran before, ``FuzzResult.interrupted`` set and a cut saying after how many
+examples (the command line writes it as the partial report, and exits 4).
 """
 
 from __future__ import annotations
@@ -26,7 +30,6 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import os
-import signal
 import sys
 import time
 import zlib
@@ -86,6 +89,7 @@ class FuzzResult:
     batches_refused: dict[str, int] = field(default_factory=dict)  # testees without batch lines (legitimate)
     seed: int | None = None  # the run's seed: the one asked for, or the one drawn (a replay gives it back)
     shard: tuple[int, int] = (1, 1)  # K/N: the share of the seed's task stream this run ran
+    interrupted: bool = False  # stopped by Ctrl-C: a partial run (its report says so)
 
     @property
     def new(self) -> list[Divergence]:
@@ -105,20 +109,12 @@ _WORKER: dict[str, Any] = {}
 
 
 def _init_worker(names: tuple[str, ...], cutoff: float | None) -> None:
-    signal.signal(signal.SIGTERM, _end_worker)
-    _WORKER["impls"] = {name: implementations.get_impl(name, cutoff=cutoff) for name in names}
-
-
-def _end_worker(signum: int, frame: Any) -> None:
-    """Terminated at the budget: kill this worker's testee processes first (a hung one would outlive it)."""
-    for impl in _WORKER.get("impls", {}).values():
-        proc = getattr(impl, "_proc", None)
-        if proc is not None:
-            try:
-                proc.popen.kill()
-            except OSError:
-                pass
-    os._exit(0)
+    """A worker's testees; ended with it (terminated at the budget or interrupted, or its parent gone: its
+    testee processes are killed first, since a hung one would outlive it; harness/fuzzing/pools.py)."""
+    _WORKER["impls"] = {}
+    pools.at_end(lambda: pools.kill_testees(_WORKER["impls"]))
+    for name in names:
+        _WORKER["impls"][name] = implementations.get_impl(name, cutoff=cutoff)
 
 
 def run_batch(task: tuple[Any, ...], opened: dict[str, Testee] | None = None) -> dict[str, Any]:
@@ -373,28 +369,39 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
     result.shard = shard
     tasks = _tasks(ops, base_seed, active, shard, task_count(max_examples))
     stopped = "the budget ran out first (give more --minutes)"  # unless the loop says otherwise
-    for batch in _batches(tasks, impls, workers, deadline, hard, cutoff):
-        result.examples += batch["examples"]
-        for name, count in batch["inexpressible"].items():
-            result.inexpressible[name] = result.inexpressible.get(name, 0) + count
-        absorb(Harvest(**batch["harvest"]))
-        number = batch["seed"] - base_seed * 1_000_003  # the task's place in the seed's stream
-        for _, _, _, examples in batch["disagreeing"]:
-            for encoded, responses, positions, index in examples:
-                consider(batch["op"], hostvalues.decode_args(encoded), responses, positions,
-                         (number, index) if campaign else None)
-        absorb(harvest(impls))
-        progress.update(time.monotonic() - progress.start,
-                        _progress_text(progress, result.examples, len(result.new), expected_count()))
-        if len(active) < 2:
-            stream.write(f"[fuzz] fewer than two implementations left ({', '.join(active) or 'none'}): "
-                         "the run stops with its findings\n")
-            stopped = "fewer than two implementations were left"
-            break
-        if stop_after_new is not None and result.new and \
-                time.monotonic() - started > min(d.found_after or 0.0 for d in result.new) + stop_after_new:
-            stopped = f"it stopped {stop_after_new:g} s after its first new divergence (--stop-after-new)"
-            break
+    batches = _batches(tasks, impls, workers, deadline, hard, cutoff)
+    try:
+        for batch in batches:
+            result.examples += batch["examples"]
+            for name, count in batch["inexpressible"].items():
+                result.inexpressible[name] = result.inexpressible.get(name, 0) + count
+            absorb(Harvest(**batch["harvest"]))
+            number = batch["seed"] - base_seed * 1_000_003  # the task's place in the seed's stream
+            for _, _, _, examples in batch["disagreeing"]:
+                for encoded, responses, positions, index in examples:
+                    consider(batch["op"], hostvalues.decode_args(encoded), responses, positions,
+                             (number, index) if campaign else None)
+            absorb(harvest(impls))
+            progress.update(time.monotonic() - progress.start,
+                            _progress_text(progress, result.examples, len(result.new), expected_count()))
+            if len(active) < 2:
+                stream.write(f"[fuzz] fewer than two implementations left ({', '.join(active) or 'none'}): "
+                             "the run stops with its findings\n")
+                stopped = "fewer than two implementations were left"
+                break
+            if stop_after_new is not None and result.new and \
+                    time.monotonic() - started > min(d.found_after or 0.0 for d in result.new) + stop_after_new:
+                stopped = f"it stopped {stop_after_new:g} s after its first new divergence (--stop-after-new)"
+                break
+    except KeyboardInterrupt:  # Ctrl-C: the run stops here and reports what it has (its workers ignore SIGINT)
+        result.interrupted = True
+        stopped = "it was interrupted"
+        stream.write("\n[fuzz] interrupted: the run stops; its report holds the examples run so far\n")
+    finally:
+        batches.close()  # the pool ended (harness/fuzzing/pools.py), a batch still running abandoned
+    if result.interrupted:
+        result.cut.append(f"interrupted (Ctrl-C) after {result.examples:,} examples: a partial run (a class being "
+                          "classified or shrunk at that moment is not in the report)")
     harvested.add(harvest(all_impls))
     result.findings.merge(harvested.findings)
     result.batches_refused = harvested.batches_refused

@@ -12,10 +12,15 @@ from harness.fuzzing import merging
 from harness.fuzzing.sweep import parse_shard
 
 
-def campaign(seed: int | None, max_examples: int | None, shard: tuple[int, int], ops: list[str]) -> dict[str, Any]:
+def campaign(seed: int | None, max_examples: int | None, shard: tuple[int, int], ops: list[str],
+             interrupted: bool | None = None) -> dict[str, Any]:
     """A fuzz report's ``fuzz`` section: which share of which task stream it ran (the stream: the seed and
-    the ops, in their order)."""
-    return {"seed": seed, "maxExamples": max_examples, "ops": list(ops), "shards": [f"{shard[0]}/{shard[1]}"]}
+    the ops, in their order), and whether a Ctrl-C stopped it (``FuzzResult.interrupted``: a partial run;
+    None, not known: no ``interrupted`` at all, as in reports written before it)."""
+    section = {"seed": seed, "maxExamples": max_examples, "ops": list(ops), "shards": [f"{shard[0]}/{shard[1]}"]}
+    if interrupted is not None:
+        section["interrupted"] = interrupted
+    return section
 
 
 def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
@@ -52,4 +57,7 @@ def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
         out["cut"] = [*out["cut"], f"shards {', '.join(missing)} of the campaign are not in this merge"]
     out["fuzz"] = {**runs[0], "shards": sorted(f"{k}/{total}" for k in taken),
                    "shardCommits": merging.shard_commits(reports)}
+    out["fuzz"].pop("interrupted", None)
+    if any("interrupted" in run for run in runs):  # a merge is interrupted when one of its shards was
+        out["fuzz"]["interrupted"] = any(run.get("interrupted", False) for run in runs)
     return out

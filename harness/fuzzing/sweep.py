@@ -141,8 +141,12 @@ def _open(names: tuple[str, ...]) -> dict[str, Testee]:
 
 
 def _init_worker(names: tuple[str, ...], out: Any) -> None:
-    _WORKER["impls"] = _open(names)
+    """A worker's testees; their processes are killed when it ends (harness/fuzzing/pools.py)."""
+    _WORKER["impls"] = {}
     _WORKER["out"] = out
+    pools.at_end(lambda: pools.kill_testees(_WORKER["impls"]))
+    for name in names:
+        _WORKER["impls"][name] = impls.get_impl(name)
 
 
 def run_chunk(chunk: Chunk, opened: dict[str, Testee] | None = None, out: Any = None) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """Every exit status of the command line has one meaning (harness/model/status.py, README "Exit statuses"):
 each command is run here into each status it can give: 0 all agree, 1 found something new, 2 a usage or
-configuration error, 3 an implementation that cannot start, 4 interrupted."""
+configuration error, 3 an implementation that cannot start, 4 interrupted, 5 the harness's own failure."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 from harness.cli import main as cli
 from harness.model.schemas import problems
-from harness.model.status import AGREE, FOUND, INTERRUPTED, STATUSES, UNAVAILABLE, USAGE
+from harness.model.status import AGREE, FOUND, INTERNAL, INTERRUPTED, STATUSES, UNAVAILABLE, USAGE
 from suites.test_plugins import declare, run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -113,6 +113,45 @@ def test_an_interrupted_command_is_status_4(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setitem(cli.COMMANDS, "lint", interrupted)
     assert cli.main(["lint"]) == INTERRUPTED
     assert "interrupted" in capsys.readouterr().err
+
+
+# A harness bug planted in a command, and in a fuzz worker (forked: the patched function is what it runs).
+PLANTED_HARNESS_BUGS = {
+    "command": "import harness.cli.main as m; m.COMMANDS['lint'] = lambda args: {}['planted']; argv = ['lint']",
+    "fuzz worker": "import harness.cli.main as m, harness.fuzzing.fuzz as f\n"
+                   "def run_batch(task, opened=None):\n    raise TypeError('planted')\n"
+                   "f.run_batch = run_batch; argv = ['fuzz', '--seconds', '3', '--workers', '2', '--impls', "
+                   "'reference,pyo3', '--report', REPORT]",
+}
+
+
+@pytest.mark.parametrize("plant", sorted(PLANTED_HARNESS_BUGS))
+def test_an_exception_the_harness_did_not_expect_is_status_5_saying_it_is_a_harness_bug(
+        plant: str, tmp_path: Path) -> None:
+    """Never 1 (which says "found something new"): an internal error ends with its traceback, a last line
+    saying the harness failed, and status 5."""
+    import subprocess
+    import sys
+
+    code = (f"REPORT = {str(tmp_path / 'fuzz.json')!r}\n" + PLANTED_HARNESS_BUGS[plant]
+            + "\nfrom harness.model.status import exit_with\nexit_with(lambda: m.main(argv))\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == INTERNAL, (done.stdout[-2000:], done.stderr[-3000:])
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("internal error: the harness failed") and "bug in the harness" in last, done.stderr[-2000:]
+    assert "Traceback" in done.stderr and "planted" in done.stderr
+
+
+def test_a_command_error_is_not_an_internal_error(capsys: pytest.CaptureFixture[str]) -> None:
+    from harness.model.status import UsageError, exit_with
+
+    def usage() -> int:
+        raise UsageError("bad thing")
+
+    with pytest.raises(SystemExit) as ended:
+        exit_with(usage)
+    assert ended.value.code == USAGE
+    assert capsys.readouterr().err == "error: bad thing\n"
 
 
 def test_the_statuses_of_commands_on_a_fake_implementation(tmp_path: Path) -> None:

@@ -19,19 +19,23 @@ FOUND = 1
 USAGE = 2
 UNAVAILABLE = 3
 INTERRUPTED = 4
+INTERNAL = 5  # the harness itself failed: an exception it did not expect (a bug to report, not a verdict)
 
 STATUSES = {
     AGREE: "all agree: every case passes, no new divergence, no finding",
     FOUND: "a new divergence, a failing case, a finding about a testee, or an expected-list problem "
            "(stale, unexpectedly passing)",
     USAGE: "a usage or configuration error: an unknown op or implementation, bad arguments, a malformed "
-           "declaration",
+           "declaration, expected list, report, baseline or checkpoint (named, with its problem)",
     UNAVAILABLE: "a requested implementation could not be built or started",
     INTERRUPTED: "interrupted (Ctrl-C; a sweep resumes from its checkpoint)",
+    INTERNAL: "an internal error: the harness failed (a bug in the harness, not a verdict about any "
+              "implementation); its traceback is printed, report it",
 }
 
 SHORT = {AGREE: "all agree", FOUND: "found something new", USAGE: "usage or configuration error",
-         UNAVAILABLE: "an implementation could not start", INTERRUPTED: "interrupted"}
+         UNAVAILABLE: "an implementation could not start", INTERRUPTED: "interrupted",
+         INTERNAL: "internal error (a harness bug)"}
 
 
 class CommandError(Exception):
@@ -50,7 +54,9 @@ class Unavailable(CommandError):
 
 def exit_with(main: Callable[[], int]) -> NoReturn:
     """The process's exit with ``main``'s status, for ``python -m harness`` and every tool: a CommandError
-    gives its kind's status and an ``error:`` line, Ctrl-C gives INTERRUPTED (never a traceback's 1)."""
+    gives its kind's status and an ``error:`` line, Ctrl-C gives INTERRUPTED, and any other exception is the
+    harness's own failure: its traceback, a last line saying so, and INTERNAL (never 1, which is a verdict:
+    "found something new")."""
     try:
         status = main()
     except CommandError as exc:
@@ -59,4 +65,21 @@ def exit_with(main: Callable[[], int]) -> NoReturn:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         status = INTERRUPTED
+    except Exception as exc:  # noqa: BLE001 - every exception the harness did not expect ends here
+        status = internal_error(exc)
     sys.exit(status)
+
+
+def internal_error(exc: BaseException) -> int:
+    """Report an exception the harness did not expect, on stderr: its traceback (what a bug report needs),
+    then one line saying that the harness failed, not an implementation; the status is INTERNAL."""
+    import traceback
+
+    try:
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+    except Exception:  # noqa: BLE001 - the line below is what matters
+        pass
+    print(f"internal error: the harness failed ({type(exc).__name__}); this is a bug in the harness, not a "
+          f"verdict about any implementation: nothing it found is implied. Exit status {INTERNAL}. Please "
+          "report it with the traceback above.", file=sys.stderr)
+    return INTERNAL

@@ -13,12 +13,13 @@ installed. Three jobs, each a place where a parity run could pass without testin
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from harness.model import untrusted
 
 
 class PlanError(Exception):
@@ -31,13 +32,10 @@ def read_declarations(folder: Path) -> tuple[dict[str, dict], dict[str, str]]:
     found: dict[str, dict] = {}
     broken: dict[str, str] = {}
     for path in sorted(folder.glob("*.json")):
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            broken[path.stem] = f"{path}: cannot read the declaration: {exc}; fix: make it a JSON object"
-            continue
-        if not isinstance(data, dict):
-            broken[path.stem] = f"{path}: field (the top level): not an object; fix: make it a JSON object"
+        try:  # the harness's untrusted reader (standard library only): bounded, strict, an object
+            data = untrusted.read_document(path, "declaration", unique_keys=True)
+        except untrusted.BadDocument as exc:
+            broken[path.stem] = f"{exc}; fix: make it a JSON object (schemas/implementation-v1.schema.json)"
             continue
         missing = [field for field in ("start", "build", "hint") if field not in data]
         if missing or not isinstance(data.get("start"), dict) or not isinstance(data.get("build"), list):
@@ -113,8 +111,10 @@ def check_ran(ran_report: Path, names: list[str]) -> list[str]:
     """One problem per selected implementation that ran no test (none passed or failed), or when the
     suites wrote no counts at all."""
     try:
-        counts = json.loads(ran_report.read_text(encoding="utf-8"))["counts"]  # parity-ran-v1
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+        counts = untrusted.read_document(ran_report, "parity-ran report")["counts"]  # parity-ran-v1
+        if not isinstance(counts, dict):
+            raise TypeError("its counts are not an object")
+    except (ValueError, KeyError, TypeError) as exc:
         return [f"{ran_report}: the suites wrote no per-implementation counts ({exc})"]
     problems = []
     for name in names:

@@ -10,11 +10,11 @@ holds only what the user's commands wrote. Exit 0 when every file passes, 1 nami
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
+from harness.model import untrusted
 from harness.model.schemas import problems
 
 CHECKPOINTS = "sweep"  # reports/sweep/: a sweep's resume files (JSON lines), state rather than reports
@@ -23,9 +23,9 @@ CHECKPOINTS = "sweep"  # reports/sweep/: a sweep's resume files (JSON lines), st
 def check_file(path: Path, folder: Path) -> list[str]:
     if path.suffix == ".json":
         try:
-            document = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            return [f"{path}: not JSON: {exc}"]
+            document = untrusted.read_document(path, "report")
+        except untrusted.BadDocument as exc:
+            return [str(exc)]
         found = problems(document)
         if found:
             return [f"{path}: {problem}" for problem in found[:3]]
@@ -59,7 +59,7 @@ def _check_page(path: Path) -> list[str]:
         return [f"{path}: not a page this project writes (no generator meta '{GENERATOR}')"]
     found = re.search(r"<script type='application/json' id='page-run'>(.*?)</script>", text, re.S)
     try:
-        run = json.loads(found.group(1)) if found else None
+        run = untrusted.loads(found.group(1), want=dict) if found else None
     except ValueError:
         run = None
     if not isinstance(run, dict) or problems(run):

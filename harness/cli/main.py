@@ -438,9 +438,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
     op, call_args = _call_args(args.op, args.args, args.arg, loose=False)
     opened = open_impls(split_names(args.impls), require_all=args.require_all)
     try:
+        expected = load(list(opened))  # a malformed list stops the command (status 2) before anything is run
         versions = unicode_versions_of(opened)
         divergences = examine_all(opened, op.name, call_args, versions)  # one per share (explain.name_shares)
-        expected = load(list(opened))
         for divergence in divergences:
             cover(expected, opened, divergence, versions)
         responses = observe(opened, op.name, call_args)
@@ -575,8 +575,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         return 0
     if args.merge:
         try:
-            report = sweep_report.merge([json.loads(path.read_text()) for path in args.merge])
-        except (OSError, ValueError, KeyError) as exc:
+            report = sweep_report.merge([_divergence_report(path) for path in args.merge])
+        except (ValueError, KeyError) as exc:
             raise UsageError(f"cannot merge: {exc}") from None
         out = args.report or Path("reports/sweep-report.json")
         write(out, report)
@@ -602,6 +602,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     print(f"sweeping {len(chosen)} template(s) x U+{first:04X}..U+{last:04X} on {', '.join(opened)} "
           f"(shard {shard[0]}/{shard[1]}; checkpoint {checkpoint})", file=sys.stderr)
     try:
+        expected = load(list(opened))  # a malformed list stops the sweep (status 2) before a chunk is run
         try:
             run = sweep.run(settings, checkpoint, fresh=args.fresh, workers=args.workers)
         except ValueError as exc:
@@ -609,7 +610,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print(f"[sweep] classifying and shrinking {sum(sweep.disagreeing(r) for r in run.results):,} disagreeing "
               "inputs", file=sys.stderr)
         versions = unicode_versions_of(opened)
-        report = sweep_report.build_report(run, opened, load(list(opened)), versions)
+        report = sweep_report.build_report(run, opened, expected, versions)
     finally:
         close_all(opened)
     problems = validate(report)

@@ -32,7 +32,7 @@ from typing import Any
 
 from harness.cli import views
 from harness.differential import rundiff
-from harness.model import envelope, hostvalues
+from harness.model import envelope, hostvalues, untrusted
 from harness.model.files import atomic_write
 from harness.model.printable import printable, printable_block
 from harness.model.unicode_info import describe
@@ -84,9 +84,9 @@ def latest_reports(directory: Path) -> list[Path]:
     results, by name; others (bench, parity-ran, JUnit) are left out."""
     found = []
     for path in sorted(directory.glob("*.json")):
-        try:
-            schema = json.loads(path.read_text(encoding="utf-8")).get("schema")
-        except (OSError, ValueError, AttributeError):
+        try:  # the untrusted reader: a file nested too deep is skipped like any other that is not a report
+            schema = untrusted.loads(path.read_bytes(), want=dict, max_bytes=untrusted.MAX_FILE_BYTES).get("schema")
+        except (OSError, ValueError):
             continue
         if schema in (*rundiff.DIVERGENCE_SCHEMAS, rundiff.RESULTS_SCHEMA):
             found.append(path)
@@ -727,18 +727,18 @@ def expected_notes(sources: Sequence[Source]) -> dict[str, dict[str, Any]]:
     """The covering entries the reports name, ``IMPL/ID`` -> the entry as its list has it (its note), read from
     each implementation's expected list (harness/differential/expected.path_for); a list that cannot be read
     gives none (the page says so at the entry)."""
-    from harness.differential.expected import path_for
+    from harness.differential.expected import path_for, read_list
 
     wanted = {name.partition("/")[0] for s in sources if s.kind == "divergences" for d in s.document["divergences"]
               for name in d.get("expectedEntries") or ([d["expectedEntry"]] if d.get("expectedEntry") else [])}
     notes: dict[str, dict[str, Any]] = {}
     for impl in sorted(wanted):
-        try:
-            document = json.loads(path_for(impl).read_text(encoding="utf-8"))
-            for entry in document.get("entries", []):
-                notes[f"{impl}/{entry['id']}"] = entry
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        try:  # read whole and valid, or not at all (a BadDocument is a ValueError)
+            document = read_list(path_for(impl), impl)
+        except ValueError:
             continue
+        for entry in document.get("entries", []):
+            notes[f"{impl}/{entry['id']}"] = entry
     return notes
 
 

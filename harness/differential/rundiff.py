@@ -178,19 +178,22 @@ def diff(old: dict[str, Any], new: dict[str, Any]) -> RunDiff:
 
 
 def read(path: Any) -> dict[str, Any]:
-    """A report a diff can read (a divergence report v1 or v2, fixture results), validated against the
-    schema it names; ValueError naming the file and what is wrong."""
-    import json
+    """A report a diff can read (a divergence report v1 or v2, fixture results), read through the untrusted
+    reader and validated against the schema it names; ValueError (BadDocument where the file is no JSON
+    object) naming the file and what is wrong."""
     from pathlib import Path
 
+    from harness.model import untrusted
     from harness.model.schemas import problems
 
     try:
-        document = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"{path}: cannot read it as JSON: {exc}") from None
-    if not isinstance(document, dict):
-        raise ValueError(f"{path}: not a JSON object")
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise untrusted.BadDocument(f"{path}: cannot read it as JSON: {exc.strerror or exc}") from None
+    try:  # bounded and strict: a report is a file anybody can hand over (too deep, NaN, a BOM: refused)
+        document = untrusted.loads(data, want=dict, max_bytes=untrusted.MAX_FILE_BYTES)
+    except untrusted.Refused as exc:
+        raise untrusted.BadDocument(f"{path}: cannot read it as JSON: {exc}") from None
     try:
         kind_of(document)
     except ValueError as exc:

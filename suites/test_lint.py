@@ -101,7 +101,16 @@ def test_non_ascii_reported(tree: Path) -> None:
 def test_strict_json_reported(tree: Path) -> None:
     path = tree / "dedup-context-v1.json"
     path.write_text(path.read_text().replace('"version": 1,', '"version": 1, "version": 1,', 1))
-    assert any("duplicate key 'version'" in p for p in lint(tree))
+    assert any('the key "version" twice' in p for p in lint(tree))
+
+
+@pytest.mark.parametrize(("text", "said"), [("[" * 100_000, "levels"), ('{"version": NaN}', "NaN"),
+                                            ("\ufeff{}", "byte order mark"), ('{"version": 1', "not JSON")])
+def test_a_fixture_the_untrusted_reader_refuses_is_reported_not_raised(tree: Path, text: str, said: str) -> None:
+    path = tree / "dedup-context-v1.json"
+    path.write_text(text, encoding="utf-8")
+    problems = lint(tree)
+    assert any(str(path) in p and said in p for p in problems), problems
 
 
 def test_empty_directory_reported(tmp_path: Path) -> None:

@@ -74,3 +74,70 @@ def test_a_link_is_judged_by_what_it_points_at(tmp_path: Path) -> None:
         atomic_write(folder, NEW, replaces=KINDS)
     assert outside.read_text() == "# not a list\n" and link.is_symlink() and dangling.is_symlink()
     assert not (tmp_path / "nowhere.json").exists() and folder.is_dir()
+
+
+# -- the commands' own outputs: written only over their own kind ---------------------------------------------
+
+FOREIGN = "# a README somebody keeps here\n"
+
+
+def test_a_divergence_report_is_never_written_over_another_file(tmp_path: Path) -> None:
+    from harness.differential.report import write
+
+    out = tmp_path / "README.md"
+    out.write_text(FOREIGN, encoding="utf-8")
+    with pytest.raises(NotADocument):  # every divergence report (diff, fuzz, sweep) is written through it
+        write(out, {"schema": "divergence-report-v2"})
+    assert out.read_text(encoding="utf-8") == FOREIGN
+    other = tmp_path / "list.json"
+    other.write_text('{"schema": "expected-divergences-v2"}\n', encoding="utf-8")
+    with pytest.raises(NotADocument):
+        write(other, {"schema": "divergence-report-v2"})
+    write(tmp_path / "new.json", {"schema": "divergence-report-v2"})
+    write(tmp_path / "new.json", {"schema": "divergence-report-v2", "again": True})  # over its own kind
+
+
+def test_the_page_is_written_only_over_a_page_of_its_own(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from harness.cli import main as cli
+
+    reports = [tmp_path / "check-reference.json"]
+    assert cli.main(["check", "--impl", "reference", "--results", str(reports[0])]) == 0
+    out = tmp_path / "site"
+    assert cli.main(["report", "html", *map(str, reports), "--out", str(out)]) in (0, 1)
+    assert cli.main(["report", "html", *map(str, reports), "--out", str(out)]) in (0, 1)  # over its own page
+    (out / "index.html").write_text("<html>somebody's page</html>\n", encoding="utf-8")
+    assert cli.main(["report", "html", *map(str, reports), "--out", str(out)]) == USAGE
+    assert (out / "index.html").read_text(encoding="utf-8") == "<html>somebody's page</html>\n"
+    assert "not a page this project wrote" in capsys.readouterr().err
+
+
+def test_a_bench_report_is_never_written_over_another_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness.checks import bench
+
+    out = tmp_path / "notes.json"
+    out.write_text('{"schema": "expected-divergences-v2"}\n', encoding="utf-8")
+    monkeypatch.setattr(bench, "bench", lambda seconds: {"schema": "bench-report-v1", "python": "x", "machine": "y",
+                                                         "cores": 2})
+    monkeypatch.setattr(bench, "table", lambda report: "")
+    with pytest.raises(NotADocument):
+        bench.main(out, 0.1)
+    assert out.read_text(encoding="utf-8") == '{"schema": "expected-divergences-v2"}\n'
+
+
+@pytest.mark.parametrize("argv", [
+    ("fuzz", "--seconds", "30", "--impls", "reference,pyo3", "--report", "{out}"),
+    ("sweep", "--templates", "alone", "--range", "U+0041..U+0042", "--impls", "reference,pyo3", "--report", "{out}",
+     "--checkpoint", "{checkpoint}"),
+], ids=lambda argv: argv[0])
+def test_a_report_path_that_names_another_file_stops_the_run_before_it_starts(
+        argv: tuple[str, ...], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from harness.cli import main as cli
+
+    out = tmp_path / "README.md"
+    out.write_text(FOREIGN, encoding="utf-8")
+    filled = [part.format(out=out, checkpoint=tmp_path / "cp.jsonl") for part in argv]
+    assert cli.main(filled) == USAGE
+    err = capsys.readouterr().err
+    assert str(out) in err and "not a divergence report" in err, err
+    assert "fuzzing" not in err and "sweeping" not in err  # nothing ran: no run is lost
+    assert out.read_text(encoding="utf-8") == FOREIGN and not (tmp_path / "cp.jsonl").exists()

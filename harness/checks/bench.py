@@ -240,6 +240,6 @@ def main(out: Path, min_seconds: float) -> int:
     report = bench(min_seconds)
     print(f"{report['python']} on {report['machine']}, {report['cores']} cores")
     print(table(report))
-    atomic_write(out, json.dumps(report, indent=2) + "\n")
+    atomic_write(out, json.dumps(report, indent=2) + "\n", replaces=(report["schema"],), what="bench report")
     print(f"written {out}")
     return 0

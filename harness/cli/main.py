@@ -518,6 +518,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         raise UsageError("--max-examples must be at least 1")
     if shard != (1, 1) and args.seed is None:
         raise UsageError("--shard needs --seed: every shard of a campaign runs the same seed's task stream")
+    _writable_report(args.report)  # before the run: a run is never lost to a --report it cannot write
     started = time.monotonic()  # the budget counts from here: start-up included
     seconds = args.seconds if args.seconds is not None else 60.0 * (args.minutes if args.minutes is not None else 1.0)
     hard_deadline = started + seconds + request_deadline(split_names(args.impls))
@@ -591,14 +592,15 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         shard = sweep.parse_shard(args.shard)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    suffix = "" if shard == (1, 1) else f"-{shard[0]}-of-{shard[1]}"
+    out = args.report or Path(f"reports/sweep-report{suffix}.json")
+    _writable_report(out)  # before the sweep: its run is never lost to a --report it cannot write
     opened = open_impls(split_names(args.impls), require_all=args.require_all)
     if len(opened) < 2:
         close_all(opened)
         raise too_few("a sweep", args.impls, opened)
     settings = sweep.Settings(tuple(opened), tuple(t.name for t in chosen), first, last, shard)
-    suffix = "" if shard == (1, 1) else f"-{shard[0]}-of-{shard[1]}"
     checkpoint = args.checkpoint or Path(f"reports/sweep/checkpoint{suffix or '-1-of-1'}.jsonl")
-    out = args.report or Path(f"reports/sweep-report{suffix}.json")
     print(f"sweeping {len(chosen)} template(s) x U+{first:04X}..U+{last:04X} on {', '.join(opened)} "
           f"(shard {shard[0]}/{shard[1]}; checkpoint {checkpoint})", file=sys.stderr)
     try:
@@ -817,6 +819,15 @@ def _baseline_view(args: argparse.Namespace, document: dict[str, Any]) -> str:
         return views.diff_view(rundiff.diff(args.baseline_document, document), args.format)
     except ValueError as exc:
         raise UsageError(f"--baseline {args.baseline}: {exc}") from None
+
+
+def _writable_report(path: Path) -> None:
+    """Refuse (status 2) a --report that names a file other than a divergence report, before anything runs
+    (report.write refuses it too, at the end, but the run would then be lost)."""
+    from harness.differential.report import READABLE
+    from harness.model.files import check_replaceable
+
+    check_replaceable(path, READABLE, "divergence report")
 
 
 def _divergence_report(path: Path) -> dict[str, Any]:

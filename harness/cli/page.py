@@ -797,10 +797,27 @@ def render(sources: Sequence[Source], baselines: Sequence[Source] = (), title: s
             f"<main>{body}</main><script>{script}</script></body></html>\n")
 
 
+def _check_replaceable_page(target: Path) -> None:
+    """A page is written only over nothing or a page this project wrote (its generator meta): an ``--out``
+    that names a folder with somebody else's index.html is refused (NotADocument, status 2)."""
+    from harness.model.files import NotADocument
+
+    if not target.exists() and not target.is_symlink():
+        return
+    try:
+        head = target.read_bytes()[:4096].decode("ascii", "replace") if target.is_file() else ""
+    except OSError as exc:
+        raise NotADocument(f"{target}: cannot look at it before replacing it: {exc.strerror or exc}") from None
+    if f"<meta name='generator' content='{GENERATOR}'>" not in head:
+        raise NotADocument(f"{target}: not a page this project wrote (no generator meta '{GENERATOR}'); the "
+                           "harness writes a page only over one of its own: move it away or name another --out")
+
+
 def write(out: Path, sources: Sequence[Source], baselines: Sequence[Source] = ()) -> Path:
     """Write the page as ``out/index.html`` (atomically); its path."""
-    out.mkdir(parents=True, exist_ok=True)
     target = out / "index.html"
+    _check_replaceable_page(target)
+    out.mkdir(parents=True, exist_ok=True)
     # ASCII on disk (atomic_write's contract): a character outside it becomes a numeric reference.
     atomic_write(target, render(sources, baselines).encode("ascii", "xmlcharrefreplace").decode("ascii"))
     return target

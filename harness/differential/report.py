@@ -50,7 +50,10 @@ def document(profile: str, versions: dict[str, dict[str, str]], divergences: lis
 
 
 def write(path: Path, report: dict[str, Any]) -> None:
-    atomic_write(path, json.dumps(report, indent=2, ensure_ascii=True) + "\n")
+    """Write a divergence report, only over nothing or another divergence report (files.check_replaceable:
+    a --report that names a source file, an expected list or a fixture is refused, status 2)."""
+    atomic_write(path, json.dumps(report, indent=2, ensure_ascii=True) + "\n", replaces=READABLE,
+                 what="divergence report")
 
 
 def validate(report: dict[str, Any]) -> list[str]:

@@ -33,6 +33,8 @@ MODULES: dict[str, tuple[str, str]] = {
     "hostile": ("tools.hostile", "hostile testees: timed, weighed fuzz runs, one fault each"),
     "cargo-features": ("tools.cargo_features", "do the Rust tests compile the core as it ships?"),
     "bench-baseline": ("tools.bench_baseline", "the Rust core's bare cost per op against another revision"),
+    "harness-baseline": ("tools.harness_baseline", "the harness's fuzz rate and sweep time against another revision"),
+    "chaos": ("tools.chaos", "requests streamed through harness run while its testee is killed from outside"),
     "reports-check": ("tools.reports_check", "every file in reports/ names its session and run"),
     "browser": ("tools.browser", "find or install the headless browser of the page's tests"),
     "actionlint": ("tools.actionlint", "check the GitHub Actions workflows"),

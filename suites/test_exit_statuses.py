@@ -5,6 +5,7 @@ configuration error, 3 an implementation that cannot start, 4 interrupted, 5 the
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -121,7 +122,7 @@ PLANTED_HARNESS_BUGS = {
     "fuzz worker": "import harness.cli.main as m, harness.fuzzing.fuzz as f\n"
                    "def run_batch(task, opened=None):\n    raise TypeError('planted')\n"
                    "f.run_batch = run_batch; argv = ['fuzz', '--seconds', '3', '--workers', '2', '--impls', "
-                   "'reference,pyo3', '--report', REPORT]",
+                   "'reference,fake', '--report', REPORT]",
 }
 
 
@@ -135,8 +136,10 @@ def test_an_exception_the_harness_did_not_expect_is_status_5_saying_it_is_a_harn
 
     code = (f"REPORT = {str(tmp_path / 'fuzz.json')!r}\n" + PLANTED_HARNESS_BUGS[plant]
             + "\nfrom harness.model.status import exit_with\nexit_with(lambda: m.main(argv))\n")
+    declare(tmp_path / "impls")  # a command testee beside the reference (no build needed)
+    env = dict(os.environ, PARITY_IMPLEMENTATIONS=str(tmp_path / "impls"))
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
-                          check=False)
+                          check=False, env=env)
     assert done.returncode == INTERNAL, (done.stdout[-2000:], done.stderr[-3000:])
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("internal error: the harness failed") and "bug in the harness" in last, done.stderr[-2000:]

@@ -159,3 +159,46 @@ def test_reports_check_names_a_deep_report(tmp_path: Path) -> None:
     path.write_text(DEEP, encoding="utf-8")
     problems = reports_check.check_file(path, tmp_path)
     assert len(problems) == 1 and str(path) in problems[0], problems
+
+
+# -- texts inside a testee's answers, and requests to the protocol's server side ---------------------------
+
+def test_a_deep_json_output_is_a_content_difference_not_a_crash() -> None:
+    from harness.model.compare import mismatch, parse_result
+
+    assert parse_result("decide_write", DEEP) == (False, DEEP)
+    assert "not valid JSON" in (mismatch("decide_write", {"result": {"action": "skip"}}, {"ok": DEEP}) or "")
+
+
+def test_a_deep_or_nan_trace_is_a_trace_error() -> None:
+    from harness.model import traces
+
+    for text in (DEEP, '{"schema": "trace-v1", "steps": [], "outcome": {"ok": NaN}}'):
+        with pytest.raises(traces.TraceError):
+            traces.parse(text)
+
+
+def test_a_deep_unicode_versions_answer_is_no_versions() -> None:
+    from harness.differential.explain import unicode_versions_of
+
+    class Liar:
+        def call(self, op: str, args: dict) -> dict:
+            return {"ok": DEEP}
+
+    assert unicode_versions_of({"liar": Liar()}) == {"liar": {}}  # type: ignore[dict-item]
+
+
+def test_harness_run_answers_a_deep_or_nan_request_bad_request_and_goes_on() -> None:
+    import subprocess
+    import sys
+
+    lines = ['{"id": 1, "op": "normalize_fact_text", "args": {"text": ' + DEEP + "}}",
+             '{"id": 2, "op": "normalize_fact_text", "args": {"text": NaN}}',
+             '{"id": 3, "op": "normalize_fact_text", "args": {"text": "Hello"}}']
+    done = subprocess.run([sys.executable, "-m", "harness", "run", "--impl", "reference"], input="\n".join(lines) + "\n",
+                          cwd=Path(__file__).resolve().parent.parent, capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [a.get("error", {}).get("code") for a in answers[:2]] == ["bad_request", "bad_request"]
+    assert answers[2] == {"id": 3, "ok": "hello"}

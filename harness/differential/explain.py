@@ -8,7 +8,6 @@ cause a report may carry: those the two classifiers' rules name.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -21,7 +20,7 @@ from harness.differential.counterfactual.characters import named_characters
 from harness.differential.counterfactual.rewrite import all_strings, oracle_role, replace_chars
 from harness.differential.counterfactual.skew import skewed_between
 from harness.differential.outcomes import FAILURES, Responses, divergent, observe
-from harness.model import hostvalues, unicode_tables
+from harness.model import hostvalues, unicode_tables, untrusted
 from harness.model.registry import OPS, Op, step_titles
 from harness.model.traces import ARGS, parting_entries
 from harness.model.traces import parse as parse_trace
@@ -388,8 +387,8 @@ def unicode_versions_of(impls: dict[str, Testee]) -> dict[str, dict[str, str]]:
     out = {}
     for name, impl in impls.items():
         response = impl.call("unicode_versions", {})
-        try:
-            out[name] = json.loads(response["ok"]) if "ok" in response else {}
+        try:  # a testee's answer: the untrusted reader (an object, bounded, no NaN)
+            out[name] = untrusted.loads(response["ok"], want=dict) if "ok" in response else {}
         except (ValueError, TypeError):
             out[name] = {}
     return out

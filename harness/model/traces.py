@@ -17,13 +17,13 @@ the reference runs.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from harness.model import untrusted
 from harness.model.registry import OPS
 
 SCHEMA = "trace-v1"
@@ -39,9 +39,10 @@ def parse(text: Any) -> dict[str, Any]:
     """A trace's JSON text as a document (shape checked lightly here; harness/testees/traces.py validates)."""
     if not isinstance(text, str):
         raise TraceError(f"a trace is a JSON text, got {type(text).__name__}")
-    try:
-        document = json.loads(text)
-    except ValueError as exc:
+    try:  # the untrusted reader (a trace is a testee's text): NaN refused, no RecursionError; the depth is
+        # the contract's business (a step's value may nest as deep as an argument may), not the reader's
+        document = untrusted.loads(text, max_depth=None)
+    except untrusted.Refused as exc:
         raise TraceError(f"a trace is not JSON: {exc}") from None
     if not isinstance(document, dict) or document.get("schema") != SCHEMA or \
             not isinstance(document.get("steps"), list) or not isinstance(document.get("outcome"), dict):

@@ -24,7 +24,7 @@ import json
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from harness.model import hostvalues
+from harness.model import hostvalues, untrusted
 from harness.model.registry import check_args, get_op
 from harness.model.traces import TRACE_OP
 from harness.testees.testee import Testee
@@ -83,9 +83,9 @@ def encode_line(message: dict[str, Any]) -> str:
 
 def answer_line(impl: Testee, line: str, description: dict[str, Any] | None = None) -> str:
     """The answer line (newline included) to one request line; a malformed line gets a bad_request."""
-    try:
-        request = json.loads(line)
-    except ValueError as exc:
+    try:  # the untrusted reader: a request nested past the parser's limit is a bad request, not a crash
+        request = untrusted.loads(line, max_depth=None)
+    except untrusted.Refused as exc:
         return encode_line(bad_request(None, f"not JSON: {exc}"))
     return encode_line(handle(impl, request, description))
 

@@ -298,7 +298,7 @@ FAILURE_HEADERS = ("implementation", "case", "steps", "mismatch")
 
 def results_view(document: dict[str, Any], fmt: str = "text", show: str = "new") -> str:
     """Fixture results: a row per implementation x fixture, then the failing cases (``show='all'``: the
-    skipped ones too, with their reasons)."""
+    skipped ones too, with their reasons), then the findings about testees when the document has them."""
     counts: dict[tuple[str, str], dict[str, int]] = {}
     for row in document["results"]:
         per = counts.setdefault((row["implementation"], row["fixture"]), {"pass": 0, "fail": 0, "skip": 0})
@@ -310,6 +310,12 @@ def results_view(document: dict[str, Any], fmt: str = "text", show: str = "new")
         out.append(table(FAILURE_HEADERS, [[r["implementation"], f"{r['fixture']}/{r['case']}", ", ".join(r["steps"]),
                                             f"{r['state']}: {r['why']}"] for r in shown], fmt,
                          title="failing cases" + (" and skipped ones" if show == "all" else "")))
+    if document.get("findings"):  # check's (a file of schema fixture-results-v1 may hold the run's findings)
+        from harness.testees.findings import render as render_findings
+
+        rendered = render_findings(document["findings"])
+        out.append("findings about testees (not failures of a case):\n"
+                   + (fenced(rendered) if fmt == "markdown" else rendered))
     return "\n\n".join(out)
 
 

@@ -20,6 +20,13 @@ verdict stage of the protocol, before anything is compared:
   that died unanswered is first sent again one request per line, which names the request;
 * ``max_faults`` faults in a row (no good answer between them) take the testee out: every later
   request is answered ``unavailable``, with one finding;
+* a **trace claim shown false**: a trace request of an op the start answer lists in ``traces`` answered
+  ``bad_request`` or with a malformed answer is a ``handshake_lie`` finding naming the op and what came
+  back, the first time; the process is kept (the answer was a line in its place), the request is answered
+  ``unavailable`` and no trace of that op is asked of the testee again in this run (``untraced``: answered
+  ``unavailable`` without a request; the callers take it for a black box for that op). Trace faults
+  (a claim shown false, a trace request faulted twice, crashed or hung again on a fresh process) count in
+  a row of their own, which only a good trace ends; ``max_faults`` of them take the testee out too;
 * a ``cutoff`` (a time budget) ends every wait: what is unanswered then is answered ``cut``.
 
 Lines are read in chunks, never more than the line limit of one line held; stderr is read in chunks
@@ -400,7 +407,10 @@ class CommandTestee:
         self.description: dict[str, Any] = {}  # the testee's answer to `start`
         self.findings = Findings()
         self.faults_in_a_row = 0
+        self.trace_faults_in_a_row = 0  # trace requests without a good trace between them
         self.taken_out: str | None = None  # why, once it is out of the run
+        # op -> what came back when a trace of it, claimed in `traces`, was asked for: never asked again
+        self.untraced: dict[str, str] = {}
         self.cut_requests = 0  # requests left unanswered when the cutoff came
         self.answered = 0  # good answers read (from any of its processes)
         self.batches_refused = 0  # a testee without batch lines (legitimate): counted, not a finding
@@ -605,6 +615,39 @@ class CommandTestee:
         return op_name, OPS[op_name].returns
 
     def _response(self, message: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, Fault | None]:
+        """A protocol answer (its id checked) -> the implementation response, or its fault (``_checked``);
+        except that a trace request of an op the testee claims in ``traces`` answered with a fault (refused,
+        malformed) shows the claim false: the answer is ``unavailable``, never a fault (``_trace_claim_false``)."""
+        response, fault = self._checked(message, index)
+        op_name, args = self._calls[index]
+        if op_name != TRACE_OP or (response is not None and ("ok" in response or response["error"]["code"] == "crash")):
+            return response, fault  # not a trace, a trace, or a trap (the caller replaces the process)
+        traced = args.get("op")
+        if traced in self.untraced:  # shown false by an earlier answer, this one sent before it came
+            return self._untraced_error(traced), None
+        if fault is not None and traced in (self.description.get("traces") or []):
+            return self._trace_claim_false(traced, fault, index), None
+        return response, fault
+
+    def _trace_claim_false(self, traced: str, fault: Fault, index: int) -> dict[str, Any]:
+        """A trace request of ``traced``, an op the start answer lists in ``traces``, answered with ``fault``
+        (bad_request, a malformed answer): a ``handshake_lie``; ``traced`` is not asked again in this run."""
+        what = f"{fault.kind}: {fault.message}"[:300]
+        self.untraced[traced] = what
+        self.trace_faults_in_a_row += 1
+        proc = self._proc
+        self.findings.add(self.name, "handshake_lie",
+                          f"claims traces of {traced} in its start answer's traces, but answered a trace request of "
+                          f"{traced} with {what}; not asked for traces of {traced} again in this run (a black box "
+                          "for it)", line=fault.line, stderr=(proc.stderr_tail() or None) if proc is not None else None,
+                          request=self._shown(index))
+        return self._untraced_error(traced)
+
+    def _untraced_error(self, traced: str) -> dict[str, Any]:
+        return _error("unavailable", f"{self.name} claimed traces of {traced} but did not serve one "
+                                     f"({self.untraced[traced]}): not asked for them again in this run")
+
+    def _checked(self, message: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, Fault | None]:
         """A protocol answer -> the implementation response ``{"ok": v} | {"error": {...}}``, or its fault.
         Checked against the protocol and the op table before anything is compared: only the protocol's
         keys, ``ok`` of the op's declared return type, an error of a code and a message (both strings)."""
@@ -661,6 +704,9 @@ class CommandTestee:
         self._calls = calls
         self._bodies: dict[int, dict[str, Any]] = {}  # index -> the request without its id (host values)
         for index, (op_name, args) in enumerate(calls):
+            if op_name == TRACE_OP and args.get("op") in self.untraced:
+                results[index] = self._untraced_error(args["op"])
+                continue
             try:
                 encoded = ({"op": args["op"], "args": hostvalues.encode_args(args["args"])} if op_name == TRACE_OP
                            else hostvalues.encode_args(args))
@@ -711,6 +757,8 @@ class CommandTestee:
                 self.faults_in_a_row = 0
             for index, response in outcome.answered.items():
                 results[index] = response
+                if calls[index][0] == TRACE_OP and "ok" in response:
+                    self.trace_faults_in_a_row = 0
                 if index in first_trouble and first_trouble[index][0] in _PROCESS_TROUBLE:
                     kind, message = first_trouble[index]
                     self.findings.add(self.name, "flaky_timeout" if kind == "timeout" else "flaky_crash",
@@ -721,11 +769,14 @@ class CommandTestee:
                 if index not in first_trouble:
                     first_trouble[index] = (kind, message)
                     retry.append(index)
-                elif kind in _PROCESS_TROUBLE:  # again, alone, on a fresh process: the input does it
-                    results[index] = _error("timeout" if kind == "timeout" else "crash", message)
                 else:
-                    results[index] = _error(FAULTED,
-                                            f"faulted twice ({first_trouble[index][0]}, then {kind}): {message}")
+                    if kind in _PROCESS_TROUBLE:  # again, alone, on a fresh process: the input does it
+                        results[index] = _error("timeout" if kind == "timeout" else "crash", message)
+                    else:
+                        results[index] = _error(FAULTED,
+                                                f"faulted twice ({first_trouble[index][0]}, then {kind}): {message}")
+                    if calls[index][0] == TRACE_OP:
+                        self.trace_faults_in_a_row += 1
             if outcome.died is not None:
                 deaths.append(outcome.died)
             lines = outcome.lines + lines
@@ -737,6 +788,9 @@ class CommandTestee:
                 break
             if self.faults_in_a_row >= self.max_faults and self.taken_out is None:
                 self._take_out(f"{self.faults_in_a_row} protocol faults in a row")
+            if self.trace_faults_in_a_row >= self.max_faults and self.taken_out is None:
+                self._take_out(f"{self.trace_faults_in_a_row} trace faults in a row (trace requests refused, "
+                               "malformed, faulted twice, or crashed or hung again on a fresh process)")
         for kind, why, chunk in deaths:
             # Sent again one per line, no request of it died or hung again (nor was cut): the batch's
             # process was the trouble, not an input (a process killed from outside, a flaky testee).

@@ -8,6 +8,12 @@ the specification's order (harness/testees/traces.py); the schema is validated o
 trace (validation costs more than everything else together; the cheap checks run on every one). A trace that
 fails is a ``trace_mismatch`` finding. Traces are not compared across implementations here: that is for a
 divergence (``python -m harness trace``), never the fuzzer's path.
+
+A testee that lists an op in ``traces`` and then refuses a trace of it (or answers one malformed) has shown its
+claim false: the command client makes that a ``handshake_lie`` finding, once, and answers its later trace
+requests of the op without asking it (harness/testees/command.py, ``untraced``). Here it is a black box for that
+op from then on: its traces are not counted (checked nor problems), its tally says why, and no more of its
+inputs are sent. So for a testee taken out of the run (its ``taken_out`` finding says why).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from harness.checks.traces import untraced
 from harness.fuzzing.generate import Inputs
 from harness.model.traces import TRACE_OP
 from harness.testees.fanout import call_all, expressible
@@ -31,6 +38,7 @@ class Tally:
     not_sent: int = 0  # inputs its host cannot hold
     problems: int = 0
     first: list[str] = field(default_factory=list)  # the first few problems, with their inputs
+    withdrawn: str | None = None  # its claim to trace the op shown false: what came back (then a black box)
 
 
 def check(opened: dict[str, Testee], ops: list[str], examples: int, seed: int, batch: int = 500,
@@ -45,6 +53,10 @@ def check(opened: dict[str, Testee], ops: list[str], examples: int, seed: int, b
         inputs = Inputs(seed)
         done = 0
         while done < examples:
+            tracing = {name: impl for name, impl in tracing.items()
+                       if op not in untraced(impl) and not getattr(impl, "taken_out", None)}
+            if not tracing:
+                break
             size = min(batch, examples - done)
             args_batch = inputs.batch(op, size)
             sendable = {name: [a for a in args_batch if expressible(name, a)] for name in tracing}
@@ -54,8 +66,14 @@ def check(opened: dict[str, Testee], ops: list[str], examples: int, seed: int, b
             for name, sent in sendable.items():
                 tally = tallies[name].setdefault(op, Tally())
                 tally.not_sent += size - len(sent)
+                withdrawn = untraced(tracing[name]).get(op)
+                if withdrawn is not None:
+                    tally.withdrawn = withdrawn
+                out = getattr(tracing[name], "taken_out", None)
                 for index, args in enumerate(sent):
                     own, traced = answers[name][2 * index], answers[name][2 * index + 1]
+                    if "ok" not in traced and (withdrawn is not None or out and _unavailable(traced)):
+                        continue  # a claim shown false (a handshake_lie), a testee taken out: no trace, no problem
                     found = problems(op, traced, own, validate=(tally.checked % validate_every == 0))
                     tally.checked += 1
                     if found:
@@ -73,6 +91,10 @@ def check(opened: dict[str, Testee], ops: list[str], examples: int, seed: int, b
     return tallies
 
 
+def _unavailable(response: dict[str, Any]) -> bool:
+    return response.get("error", {}).get("code") == "unavailable"
+
+
 def render(tallies: dict[str, dict[str, Tally]]) -> str:
     lines = []
     for name, by_op in tallies.items():
@@ -80,11 +102,16 @@ def render(tallies: dict[str, dict[str, Tally]]) -> str:
             verdict = "ok" if tally.problems == 0 else f"{tally.problems:,} TRACE PROBLEM(S)"
             lines.append(f"{name:<10} {op:<22} {tally.checked:>10,} traced, each ended in its op's output: "
                          f"{verdict}" + (f"; {tally.not_sent:,} not sent (its host cannot hold them)"
-                                         if tally.not_sent else ""))
+                                         if tally.not_sent else "")
+                         + ("; then its claim to trace it was shown false: a black box for it"
+                            if tally.withdrawn is not None else ""))
+            if tally.withdrawn is not None:
+                lines.append(f"    claims traces of {op} but did not serve one ({tally.withdrawn}): a handshake_lie")
             lines += [f"    {problem}" for problem in tally.first]
     return "\n".join(lines)
 
 
 def as_json(tallies: dict[str, dict[str, Tally]]) -> dict[str, Any]:
-    return {name: {op: {"checked": t.checked, "notSent": t.not_sent, "problems": t.problems, "first": t.first}
+    return {name: {op: {"checked": t.checked, "notSent": t.not_sent, "problems": t.problems, "first": t.first,
+                        **({"withdrawn": t.withdrawn} if t.withdrawn is not None else {})}
                    for op, t in by_op.items()} for name, by_op in tallies.items()}

@@ -64,10 +64,12 @@ class Found:
 
 def _traces(impls: dict[str, Testee], op_name: str, args: dict[str, Any], names: list[str]) -> dict[str, Any] | None:
     """Every named implementation's trace of the call (checked: harness/testees/traces.py), or None when one
-    of them serves none or gives one that fails its checks (then counterfactuals name the cause)."""
+    of them serves none or gives one that fails its checks (then counterfactuals name the cause). A testee
+    whose claim to trace the op was shown false in this run (a refused or malformed trace: a handshake_lie,
+    harness/testees/command.py keeps it in ``untraced``) serves none: it is not asked again."""
     found = {}
     for name in names:
-        if op_name not in traced_ops(impls[name]):
+        if op_name not in traced_ops(impls[name]) or op_name in (getattr(impls[name], "untraced", None) or {}):
             return None
         response = request_trace(impls[name], op_name, args)
         if problems(op_name, response, None, validate=False):

@@ -37,6 +37,8 @@ FAULTS = (
     Fault("batch_state", "batch_context", family="gate"),
     Fault("lie_contracts", "handshake_lie", family="start"),
     Fault("lie_unicode", "handshake_lie", family="start"),
+    # issue 31, part 9: a trace claim shown false (family "trace": held in suites/test_trace_claims.py)
+    Fault("refuse_trace", "handshake_lie", family="trace"),
 )
 BY_NAME = {fault.name: fault for fault in FAULTS}
 

@@ -21,8 +21,15 @@ give them is ``suites/hostile.py``.
     slow_start    sleeps HOSTILE_SLEEP seconds (default 60) before it reads the start request
     lying_trace   lists the reference's traced ops, and every trace of normalize_fact_text ends in another
                   result than the op's (the op itself answers faithfully)
+    refuse_trace  lists the reference's traced ops in its start answer's traces, and answers every trace request
+                  of the ops HOSTILE_REFUSE names (comma-separated; default all of them) bad_request; the others
+                  are traced faithfully (the ops themselves answer faithfully; HOSTILE_QUOTE_BUG=1 plants
+                  quote_bug's bug beside it, so that it diverges). HOSTILE_TRACE_ANSWER=malformed answers those
+                  trace requests with ok 42 (a trace is a JSON text) instead, =exit exits without answering
     quote_bug     not a fault of the protocol but a bug of the implementation, in its op and its trace alike:
                   U+2019 is not in the quote map (traces served)
+
+HOSTILE_STARTS, when set, is a file each process appends a line to when it starts (a run's process count).
 """
 
 from __future__ import annotations
@@ -58,7 +65,7 @@ def lying_trace(op: str, args: dict[str, object]) -> str:
     return json.dumps(document)
 
 
-if FAULT == "quote_bug":
+if FAULT == "quote_bug" or os.environ.get("HOSTILE_QUOTE_BUG") == "1":  # the quote bug beside a fault
     import reference.normalize
 
     reference.normalize.QUOTE_DASH_MAP = {k: v for k, v in reference.normalize.QUOTE_DASH_MAP.items() if k != 0x2019}
@@ -66,9 +73,11 @@ if FAULT == "quote_bug":
 VERSIONS = json.loads(reference.unicode_versions())
 DESCRIPTION = {"protocol": protocol.PROTOCOL_VERSION, "name": "hostile-testee", "version": FAULT or "faithful",
                "language": "Python (a hostile test double)", "unicode": VERSIONS, "contracts": ["v1"]}
-if FAULT in ("lying_trace", "quote_bug"):
+if FAULT in ("lying_trace", "quote_bug", "refuse_trace"):
     DESCRIPTION["traces"] = list(reference.TRACED)
-TRACERS = {"lying_trace": lying_trace, "quote_bug": reference.trace}
+REFUSED = [op for op in os.environ.get("HOSTILE_REFUSE", "").split(",") if op] or list(reference.TRACED)
+TRACE_ANSWER = os.environ.get("HOSTILE_TRACE_ANSWER", "refuse")  # refuse_trace: refuse, malformed or exit
+TRACERS = {"lying_trace": lying_trace, "quote_bug": reference.trace, "refuse_trace": reference.trace}
 IMPL = InProcess("hostile", resolve, DESCRIPTION, tracer=TRACERS.get(FAULT))
 if FAULT == "lie_contracts":
     DESCRIPTION["contracts"] = ["v0"]
@@ -105,6 +114,13 @@ def answer_one(request: dict, previous: str | None) -> tuple[dict, bool]:  # typ
         return {"id": request.get("id"), "ok": previous}, nth
     if nth and FAULT == "refuse_op":
         return protocol.bad_request(request.get("id"), "not today"), nth
+    if (FAULT == "refuse_trace" and request.get("op") == "trace" and isinstance(request.get("args"), dict)
+            and request["args"].get("op") in REFUSED):
+        if TRACE_ANSWER == "exit":
+            os._exit(0)
+        if TRACE_ANSWER == "malformed":
+            return {"id": request.get("id"), "ok": 42}, nth
+        return protocol.bad_request(request.get("id"), f"no trace of {request['args']['op']} today"), nth
     response = protocol.handle(IMPL, request)
     if nth and FAULT == "wrong_id":
         response["id"] = request["id"] - 1 if isinstance(request.get("id"), int) else "someone-else"
@@ -112,6 +128,9 @@ def answer_one(request: dict, previous: str | None) -> tuple[dict, bool]:  # typ
 
 
 def main() -> int:
+    if os.environ.get("HOSTILE_STARTS"):  # a line per process started: what a run cost in processes
+        with open(os.environ["HOSTILE_STARTS"], "a", encoding="ascii") as starts:
+            starts.write(f"{os.getpid()}\n")
     if FAULT == "slow_start":
         time.sleep(float(os.environ.get("HOSTILE_SLEEP", "60")))
     for raw in sys.stdin.buffer:

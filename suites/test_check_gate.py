@@ -83,8 +83,6 @@ def test_the_page_shows_the_findings_of_a_results_file(random_check, tmp_path: P
     assert "finding(s)" in html  # the summary's badge
 
 
-@pytest.mark.xfail(strict=True, reason="page.something_new reads `ok` of divergence reports only: a fixture-results "
-                   "file with findings and no failing case is shown as 'all agree' (a change page.py needs)")
 def test_the_page_says_something_new_for_the_findings_of_a_results_file(random_check) -> None:  # type: ignore[no-untyped-def]
     _, results = random_check
     assert page.something_new(page.read([results]), [])

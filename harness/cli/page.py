@@ -653,12 +653,15 @@ def _counterpart(old: Source, sources: Sequence[Source],
 
 def something_new(sources: Sequence[Source], baselines: Sequence[Source],
                   merged: dict[str, Any] | None = None) -> bool:
-    """What the page says at its top and ``report html``'s status: a failing case among the results the page
-    shows (a run another run of the same implementation replaced does not count), a divergence report that
+    """What the page says at its top and ``report html``'s status: a failing case or a finding among the results
+    the page shows (a run another run of the same implementation replaced does not count), a divergence report that
     is not ok (a new class, a finding, an expected-list problem), or a blocking change since a baseline."""
     merged = merged if merged is not None else merged_results(sources)
     if merged is not None and any(row["state"] == "fail" for row in merged["results"]):
         return True
+    shown = set(merged["from"].values()) if merged is not None else set()  # the results the page shows
+    if any(s.document.get("findings") for s in sources if s.kind == "fixture results" and str(s.path) in shown):
+        return True  # a finding about a testee in a check's results (its cases may all pass)
     if any(not s.document.get("ok", True) for s in sources if s.kind == "divergences"):
         return True
     return new_since(sources, baselines, merged)

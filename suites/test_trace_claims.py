@@ -183,3 +183,16 @@ def test_fuzz_gives_one_lie_and_every_divergence_a_cause(tmp_path: Path) -> None
     assert len(found) == 1 and found[0]["count"] == 1 and "normalize_fact_text" in found[0]["message"]
     assert {f["kind"] for f in data["findings"]} == {"handshake_lie"}, data["findings"]
     assert started(starts) <= 2  # the worker's, and the run's own for its descriptions
+
+
+def test_trace_shows_a_testee_whose_claim_fell_as_a_black_box(tmp_path: Path) -> None:
+    """``python -m harness trace``: the lie is a finding, the op's own answer is shown as a black box's, and
+    the reference's trace is still shown; no trace problem is made of the refusal."""
+    liar(tmp_path / "decl")
+    result = run(tmp_path / "decl", "trace", "normalize_fact_text", "Hello", "--impls", "reference,hostile", "--json")
+    assert "Traceback" not in result.stderr, result.stderr[-2000:]
+    shown = json.loads(result.stdout)
+    assert shown["black_boxes"].get("hostile") == {"ok": "hello"}, shown["black_boxes"]
+    assert "hostile" not in shown["traces"] and "reference" in shown["traces"]
+    assert all(p.startswith("finding handshake_lie") for p in shown["problems"].get("hostile", [])), shown["problems"]
+    assert shown["problems"].get("hostile"), shown["problems"]

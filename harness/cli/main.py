@@ -423,7 +423,7 @@ def _call_args(op_name: str, positional: list[str], named: list[str], loose: boo
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
-    from harness.checks.traces import check_examples, traced_ops
+    from harness.checks.traces import check_examples, traced_ops, untraced
     from harness.cli.trace_view import parting_index, side_by_side
     from harness.differential.causes import cause_from_traces
     from harness.model.registry import check_args
@@ -446,9 +446,11 @@ def cmd_trace(args: argparse.Namespace) -> int:
                 black_boxes[name] = impl.call(op.name, call_args)
             else:
                 checked = check_examples(impl, [(op.name, call_args)])[0]
-                if checked.problems:
+                if op.name in untraced(impl):  # its claim shown false (a handshake_lie, below): a black box
+                    black_boxes[name] = impl.call(op.name, call_args)
+                elif checked.problems:
                     problems[name] = list(checked.problems)
-                if checked.trace is not None:
+                if checked.trace is not None and op.name not in untraced(impl):
                     documents[name] = checked.trace
                     unicode = impl.description.get("unicode") if isinstance(impl.description, dict) else None
                     versions[name] = unicode if isinstance(unicode, dict) else {}

@@ -128,6 +128,7 @@ def test_a_bench_report_is_never_written_over_another_file(tmp_path: Path, monke
     ("fuzz", "--seconds", "30", "--impls", "reference,pyo3", "--report", "{out}"),
     ("sweep", "--templates", "alone", "--range", "U+0041..U+0042", "--impls", "reference,pyo3", "--report", "{out}",
      "--checkpoint", "{checkpoint}"),
+    ("tracecheck", "--examples", "5", "--impls", "reference", "--json", "{out}"),
 ], ids=lambda argv: argv[0])
 def test_a_report_path_that_names_another_file_stops_the_run_before_it_starts(
         argv: tuple[str, ...], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -138,6 +139,6 @@ def test_a_report_path_that_names_another_file_stops_the_run_before_it_starts(
     filled = [part.format(out=out, checkpoint=tmp_path / "cp.jsonl") for part in argv]
     assert cli.main(filled) == USAGE
     err = capsys.readouterr().err
-    assert str(out) in err and "not a divergence report" in err, err
-    assert "fuzzing" not in err and "sweeping" not in err  # nothing ran: no run is lost
+    assert str(out) in err and ("not a divergence report" in err or "not a tracecheck report" in err), err
+    assert "fuzzing" not in err and "sweeping" not in err and "traced" not in err  # nothing ran: no run is lost
     assert out.read_text(encoding="utf-8") == FOREIGN and not (tmp_path / "cp.jsonl").exists()

@@ -144,6 +144,9 @@ def test_tracecheck_on_an_honest_claim_is_unchanged(tmp_path: Path) -> None:
     assert lies(data["findings"]) == [], data["findings"]
     for op in TRACED:
         assert data["tallies"]["hostile"][op]["checked"] == 50 and "withdrawn" not in data["tallies"]["hostile"][op]
+    from harness.model.schemas import problems
+
+    assert problems(data) == []  # schemas/tracecheck-v1.schema.json
     assert started(starts) == 1, result.stderr
 
 

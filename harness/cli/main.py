@@ -483,10 +483,12 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
 def cmd_tracecheck(args: argparse.Namespace) -> int:
     from harness.checks.tracecheck import as_json, check, render
-    from harness.model.files import atomic_write
+    from harness.model.files import atomic_write, check_replaceable
     from harness.model.registry import get_op
     from harness.testees.fanout import harvest
     from harness.testees.findings import Findings
+
+    TRACECHECK_SCHEMA = "tracecheck-v1"  # schemas/tracecheck-v1.schema.json
 
     ops = split_names(args.ops) or ["normalize_fact_text", "decide_write", "build_dedup_context"]
     for name in ops:
@@ -496,6 +498,8 @@ def cmd_tracecheck(args: argparse.Namespace) -> int:
             raise UsageError(exc.args[0]) from None
     if args.examples < 1 or args.validate_every < 1:
         raise UsageError("--examples and --validate-every must be at least 1")
+    if args.json is not None:  # before the run: it is never lost to a --json it cannot write
+        check_replaceable(args.json, (TRACECHECK_SCHEMA,), "tracecheck report")
     opened = open_impls(split_names(args.impls))
     findings = Findings()
     try:
@@ -509,8 +513,10 @@ def cmd_tracecheck(args: argparse.Namespace) -> int:
     if found:
         print(render_findings(found))
     if args.json is not None:
-        atomic_write(args.json, json.dumps({"examples": args.examples, "seed": args.seed, "tallies": as_json(tallies),
-                                            "findings": found}, indent=2) + "\n")
+        document = {"schema": TRACECHECK_SCHEMA, "examples": args.examples, "seed": args.seed,
+                    "tallies": as_json(tallies), "findings": found}
+        atomic_write(args.json, json.dumps(document, indent=2, ensure_ascii=True) + "\n",
+                     replaces=(TRACECHECK_SCHEMA,), what="tracecheck report")
     return 1 if found or any(t.problems for by_op in tallies.values() for t in by_op.values()) else 0
 
 

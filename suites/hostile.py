@@ -18,7 +18,12 @@ class Fault:
     name: str  # HOSTILE_FAULT
     finding: str  # the finding kind it must give (harness/testees/findings.py)
     at: int = 50  # HOSTILE_AT: the Nth request of each process
-    family: str = "client"  # "client": the command client decides it; "gate": the reproduction gate; "start"
+    # "client": the command client decides it (every command is held to it); "id": the client, an id of
+    # another JSON type (held in the client, check and diff; wrong_id_float, the one Python's == takes for
+    # the id, is a "client" row); "gate": the reproduction gate; "start": the start handshake, the testee
+    # still usable; "unavailable": the start fails at once (status 3); "retried": a start killed from outside,
+    # tried again (finding: what the run must give, "" none)
+    family: str = "client"
 
 
 FAULTS = (
@@ -37,6 +42,22 @@ FAULTS = (
     Fault("batch_state", "batch_context", family="gate"),
     Fault("lie_contracts", "handshake_lie", family="start"),
     Fault("lie_unicode", "handshake_lie", family="start"),
+    # issue 31, part 12: hostile doubles for every kind the hardened client names
+    Fault("deep_json", "not_json"),  # 100,000 '[': Python's parser gives up (untrusted: too_deep), not JSON
+    Fault("wrong_id_float", "wrong_id"),
+    Fault("wrong_id_array", "wrong_id", family="id"),
+    Fault("wrong_id_object", "wrong_id", family="id"),
+    Fault("wrong_id_true", "wrong_id", family="id"),
+    Fault("wrong_id_null", "wrong_id", family="id"),
+    Fault("wrong_id_string", "wrong_id", family="id"),
+    Fault("ok_wrong_type", "malformed_answer"),
+    Fault("ok_nan", "not_json"),  # the NaN token is not JSON (untrusted: constant)
+    Fault("extra_key", "malformed_answer"),
+    Fault("grandchild", "flaky_crash"),
+    Fault("control_bytes", "refused_op"),
+    Fault("bom_start", "not_json", family="unavailable"),
+    Fault("killed_start", "", family="retried"),
+    Fault("killed_restart", "flaky_crash", family="retried"),
     # issue 31, part 9: a trace claim shown false (family "trace": held in suites/test_trace_claims.py)
     Fault("refuse_trace", "handshake_lie", family="trace"),
 )
@@ -48,7 +69,8 @@ def declare(folder: Path, fault: str, at: int | None = None, name: str = "hostil
     """Write ``folder/<name>.json`` declaring the hostile testee with ``fault``; returns the name."""
     chosen = BY_NAME[fault] if fault in BY_NAME else Fault(fault, "")
     folder.mkdir(parents=True, exist_ok=True)
-    env = {"HOSTILE_FAULT": fault, "HOSTILE_AT": str(at if at is not None else chosen.at), **(extra_env or {})}
+    env = {"HOSTILE_FAULT": fault, "HOSTILE_AT": str(at if at is not None else chosen.at),
+           "HOSTILE_STATE": str(folder), **(extra_env or {})}
     declaration = {
         "schema": "implementation-v1", "name": name, "oracle": False, "contracts": ["v1"],
         "description": f"the reference served with one fault: {fault}", "language": "Python (a hostile test double)",

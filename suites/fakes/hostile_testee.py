@@ -28,8 +28,24 @@ give them is ``suites/hostile.py``.
                   trace requests with ok 42 (a trace is a JSON text) instead, =exit exits without answering
     quote_bug     not a fault of the protocol but a bug of the implementation, in its op and its trace alike:
                   U+2019 is not in the quote map (traces served)
+    deep_json     the Nth answer is an ok that nests 100,000 arrays ('[' x 100,000, then as many ']')
+    wrong_id_array, wrong_id_object, wrong_id_true, wrong_id_null, wrong_id_float, wrong_id_string
+                  the Nth answer's id is [id], {"id": id}, true, null, id as a float (57.0), id as a string ("57")
+    ok_wrong_type the Nth answer is an ok that is a number (every op returns a string), even where the
+                  reference gives an error
+    ok_nan        the Nth answer is an ok that is the token NaN
+    extra_key     the Nth answer has a key beside id and ok (or error)
+    grandchild    at the Nth request starts a child that holds stdout and stderr (it sleeps 60 s), then exits
+                  without answering; the child's pid is appended to HOSTILE_STATE/grandchildren
+    control_bytes at the Nth request writes ESC, BEL, BS and CSI (U+009B) sequences to stderr and answers
+                  bad_request with them in its message
+    bom_start     its start answer begins with a UTF-8 byte order mark
+    killed_start  kills itself with SIGKILL when it gets its start request, once (HOSTILE_STATE/killed marks it)
+    killed_restart exits at the Nth request (like exit), and the next process kills itself with SIGKILL when it
+                  gets its start request, once
 
 HOSTILE_STARTS, when set, is a file each process appends a line to when it starts (a run's process count).
+HOSTILE_STATE is a folder for what outlives one process (markers, pids); suites/hostile.declare sets it.
 """
 
 from __future__ import annotations
@@ -37,6 +53,8 @@ from __future__ import annotations
 import json
 import os
 import random
+import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -50,6 +68,12 @@ from harness.testees.inprocess import InProcess
 FAULT = os.environ.get("HOSTILE_FAULT", "")
 AT = int(os.environ.get("HOSTILE_AT", "50"))
 OUT = sys.stdout.buffer
+STATE = Path(os.environ.get("HOSTILE_STATE") or ".")
+DEEP = "[" * 100_000 + "]" * 100_000
+PLACEHOLDER = "\x00hostile-raw\x00"  # an ok replaced by raw text once the line is encoded (NaN, the deep nest)
+ODD_IDS = {"wrong_id_array": lambda i: [i], "wrong_id_object": lambda i: {"id": i}, "wrong_id_true": lambda i: True,
+           "wrong_id_null": lambda i: None, "wrong_id_float": lambda i: float(i), "wrong_id_string": str}
+CONTROL = "\x1b[2J\x1b]0;owned\x07\x08\x08\u009b31m"  # clear screen, retitle + BEL, backspaces, CSI (C1)
 
 
 def resolve(op):  # type: ignore[no-untyped-def]
@@ -112,6 +136,14 @@ def answer_one(request: dict, previous: str | None) -> tuple[dict, bool]:  # typ
         sys.stderr.buffer.flush()
     if FAULT == "batch_state" and previous is not None and request.get("op") == "normalize_fact_text":
         return {"id": request.get("id"), "ok": previous}, nth
+    if nth and FAULT in ("grandchild", "killed_restart"):
+        if FAULT == "grandchild":
+            child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])  # holds our pipes
+            with (STATE / "grandchildren").open("a", encoding="ascii") as pids:
+                pids.write(f"{child.pid}\n")
+        else:
+            (STATE / "exited").touch()
+        os._exit(0)
     if nth and FAULT == "refuse_op":
         return protocol.bad_request(request.get("id"), "not today"), nth
     if (FAULT == "refuse_trace" and request.get("op") == "trace" and isinstance(request.get("args"), dict)
@@ -121,10 +153,33 @@ def answer_one(request: dict, previous: str | None) -> tuple[dict, bool]:  # typ
         if TRACE_ANSWER == "malformed":
             return {"id": request.get("id"), "ok": 42}, nth
         return protocol.bad_request(request.get("id"), f"no trace of {request['args']['op']} today"), nth
+    if nth and FAULT == "control_bytes":
+        sys.stderr.buffer.write(f"hostile: {CONTROL} on stderr\n".encode())
+        sys.stderr.buffer.flush()
+        return protocol.bad_request(request.get("id"), f"not today {CONTROL} done"), nth
     response = protocol.handle(IMPL, request)
     if nth and FAULT == "wrong_id":
         response["id"] = request["id"] - 1 if isinstance(request.get("id"), int) else "someone-else"
+    if nth and FAULT in ODD_IDS:
+        response["id"] = ODD_IDS[FAULT](request.get("id"))
+    if nth and FAULT == "ok_wrong_type":  # an error answer too is replaced (the Nth may be one)
+        response = {"id": response.get("id"), "ok": 42}
+    if nth and FAULT in ("ok_nan", "deep_json"):
+        response = {"id": response.get("id"), "ok": PLACEHOLDER}
+    if nth and FAULT == "extra_key":
+        response["note"] = "an extra key"
     return response, nth
+
+
+def start_killed() -> bool:
+    """Whether this process is the one to die by SIGKILL at its start (killed_start: the first one;
+    killed_restart: the first one after a process exited), once."""
+    if FAULT not in ("killed_start", "killed_restart") or (STATE / "killed").exists():
+        return False
+    if FAULT == "killed_restart" and not (STATE / "exited").exists():
+        return False
+    (STATE / "killed").touch()
+    return True
 
 
 def main() -> int:
@@ -143,7 +198,10 @@ def main() -> int:
             write(line(protocol.handle(IMPL, request)))
             continue
         if request.get("op") == "start":
-            write(line(protocol.handle(IMPL, request, DESCRIPTION)))
+            if start_killed():
+                os.kill(os.getpid(), signal.SIGKILL)
+            answer = line(protocol.handle(IMPL, request, DESCRIPTION))
+            write(b"\xef\xbb\xbf" + answer if FAULT == "bom_start" else answer)
             continue
         if "batch" in request:
             answers, hit, previous = [], False, None
@@ -162,6 +220,9 @@ def main() -> int:
             response, hit = answer_one(request, None)
             messages = [response, response] if hit and FAULT == "twice" else [response]
         data = b"".join(line(m) for m in messages)
+        if hit and FAULT in ("ok_nan", "deep_json"):
+            raw = "NaN" if FAULT == "ok_nan" else DEEP
+            data = data.replace(json.dumps(PLACEHOLDER).encode("ascii"), raw.encode("ascii"))
         if hit and FAULT == "not_json":
             data = b"this is not JSON at all\n"
         if hit and FAULT == "bad_utf8":

@@ -201,3 +201,26 @@ def test_check_and_fuzz_survive_a_start_killed_from_outside(tmp_path: Path, faul
     assert "restart_failed" not in fuzz.stdout and "taken_out" not in fuzz.stdout, fuzz.stdout[-2000:]
     assert fuzz.returncode == (0 if fault == "killed_start" else 1), fuzz.stdout[-2000:] + fuzz.stderr
     assert (tmp_path / "decl" / "killed").exists()
+
+
+# What selftest's own reading of the lines (before the client's) says of each: named, in its first phase.
+SELFTEST_SAYS = {
+    "deep_json": "nesting deeper than the parser's limit",
+    "ok_nan": "the token NaN",
+    "wrong_id_float": "id 1.0, not 1",
+    "wrong_id_true": "'id': True",  # the protocol schema refuses the id's type
+    "wrong_id_array": "'id': [1]",
+    "ok_wrong_type": "normalize_fact_text returns a string",
+    "extra_key": "an extra key",
+    "bom_start": "byte order mark",
+}
+
+
+@pytest.mark.parametrize("fault", sorted(SELFTEST_SAYS))
+def test_selftest_names_what_is_wrong_with_the_line(tmp_path: Path, fault: str) -> None:
+    declare(tmp_path, fault, at=2, request_deadline=2)
+    result = run(tmp_path, "selftest", "--impl", "hostile")
+    clean(result)
+    assert result.returncode in (1, 3), result.stdout + result.stderr
+    failed = [line for line in (result.stdout + result.stderr).splitlines() if line.startswith(("FAIL", "error"))]
+    assert any(SELFTEST_SAYS[fault] in line for line in failed), failed

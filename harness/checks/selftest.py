@@ -21,11 +21,11 @@ from typing import Any
 import jsonschema
 
 from harness.fixtures.load import all_cases
-from harness.model import hostvalues
+from harness.model import hostvalues, untrusted
 from harness.model.paths import SCHEMAS
-from harness.model.registry import OPS
+from harness.model.registry import OPS, RETURN_TYPES
 from harness.model.traces import TRACE_OP
-from harness.testees.command import PROTOCOL_VERSION, CommandTestee, TesteeProcess, start_request
+from harness.testees.command import PROTOCOL_VERSION, CommandTestee, TesteeProcess, same_id, start_request
 from harness.testees.impls import ROOT, Implementation, declaration, get_impl
 from harness.testees.traces import problems as trace_problems
 
@@ -76,7 +76,11 @@ class _Raw:
             raise RuntimeError(f"the testee closed its output (exit status {self.proc.exit_status()})"
                                + self.proc.stderr_text())
         assert isinstance(answer, bytes)
-        return json.loads(answer)
+        try:  # the untrusted reader: a BOM, NaN, a nesting past the parser's limit are refused, named
+            return untrusted.loads(answer, max_depth=None)
+        except untrusted.Refused as refused:
+            raise ValueError(f"an answer line that is not protocol JSON ({refused}): "
+                             f"{untrusted.brief(answer.decode('utf-8', 'replace'), 120)} to {line[:200]}") from None
 
     def close(self) -> None:
         self.proc.close()
@@ -121,14 +125,19 @@ def _protocol_checks(report: Report, declared: Implementation, raw: _Raw) -> Non
     answers: dict[str, dict[str, Any]] = {}
     for number, (op_name, (label, args)) in enumerate(first.items()):
         answer = answers[op_name] = raw.ask(json.dumps({"id": number, "op": op_name, "args": args}))
-        problem = _problem("response", answer) or ("" if answer.get("id") == number else f"id {answer.get('id')!r}")
+        problem = _problem("response", answer) or ("" if same_id(answer.get("id"), number) else
+                                                   f"id {untrusted.brief(answer.get('id'), 80)}, not {number}")
+        if not problem and "ok" in answer and not RETURN_TYPES[OPS[op_name].returns](answer["ok"]):
+            problem = (f"ok is {untrusted.type_name(answer['ok'])}: {op_name} returns a {OPS[op_name].returns} "
+                       "(the op table)")
         report.check(not problem, f"request {label}: a valid response with its id", problem)
     _trace_checks(report, raw, served_traces, first, answers)
 
     batch = [{"id": f"b{i}", "op": op_name, "args": args} for i, (op_name, (_, args)) in enumerate(first.items())]
     answer = raw.ask(json.dumps({"id": "batch", "batch": batch}))
     problem = _problem("batchResponse", answer)
-    if not problem and [r.get("id") for r in answer["batch"]] != [r["id"] for r in batch]:
+    if not problem and (len(answer["batch"]) != len(batch) or
+                        not all(same_id(r.get("id"), q["id"]) for r, q in zip(answer["batch"], batch, strict=False))):
         problem = f"answers out of order or missing: {[r.get('id') for r in answer['batch']]}"
     report.check(not problem, f"a batch of {len(batch)}: answered in order", problem)
 

@@ -224,3 +224,32 @@ def test_selftest_names_what_is_wrong_with_the_line(tmp_path: Path, fault: str) 
     assert result.returncode in (1, 3), result.stdout + result.stderr
     failed = [line for line in (result.stdout + result.stderr).splitlines() if line.startswith(("FAIL", "error"))]
     assert any(SELFTEST_SAYS[fault] in line for line in failed), failed
+
+
+@pytest.mark.parametrize("command", ["diff", "fuzz", "report-show", "report-html", "markdown"])
+def test_control_bytes_reach_no_terminal_in_any_command(tmp_path: Path, command: str) -> None:
+    """The same testee through diff, fuzz, report show of fuzz's report (text and Markdown) and the page:
+    no raw control character in what is printed or written; the escapes are there instead."""
+    declare(tmp_path, "control_bytes", at=1, request_deadline=2)
+    report = tmp_path / "fuzz.json"
+    if command == "diff":
+        result = run(tmp_path, "diff", "normalize_fact_text", "Abc", "--impls", "reference,hostile")
+        shown = result.stdout + result.stderr
+    else:
+        result = run(tmp_path, "fuzz", "--seconds", "2", "--workers", "1", "--impls", "reference,hostile",
+                     "--report", str(report))
+        shown = result.stdout + result.stderr
+        if command == "report-show":
+            result = run(tmp_path, "report", "show", str(report))
+            shown = result.stdout + result.stderr
+        elif command == "markdown":
+            result = run(tmp_path, "report", "show", str(report), "--format", "markdown")
+            shown = result.stdout + result.stderr
+        elif command == "report-html":
+            result = run(tmp_path, "report", "html", str(report), "--out", str(tmp_path / "site"))
+            shown = (tmp_path / "site" / "index.html").read_text(encoding="ascii")
+    clean(result)
+    assert result.returncode == 1, result.stdout[-2000:] + result.stderr[-2000:]
+    for raw in RAW_CONTROL:
+        assert raw not in shown, (repr(raw), shown[-2000:])
+    assert "\\u001B" in shown, shown[-2000:]

@@ -195,9 +195,9 @@ def test_harness_run_answers_a_deep_or_nan_request_bad_request_and_goes_on() -> 
     lines = ['{"id": 1, "op": "normalize_fact_text", "args": {"text": ' + DEEP + "}}",
              '{"id": 2, "op": "normalize_fact_text", "args": {"text": NaN}}',
              '{"id": 3, "op": "normalize_fact_text", "args": {"text": "Hello"}}']
-    done = subprocess.run([sys.executable, "-m", "harness", "run", "--impl", "reference"], input="\n".join(lines) + "\n",
-                          cwd=Path(__file__).resolve().parent.parent, capture_output=True, text=True, timeout=120,
-                          check=False)
+    done = subprocess.run([sys.executable, "-m", "harness", "run", "--impl", "reference"],
+                          input="\n".join(lines) + "\n", cwd=Path(__file__).resolve().parent.parent,
+                          capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
     answers = [json.loads(line) for line in done.stdout.splitlines()]
     assert [a.get("error", {}).get("code") for a in answers[:2]] == ["bad_request", "bad_request"]

@@ -175,3 +175,23 @@ def page_reports(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-u
     from suites import page_reports as making
 
     return making.make(tmp_path_factory.mktemp("page-reports"))
+
+
+@pytest.fixture()
+def hostile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """``hostile(FAULT, **declared)``: the hostile test double (suites/hostile.py) declared in tmp_path and
+    opened; closed at the end."""
+    from suites.hostile import declare
+
+    opened = []
+
+    def make(fault: str, **kwargs):  # type: ignore[no-untyped-def]
+        declare(tmp_path, fault, request_deadline=kwargs.pop("request_deadline", 2), **kwargs)
+        monkeypatch.setenv(impls.EXTRA_ENV, str(tmp_path))
+        testee = impls.get_impl("hostile")
+        opened.append(testee)
+        return testee
+
+    yield make
+    for testee in opened:
+        testee.close()

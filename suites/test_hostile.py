@@ -30,22 +30,6 @@ def run(folder: Path, *args: str, timeout: float = 120) -> subprocess.CompletedP
                           text=True, timeout=timeout, check=False)
 
 
-@pytest.fixture()
-def hostile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
-    opened = []
-
-    def make(fault: str, **kwargs):  # type: ignore[no-untyped-def]
-        declare(tmp_path, fault, request_deadline=kwargs.pop("request_deadline", 2), **kwargs)
-        monkeypatch.setenv(impls.EXTRA_ENV, str(tmp_path))
-        testee = impls.get_impl("hostile")
-        opened.append(testee)
-        return testee
-
-    yield make
-    for testee in opened:
-        testee.close()
-
-
 @pytest.mark.parametrize("form", ["batches", "lines"])
 @pytest.mark.parametrize("fault", CLIENT, ids=[f.name for f in CLIENT])
 def test_the_client_names_each_fault_and_answers_every_request(hostile, fault, form) -> None:  # type: ignore[no-untyped-def]

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 import reference
-from harness.testees import impls
 from suites.hostile import BY_NAME, FAULTS, declare
 from suites.test_hostile import run
+from tools.processes import alive
 
 IDS = [f for f in FAULTS if f.family == "id"]
 NEW = [BY_NAME[name] for name in ("deep_json", "wrong_id_float", "ok_wrong_type", "ok_nan", "extra_key",
@@ -24,14 +24,6 @@ RAW_CONTROL = ("\x1b", "\x07", "\x08", "\x9b")
 
 def clean(result) -> None:  # type: ignore[no-untyped-def]
     assert "Traceback" not in result.stderr, result.stderr[-3000:]
-
-
-def alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"  # a zombie waiting for init is gone
 
 
 def no_grandchild_left(folder: Path) -> None:
@@ -44,22 +36,6 @@ def no_grandchild_left(folder: Path) -> None:
     for pid in left:
         os.kill(pid, 9)
     assert not left, f"processes the testee started are still running: {left}"
-
-
-@pytest.fixture()
-def hostile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
-    opened = []
-
-    def make(fault: str, **kwargs):  # type: ignore[no-untyped-def]
-        declare(tmp_path, fault, request_deadline=kwargs.pop("request_deadline", 2), **kwargs)
-        monkeypatch.setenv(impls.EXTRA_ENV, str(tmp_path))
-        testee = impls.get_impl("hostile")
-        opened.append(testee)
-        return testee
-
-    yield make
-    for testee in opened:
-        testee.close()
 
 
 TEXTS = [f"Fact {i} \u201cq\u201d" for i in range(80)]

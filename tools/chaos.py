@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tools.processes import alive, children, descendants
+
 ROOT = Path(__file__).resolve().parent.parent
 WORDS = ("user", "Likes", "GREEN", "tea", "owns", "a", "cat", "lives", "in", "Paris", "  ", "!", "vegetarian")
 
@@ -44,38 +46,6 @@ def expected_answers(asked: list[dict[str, Any]]) -> dict[int, Any]:
         return {r["id"]: reference.call(r["op"], r["args"]).get("ok") for r in asked}
     finally:
         reference.close()
-
-
-def children(pid: int) -> list[int]:
-    """The processes whose parent is ``pid`` (from /proc)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            found.append(int(entry))
-    return found
-
-
-def descendants(pid: int) -> list[int]:
-    out, todo = [], [pid]
-    while todo:
-        for child in children(todo.pop()):
-            out.append(child)
-            todo.append(child)
-    return out
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 class Killer(threading.Thread):

@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from suites.hostile import BY_NAME, FAULTS, HOSTILE, declare  # noqa: E402
+from tools import processes  # noqa: E402
 
 MEMORY_LIMIT_MIB = 200.0
 REQUEST_DEADLINE = 10.0  # as the project's declarations
@@ -42,19 +43,6 @@ class Run:
     problems: list[str]
 
 
-def _children() -> dict[int, list[int]]:
-    tree: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        tree.setdefault(int(fields[1]), []).append(int(entry))
-    return tree
-
-
 def _rss_mib(pid: int) -> float:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -67,7 +55,7 @@ def _rss_mib(pid: int) -> float:
 
 def harness_pids(root: int) -> set[int]:
     """``root`` and its descendants that are the harness (not a testee program)."""
-    tree = _children()
+    tree = processes.tree()
     found, stack = set(), [root]
     while stack:
         pid = stack.pop()

@@ -52,10 +52,10 @@ def check_file(path: Path, folder: Path) -> list[str]:
 def _check_page(path: Path) -> list[str]:
     """The conformance page (harness/cli/page.py, nox -s report): its generator meta, and its own run envelope
     (the ``page-run`` JSON), valid and naming its session."""
-    from harness.cli.page import GENERATOR
+    from harness.cli.page import GENERATOR, is_own_page
 
     text = path.read_text(encoding="utf-8", errors="replace")
-    if f"<meta name='generator' content='{GENERATOR}'>" not in text:
+    if not is_own_page(text):
         return [f"{path}: not a page this project writes (no generator meta '{GENERATOR}')"]
     found = re.search(r"<script type='application/json' id='page-run'>(.*?)</script>", text, re.S)
     try:

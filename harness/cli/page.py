@@ -40,6 +40,7 @@ from harness.model.unicode_info import describe
 ASSETS = Path(__file__).with_name("page_assets")  # page.css and page.js, inlined into the page
 RANGES_SHOWN = 12  # a class's character ranges listed with names; the rest counted
 GENERATOR = "memgate-parity report html"  # the page's generator meta (tools/reports_check.py knows it by it)
+GENERATOR_META = f"<meta name='generator' content='{GENERATOR}'>"
 VALUE_LIMIT = 4000  # characters of one shown value (an output, an argument, a trace value)
 EVIDENCE_LIMIT = 600  # characters of one evidence field of a finding (findings.render's)
 
@@ -789,7 +790,7 @@ def render(sources: Sequence[Source], baselines: Sequence[Source] = (), title: s
     # Every "<" escaped: no text in it (a report's path, a command line) can end the block or open a comment.
     run = json.dumps(envelope.build({}), ensure_ascii=True).replace("<", "\\u003c")
     return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
-            f"<meta name='generator' content='{GENERATOR}'>"
+            f"{GENERATOR_META}"
             f"<meta http-equiv='Content-Security-Policy' content=\"{policy}\">"
             f"<script type='application/json' id='page-run'>{run}</script>"
             "<meta name='viewport' content='width=device-width, initial-scale=1'>"
@@ -798,6 +799,11 @@ def render(sources: Sequence[Source], baselines: Sequence[Source] = (), title: s
             + (f", the newest ended {escape(ended)}" if ended else "")
             + f"; the oracle is <b>{escape(oracle)}</b>.</p><nav>{nav}</nav></header>"
             f"<main>{body}</main><script>{script}</script></body></html>\n")
+
+
+def is_own_page(text: str) -> bool:
+    """Whether an HTML text is a page this project wrote (its generator meta, in the head)."""
+    return GENERATOR_META in text
 
 
 def _check_replaceable_page(target: Path) -> None:
@@ -811,7 +817,7 @@ def _check_replaceable_page(target: Path) -> None:
         head = target.read_bytes()[:4096].decode("ascii", "replace") if target.is_file() else ""
     except OSError as exc:
         raise NotADocument(f"{target}: cannot look at it before replacing it: {exc.strerror or exc}") from None
-    if f"<meta name='generator' content='{GENERATOR}'>" not in head:
+    if not is_own_page(head):
         raise NotADocument(f"{target}: not a page this project wrote (no generator meta '{GENERATOR}'); the "
                            "harness writes a page only over one of its own: move it away or name another --out")
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.checks import fixture_gate
 from harness.cli import main as cli
 from harness.cli import page
 from harness.model.schemas import problems
@@ -117,7 +118,7 @@ def test_failing_cases_beyond_the_cap_stay_failures_and_a_line_says_so(  # type:
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     hostile.declare(tmp_path / "decl", "random", request_deadline=10)
     monkeypatch.setenv(impls.EXTRA_ENV, str(tmp_path / "decl"))
-    monkeypatch.setattr(cli, "REASK_CAP", 3)
+    monkeypatch.setattr(fixture_gate, "REASK_CAP", 3)
     results = tmp_path / "check-hostile.json"
     status = cli.main(["check", "--impl", "hostile", "--results", str(results)])
     out = capsys.readouterr().out

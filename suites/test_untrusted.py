@@ -202,3 +202,42 @@ def test_harness_run_answers_a_deep_or_nan_request_bad_request_and_goes_on() -> 
     answers = [json.loads(line) for line in done.stdout.splitlines()]
     assert [a.get("error", {}).get("code") for a in answers[:2]] == ["bad_request", "bad_request"]
     assert answers[2] == {"id": 3, "ok": "hello"}
+
+
+# -- what the harness writes, its readers take ---------------------------------------------------------------
+
+def _nested(levels: int) -> list:
+    value: list = []
+    for _ in range(levels - 1):
+        value = [value]
+    return value
+
+
+def test_clip_keeps_a_value_one_level_past_the_contract_and_cuts_below() -> None:
+    shown = _nested(untrusted.VALUE_DEPTH)
+    assert untrusted.clip(shown) == shown  # a 101-level value (a plant that accepts it) is shown whole
+    clipped = untrusted.clip(_nested(900))
+    assert not untrusted.too_deep(clipped, untrusted.VALUE_DEPTH)
+    assert untrusted.too_deep(clipped, untrusted.VALUE_DEPTH - 1)  # cut at the limit, not above it
+    assert "cut" in json.dumps(clipped)
+    assert untrusted.clip({"a": "text", "b": 1.5}) == {"a": "text", "b": 1.5}
+
+
+def test_a_report_with_a_testee_value_at_the_depth_kept_reads_back(tmp_path: Path) -> None:
+    """The CI failure of stop 39: a plant accepting 101 levels left a trace value of 101 levels inside a
+    report's own structure (105 in all), and every reader refused the report the harness had written."""
+    from harness.differential import report, rundiff
+    from harness.model import files
+
+    document = {"schema": "divergence-report-v2", "divergences": [
+        {"traceAtStep": {"reference": {"step": "x", "value": untrusted.clip(_nested(5000))}}}]}
+    path = tmp_path / "r.json"
+    files.write_document(path, document, replaces=report.READABLE, what="divergence report")
+    assert untrusted.read_document(path, "report")["divergences"]
+    with pytest.raises(ValueError) as bad:  # schema problems, not JSON ones: the document itself was read
+        rundiff.read(path)
+    assert "cannot read it as JSON" not in str(bad.value)
+    unclipped = {"schema": "divergence-report-v2", "value": _nested(untrusted.DOCUMENT_DEPTH + 1)}
+    with pytest.raises(RuntimeError, match="untrusted.clip"):  # the writer's own guard: nothing unreadable
+        files.write_document(tmp_path / "deep.json", unclipped, replaces=report.READABLE, what="report")
+    assert not (tmp_path / "deep.json").exists()

@@ -44,7 +44,7 @@ from harness.fixtures.load import all_cases
 from harness.fuzzing.fuzz import fuzz
 from harness.fuzzing.generate import Inputs
 from harness.model import envelope, hostvalues
-from harness.model.files import atomic_write
+from harness.model.files import write_document
 from harness.model.registry import get_op
 from harness.testees import impls
 from harness.testees.command import op_table
@@ -240,6 +240,6 @@ def main(out: Path, min_seconds: float) -> int:
     report = bench(min_seconds)
     print(f"{report['python']} on {report['machine']}, {report['cores']} cores")
     print(table(report))
-    atomic_write(out, json.dumps(report, indent=2) + "\n", replaces=(report["schema"],), what="bench report")
+    write_document(out, report, replaces=(report["schema"],), what="bench report")
     print(f"written {out}")
     return 0

@@ -290,7 +290,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         results_document,
         skipped_counts,
     )
-    from harness.model.files import atomic_write, check_replaceable
+    from harness.model.files import check_replaceable, write_document
     from harness.testees.findings import Findings
 
     out = args.results or Path(f"reports/check-{args.impl}.json")
@@ -307,7 +307,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     results, notes = fixture_gate.gate(args.impl, results, found, lambda: _one_impl(args.impl))
     findings = found.to_json()
     document = results_document({args.impl: [r.to_json(args.impl) for r in results]}, described, findings)
-    atomic_write(out, json.dumps(document, indent=2, ensure_ascii=True) + "\n", replaces=(SCHEMA,), what=RESULTS_WHAT)
+    write_document(out, document, replaces=(SCHEMA,), what=RESULTS_WHAT)
     failures = [r for r in results if r.state == "fail"]
     print(views.results_view(document, args.format, args.show))
     for note in notes:
@@ -418,7 +418,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
 def cmd_tracecheck(args: argparse.Namespace) -> int:
     from harness.checks.tracecheck import as_json, check, render
-    from harness.model.files import atomic_write, check_replaceable
+    from harness.model.files import check_replaceable, write_document
     from harness.model.registry import get_op
     from harness.testees.fanout import harvest
     from harness.testees.findings import Findings
@@ -450,8 +450,7 @@ def cmd_tracecheck(args: argparse.Namespace) -> int:
     if args.json is not None:
         document = {"schema": TRACECHECK_SCHEMA, "examples": args.examples, "seed": args.seed,
                     "tallies": as_json(tallies), "findings": found}
-        atomic_write(args.json, json.dumps(document, indent=2, ensure_ascii=True) + "\n",
-                     replaces=(TRACECHECK_SCHEMA,), what="tracecheck report")
+        write_document(args.json, document, replaces=(TRACECHECK_SCHEMA,), what="tracecheck report")
     return 1 if found or any(t.problems for by_op in tallies.values() for t in by_op.values()) else 0
 
 

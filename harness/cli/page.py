@@ -86,7 +86,8 @@ def latest_reports(directory: Path) -> list[Path]:
     found = []
     for path in sorted(directory.glob("*.json")):
         try:  # the untrusted reader: a file nested too deep is skipped like any other that is not a report
-            schema = untrusted.loads(path.read_bytes(), want=dict, max_bytes=untrusted.MAX_FILE_BYTES).get("schema")
+            schema = untrusted.loads(path.read_bytes(), want=dict, max_bytes=untrusted.MAX_FILE_BYTES,
+                                    max_depth=untrusted.DOCUMENT_DEPTH).get("schema")
         except (OSError, ValueError):
             continue
         if schema in (*rundiff.DIVERGENCE_SCHEMAS, rundiff.RESULTS_SCHEMA):

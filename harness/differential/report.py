@@ -3,14 +3,13 @@ schemas/divergence-report-v2.schema.json: v1 and the run's envelope; a v1 report
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from harness.differential.explain import Divergence
 from harness.differential.outcomes import agreeing
 from harness.model import envelope, schemas
-from harness.model.files import atomic_write
+from harness.model.files import write_document
 
 SCHEMA = "divergence-report-v2"
 READABLE = ("divergence-report-v1", SCHEMA)  # what report diff, expected update and promote read
@@ -52,8 +51,7 @@ def document(profile: str, versions: dict[str, dict[str, str]], divergences: lis
 def write(path: Path, report: dict[str, Any]) -> None:
     """Write a divergence report, only over nothing or another divergence report (files.check_replaceable:
     a --report that names a source file, an expected list or a fixture is refused, status 2)."""
-    atomic_write(path, json.dumps(report, indent=2, ensure_ascii=True) + "\n", replaces=READABLE,
-                 what="divergence report")
+    write_document(path, report, replaces=READABLE, what="divergence report")
 
 
 def validate(report: dict[str, Any]) -> list[str]:

@@ -191,7 +191,8 @@ def read(path: Any) -> dict[str, Any]:
     except OSError as exc:
         raise untrusted.BadDocument(f"{path}: cannot read it as JSON: {exc.strerror or exc}") from None
     try:  # bounded and strict: a report is a file anybody can hand over (too deep, NaN, a BOM: refused)
-        document = untrusted.loads(data, want=dict, max_bytes=untrusted.MAX_FILE_BYTES)
+        document = untrusted.loads(data, want=dict, max_bytes=untrusted.MAX_FILE_BYTES,
+                                   max_depth=untrusted.DOCUMENT_DEPTH)
     except untrusted.Refused as exc:
         raise untrusted.BadDocument(f"{path}: cannot read it as JSON: {exc}") from None
     try:

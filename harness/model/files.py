@@ -14,6 +14,7 @@ import stat
 import tempfile
 from collections.abc import Collection
 from pathlib import Path
+from typing import Any
 
 from harness.model import untrusted
 from harness.model.status import UsageError
@@ -72,3 +73,13 @@ def atomic_write(path: Path, text: str, *, replaces: Collection[str] | None = No
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_document(path: Path, document: dict[str, Any], *, replaces: Collection[str], what: str) -> None:
+    """Write a JSON document (a report) atomically, only over one of the kinds ``replaces`` names. What it
+    writes its own readers take: a document nested past ``untrusted.DOCUMENT_DEPTH`` (a testee's value kept
+    without ``untrusted.clip``) is the harness's own bug, raised before anything is written."""
+    if untrusted.too_deep(document, untrusted.DOCUMENT_DEPTH):
+        raise RuntimeError(f"{what} for {path} nests more than {untrusted.DOCUMENT_DEPTH} levels: a value was "
+                           "kept without untrusted.clip, and its readers would refuse it")
+    atomic_write(path, json.dumps(document, indent=2, ensure_ascii=True) + "\n", replaces=replaces, what=what)

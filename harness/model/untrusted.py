@@ -2,7 +2,9 @@
 fixtures. Everything a testee or a file sends goes through ``loads`` (or ``read_document``), which is
 
 * bounded: at most ``MAX_DEPTH`` levels of nested arrays and objects (the depth rule of the contract's
-  own JSON arguments, docs/contract.md section 4), and at most ``max_bytes`` of text;
+  own JSON arguments, docs/contract.md section 4) in a value, ``DOCUMENT_DEPTH`` in a document the harness
+  writes (a report holds values a testee sent, ``clip``ped to ``VALUE_DEPTH``, inside its own structure),
+  and at most ``max_bytes`` of text;
 * strict: the ``NaN``, ``Infinity`` and ``-Infinity`` tokens Python's json module takes are refused (they
   are not JSON), and so are duplicate keys where the caller asks (files: ``unique_keys``);
 * shaped: ``want=dict`` refuses anything but an object at the top.
@@ -24,6 +26,8 @@ from typing import Any
 from harness.model.status import UsageError
 
 MAX_DEPTH = 100  # levels of nested arrays and objects
+VALUE_DEPTH = MAX_DEPTH + 1  # a testee's value kept in a document: one level past the contract's limit shows it broken
+DOCUMENT_DEPTH = 2 * MAX_DEPTH  # a document: its own structure around values of at most VALUE_DEPTH
 MAX_FILE_BYTES = 1 << 30  # the largest document file read (a sweep report of every code point is far below)
 
 # kind -> what it means (a testee line refused with one of these is the finding `not_json`, except
@@ -78,6 +82,19 @@ def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
+def clip(value: Any, limit: int = VALUE_DEPTH) -> Any:
+    """``value`` with every array or object below ``limit`` levels replaced by a string saying what was cut:
+    a testee's value put into a document the harness writes stays within what its readers take
+    (``DOCUMENT_DEPTH``). Recursion is bounded by ``limit``."""
+    if not isinstance(value, (dict, list)):
+        return value
+    if limit <= 0:
+        return f"(cut: {type_name(value)} nested deeper than the harness keeps)"
+    if isinstance(value, dict):
+        return {key: clip(child, limit - 1) for key, child in value.items()}
+    return [clip(child, limit - 1) for child in value]
+
+
 def _brackets(text: str) -> int:
     return text.count("[") + text.count("{")
 
@@ -127,7 +144,7 @@ def type_name(value: Any) -> str:
 
 
 def read_document(path: Path, what: str = "document", *, unique_keys: bool = False,
-                  max_bytes: int = MAX_FILE_BYTES) -> dict[str, Any]:
+                  max_bytes: int = MAX_FILE_BYTES, max_depth: int = DOCUMENT_DEPTH) -> dict[str, Any]:
     """A file that must hold one JSON object, read through ``loads``; BadDocument names the file, what it
     should be and the problem (unreadable, not UTF-8, not JSON, too deep, not an object)."""
     try:
@@ -138,7 +155,7 @@ def read_document(path: Path, what: str = "document", *, unique_keys: bool = Fal
     except OSError as exc:
         raise BadDocument(f"{path}: cannot read the {what}: {exc.strerror or exc}") from None
     try:
-        return loads(data, want=dict, unique_keys=unique_keys)
+        return loads(data, want=dict, unique_keys=unique_keys, max_depth=max_depth)
     except Refused as exc:
         raise BadDocument(f"{path}: not a {what}: {exc}") from None
 
@@ -155,7 +172,7 @@ def read_lines(path: Path, what: str) -> list[tuple[int, str, dict[str, Any] | R
             continue
         text = raw.decode("utf-8", "replace")
         try:
-            out.append((number, text, loads(raw, want=dict)))
+            out.append((number, text, loads(raw, want=dict, max_depth=DOCUMENT_DEPTH)))
         except Refused as exc:
             out.append((number, text, exc))
     return out

@@ -15,15 +15,17 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.model import hostvalues
+from harness.model import hostvalues, unicode_tables
 from harness.model.files import atomic_write
 from harness.model.registry import check_args, get_op
 from reference import ContractError, unicode_versions
+from reference.unicode_data import CASE_MAPPING_BY_PYTHON
 
 from . import steps, unicode_stability
 
@@ -168,13 +170,29 @@ def build_document(spec: FixtureSpec, status: str = "unreleased") -> dict[str, A
         "status": status,
         "generator": {"name": spec.module, "version": spec.generator_version},
         "unicodeVersions": {
-            "reference": json.loads(unicode_versions()),
-            "inputsStableAcross": [unicode_stability.OLDEST, unicode_stability.NEWEST],
+            "reference": reference_versions(),
+            "inputsStableAcross": unicode_stability.versions_in_play(),
         },
         "notes": dict(sorted(notes.items())),
         "numberOfTests": len(tests),
         "tests": tests,
     }
+
+
+def reference_versions() -> dict[str, Any]:
+    """The Unicode data the reference reads, the same on every Python it supports: its case mapping as the
+    versions of all of them (reference.unicode_data.CASE_MAPPING_BY_PYTHON; the inputs are stable across
+    them, unicode_stability), so a fixture is byte for byte the same whichever of them generates it."""
+    running = json.loads(unicode_versions())
+    supported = sorted(set(CASE_MAPPING_BY_PYTHON.values()), key=unicode_tables.version_key)
+    if running["case_mapping"] not in supported:
+        python = ".".join(map(str, sys.version_info[:2]))
+        raise GeneratorError(
+            f"this Python ({python}) lowercases with Unicode {running['case_mapping']}, not one of the versions of "
+            f"the Pythons the reference supports ({', '.join(supported)}; reference/unicode_data.py "
+            "CASE_MAPPING_BY_PYTHON): add it there, with its table (python -m tools.make_unicode_tables "
+            f"--versions {running['case_mapping']}), or generate on a supported Python")
+    return {**running, "case_mapping": supported}
 
 
 def canonical(document: Any) -> str:

@@ -1,40 +1,29 @@
-"""Refuse fixture inputs whose Unicode properties differ between the Unicode versions in play.
+"""Refuse fixture inputs whose Unicode data differs between the Unicode versions in play.
 
-Versions in play: the interpreter's ``unicodedata`` (the reference's case mapping, Python 3.11: 14.0),
-``unicodedata2`` (the reference's NFC, pinned to the Rust core's normalization tables: 18.0) and, in
-between, Rust std's case tables (17.0) and Pyodide's CPython 3.14 (16.0, for both steps). Only the two
-ends have data here (the versions in between are checked by running every fixture case on those
-implementations in ``nox -s parity``), so a character passes when
-it is assigned in the oldest version and its general category, canonical combining class,
-decomposition mapping and NFC/NFD forms are the same at both ends. Case mappings are not exposed by
-``unicodedata2``; a change of case mapping for an assigned character comes with a change of general
-category (Lo -> Lu/Ll) in practice, which this check sees. See docs/contract.md, section 9.
+Versions in play: every version there is a table for (data/unicode-tables/, tools/make_unicode_tables.py):
+the reference's case mapping on each Python it supports (CPython 3.11: 14.0, 3.12: 15.0, 3.13: 15.1),
+``unicodedata2``'s (the reference's NFC, pinned to the Rust core's normalization tables: 18.0), Rust std's
+case tables (17.0) and Pyodide's CPython 3.14 (16.0, both steps). A character passes when it is assigned in
+the oldest of them and what the contract's Unicode steps read of it (its NFC data, its lowercase mapping,
+Cased and Case_Ignorable: harness/model/unicode_tables.py) is the same in every one. The answer is the
+tables', never the running interpreter's, so the generator writes the same fixtures on every Python. See
+docs/contract.md, section 9.
 """
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
-import unicodedata2
-
+from harness.model import unicode_tables
 from harness.model.unicode_info import is_surrogate
 from reference import strict_json
 from reference.errors import ContractError
 
-OLDEST = unicodedata.unidata_version
-NEWEST = unicodedata2.unidata_version
 
-
-def _props(db: Any, ch: str) -> tuple[Any, ...]:
-    return (
-        db.category(ch),
-        db.combining(ch),
-        db.decomposition(ch),
-        db.normalize("NFC", ch),
-        db.normalize("NFD", ch),
-    )
+def versions_in_play() -> list[str]:
+    """Every Unicode version there is a table for, oldest first."""
+    return sorted(unicode_tables.available(), key=unicode_tables.version_key)
 
 
 def unstable_reason(ch: str) -> str | None:
@@ -42,11 +31,16 @@ def unstable_reason(ch: str) -> str | None:
     cp = ord(ch)
     if is_surrogate(cp):
         return None  # a lone surrogate is a boundary input, not a character: no Unicode data applies
-    if unicodedata.category(ch) == "Cn":
-        return f"U+{cp:04X} is unassigned in Unicode {OLDEST}"
-    old, new = _props(unicodedata, ch), _props(unicodedata2, ch)
-    if old != new:
-        return f"U+{cp:04X} has properties {old!r} in Unicode {OLDEST} but {new!r} in {NEWEST}"
+    oldest = unicode_tables.oldest()
+    if not unicode_tables.table(oldest).is_assigned(cp):
+        return f"U+{cp:04X} is unassigned in Unicode {oldest}"
+    if cp in unicode_tables.sensitive_anywhere():
+        versions = versions_in_play()
+        steps = [step for step in unicode_tables.STEPS
+                 if any(unicode_tables.differs(cp, step, a, b) for a in versions for b in versions
+                        if unicode_tables.has(a, step) and unicode_tables.has(b, step))]
+        return f"U+{cp:04X}: its {' and '.join(steps)} data differs between Unicode versions in play " \
+               f"({', '.join(versions)})"
     return None
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import unicodedata
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,9 +15,12 @@ import unicodedata2
 from harness.model import unicode_tables
 from harness.model.unicode_tables import MissingTable, differing, differs, table
 
-# The versions the implementations report (docs/contract.md §9): case mapping 14.0 (CPython 3.11), 16.0
-# (Pyodide), 17.0 (Rust std); normalization 16.0 (Pyodide), 18.0 (unicodedata2, unicode-normalization).
-IN_PLAY = {"case_mapping": ("14.0.0", "16.0.0", "17.0.0"), "normalization": ("16.0.0", "18.0.0")}
+ROOT = Path(__file__).resolve().parent.parent
+
+# The versions the implementations report (docs/contract.md §9): case mapping 14.0, 15.0, 15.1 (CPython 3.11,
+# 3.12, 3.13), 16.0 (Pyodide), 17.0 (Rust std); normalization 16.0 (Pyodide), 18.0 (unicodedata2,
+# unicode-normalization).
+IN_PLAY = {"case_mapping": ("14.0.0", "15.0.0", "15.1.0", "16.0.0", "17.0.0"), "normalization": ("16.0.0", "18.0.0")}
 
 
 def test_a_table_for_every_version_in_play() -> None:
@@ -95,3 +99,39 @@ def test_a_table_without_normalization_data_is_named() -> None:
         without.data(0x41, "normalization")
     with pytest.raises(MissingTable, match="no Unicode table for 9.0.0"):
         table("9.0.0")
+
+
+def test_the_running_pythons_own_version_has_a_table_that_is_what_it_does() -> None:
+    """Every Python the README names reads its own Unicode for case mapping (3.11: 14.0, 3.12: 15.0, 3.13:
+    15.1): its table is there, and is what its str.lower does, code point by code point."""
+    version = unicodedata.unidata_version
+    assert unicode_tables.has(version, "case_mapping"), f"no table for this Python's Unicode {version}"
+    assert _lower_mismatches(table(version)) == []
+    assert _normalization_mismatches(table(version), unicodedata) == []
+
+
+def test_a_version_with_no_table_is_a_configuration_error_naming_it_and_the_command() -> None:
+    unicode_tables.require({"wasm": {"case_mapping": "17.0.0", "normalization": "18.0.0",
+                                     "white_space": "contract-v1"}, "box": {"case_mapping": "not a version"}})
+    with pytest.raises(unicode_tables.NoTableForVersion) as missing:
+        unicode_tables.require({"wasm": {"case_mapping": "17.0.0"}, "new": {"normalization": "19.0.0"}})
+    said = str(missing.value)
+    assert "Unicode 19.0.0 read by new (normalization)" in said and "17.0.0 read" not in said
+    assert "python -m tools.make_unicode_tables --versions 19.0.0" in said
+    assert missing.value.status == 2
+
+
+def test_fuzz_with_a_platform_of_no_table_is_status_2_and_writes_nothing(tmp_path: Path) -> None:
+    from suites.test_plugins import declare, run
+
+    folder = tmp_path / "impls"
+    declare(folder, start={"command": ["{python}", str(ROOT / "suites" / "fakes" / "fake_testee.py")],
+                           "env": {"FAKE_UNICODE": json.dumps({"case_mapping": "19.0.0", "normalization": "18.0.0",
+                                                                "white_space": "contract-v1"})}})
+    report = tmp_path / "fuzz.json"
+    done = run(folder, "-m", "harness", "fuzz", "--seconds", "5", "--impls", "reference,fake", "--report",
+               str(report))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Unicode 19.0.0 read by fake (case_mapping)" in done.stderr and "Traceback" not in done.stderr
+    assert "make_unicode_tables --versions 19.0.0" in done.stderr
+    assert not report.exists()

@@ -16,17 +16,45 @@ from __future__ import annotations
 
 import bisect
 import json
+import re
 from dataclasses import dataclass
 from functools import cache
 
 from harness.model.paths import DATA
+from harness.model.status import UsageError
 
 TABLES = DATA / "unicode-tables"
 STEPS = ("normalization", "case_mapping")
+VERSION = re.compile(r"[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}")
 
 
 class MissingTable(LookupError):
     """No table for that version, or that version's table has no data for that step."""
+
+
+class NoTableForVersion(UsageError):
+    """An implementation reads a Unicode version the harness has no table of: a configuration error
+    (status 2) naming the version and the command that makes its table, before anything is compared (its
+    skews could only be guessed at, and every guess would be a new class)."""
+
+
+def require(versions: dict[str, dict[str, str]]) -> None:
+    """Raise NoTableForVersion when an implementation reports, for a step the tables hold, a Unicode version
+    (``15.1.0``) with no table of that step's data. A step it does not report, or reports as no version
+    (a black box's own words), is left to the black-box heuristics."""
+    missing: dict[str, list[str]] = {}
+    for name, reported in sorted(versions.items()):
+        for step in STEPS:
+            version = reported.get(step) if isinstance(reported, dict) else None
+            if isinstance(version, str) and VERSION.fullmatch(version) and not has(version, step):
+                missing.setdefault(version, []).append(f"{name} ({step})")
+    if missing:
+        said = "; ".join(f"Unicode {version} read by {', '.join(who)}" for version, who in sorted(missing.items()))
+        made = ",".join(sorted(missing))
+        raise NoTableForVersion(
+            f"no Unicode table for {said}: the harness knows {', '.join(sorted(available(), key=version_key))} "
+            f"(data/unicode-tables/). Make it with `python -m tools.make_unicode_tables --versions {made}`, "
+            "commit it, and run `python -m harness expected update` for the skews it explains")
 
 
 def _contains(ranges: list[tuple[int, int]], starts: list[int], cp: int) -> bool:
@@ -46,6 +74,12 @@ class Table:
     cased_starts: list[int]
     ignorable: list[tuple[int, int]]
     ignorable_starts: list[int]
+    assigned: list[tuple[int, int]]
+    assigned_starts: list[int]
+
+    def is_assigned(self, cp: int) -> bool:
+        """Whether ``cp`` is assigned in this version (not Cn; surrogates and private use count)."""
+        return _contains(self.assigned, self.assigned_starts, cp)
 
     def data(self, cp: int, step: str) -> tuple:
         """What `step` reads of `cp` in this version."""
@@ -78,6 +112,7 @@ def table(version: str) -> Table:
             composites.setdefault(part, []).append(composite)
     cased = [tuple(r) for r in case["cased"]]
     ignorable = [tuple(r) for r in case["case_ignorable"]]
+    assigned = [tuple(r) for r in document["assigned"]]
     return Table(
         version=version,
         ccc=None if norm is None else {int(cp): value for cp, value in norm["ccc"].items()},
@@ -87,7 +122,21 @@ def table(version: str) -> Table:
         lower={int(cp): tuple(to) for cp, to in case["lower"].items()},
         cased=cased, cased_starts=[r[0] for r in cased],  # type: ignore[misc]
         ignorable=ignorable, ignorable_starts=[r[0] for r in ignorable],  # type: ignore[misc]
+        assigned=assigned, assigned_starts=[r[0] for r in assigned],  # type: ignore[misc]
     )
+
+
+def oldest() -> str:
+    """The oldest Unicode version there is a table for."""
+    found = sorted(available(), key=version_key)
+    if not found:
+        raise MissingTable(f"no Unicode tables in {TABLES} (python -m tools.make_unicode_tables)")
+    return found[0]
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """A version's sort key: 15.1.0 after 15.0.0, 100.0.0 after 99.0.0."""
+    return tuple(int(part) if part.isdigit() else -1 for part in version.split("."))
 
 
 def has(version: str, step: str) -> bool:

@@ -9,6 +9,9 @@ serves the protocol with the reference's functions, one of them broken on purpos
                          edges), and the fake serves step traces (the reference's, made by the same planted
                          code): a divergence whose cause the traces show, at norm.edges
 
+FAKE_UNICODE (a JSON object) stands in for the Unicode versions it describes itself with and answers
+unicode_versions with (a platform whose version the harness has no table of).
+
 It joins the harness through a declaration alone (implementations/<name>.json in a folder named by
 PARITY_IMPLEMENTATIONS), like any implementation in any language.
 """
@@ -31,6 +34,7 @@ from harness.testees.command import PROTOCOL_VERSION
 from harness.testees.impls import InProcess
 
 BUG = os.environ.get("FAKE_BUG", "")
+UNICODE = os.environ.get("FAKE_UNICODE", "")
 
 
 def capitalized(text: Any) -> str:
@@ -47,6 +51,8 @@ def resolve(op: Op) -> Callable[..., Any]:
         return capitalized
     if BUG == "strip" and op.name == "normalize_fact_text":
         return stripped
+    if UNICODE and op.name == "unicode_versions":
+        return lambda: UNICODE
     return getattr(reference, op.name)
 
 
@@ -61,7 +67,7 @@ def main() -> int:
     if traced:
         plant_in_the_steps()
     description = {"protocol": PROTOCOL_VERSION, "name": "fake-testee", "version": BUG or "faithful",
-                   "language": "Python (a test double)", "unicode": json.loads(reference.unicode_versions()),
+                   "language": "Python (a test double)", "unicode": json.loads(UNICODE or reference.unicode_versions()),
                    "contracts": ["v1"], **({"traces": list(reference.TRACED)} if traced else {})}
     impl = InProcess("fake", resolve, description, tracer=reference.trace if traced else None)
     if BUG != "protocol":

@@ -49,8 +49,8 @@ def sensitive_between(versions: dict[str, dict[str, str]]) -> Callable[[str], bo
 
 
 def heuristically_sensitive(ch: str) -> bool:
-    """The fallback for a version without a table: properties that differ between CPython's 14.0 and
-    unicodedata2's 18.0, or unassigned in 14.0 (coarse: whole classes of characters)."""
+    """The fallback for a version without a table (a testee reporting none the harness knows): data that
+    differs between two of the versions there are tables for, or unassigned in the oldest (coarse)."""
     return unstable_reason(ch) is not None and not is_surrogate(ord(ch))
 
 

@@ -10,6 +10,7 @@ import pytest
 import unicodedata2
 
 from harness.checks.conformance import check, load
+from harness.model import unicode_tables
 from harness.testees.impls import InProcess
 
 
@@ -42,6 +43,8 @@ def _fake(nfc: Any, normalization: str) -> InProcess:
 def test_older_unicode_is_reported_as_skew(normalization_test: tuple[str, list[tuple[str, ...]]]) -> None:
     """CPython 3.11's own tables (14.0) fail the 15.0 file only on characters new in 15.0: skew, not a bug."""
     version, rows = normalization_test
+    if unicode_tables.version_key(unicodedata.unidata_version) >= unicode_tables.version_key(version):
+        pytest.skip(f"this Python's unicodedata ({unicodedata.unidata_version}) is not older than the file's {version}")
     result = check("py-builtin", _fake(lambda t: unicodedata.normalize("NFC", t), unicodedata.unidata_version),
                    rows, version)
     assert result.ok and result.skew, result.summary()

@@ -127,7 +127,8 @@ def _fix(error: jsonschema.ValidationError) -> str:
 
 def _load(path: Path) -> Implementation:
     try:
-        data = untrusted.read_document(path, "declaration", unique_keys=True, max_bytes=MAX_DECLARATION_BYTES)
+        data = untrusted.read_document(path, "declaration", unique_keys=True, max_bytes=MAX_DECLARATION_BYTES,
+                                       max_depth=untrusted.MAX_DEPTH)  # 100 levels, as documented
     except untrusted.BadDocument as exc:  # not JSON, too deep, NaN, not an object, unreadable: this one is broken
         problem = str(exc).removeprefix(f"{path}: ").removeprefix("not a declaration: ").removeprefix(
             "cannot read the declaration: ")

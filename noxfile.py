@@ -40,6 +40,10 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 from tools import parity_plan  # noqa: E402 (standard library only; nox's virtualenv has no project)
 
+# The implementations are read by the harness's own reader (harness/testees/impls.py): implementations/ and
+# the folders of PARITY_IMPLEMENTATIONS, run with the session's interpreter once the project is installed in
+# it (tools/parity_plan.read_declarations). No session reads a declaration itself.
+
 CONSTRAINTS = ROOT / "constraints.txt"  # exact versions for Python 3.11-3.13, from constraints.in (nox -s lock)
 if not CONSTRAINTS.is_file():
     raise SystemExit(f"noxfile.py: {CONSTRAINTS} is missing; restore it from version control (or run `nox -s lock`)")
@@ -49,7 +53,6 @@ RUST = ROOT / "rust_core"  # the Cargo workspace: core/, python/ (PyO3), wasm/, 
 PYO3_MANIFEST = RUST / "python" / "Cargo.toml"
 RUST_PACKAGES = ("memgate-core", "memgate-rs", "memgate-wasm", "memgate-fixture-tests")
 WHEELS = ROOT / "build" / "wheels"
-IMPLEMENTATIONS = ROOT / "implementations"  # one declaration per implementation (harness/testees/impls.py)
 PARITY_SUITES = (
     "suites/test_fixtures.py",  # every fixture case on every implementation
     "suites/test_surface.py",  # exports, parameters and defaults match the registry
@@ -119,26 +122,41 @@ def _toolchain_env() -> dict[str, str]:
     return parity_plan.install_env()
 
 
-def _declared() -> dict[str, dict]:
-    """The declared implementations that read, as data (a broken one stops only what asks for it)."""
-    return parity_plan.read_declarations(IMPLEMENTATIONS)[0]
+def _python(session: nox.Session, python: str | None = None) -> str:
+    """The interpreter the declarations are read with and the builds run by: the session's (or `python`)."""
+    return python or str(Path(session.bin) / "python")
 
 
-def _build_impls(session: nox.Session, names: list[str], python: str | None = None) -> None:
+def _declared(session: nox.Session, python: str | None = None) -> tuple[dict[str, dict], dict[str, str]]:
+    """The declarations as the harness reads them (found, broken), read by the harness's reader run with
+    `python` (default: the session's interpreter, where the project must be installed first). Declarations
+    that cannot be read at all stop the session with the harness's message (the file named)."""
+    try:
+        return parity_plan.read_declarations(_python(session, python))
+    except parity_plan.PlanError as exc:
+        session.error(str(exc))
+
+
+def _build_impls(session: nox.Session, names: list[str] | None = None, python: str | None = None) -> None:
     """Run each implementation's declared build commands (tools/parity_plan.py: a failing one stops the
-    session, never drops that implementation)."""
-    python = python or str(Path(session.bin) / "python")
+    session, never drops that implementation); `names` None: every declared one, each broken one named."""
+    python = _python(session, python)
+    found, broken = _declared(session, python)
+    if names is None:
+        names = list(found)
+        for name, problem in broken.items():
+            session.warn(f"left out: {name}: broken declaration: {problem}")
     # As in an activated virtualenv: the interpreter's scripts (maturin, ...) come first on PATH.
     env = {**_toolchain_env(), "PATH": os.pathsep.join([str(Path(python).parent), os.environ.get("PATH", "")])}
     try:
-        parity_plan.build(names, _declared(), python, ROOT,
-                          lambda command, env_: session.run(*command, env=env_, external=True), env)
+        parity_plan.build(names, found, lambda command, env_: session.run(*command, env=env_, external=True), env)
     except parity_plan.PlanError as exc:
         session.error(str(exc))
 
 
 def _impls_from_posargs(session: nox.Session) -> list[str]:
-    found, broken = parity_plan.read_declarations(IMPLEMENTATIONS)
+    """The implementations `--impls=` asks for (default: every declared one), as the harness reads them."""
+    found, broken = _declared(session)
     try:
         names, warnings = parity_plan.select(session.posargs, found, broken,
                                              os.environ.get("PARITY_REQUIRE_ALL") == "1")
@@ -220,6 +238,7 @@ def build_wasm(session: nox.Session) -> None:
 @nox.session(name="build-pyodide")
 def build_pyodide(session: nox.Session) -> None:
     """Install the pinned Pyodide (npm ci in pyodide_host/) and smoke-start the reference on it."""
+    _install_project(session)  # the harness reads the declarations
     _build_impls(session, ["pyodide"])
 
 
@@ -227,11 +246,11 @@ def build_pyodide(session: nox.Session) -> None:
 def parity(session: nox.Session) -> None:
     """Build what is asked for (default: every declared implementation) and run the parity suites on each.
 
-    `nox -s parity -- --impls=reference,pyo3` restricts the run; an implementation that was asked
-    for and cannot be built fails the session.
+    `nox -s parity -- --impls=reference,pyo3` restricts the run (an implementation of PARITY_IMPLEMENTATIONS
+    too); an implementation that was asked for and is unknown, broken or cannot be built fails the session.
     """
+    _install_project(session)  # first: the harness's reader, in the session's interpreter, reads the declarations
     names = _impls_from_posargs(session)
-    _install_project(session)
     _build_impls(session, names)
     extra = [arg for arg in session.posargs if not arg.startswith("--impls=")]
     reports = ROOT / "reports"
@@ -250,7 +269,7 @@ def bench(session: nox.Session) -> None:
     """Side by side in one run: each implementation's bare cost against the harness's path, its start-up,
     the fuzzer's rate; goals stated for the implementations that keep `speed_goals` (reports/bench.json)."""
     _install_project(session)
-    _build_impls(session, list(_declared()))
+    _build_impls(session)
     args = list(session.posargs)
     baseline = None
     if "--baseline" in args:  # `nox -s bench -- --baseline REV`: the core's bare cost per op against REV too
@@ -269,7 +288,7 @@ def fuzz(session: nox.Session) -> None:
     """Fuzz every implementation for divergences: `nox -s fuzz -- --minutes 10` (other options: see
     `python -m harness fuzz --help`). Exits non-zero on a new divergence; report in reports/."""
     _install_project(session)
-    _build_impls(session, list(_declared()))
+    _build_impls(session)
     session.run("python", "-m", "harness", "fuzz", *(session.posargs or ["--minutes", "1"]))
 
 
@@ -279,7 +298,7 @@ def sweep(session: nox.Session) -> None:
     --list`); `nox -s sweep -- --shard 1/4`, `--templates`, `--range`, `--impls`. Resumes from its
     checkpoint; exits non-zero on a new divergence class; report in reports/sweep-report.json."""
     _install_project(session)
-    _build_impls(session, list(_declared()))
+    _build_impls(session)
     session.run("python", "-m", "harness", "sweep", *session.posargs)
 
 
@@ -287,7 +306,7 @@ def sweep(session: nox.Session) -> None:
 def plants(session: nox.Session) -> None:
     """Plant the divergences of tools/plants.py; each must be found by the fuzzer within 60 s with its cause."""
     _install_project(session)
-    _build_impls(session, list(_declared()))
+    _build_impls(session)
     session.run("python", "-m", "tools.plants", *session.posargs)
 
 
@@ -333,6 +352,6 @@ def dev(session: nox.Session) -> None:
     python = str(venv / "bin" / "python")
     session.run(python, "-m", "pip", "install", "--quiet", "--upgrade", "pip", external=True)
     session.run(python, "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[test]", "maturin>=1.5,<2", external=True)
-    _build_impls(session, list(_declared()), python=python)
+    _build_impls(session, python=python)
     session.log("Ready: .venv/bin/python -m harness impls")
     session.run(python, "-m", "harness", "impls", external=True)

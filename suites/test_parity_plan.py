@@ -1,11 +1,14 @@
 """nox -s parity cannot pass without testing what it was asked for (tools/parity_plan.py): a broken or
 unknown implementation that was asked for stops it, a failing build stops it (never drops that
-implementation and goes on), and an implementation that ran no test fails it."""
+implementation and goes on), and an implementation that ran no test fails it. The declarations are the
+harness's (read_declarations runs harness/testees/impls.py); suites/test_outside_impl.py runs the
+noxfile's sessions on one declared outside the project."""
 
 from __future__ import annotations
 
 import ast
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,10 +22,19 @@ from tools.parity_plan import PlanError
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _declare(folder: Path, name: str, build: list[list[str]]) -> None:
+def _declare(folder: Path, name: str, build: list[list[str]], start: list[str] | None = None,
+             hint: str = "") -> None:
     folder.mkdir(exist_ok=True)
-    (folder / f"{name}.json").write_text(json.dumps(
-        {"start": {"command": [sys.executable, "-c", "pass"]}, "build": build, "hint": f"build {name}"}))
+    (folder / f"{name}.json").write_text(json.dumps({
+        "schema": "implementation-v1", "name": name, "description": "a test declaration", "language": "Python",
+        "oracle": False, "contracts": ["v1"], "start": {"command": start or ["{python}", "-c", "pass"]},
+        "build": build, "expected": None, "deadlines": {"startup": 10, "request": 10},
+        "hint": hint or f"build {name}"}))
+
+
+def _read(folder: Path) -> tuple[dict[str, dict], dict[str, str]]:
+    """The declarations as nox gets them: the project's and those of `folder` (PARITY_IMPLEMENTATIONS)."""
+    return parity_plan.read_declarations(sys.executable, dict(os.environ, PARITY_IMPLEMENTATIONS=str(folder)))
 
 
 def _subprocess_run(command: list[str], env: dict[str, str]) -> int:
@@ -32,47 +44,49 @@ def _subprocess_run(command: list[str], env: dict[str, str]) -> int:
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
     decl = tmp_path / "implementations"
-    _declare(decl, "good", [[sys.executable, "-c", f"open({str(tmp_path / 'good-built')!r}, 'w')"]])
-    _declare(decl, "broken-build", [[sys.executable, "-c", "raise SystemExit(3)"]])
-    _declare(decl, "later", [[sys.executable, "-c", f"open({str(tmp_path / 'later-built')!r}, 'w')"]])
+    _declare(decl, "good", [["{python}", "-c", "open('{here}/good-built', 'w')"]])
+    _declare(decl, "broken-build", [["{python}", "-c", "raise SystemExit(3)"]])
+    _declare(decl, "later", [["{python}", "-c", "open('{here}/later-built', 'w')"]])
     (decl / "unreadable.json").write_text("{not json")
     return decl
 
 
-def test_a_failing_build_stops_the_run_and_names_the_implementation(folder: Path, tmp_path: Path) -> None:
-    found, _ = parity_plan.read_declarations(folder)
+def test_a_failing_build_stops_the_run_and_names_the_implementation(folder: Path) -> None:
+    found, _ = _read(folder)
     env = {"PATH": str(Path(sys.executable).parent)}
     with pytest.raises(PlanError, match="broken-build: build command .* exited with status 3"):
-        parity_plan.build(["good", "broken-build", "later"], found, sys.executable, tmp_path, _subprocess_run, env)
-    assert (tmp_path / "good-built").exists() and not (tmp_path / "later-built").exists()
+        parity_plan.build(["good", "broken-build", "later"], found, _subprocess_run, env)
+    assert (folder / "good-built").exists() and not (folder / "later-built").exists()  # {here}: its folder
 
 
-def test_a_runner_that_raises_stops_the_run(folder: Path, tmp_path: Path) -> None:
+def test_a_runner_that_raises_stops_the_run(folder: Path) -> None:
     """nox's session.run raises on a failing command; that must stop the run too, named."""
-    found, _ = parity_plan.read_declarations(folder)
+    found, _ = _read(folder)
 
     def nox_like(command: list[str], env: dict[str, str]) -> None:
         if _subprocess_run(command, env):
             raise RuntimeError("Returned code 3")
 
     with pytest.raises(PlanError, match="broken-build: build command .* failed: Returned code 3"):
-        parity_plan.build(["broken-build"], found, sys.executable, tmp_path, nox_like, {"PATH": ""})
+        parity_plan.build(["broken-build"], found, nox_like, {"PATH": ""})
 
 
-def test_a_start_program_missing_from_path_is_named(folder: Path, tmp_path: Path) -> None:
-    _declare(folder, "nowhere", [])
-    (folder / "nowhere.json").write_text(json.dumps({"start": {"command": ["no-such-program-x"]}, "build": [],
-                                                     "hint": "install it"}))
-    found, _ = parity_plan.read_declarations(folder)
+def test_a_start_program_missing_from_path_is_named(folder: Path) -> None:
+    _declare(folder, "nowhere", [], start=["no-such-program-x"], hint="install it")
+    _declare(folder, "made", [["{python}", "-c", "open('{here}/made-testee', 'w')"]], start=["{here}/made-testee"])
+    found, _ = _read(folder)
     with pytest.raises(PlanError, match="nowhere: `no-such-program-x` is not on PATH; install it"):
-        parity_plan.build(["nowhere"], found, sys.executable, tmp_path, _subprocess_run, {"PATH": "/nonexistent"})
+        parity_plan.build(["nowhere"], found, _subprocess_run, {"PATH": "/nonexistent"})
+    parity_plan.build(["made"], found, _subprocess_run, {"PATH": "/nonexistent"})  # a path: the build makes it
+    assert (folder / "made-testee").exists()
 
 
 def test_selection(folder: Path) -> None:
-    found, broken = parity_plan.read_declarations(folder)
-    assert set(broken) == {"unreadable"}
+    found, broken = _read(folder)
+    assert set(broken) == {"unreadable"} and str(folder / "unreadable.json") in broken["unreadable"]
     names, warnings = parity_plan.select([], found, broken, require_all=False)
-    assert names == ["broken-build", "good", "later"] and warnings and "unreadable" in warnings[0]
+    assert names[0] == "reference" and {"broken-build", "good", "later"} <= set(names)  # the oracle first
+    assert warnings and "unreadable" in warnings[0]
     assert parity_plan.select(["--impls=good"], found, broken, require_all=True)[0] == ["good"]
     with pytest.raises(PlanError, match="unreadable: broken declaration"):
         parity_plan.select([], found, broken, require_all=True)
@@ -121,7 +135,13 @@ def test_the_parity_session_uses_the_plan() -> None:
                 and isinstance(node.func.value, ast.Name) else getattr(node.func, "id", "")
                 for node in ast.walk(functions[function]) if isinstance(node, ast.Call)}
 
-    assert {"_impls_from_posargs", "_build_impls", "parity_plan.pytest_args", "parity_plan.check_ran"} <= \
-        calls("parity")
-    assert "parity_plan.select" in calls("_impls_from_posargs")
-    assert "parity_plan.build" in calls("_build_impls")
+    assert {"_install_project", "_impls_from_posargs", "_build_impls", "parity_plan.pytest_args",
+            "parity_plan.check_ran"} <= calls("parity")
+    assert {"parity_plan.select", "_declared"} <= calls("_impls_from_posargs")
+    assert {"parity_plan.build", "_declared"} <= calls("_build_impls")
+    assert "parity_plan.read_declarations" in calls("_declared")  # the harness's reader, nowhere else
+    order = [node.value.func.id for node in functions["parity"].body if isinstance(node, ast.Expr)
+             and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)]
+    assert order.index("_install_project") < order.index("_build_impls")  # the reader needs the project
+    source = (ROOT / "noxfile.py").read_text()
+    assert "\"implementations\"" not in source and "\"*.json\"" not in source  # no reader of its own

@@ -1,7 +1,11 @@
 """What `nox -s parity` builds and runs, as functions the noxfile calls and the tests check.
 
 Standard library only: the noxfile imports it from nox's own virtualenv, where the project is not
-installed. Three jobs, each a place where a parity run could pass without testing what was asked:
+installed. It reads no declaration itself: `read_declarations` runs the harness's one reader
+(harness/testees/impls.py, `python -m harness.testees.impls`) with the session's interpreter, so every
+session sees the declarations the harness sees (implementations/ and the folders of PARITY_IMPLEMENTATIONS),
+broken ones the same, `{python}`, `{root}` and `{here}` expanded the same. Three jobs, each a place where a
+parity run could pass without testing what was asked:
 
 * `select`: the implementations a run covers (all declared, or `--impls=`); a broken or unknown one
   that was asked for is an error, never a silent leave-out;
@@ -15,35 +19,48 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from harness.model import untrusted
 
+ROOT = Path(__file__).resolve().parent.parent
+
 
 class PlanError(Exception):
     """The run must stop; the message says which implementation and why."""
 
 
-def read_declarations(folder: Path) -> tuple[dict[str, dict], dict[str, str]]:
-    """(the declarations that read as JSON objects with what a build needs, by name; the broken ones:
-    name -> file, field and fix). The harness validates them fully against their schema."""
-    found: dict[str, dict] = {}
-    broken: dict[str, str] = {}
-    for path in sorted(folder.glob("*.json")):
-        try:  # the harness's untrusted reader (standard library only): bounded, strict, an object
-            data = untrusted.read_document(path, "declaration", unique_keys=True)
-        except untrusted.BadDocument as exc:
-            broken[path.stem] = f"{exc}; fix: make it a JSON object (schemas/implementation-v1.schema.json)"
-            continue
-        missing = [field for field in ("start", "build", "hint") if field not in data]
-        if missing or not isinstance(data.get("start"), dict) or not isinstance(data.get("build"), list):
-            where = missing[0] if missing else "start" if not isinstance(data.get("start"), dict) else "build"
-            broken[path.stem] = (f"{path}: field {where}: missing or of the wrong type; fix: see "
-                                 "schemas/implementation-v1.schema.json")
-            continue
-        found[path.stem] = data
+READER = ("-m", "harness.testees.impls")  # prints harness.testees.impls.plan() as one JSON object
+READ_TIMEOUT = 300  # seconds: it imports the harness and reads a few small files
+
+
+def read_declarations(python: str, environ: dict[str, str] | None = None) -> tuple[dict[str, dict], dict[str, str]]:
+    """(the declarations that load, by name, the oracle first: each its `source`, `start`, `build` and `hint`,
+    placeholders expanded; the broken ones: name -> file, problem and fix), as the harness reads them: its
+    reader run by `python` (an interpreter with the project installed; `{python}` is that interpreter), in
+    `environ` (default: this process's, PARITY_IMPLEMENTATIONS included). PlanError when they cannot be read
+    at all (a folder that does not exist, not exactly one oracle: the harness's message; no project there)."""
+    command = [python, *READER]
+    try:
+        done = subprocess.run(command, cwd=ROOT, env=environ, capture_output=True, text=True, errors="replace",
+                              timeout=READ_TIMEOUT, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise PlanError(f"cannot read the implementation declarations with {python}: {exc}") from None
+    said = done.stderr.strip().removeprefix("error: ")
+    if done.returncode != 0:
+        hint = "" if done.returncode == 2 else f"; is the project installed in {python}? (`pip install -e .`)"
+        raise PlanError(f"the implementation declarations do not read ({' '.join(command)}: status "
+                        f"{done.returncode}): {said[-3000:] or 'no message'}{hint}")
+    try:
+        plan = untrusted.loads(done.stdout, want=dict)
+        found, broken = plan["found"], plan["broken"]
+        if not isinstance(found, dict) or not isinstance(broken, dict):
+            raise TypeError("found and broken are not objects")
+    except (ValueError, KeyError, TypeError) as exc:
+        raise PlanError(f"{' '.join(command)} printed no plan of the declarations ({exc})") from None
     return found, broken
 
 
@@ -71,25 +88,26 @@ def select(posargs: list[str], found: dict[str, dict], broken: dict[str, str],
     return names, warnings
 
 
-def build(names: list[str], found: dict[str, dict], python: str, root: Path,
-          run: Callable[[list[str], dict[str, str]], Any], env: dict[str, str]) -> None:
+def build(names: list[str], found: dict[str, dict], run: Callable[[list[str], dict[str, str]], Any],
+          env: dict[str, str]) -> None:
     """Run every build command of every implementation in `names`, in order, with `run(command, env)`
-    (nox's session.run, or subprocess in tests): `{python}` and `{root}` are filled in. The program a
-    start command needs must be on PATH first. A command that fails (run raises, or returns a non-zero
-    status) stops everything with PlanError naming the implementation: never a run without it."""
+    (nox's session.run, or subprocess in tests), as `read_declarations` gives them (placeholders expanded
+    by the harness). The program a start command names bare (`node`) must be on PATH first; one named by a
+    path (`{here}/bin/testee`) may be what the build makes. A command that fails (run raises, or returns a
+    non-zero status) stops everything with PlanError naming the implementation: never a run without it."""
     for name in names:
         declaration = found[name]
-        program = declaration["start"].get("command", [None])[0]
-        if program and "{" not in program and shutil.which(program, path=env.get("PATH")) is None:
+        program = (declaration["start"].get("command") or [None])[0]
+        bare = program and "/" not in program and os.sep not in program
+        if bare and shutil.which(program, path=env.get("PATH")) is None:
             raise PlanError(f"{name}: `{program}` is not on PATH; {declaration['hint']}")
         for command in declaration["build"]:
-            expanded = [token.replace("{python}", python).replace("{root}", str(root)) for token in command]
             try:
-                status = run(expanded, env)
+                status = run(list(command), env)
             except Exception as exc:  # nox raises its own CommandFailed; any failure stops the run
-                raise PlanError(f"{name}: build command {' '.join(expanded)} failed: {exc}") from exc
+                raise PlanError(f"{name}: build command {' '.join(command)} failed: {exc}") from exc
             if isinstance(status, int) and not isinstance(status, bool) and status != 0:
-                raise PlanError(f"{name}: build command {' '.join(expanded)} exited with status {status}")
+                raise PlanError(f"{name}: build command {' '.join(command)} exited with status {status}")
 
 
 REPORTS = {  # what the parity suites write, by option, into the run's reports folder

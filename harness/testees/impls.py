@@ -9,6 +9,11 @@ read the declarations; adding an implementation changes nothing here.
 More declarations can be added from outside the project with ``PARITY_IMPLEMENTATIONS`` (folders,
 separated by the path separator), e.g. a fake implementation in a test.
 
+This module is the one reader of declarations. The nox sessions, which run under nox's own interpreter
+(no project, no jsonschema), get what they build from ``python -m harness.testees.impls`` run with the
+session's interpreter (``plan``; tools/parity_plan.py reads it): the same files, the same verdicts, the
+same placeholders expanded.
+
 Every implementation answers ``call(op, args) -> response``, where a response is the protocol's
 ``{"ok": <return value>}`` or ``{"error": {"code", "message"}}``. Codes are the contract's, plus the
 harness's own for failures that are not contract errors:
@@ -40,7 +45,7 @@ from harness.model import hostvalues, paths, untrusted
 from harness.model.names import did_you_mean
 from harness.model.paths import SCHEMAS
 from harness.model.registry import OPS
-from harness.model.status import UsageError
+from harness.model.status import UsageError, exit_with
 from harness.testees.command import DEFAULT_MAX_LINE_BYTES, CommandTestee
 from harness.testees.errors import HARNESS_CODES, ImplementationUnavailable, UnknownImplementation
 from harness.testees.findings import DEFAULT_MAX_FAULTS
@@ -369,6 +374,29 @@ def check_handshake(testee: CommandTestee, declared: Implementation) -> None:
                             f"unicode_versions answer is {json.dumps(versions)[:200]}")
 
 
+def plan() -> dict[str, Any]:
+    """What the nox sessions build and start, as JSON (tools/parity_plan.py): every implementation of
+    ``names()`` (the oracle first) with its start and build commands as read here, ``{python}`` (this
+    interpreter), ``{root}`` and ``{here}`` expanded, its hint and its file; and the broken declarations
+    (file stem -> the file, the problem and the fix). A DeclarationError (a folder of PARITY_IMPLEMENTATIONS
+    that does not exist, not exactly one oracle) stops it: status 2, the problem named."""
+    read = _current()
+    found = {}
+    for name in names():
+        declared = read.found[name]
+        start: dict[str, Any] = ({"python": declared.python_module} if declared.in_process
+                                 else {"command": list(declared.command or ())})
+        found[name] = {"source": str(declared.source), "start": start,
+                       "build": [list(command) for command in declared.build], "hint": declared.hint}
+    return {"found": found, "broken": dict(read.broken)}
+
+
+def main() -> int:
+    """``python -m harness.testees.impls``: the plan of the declarations on stdout, one JSON object."""
+    print(json.dumps(plan(), indent=1))
+    return 0
+
+
 def request_deadline_of(declared: Implementation) -> float:
     """Its request deadline, as the client enforces it (PARITY_REQUEST_TIMEOUT included); 0 in process."""
     return 0.0 if declared.in_process else _override("REQUEST", declared.request_deadline)
@@ -394,4 +422,8 @@ def available() -> list[str]:
 __all__ = ["HARNESS_CODES", "OPS", "CommandTestee", "DeclarationError", "broken", "check_handshake", "InProcess",
            "Implementation",
            "ImplementationUnavailable", "UnknownImplementation", "available", "declaration", "declarations", "get_impl",
-           "names", "oracle"]
+           "names", "oracle", "plan"]
+
+
+if __name__ == "__main__":
+    exit_with(main)

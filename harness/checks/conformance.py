@@ -2,8 +2,11 @@
 NormalizationTest.txt (the NFC invariants c2 == NFC(c1) == NFC(c2) == NFC(c3), c4 == NFC(c4) ==
 NFC(c5)), and the version skew that reveals.
 
-Only Unicode 15.0.0's file is vendored (data/unicode-15.0.0, from Debian's unicode-data, with
-its license). A failure on a line whose characters were all assigned before the implementation's
+Each implementation is checked against the file of the Unicode version it reports for normalization
+(``file_for``): data/unicode-<version>/NormalizationTest.txt.bz2, 18.0.0's from the icu_normalizer crate
+(tools/make_normalization_tests.py), 15.0.0's from Debian's unicode-data, each with its license. A version
+with no file (16.0.0: no reachable package ships it) is checked against the newest older file, and the
+result says so. A failure on a line whose characters were all assigned before the implementation's
 reported normalization version is non-conformance; one that involves characters newer than that
 version is version skew, reported but expected. Characters newer than the file are not covered
 here; the differential suites compare them against the reference.
@@ -22,11 +25,29 @@ from harness.model.unicode_info import age
 from harness.testees.testee import Testee
 
 DATA = paths.DATA
-DEFAULT_FILE = DATA / "unicode-15.0.0" / "NormalizationTest.txt.bz2"
+FILE_NAME = "NormalizationTest.txt.bz2"
+DEFAULT_FILE = DATA / "unicode-15.0.0" / FILE_NAME
 
 
 def _key(version: str) -> tuple[int, ...]:
     return tuple(int(x) for x in version.split("."))
+
+
+def files() -> dict[str, Path]:
+    """Every vendored NormalizationTest file, by its Unicode version."""
+    return {path.parent.name.removeprefix("unicode-"): path for path in sorted(DATA.glob(f"unicode-*/{FILE_NAME}"))}
+
+
+def file_for(version: str) -> Path:
+    """The file of ``version``, else the newest older one, else the oldest there is."""
+    found = files()
+    if version in found:
+        return found[version]
+    try:
+        older = [v for v in found if _key(v) <= _key(version)]
+    except ValueError:  # not a version: the oldest file
+        older = []
+    return found[max(older, key=_key)] if older else found[min(found, key=_key)]
 
 
 def load(path: Path = DEFAULT_FILE) -> tuple[str, list[tuple[str, ...]]]:

@@ -53,10 +53,10 @@ def check_replaceable(path: Path, replaces: Collection[str], what: str = "docume
                            "one, never over another file: move it away or name another path")
 
 
-def atomic_write(path: Path, text: str, *, replaces: Collection[str] | None = None,
+def atomic_write(path: Path, text: str | bytes, *, replaces: Collection[str] | None = None,
                  what: str = "document") -> None:
-    """Write ``text`` (ASCII) to a temporary file in the same directory, fsync, then rename it over
-    ``path``: a reader sees the old file or the new one, never a part, and an interrupted write leaves
+    """Write ``text`` (ASCII, or bytes as they are) to a temporary file in the same directory, fsync, then
+    rename it over ``path``: a reader sees the old file or the new one, never a part, and an interrupted write leaves
     no temporary file behind. ``replaces``: the schemas a file already at ``path`` may have (see
     ``check_replaceable``); None writes over whatever is there."""
     if replaces is not None:
@@ -64,7 +64,8 @@ def atomic_write(path: Path, text: str, *, replaces: Collection[str] | None = No
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="ascii", newline="\n") as handle:
+        with (os.fdopen(fd, "wb") if isinstance(text, bytes)
+              else os.fdopen(fd, "w", encoding="ascii", newline="\n")) as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())

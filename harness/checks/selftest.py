@@ -6,7 +6,10 @@ validates every line it gets back against the protocol's JSON Schema (schemas/pr
 answered in order with their ids; the trace of each op it lists in ``traces`` (a valid trace that ends in
 the op's own answer; an op it does not list refused); bad requests answered ``bad_request``, not a crash; and that the
 harness's client survives the testee dying mid-run (the request reports ``crash``, the next one is
-answered by a fresh process). Prints one line per check; exit status 1 if any fails.
+answered by a fresh process). The start handshake waits the declared start-up deadline, every other line
+the request deadline, as the command client does (PARITY_STARTUP_TIMEOUT / PARITY_REQUEST_TIMEOUT included);
+a line past its deadline fails the selftest, named (``startup_deadline``, ``timeout``). Prints one line per
+check; exit status 1 if any fails.
 """
 
 from __future__ import annotations
@@ -25,8 +28,15 @@ from harness.model import hostvalues, untrusted
 from harness.model.paths import SCHEMAS
 from harness.model.registry import OPS, RETURN_TYPES
 from harness.model.traces import TRACE_OP
-from harness.testees.command import PROTOCOL_VERSION, CommandTestee, TesteeProcess, same_id, start_request
-from harness.testees.impls import ROOT, Implementation, declaration, get_impl
+from harness.testees.command import (
+    BATCH_SECONDS_PER_REQUEST,
+    PROTOCOL_VERSION,
+    CommandTestee,
+    TesteeProcess,
+    same_id,
+    start_request,
+)
+from harness.testees.impls import ROOT, Implementation, _override, declaration, get_impl
 from harness.testees.traces import problems as trace_problems
 
 SCHEMA = SCHEMAS / "protocol-v2.schema.json"
@@ -60,18 +70,43 @@ def command_of(declared: Implementation) -> list[str]:
     return [sys.executable, "-m", "harness", "run", "--impl", declared.name]
 
 
-class _Raw:
-    """The testee as a process: one line out, one line back, within the request deadline."""
+def deadlines_of(declared: Implementation) -> tuple[float, float]:
+    """(start-up, request): the declared deadlines as the command client waits them (PARITY_STARTUP_TIMEOUT /
+    PARITY_REQUEST_TIMEOUT override every one), an in-process implementation's too (its ``harness run``)."""
+    return _override("STARTUP", declared.startup_deadline), _override("REQUEST", declared.request_deadline)
 
-    def __init__(self, command: list[str], env: dict[str, str], deadline: float) -> None:
-        self.deadline = deadline
+
+class Late(RuntimeError):
+    """No answer within the line's deadline; the message names it as the harness does (``startup_deadline``,
+    the finding of a start past its deadline; ``timeout``, the code of a request past its deadline)."""
+
+
+class _Raw:
+    """The testee as a process: one line out, one line back; the start handshake within the start-up deadline,
+    every other line within the request deadline, as the command client waits (harness/testees/command.py)."""
+
+    def __init__(self, command: list[str], env: dict[str, str], startup_deadline: float,
+                 request_deadline: float) -> None:
+        self.startup_deadline = startup_deadline
+        self.request_deadline = request_deadline
         self.proc = TesteeProcess(command, env, ROOT)
 
-    def ask(self, line: str) -> Any:
+    def start(self) -> Any:
+        """The start handshake's answer, within the start-up deadline."""
+        return self._exchange(json.dumps(start_request()), self.startup_deadline, "the start-up deadline",
+                              "startup_deadline", shown="the start handshake")
+
+    def ask(self, line: str, batch: int = 0) -> Any:
+        """The answer to a request line, within the request deadline (a batch line of ``batch`` requests: plus
+        BATCH_SECONDS_PER_REQUEST each, as the command client gives it)."""
+        return self._exchange(line, self.request_deadline + BATCH_SECONDS_PER_REQUEST * batch,
+                              "the request deadline", "timeout")
+
+    def _exchange(self, line: str, seconds: float, deadline: str, kind: str, shown: str | None = None) -> Any:
         self.proc.send([(line + "\n").encode("utf-8")])
-        answer = self.proc.next_line(time.monotonic() + self.deadline)
+        answer = self.proc.next_line(time.monotonic() + seconds)
         if answer == "timeout":
-            raise RuntimeError(f"no answer within {self.deadline:g} s to {line[:200]}")
+            raise Late(f"no answer within {seconds:g} s, {deadline} ({kind}), to {shown or line[:200]}")
         if answer is None:
             raise RuntimeError(f"the testee closed its output (exit status {self.proc.exit_status()})"
                                + self.proc.stderr_text())
@@ -90,7 +125,7 @@ def selftest(name: str) -> Report:
     report = Report()
     declared = declaration(name)
     env = {**os.environ, **declared.env}
-    raw = _Raw(command_of(declared), env, declared.request_deadline)
+    raw = _Raw(command_of(declared), env, *deadlines_of(declared))
     try:
         _protocol_checks(report, declared, raw)
     except (RuntimeError, ValueError, OSError) as exc:
@@ -104,13 +139,19 @@ def selftest(name: str) -> Report:
 
 def _protocol_checks(report: Report, declared: Implementation, raw: _Raw) -> None:
     started = time.monotonic()
-    answer = raw.ask(json.dumps(start_request()))
+    deadline = (f"declared start-up deadline {declared.startup_deadline:g} s"
+                + ("" if raw.startup_deadline == declared.startup_deadline else
+                   f", waited {raw.startup_deadline:g} s (PARITY_STARTUP_TIMEOUT)"))
+    try:
+        answer = raw.start()
+    except Late as late:
+        report.check(False, "start answered within the start-up deadline", f"{late}; {deadline}")
+        return
     seconds = time.monotonic() - started
     if not report.check(not _problem("startResponse", answer), "start: a valid self-description",
                         _problem("startResponse", answer) or json.dumps(answer.get("ok", {}), sort_keys=True)[:300]):
         return
-    report.check(seconds <= declared.startup_deadline, f"start answered in {seconds:.2f} s",
-                 f"declared start-up deadline {declared.startup_deadline:g} s")
+    report.check(seconds <= raw.startup_deadline, f"start answered in {seconds:.2f} s", deadline)
     served = set(answer["ok"]["contracts"])
     served_traces = answer["ok"].get("traces") or []
     report.check(set(declared.contracts) <= served, "the testee serves the contracts its declaration names",
@@ -134,7 +175,7 @@ def _protocol_checks(report: Report, declared: Implementation, raw: _Raw) -> Non
     _trace_checks(report, raw, served_traces, first, answers)
 
     batch = [{"id": f"b{i}", "op": op_name, "args": args} for i, (op_name, (_, args)) in enumerate(first.items())]
-    answer = raw.ask(json.dumps({"id": "batch", "batch": batch}))
+    answer = raw.ask(json.dumps({"id": "batch", "batch": batch}), batch=len(batch))
     problem = _problem("batchResponse", answer)
     if not problem and (len(answer["batch"]) != len(batch) or
                         not all(same_id(r.get("id"), q["id"]) for r, q in zip(answer["batch"], batch, strict=False))):

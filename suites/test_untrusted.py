@@ -128,17 +128,20 @@ def test_the_page_skips_a_deep_file_among_the_reports(tmp_path: Path) -> None:
     assert page.latest_reports(tmp_path) == []
 
 
-def test_the_plan_of_nox_breaks_a_deep_declaration_alone(tmp_path: Path) -> None:
+def test_the_plan_of_nox_breaks_a_deep_declaration_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """nox plans through the harness's own reader of declarations: a deep one and one with a key twice are
+    each broken alone, named with their file; the others are planned."""
+    import sys
+
     from tools import parity_plan
 
     (tmp_path / "deep.json").write_text(DEEP, encoding="utf-8")
     (tmp_path / "twice.json").write_text('{"start": {}, "start": {}, "build": [], "hint": ""}', encoding="utf-8")
-    (tmp_path / "good.json").write_text(json.dumps({"start": {"command": ["x"]}, "build": [], "hint": "h"}),
-                                        encoding="utf-8")
-    found, broken = parity_plan.read_declarations(tmp_path)
-    assert sorted(found) == ["good"]
+    monkeypatch.setenv("PARITY_IMPLEMENTATIONS", str(tmp_path))
+    found, broken = parity_plan.read_declarations(sys.executable)
+    assert "reference" in found and not {"deep", "twice"} & set(found)
     assert sorted(broken) == ["deep", "twice"]
-    assert "levels" in broken["deep"] and str(tmp_path) in broken["deep"]
+    assert "nesting deeper" in broken["deep"] and str(tmp_path) in broken["deep"]
     assert "twice" in broken["twice"]
 
 

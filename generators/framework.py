@@ -24,8 +24,8 @@ from typing import Any
 from harness.model import hostvalues, unicode_tables
 from harness.model.files import atomic_write
 from harness.model.registry import check_args, get_op
+from harness.testees.impls import declaration, oracle
 from reference import ContractError, unicode_versions
-from reference.unicode_data import CASE_MAPPING_BY_PYTHON
 
 from . import steps, unicode_stability
 
@@ -181,17 +181,18 @@ def build_document(spec: FixtureSpec, status: str = "unreleased") -> dict[str, A
 
 def reference_versions() -> dict[str, Any]:
     """The Unicode data the reference reads, the same on every Python it supports: its case mapping as the
-    versions of all of them (reference.unicode_data.CASE_MAPPING_BY_PYTHON; the inputs are stable across
-    them, unicode_stability), so a fixture is byte for byte the same whichever of them generates it."""
+    versions of all of them (its declaration's unicode_platforms; the inputs are stable across them,
+    unicode_stability), so a fixture is byte for byte the same whichever of them generates it."""
     running = json.loads(unicode_versions())
-    supported = sorted(set(CASE_MAPPING_BY_PYTHON.values()), key=unicode_tables.version_key)
+    declared = declaration(oracle())
+    supported = sorted(declared.platform_versions("case_mapping"), key=unicode_tables.version_key)
     if running["case_mapping"] not in supported:
         python = ".".join(map(str, sys.version_info[:2]))
         raise GeneratorError(
             f"this Python ({python}) lowercases with Unicode {running['case_mapping']}, not one of the versions of "
-            f"the Pythons the reference supports ({', '.join(supported)}; reference/unicode_data.py "
-            "CASE_MAPPING_BY_PYTHON): add it there, with its table (python -m tools.make_unicode_tables "
-            f"--versions {running['case_mapping']}), or generate on a supported Python")
+            f"the Pythons the reference supports ({', '.join(supported) or 'none declared'}; unicode_platforms in "
+            f"{declared.source}): add it there, with its table (python -m tools.make_unicode_tables --versions "
+            f"{running['case_mapping']}), or generate on a supported Python")
     return {**running, "case_mapping": supported}
 
 

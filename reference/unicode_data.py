@@ -17,9 +17,6 @@ import unicodedata2
 
 NORMALIZATION_VERSION: str = unicodedata2.unidata_version
 CASE_MAPPING_VERSION: str = unicodedata.unidata_version
-# The Unicode version of str.lower on each CPython the reference supports (pyproject.toml's requires-python):
-# the case mapping it reads depends on the interpreter it runs on, and nothing else.
-CASE_MAPPING_BY_PYTHON = {"3.11": "14.0.0", "3.12": "15.0.0", "3.13": "15.1.0"}
 WHITE_SPACE_VERSION = "contract-v1"
 
 # White_Space, exactly as listed in contract v1 (section normalize_fact_text, step 6).

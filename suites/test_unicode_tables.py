@@ -135,3 +135,31 @@ def test_fuzz_with_a_platform_of_no_table_is_status_2_and_writes_nothing(tmp_pat
     assert "Unicode 19.0.0 read by fake (case_mapping)" in done.stderr and "Traceback" not in done.stderr
     assert "make_unicode_tables --versions 19.0.0" in done.stderr
     assert not report.exists()
+
+
+@pytest.mark.parametrize("python_unicode", ["14.0.0", "15.0.0", "15.1.0"])
+def test_an_expected_skew_entry_is_the_same_worked_out_on_every_python(python_unicode: str) -> None:
+    """`expected update` on 3.11, 3.12 or 3.13 writes the same characters for the reference-vs-wasm case-mapping
+    skew: the reference's side is every version its declaration names for its platforms, not only this one."""
+    from harness.differential.expected import entry_characters
+
+    def chars(reference: str) -> list[str]:
+        versions = {"reference": {"case_mapping": reference, "normalization": "18.0.0"},
+                    "wasm": {"case_mapping": "17.0.0", "normalization": "18.0.0"}}
+        return entry_characters("wasm", "unicode_version_skew", "case_mapping", frozenset(), versions)
+
+    assert chars(python_unicode) == chars("14.0.0")
+    union = set().union(*(differing("case_mapping", v, "17.0.0") for v in ("14.0.0", "15.0.0", "15.1.0")))
+    from harness.differential.explain import parse_char_ranges
+    assert parse_char_ranges(chars(python_unicode)) == union
+
+
+def test_a_platform_the_oracle_does_not_declare_is_a_configuration_error() -> None:
+    from harness.testees.impls import DeclarationError, check_platforms
+
+    check_platforms({"reference": {"case_mapping": "15.1.0"}, "wasm": {"case_mapping": "17.0.0"}})
+    with pytest.raises(DeclarationError) as refused:
+        check_platforms({"reference": {"case_mapping": "16.0.0"}})
+    said = str(refused.value)
+    assert "reference reads Unicode 16.0.0 for case_mapping" in said and "CPython 3.13: 15.1.0" in said
+    assert "reference.json" in said and refused.value.status == 2

@@ -35,7 +35,7 @@ from harness.model.files import atomic_write
 from harness.model.paths import SCHEMAS
 from harness.model.registry import OPS
 from harness.model.untrusted import BadDocument
-from harness.testees.impls import ImplementationUnavailable, declaration, oracle
+from harness.testees.impls import ImplementationUnavailable, declaration, oracle, platform_versions
 from harness.testees.testee import Testee
 
 EXPECTED_DIR = paths.EXPECTED
@@ -270,23 +270,32 @@ def entry_id(op: str, cause: str, args: dict[str, Any]) -> str:
     return f"{op.replace('_', '-')}-{cause.replace('_', '-')}-{digest}"
 
 
-def skew_scope(steps: list[str], mine: dict[str, str], theirs: dict[str, str]) -> frozenset[int]:
+def skew_scope(steps: list[str], mine: dict[str, str], theirs: dict[str, str],
+               platforms: tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]] = ({}, {})) -> frozenset[int]:
     """Every code point whose data for one of these Unicode steps differs between two implementations'
-    versions (data/unicode-tables/; none for a step where one version has no table)."""
+    versions (data/unicode-tables/; none for a step where one version has no table): the versions they report,
+    and for each side the versions it declares for its other platforms (``platforms``: step -> versions), so
+    the scope is the same whichever platform works it out."""
     points: set[int] = set()
     for step in steps:
-        a, b = mine.get(step), theirs.get(step)
-        if a and b and a != b and unicode_tables.has(a, step) and unicode_tables.has(b, step):
-            points |= unicode_tables.differing_set(step, a, b)
+        left = {v for v in (mine.get(step), *platforms[0].get(step, ())) if v}
+        right = {v for v in (theirs.get(step), *platforms[1].get(step, ())) if v}
+        for a in sorted(left):
+            for b in sorted(right):
+                if a != b and unicode_tables.has(a, step) and unicode_tables.has(b, step):
+                    points |= unicode_tables.differing_set(step, a, b)
     return frozenset(points)
 
 
 def entry_characters(impl: str, cause: str, detail: str | None, chars: frozenset[int],
                      versions: dict[str, dict[str, str]]) -> list[str]:
     """What a new or migrated entry lists: the characters its witness's divergence is about, and for a
-    version skew every code point whose data for its step differs between the oracle's and its versions."""
+    version skew every code point whose data for its step differs between the oracle's and its versions, on
+    any platform either declares (unicode_platforms: the reference's case mapping on each Python it supports)."""
     if cause == "unicode_version_skew" and detail and detail != UNEXPLAINED:
-        chars = chars | skew_scope(detail.split("+"), versions.get(oracle(), {}), versions.get(impl, {}))
+        steps = detail.split("+")
+        sides = tuple({step: platform_versions(name, step) for step in steps} for name in (oracle(), impl))
+        chars = chars | skew_scope(steps, versions.get(oracle(), {}), versions.get(impl, {}), sides)  # type: ignore[arg-type]
     return char_ranges(chars)
 
 

@@ -25,6 +25,7 @@ from harness.model.registry import OPS, Op, step_titles
 from harness.model.traces import ARGS, parting_entries
 from harness.model.traces import parse as parse_trace
 from harness.model.unicode_info import describe, interesting
+from harness.testees.impls import check_platforms
 from harness.testees.impls import oracle as oracle_name
 from harness.testees.testee import Testee
 from harness.testees.traces import problems, request_trace, traced_ops
@@ -394,6 +395,7 @@ def unicode_versions_of(impls: dict[str, Testee]) -> dict[str, dict[str, str]]:
         except (ValueError, TypeError):
             out[name] = {}
     unicode_tables.require(out)  # a version with no table: status 2 before anything is compared
+    check_platforms(out)  # a platform an implementation does not declare: status 2 too
     return out
 
 

@@ -33,7 +33,7 @@ import os
 import platform
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
@@ -88,6 +88,12 @@ class Implementation:
     speed_goals: bool = True  # in the set the bench's throughput goals are stated for
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES  # limits.line_bytes
     max_faults: int = DEFAULT_MAX_FAULTS  # limits.faults_in_a_row
+    # unicode_platforms: step -> platform -> the Unicode version it reads there (where that depends on the platform)
+    unicode_platforms: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def platform_versions(self, step: str) -> tuple[str, ...]:
+        """The Unicode versions it may read for ``step`` on the platforms it supports (none declared: ())."""
+        return tuple(sorted(set(self.unicode_platforms.get(step, {}).values())))
 
     def can_express(self, args: dict[str, Any]) -> bool:
         """Whether every argument arrives in its host as the same value (see hostvalues.utf16_merges)."""
@@ -166,6 +172,7 @@ def _load(path: Path) -> Implementation:
         host_strings=data.get("host_strings", "code-points"),
         bare_bench=tuple(_expand(t, here) for t in data["bare_bench"]) if "bare_bench" in data else None,
         speed_goals=data.get("speed_goals", True),
+        unicode_platforms={step: dict(by) for step, by in data.get("unicode_platforms", {}).items()},
         max_line_bytes=data.get("limits", {}).get("line_bytes", DEFAULT_MAX_LINE_BYTES),
         max_faults=data.get("limits", {}).get("faults_in_a_row", DEFAULT_MAX_FAULTS),
     )
@@ -299,6 +306,34 @@ def declaration(name: str) -> Implementation:
     except KeyError:
         raise UnknownImplementation(f"unknown implementation {name!r}{did_you_mean(name, found)}; declared: "
                                     f"{', '.join(found)}") from None
+
+
+def platform_versions(name: str, step: str) -> tuple[str, ...]:
+    """The Unicode versions ``name`` declares for ``step`` on its platforms; () when it declares none or is
+    not declared here (a name from a report of another project)."""
+    found = _current().found
+    return found[name].platform_versions(step) if name in found else ()
+
+
+def check_platforms(versions: dict[str, dict[str, Any]]) -> None:
+    """A DeclarationError (status 2) when an implementation reads, for a step whose versions it declares by
+    platform (unicode_platforms), a version it does not declare: a platform it was never said to run on,
+    whose skews no expected entry was worked out for."""
+    found = _current().found
+    problems = []
+    for name, reported in sorted(versions.items()):
+        if name not in found or not isinstance(reported, dict):
+            continue
+        for step, by_platform in sorted(found[name].unicode_platforms.items()):
+            version = reported.get(step)
+            if isinstance(version, str) and version not in by_platform.values():
+                listed = ", ".join(f"{platform}: {v}" for platform, v in by_platform.items())
+                problems.append(f"{name} reads Unicode {version} for {step} on this platform; its declaration "
+                                f"({found[name].source}) names the platforms it supports ({listed}): add this one "
+                                "to unicode_platforms, with its table (python -m tools.make_unicode_tables "
+                                f"--versions {version}), then run `python -m harness expected update`")
+    if problems:
+        raise DeclarationError("; ".join(problems))
 
 
 def _in_process(declared: Implementation) -> InProcess:

@@ -13,11 +13,21 @@ Changes, one row each:
   changed   in both, with another status (new/expected), expected entry or characters; a case with
             another state or mismatch
 Implementations whose self-description (version, Unicode versions) changed are listed too.
+
+``read`` is the one reader of the reports the harness shows (report show, the page): divergence reports,
+fixture results, the parity session's per-implementation counts (parity-ran-v1) and its pytest JUnit XML
+file (read with a size bound, no DOCTYPE or entity, into a document of the pseudo-schema ``junit-xml``).
+``run_reports`` finds the other reports of the run that wrote a report, as its command line names them
+(the parity session's pytest: ``--junitxml``, ``--ran-report``, ``--parity-report``, ``--fixture-results``),
+so that one report read alone still gives the verdict of its whole run.
 """
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from harness.differential.explain import reported_class_key
@@ -25,6 +35,10 @@ from harness.differential.explain import reported_class_key
 EXHAUSTIVE = ("sweep",)  # profiles whose absence of a class is evidence that it is gone
 DIVERGENCE_SCHEMAS = ("divergence-report-v1", "divergence-report-v2")
 RESULTS_SCHEMA = "fixture-results-v1"
+RAN_SCHEMA = "parity-ran-v1"  # nox -s parity: tests passed, failed, skipped per implementation (suites/conftest.py)
+JUNIT_SCHEMA = "junit-xml"  # the document read from a JUnit XML file (which names no schema of its own)
+JUNIT_MAX_BYTES = 256 << 20  # the largest JUnit file read (a parity run's is a few MB)
+DIFFABLE = ("divergences", "fixture results")  # the kinds report diff and --baseline compare
 
 
 @dataclass(frozen=True)
@@ -68,7 +82,12 @@ def kind_of(document: dict[str, Any]) -> str:
         return "divergences"
     if schema == RESULTS_SCHEMA:
         return "fixture results"
-    raise ValueError(f"schema {schema!r}: not a report diff knows (divergence reports, fixture results)")
+    if schema == RAN_SCHEMA:
+        return "parity tests"
+    if schema == JUNIT_SCHEMA:
+        return "junit tests"
+    raise ValueError(f"schema {schema!r}: not a report the harness reads (divergence reports, fixture results, "
+                     "parity-ran counts, JUnit XML)")
 
 
 def identity(divergence: dict[str, Any]) -> tuple[Any, ...]:
@@ -172,24 +191,31 @@ def diff_results(old: dict[str, Any], new: dict[str, Any]) -> RunDiff:
 def diff(old: dict[str, Any], new: dict[str, Any]) -> RunDiff:
     """What changed from ``old`` to ``new`` (two reports of one kind); ValueError when they are not."""
     kinds = kind_of(old), kind_of(new)
+    for kind in kinds:
+        if kind not in DIFFABLE:
+            raise ValueError(f"cannot compare {kind}: report diff and --baseline compare divergence reports or "
+                             "fixture results")
     if kinds[0] != kinds[1]:
         raise ValueError(f"cannot compare {kinds[0]} with {kinds[1]}")
     return diff_divergences(old, new) if kinds[0] == "divergences" else diff_results(old, new)
 
 
 def read(path: Any) -> dict[str, Any]:
-    """A report a diff can read (a divergence report v1 or v2, fixture results), read through the untrusted
-    reader and validated against the schema it names; ValueError (BadDocument where the file is no JSON
-    object) naming the file and what is wrong."""
-    from pathlib import Path
-
+    """A report (a divergence report v1 or v2, fixture results, parity-ran counts), read through the untrusted
+    reader and validated against the schema it names, or a JUnit XML file (``read_junit``: a file named
+    ``.xml`` or whose text begins with ``<``); ValueError (BadDocument where the file is no JSON object or
+    no JUnit XML) naming the file and what is wrong."""
     from harness.model import untrusted
     from harness.model.schemas import problems
 
+    if Path(path).suffix == ".xml":
+        return read_junit(Path(path))
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
         raise untrusted.BadDocument(f"{path}: cannot read it as JSON: {exc.strerror or exc}") from None
+    if data.lstrip()[:1] == b"<":
+        return read_junit(Path(path))
     try:  # bounded and strict: a report is a file anybody can hand over (too deep, NaN, a BOM: refused)
         document = untrusted.loads(data, want=dict, max_bytes=untrusted.MAX_FILE_BYTES,
                                    max_depth=untrusted.DOCUMENT_DEPTH)
@@ -203,3 +229,202 @@ def read(path: Any) -> dict[str, Any]:
     if found:
         raise ValueError(f"{path}: does not match its schema {document['schema']}: {'; '.join(found[:3])}")
     return document
+
+
+def read_junit(path: Path) -> dict[str, Any]:
+    """A pytest JUnit XML file as a ``junit-xml`` document: how many tests, passed, failed, errored and were
+    skipped (counted from its test cases, and never fewer failures or errors than its suites claim), each
+    failing or erroring test with its message, the suites' properties (session, commit) and the first suite's
+    start. Read with a size bound (``JUNIT_MAX_BYTES``); a DOCTYPE or an entity declaration is refused (a
+    JUnit file has none, and entities are how XML grows); BadDocument names the file and the problem."""
+    import xml.etree.ElementTree as ElementTree
+
+    from harness.model.untrusted import BadDocument
+
+    what = "JUnit XML file"
+    try:
+        size = path.stat().st_size
+        if size > JUNIT_MAX_BYTES:
+            raise BadDocument(f"{path}: not a {what}: {size:,} bytes, more than the limit of {JUNIT_MAX_BYTES:,}")
+        data = path.read_bytes()
+    except OSError as exc:
+        raise BadDocument(f"{path}: cannot read the {what}: {exc.strerror or exc}") from None
+    if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
+        raise BadDocument(f"{path}: not a {what}: it has a DOCTYPE or an entity declaration (a JUnit file has none)")
+    try:
+        root = ElementTree.fromstring(data)
+    except ElementTree.ParseError as exc:
+        raise BadDocument(f"{path}: not a {what}: not well-formed XML ({exc})") from None
+    except (ValueError, RecursionError) as exc:  # ValueError: e.g. text that is not in its declared encoding
+        raise BadDocument(f"{path}: not a {what}: {exc}") from None
+    if root.tag == "testsuites":
+        suites = root.findall("testsuite")
+    elif root.tag == "testsuite":
+        suites = [root]
+    else:
+        raise BadDocument(f"{path}: not a {what}: its root element is <{root.tag[:40]}>, not <testsuites> or "
+                          "<testsuite>")
+    claimed = {"failures": 0, "errors": 0}
+    failing: list[dict[str, str]] = []
+    counts = {"tests": 0, "passed": 0, "failures": 0, "errors": 0, "skipped": 0}
+    properties: dict[str, str] = {}
+    for suite in suites:
+        for name in claimed:
+            value = suite.get(name, "0")
+            if not value.isdigit():
+                raise BadDocument(f"{path}: not a {what}: a testsuite's {name} is {value[:40]!r}, not a count")
+            claimed[name] += int(value)
+        for item in suite.iter("property"):
+            properties[str(item.get("name"))] = str(item.get("value"))
+        for case in suite.iter("testcase"):
+            counts["tests"] += 1
+            test = "::".join(part for part in (case.get("classname"), case.get("name")) if part) or "(unnamed)"
+            marks = {child.tag for child in case}
+            for tag, outcome, key in (("failure", "failed", "failures"), ("error", "error", "errors")):
+                if tag in marks:
+                    counts[key] += 1
+                    found = case.find(tag)
+                    message = (found.get("message") or found.text or "") if found is not None else ""
+                    failing.append({"test": test, "outcome": outcome, "message": message.strip()[:500]})
+            if not marks & {"failure", "error"}:
+                counts["skipped" if "skipped" in marks else "passed"] += 1
+    for name, number in claimed.items():  # a suite that says more failed than its cases show: it is believed
+        counts[name] = max(counts[name], number)
+    return {"schema": JUNIT_SCHEMA, "file": str(path), **counts, "failing": failing, "properties": properties,
+            "timestamp": suites[0].get("timestamp") if suites else None}
+
+
+# -- the other reports of a run ------------------------------------------------------------------------------
+
+RUN_OPTIONS = {  # what the parity session's pytest writes, by option: whether every run of it writes one
+    "--junitxml": True, "--junit-xml": True, "--ran-report": True,
+    "--parity-report": False,  # only with two implementations or more (suites/test_differential.py)
+    "--fixture-results": False,  # only when the fixture suite ran
+}
+WHAT = {"--junitxml": "JUnit file", "--junit-xml": "JUnit file", "--ran-report": "parity-ran counts",
+        "--parity-report": "divergence report", "--fixture-results": "fixture results"}
+
+
+@dataclass(frozen=True)
+class Named:
+    """A report the command line of a run names: the option, the path as named, whether the run always writes
+    it, and where it is (None: nowhere)."""
+
+    option: str
+    named: str
+    required: bool
+    found: Path | None
+
+
+def named_reports(path: Path, document: dict[str, Any]) -> list[Named]:
+    """The reports the run that wrote ``document`` (read from ``path``) wrote besides, as its command line
+    names them (``RUN_OPTIONS``), each looked for next to ``path`` first (a reports folder copied whole, a CI
+    artifact), then where the command put it; ``path`` itself is left out. Only a report its own command line
+    names (by one of those options, as that path or that file name) is of such a run: a report a command run
+    inside a pytest session wrote (``check`` called by a test) has that session's command line, and is not.
+    A command that is not a shell line names none."""
+    command = (document.get("run") or {}).get("command")
+    if not isinstance(command, str):
+        return []
+    try:
+        tokens = shlex.split(command)
+    except ValueError:
+        return []
+    own = Path(path).resolve()
+    named_here = [value for option, _, value in (token.partition("=") for token in tokens) if option in RUN_OPTIONS]
+    named_here += [tokens[i + 1] for i, token in enumerate(tokens[:-1]) if token in RUN_OPTIONS]
+    if not any(Path(value).name == own.name or Path(value).resolve() == own for value in named_here if value):
+        return []
+    out: list[Named] = []
+    for index, token in enumerate(tokens):
+        option, sep, value = token.partition("=")
+        if option not in RUN_OPTIONS:
+            continue
+        if not sep:
+            if index + 1 >= len(tokens):
+                continue
+            value = tokens[index + 1]
+        if not value:
+            continue
+        found = None
+        for candidate in (Path(path).parent / Path(value).name, Path(value)):
+            if candidate.is_file():
+                found = candidate
+                break
+        if found is not None and found.resolve() == own:
+            continue
+        out.append(Named(option, value, RUN_OPTIONS[option], found))
+    return out
+
+
+def _moment(stamp: Any) -> datetime | None:
+    try:
+        moment = datetime.fromisoformat(str(stamp).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else None
+
+
+def of_run(document: dict[str, Any], other: dict[str, Any]) -> bool:
+    """Whether ``other``, a report named by ``document``'s command line, was written by the same run: a JSON
+    report's envelope has the same command and start; a JUnit file names the same commit (when both do) and
+    its suite started within the run (to the second); one that says nothing against it is taken."""
+    run = document.get("run") or {}
+    if kind_of(other) != "junit tests":
+        theirs = other.get("run") or {}
+        return (theirs.get("command"), theirs.get("started")) == (run.get("command"), run.get("started"))
+    commit = (run.get("project") or {}).get("commit")
+    named = other.get("properties", {}).get("commit")
+    if commit and named and named != "unknown" and named != commit:
+        return False
+    began, started, ended = _moment(other.get("timestamp")), _moment(run.get("started")), _moment(run.get("ended"))
+    if began is None or started is None:
+        return True
+    slack = timedelta(seconds=2)  # the envelope's stamps are to the second
+    return started - slack <= began <= (ended or began) + slack
+
+
+@dataclass
+class RunReports:
+    """Reports read with the other reports of their runs: the ones given, the others their command lines name
+    (path, document, the option that named it), what is wrong with the runs (a report a run always writes, not
+    there or written by another run: red) and notes (one a run writes only sometimes, from another run)."""
+
+    given: list[tuple[Path, dict[str, Any]]]
+    others: list[tuple[Path, dict[str, Any], str]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def documents(self) -> list[tuple[Path, dict[str, Any]]]:
+        return [*self.given, *((path, document) for path, document, _ in self.others)]
+
+
+def read_run(paths: Any) -> RunReports:
+    """The reports at ``paths`` (``read``) and every other report their runs wrote (``named_reports``), each
+    read once; a report named that is not one is a ValueError naming it, as a report given would be."""
+    found = RunReports([(Path(path), read(path)) for path in paths])
+    seen = {path.resolve(): document for path, document in found.given}
+    for path, document in found.given:
+        for named in named_reports(path, document):
+            what = WHAT[named.option]
+            if named.found is None:
+                if named.required:
+                    found.problems.append(f"{path}: the {what} its run wrote ({named.option}={named.named}) is not "
+                                          "there: that run's verdict cannot be read whole")
+                continue
+            key = named.found.resolve()
+            other = seen.get(key)
+            if other is None:
+                other = read(named.found)
+            if not of_run(document, other):
+                if named.required:
+                    found.problems.append(f"{path}: {named.found}, where its run wrote its {what}, was written by "
+                                          "another run: that run's verdict cannot be read whole")
+                else:
+                    found.notes.append(f"{path}: {named.found} is of another run (its run wrote no {what} there)")
+                continue
+            if key not in seen:
+                seen[key] = other
+                found.others.append((named.found, other, named.option))
+    return found

@@ -310,10 +310,22 @@ def test_the_verdict_reads_the_results_the_page_shows(page_reports: making.Made,
 
 
 def test_no_divergence_is_said_only_of_an_implementation_a_divergence_run_had(page_reports: making.Made) -> None:
+    """...and with how much that run checked: a diff is one input, never a bare "no divergence"."""
     shown = page.render(page.read([page_reports.reports["check-reference"]]))
-    assert "no divergence run" in shown and ">no divergence<" not in shown
+    assert "no divergence run" in shown and not re.search(">no divergence (on|in) ", shown)
     shown = page.render(page.read([page_reports.reports["check-reference"], page_reports.reports["diff-new"]]))
-    assert re.search(r'<li data-impl="reference">.*?>no divergence<', shown)
+    assert re.search(r'<li data-impl="reference">.*?>no divergence on 1 input<', shown)
+    assert ">no divergence<" not in shown
+
+
+def test_the_verdict_at_the_top_names_its_evidence(page_reports: making.Made) -> None:
+    """"all agree" says on how much: the fixture cases the results hold (passed or failed, not skipped)."""
+    document = page_reports.document("check-reference")
+    cases = sum(row["state"] != "skip" for row in document["results"])
+    shown = page.render(page.read([page_reports.reports["check-reference"]]))
+    assert f'badge pass">all agree on {cases:,} fixture cases<' in shown
+    shown = page.render(page.read([page_reports.reports["check-fake"]]))
+    assert 'badge fail">something new<' in shown and "fixture cases fail on fake" in shown
 
 
 def test_two_reports_of_one_kind_have_their_own_anchors(page_reports: making.Made) -> None:

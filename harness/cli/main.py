@@ -213,10 +213,12 @@ def _parser() -> argparse.ArgumentParser:
                        "report diff baseline/sweep-report.json reports/sweep-report.json",
                        "report html -o reports/site --baseline old/fixture-results.json")
     reading.add_argument("action", choices=["show", "diff", "html"],
-                         help="show REPORT...; diff OLD NEW; html [REPORT...] (default: every divergence report and "
-                              "fixture results in reports/)")
+                         help="show REPORT...; diff OLD NEW; html [REPORT...] (default: every divergence report, "
+                              "fixture results, parity-ran counts and JUnit file in reports/)")
     reading.add_argument("reports", nargs="*", type=Path, metavar="REPORT",
-                         help="divergence reports (fuzz, sweep, diff --json, parity; v1 or v2) or fixture results")
+                         help="divergence reports (fuzz, sweep, diff --json, parity; v1 or v2), fixture results, the "
+                              "parity run's parity-ran.json or JUnit XML file; show and html read the other reports "
+                              "of a parity run with its own (its command line names them) and end with one verdict")
     reading.add_argument("-o", "--out", type=Path, default=Path("reports/site"),
                          help="html: the folder the page (index.html) goes to (default: reports/site)")
     reading.add_argument("--baseline", dest="baselines", type=Path, action="append", default=[], metavar="REPORT",
@@ -757,6 +759,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         return _report_html(args)
     if not args.reports:
         raise UsageError(f"report {args.action} takes at least one report")
+    if args.action == "show":
+        return _report_show(args)
     try:
         documents = [rundiff.read(path) for path in args.reports]
     except ValueError as exc:
@@ -773,19 +777,44 @@ def cmd_report(args: argparse.Namespace) -> int:
         else:
             print(views.diff_view(found, args.format))
         return FOUND if found.new else 0
-    status = 0
-    for path, document in zip(args.reports, documents, strict=True):
-        if args.format == "json":
+    raise AssertionError(args.action)  # argparse's choices: show, diff, html
+
+
+def _report_show(args: argparse.Namespace) -> int:
+    """report show: each report as tables, then the other reports of its run (its command line names them:
+    the parity session's JUnit file and per-implementation counts among them), then one verdict of them all
+    (views.Verdict), which is the status: 0 only when nothing is red and every part checked something."""
+    from harness.differential import rundiff
+
+    try:
+        run = rundiff.read_run(args.reports)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    verdict = views.run_verdict(run.documents, run.problems)
+    if args.format == "json":
+        for _, document in run.given:
             print(json.dumps(document, indent=2, ensure_ascii=True))
+        return verdict.status
+    if args.format == "markdown":  # a job summary leads with the verdict
+        print(verdict.line("markdown") + "\n")
+    for path, document in run.given:
+        envelope_of = document.get("run") or {}
+        made = ("a JUnit XML file" if rundiff.kind_of(document) == "junit tests"
+                else envelope_of.get("command", "no run envelope (a v1 report)"))
+        print(printable(f"{path}: {document['schema']}, {made}"))
+        print(views.report_view(document, args.format, args.show))
+    for path, document, option in run.others:
+        print("\n" + printable(f"{path}: {document['schema']}, of the same run (its command line names it: {option})"))
+        if rundiff.kind_of(document) in ("parity tests", "junit tests"):
+            print(views.report_view(document, args.format, args.show))
         else:
-            run = document.get("run") or {}
-            print(printable(f"{path}: {document['schema']}, {run.get('command', 'no run envelope (a v1 report)')}"))
-            if rundiff.kind_of(document) == "divergences":
-                print(views.classes_view(document, args.format, args.show))
-            else:
-                print(views.results_view(document, args.format, args.show))
-        status = status or (0 if document.get("ok", True) else FOUND)
-    return status
+            print(views.part_line(views.part_of(path, document, rundiff.kind_of(document)))
+                  + f" (python -m harness report show {path})")
+    for note in run.notes:
+        print(printable(f"note: {note}"))
+    if args.format != "markdown":
+        print("\n" + verdict.line(args.format))
+    return verdict.status
 
 
 def _report_html(args: argparse.Namespace) -> int:
@@ -794,22 +823,24 @@ def _report_html(args: argparse.Namespace) -> int:
     from harness.cli import page
 
     try:
-        baselines = page.read(args.baselines)
+        baselines = page.read_baselines(args.baselines)
         paths = args.reports or page.latest_reports(Path("reports"))
         if not paths:
             raise UsageError("report html: no reports given and none in reports/ (run nox -s parity, fuzz or "
                              "sweep first, or name the reports)")
-        sources = page.read(paths)
+        run = page.read_run(paths)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    target = page.write(args.out, sources, baselines)
-    print(f"page: {target} (from {len(sources)} report(s)" + (f", {len(baselines)} baseline(s)" if baselines else "")
-          + f"); open file://{target.resolve()}")
-    new = page.something_new(sources, baselines)
-    if new:
-        print("the page shows something new: a failing case, a new class, a finding or an expected-list problem, "
-              "or a new change since a baseline (exit status 1)")
-    return FOUND if new else 0
+    target = page.write(args.out, run.sources, baselines, run.problems, run.notes)
+    print(f"page: {target} (from {len(run.sources)} report(s)"
+          + (f", {len(baselines)} baseline(s)" if baselines else "") + f"); open file://{target.resolve()}")
+    judged = page.verdict(run.sources, baselines, problems=run.problems)
+    print(judged.line())
+    if judged.status:
+        print("the page shows something new (a failing case or test, a new class, a finding, an expected-list "
+              "problem, a new change since a baseline, a report of the run missing) or a part that checked nothing "
+              "(exit status 1)")
+    return judged.status
 
 
 def cmd_selftest(args: argparse.Namespace) -> int:
@@ -875,11 +906,39 @@ def too_few(what: str, asked: str | None, opened: dict[str, Any]) -> CommandErro
     return kind(f"{what} needs at least two implementations; available: {', '.join(opened)}")
 
 
+# command -> its options that are a budget (more than 0: a budget of nothing runs nothing and would leave a
+# report that checked nothing), and the ones that may be 0 but not less.
+BUDGETS = {"fuzz": ("--minutes", "--seconds"), "bench": ("--seconds",)}
+AT_LEAST_ZERO = {"fuzz": ("--stop-after-new",)}
+AT_LEAST_ONE = {"fuzz": ("--workers",), "sweep": ("--workers",)}
+
+
+def check_budgets(args: argparse.Namespace) -> None:
+    """A budget of zero or less (``fuzz --seconds 0``, ``--minutes -1``, ``bench --seconds 0``), or not a
+    number (NaN), is a usage error naming the option, before anything runs or is written; so is a negative
+    ``--stop-after-new`` and fewer than one ``--workers``."""
+    import math
+
+    for option in BUDGETS.get(args.command, ()):
+        value = getattr(args, option[2:].replace("-", "_"), None)
+        if value is not None and (math.isnan(value) or value <= 0):
+            raise UsageError(f"{option} must be more than 0 (given {value:g}): a budget of nothing checks nothing")
+    for option in AT_LEAST_ZERO.get(args.command, ()):
+        value = getattr(args, option[2:].replace("-", "_"), None)
+        if value is not None and (math.isnan(value) or value < 0):
+            raise UsageError(f"{option} must be 0 or more (given {value:g})")
+    for option in AT_LEAST_ONE.get(args.command, ()):
+        value = getattr(args, option[2:].replace("-", "_"), None)
+        if value is not None and value < 1:
+            raise UsageError(f"{option} must be at least 1 (given {value})")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one command; its exit status has one meaning (harness/model/status.py)."""
     envelope.mark_start()
     args = _parser().parse_args(argv)  # a bad command line exits with 2 (argparse)
     try:
+        check_budgets(args)  # before anything runs or is written
         if getattr(args, "baseline", None) is not None:  # read before the run: a bad baseline is a usage error
             from harness.differential import rundiff
 
@@ -887,6 +946,9 @@ def main(argv: list[str] | None = None) -> int:
                 args.baseline_document = rundiff.read(args.baseline)
             except ValueError as exc:
                 raise UsageError(f"--baseline: {exc}") from None
+            if rundiff.kind_of(args.baseline_document) not in rundiff.DIFFABLE:
+                raise UsageError(f"--baseline {args.baseline}: a {args.baseline_document['schema']} document; a "
+                                 "baseline is a divergence report or fixture results")
         return COMMANDS[args.command](args)
     except CommandError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -13,6 +13,10 @@ nothing outside its folder. What it shows (docs/reports.md, "The page"):
   with their notes, the replay command;
 - each implementation's self-description and Unicode versions; the findings about testees; the expected-list
   problems;
+- the parity run's own result: its tests per implementation (parity-ran-v1) and its JUnit file's failing tests;
+- at the top, one verdict of every report of the run (views.Verdict: red when any part is red, naming what
+  it rests on: "all agree on 1 input", "no divergence in 12,000 examples"); a report's run's other reports,
+  as its command line names them (rundiff.read_run), are read with it;
 - with baselines: what changed since (``harness/differential/rundiff.py``, as ``report diff`` says it).
 
 Everything shown is computed here from the documents; nothing is fetched and no implementation is run. Every
@@ -65,13 +69,18 @@ class Source:
 
     @property
     def run(self) -> dict[str, Any]:
+        if self.kind == "junit tests":  # a JUnit file has no envelope: its testsuite properties and start
+            properties = self.document.get("properties") or {}
+            return {"session": properties.get("session"), "project": {"commit": properties.get("commit")},
+                    "ended": self.document.get("timestamp")}
         return self.document.get("run") or {}
 
     @property
     def label(self) -> str:
         if self.kind == "divergences":
             return f"{self.document.get('profile', '?')} run"
-        return "fixture results"
+        return {"fixture results": "fixture results", "parity tests": "parity tests per implementation",
+                "junit tests": "JUnit tests"}[self.kind]
 
 
 def read(paths: Iterable[Path]) -> list[Source]:
@@ -80,17 +89,53 @@ def read(paths: Iterable[Path]) -> list[Source]:
     return [Source(Path(path), rundiff.read(path)) for path in paths]
 
 
+@dataclass(frozen=True)
+class Run:
+    """The reports a page is made from: the ones given and the others of their runs (``sources``), what is
+    wrong with the runs (a report a run always writes, not there or another run's: red) and notes."""
+
+    sources: list[Source]
+    problems: list[str]
+    notes: list[str]
+
+
+def read_run(paths: Iterable[Path]) -> Run:
+    """The reports at ``paths`` and the other reports of their runs (rundiff.read_run); ValueError naming a
+    file that is not a report."""
+    found = rundiff.read_run(list(paths))
+    return Run([Source(path, document) for path, document in found.documents], found.problems, found.notes)
+
+
+def read_baselines(paths: Iterable[Path]) -> list[Source]:
+    """Baselines: divergence reports or fixture results (what report diff compares); anything else is a
+    ValueError naming it."""
+    sources = read(paths)
+    for source in sources:
+        if source.kind not in rundiff.DIFFABLE:
+            raise ValueError(f"--baseline {source.path}: a {source.document['schema']} document; a baseline is a "
+                             "divergence report or fixture results")
+    return sources
+
+
+RUN_SCHEMAS = (*rundiff.DIVERGENCE_SCHEMAS, rundiff.RESULTS_SCHEMA, rundiff.RAN_SCHEMA)
+
+
 def latest_reports(directory: Path) -> list[Path]:
-    """The reports in ``directory`` (not below it) that the page shows: divergence reports and fixture
-    results, by name; others (bench, parity-ran, JUnit) are left out."""
+    """The reports in ``directory`` (not below it) that the page shows: divergence reports, fixture results,
+    the parity run's per-implementation counts (``*.json`` by their schema) and JUnit files (every ``*.xml``:
+    a folder of reports holds no other XML, and a broken one is an error naming it), by name; others (bench)
+    are left out."""
     found = []
-    for path in sorted(directory.glob("*.json")):
+    for path in sorted([*directory.glob("*.json"), *directory.glob("*.xml")]):
+        if path.suffix == ".xml":
+            found.append(path)
+            continue
         try:  # the untrusted reader: a file nested too deep is skipped like any other that is not a report
             schema = untrusted.loads(path.read_bytes(), want=dict, max_bytes=untrusted.MAX_FILE_BYTES,
                                     max_depth=untrusted.DOCUMENT_DEPTH).get("schema")
         except (OSError, ValueError):
             continue
-        if schema in (*rundiff.DIVERGENCE_SCHEMAS, rundiff.RESULTS_SCHEMA):
+        if schema in RUN_SCHEMAS:
             found.append(path)
     return found
 
@@ -278,6 +323,8 @@ def implementations_of(sources: Sequence[Source]) -> list[str]:
     for source in sources:
         names.update(dict.fromkeys(source.run.get("implementations") or {}))
         names.update(dict.fromkeys(source.document.get("implementations") or {}))
+        if source.kind == "parity tests":
+            names.update(dict.fromkeys(source.document["counts"]))
         for row in source.document.get("results", []):
             names[row["implementation"]] = None
     return list(names)
@@ -502,9 +549,10 @@ def classes_section(sources: Sequence[Source], oracle: str, notes: dict[str, dic
         document = source.document
         divergences = document["divergences"]
         new = sum(d["status"] == "new" for d in divergences)
-        summary = (f"{len(divergences)} class(es), {new} new; {document.get('examples', 0):,} examples in "
-                   f"{document.get('seconds', 0)} s" + (f"; seed {document['seed']}" if document.get("seed") is not None
-                                                        else ""))
+        evidence = views.divergence_evidence(document)
+        checked = views.amount(evidence) if evidence else "no examples counted (a parity report: its tests are)"
+        summary = (f"{len(divergences)} class(es), {new} new; {checked} in {document.get('seconds', 0)} s"
+                   + (f"; seed {document['seed']}" if document.get("seed") is not None else ""))
         rows = "".join(
             f"<tr{class_attrs(d, 'class-row')}><td><a href='#{slug('class', str(source.path), str(n))}'>{n}</a></td>"
             + "".join(f"<td>{escape(cell)}</td>" for cell in row[1:7]) + f"<td>{badge(row[7], d['status'])}</td></tr>"
@@ -653,20 +701,34 @@ def _counterpart(old: Source, sources: Sequence[Source],
     return newest.document, f"{newest.label} ({newest.path})"
 
 
-def something_new(sources: Sequence[Source], baselines: Sequence[Source],
-                  merged: dict[str, Any] | None = None) -> bool:
-    """What the page says at its top and ``report html``'s status: a failing case or a finding among the results
-    the page shows (a run another run of the same implementation replaced does not count), a divergence report that
-    is not ok (a new class, a finding, an expected-list problem), or a blocking change since a baseline."""
+def verdict(sources: Sequence[Source], baselines: Sequence[Source] = (), merged: dict[str, Any] | None = None,
+            problems: Sequence[str] = ()) -> views.Verdict:
+    """What the page says at its top and ``report html``'s status (views.Verdict): one part per divergence report
+    (a new class, a finding, an expected-list problem), one for the fixture results the page shows (a run
+    another run of the same implementation replaced does not count; a finding in a check's results does), one
+    per parity-ran document and JUnit file (a failed or errored test); red too for each blocking change since a
+    baseline and each of the runs' ``problems`` (a report a run always writes, not there)."""
     merged = merged if merged is not None else merged_results(sources)
-    if merged is not None and any(row["state"] == "fail" for row in merged["results"]):
-        return True
-    shown = set(merged["from"].values()) if merged is not None else set()  # the results the page shows
-    if any(s.document.get("findings") for s in sources if s.kind == "fixture results" and str(s.path) in shown):
-        return True  # a finding about a testee in a check's results (its cases may all pass)
-    if any(not s.document.get("ok", True) for s in sources if s.kind == "divergences"):
-        return True
-    return new_since(sources, baselines, merged)
+    parts = [views.part_of(s.path, s.document, s.kind) for s in sources if s.kind != "fixture results"]
+    if merged is not None:
+        shown = set(merged["from"].values())  # the results the page shows
+        findings = [f for s in sources if s.kind == "fixture results" and str(s.path) in shown
+                    for f in s.document.get("findings") or []]
+        parts.insert(0, views.results_part(", ".join(sorted(shown)), merged["results"], findings))
+    found = list(problems)
+    for old in baselines:
+        document, label = _counterpart(old, sources, merged)
+        if document is not None:
+            new = rundiff.diff(old.document, document).new
+            if new:
+                found.append(f"{label}: {len(new)} new change(s) since the baseline {old.path}")
+    return views.Verdict(parts, found)
+
+
+def something_new(sources: Sequence[Source], baselines: Sequence[Source],
+                  merged: dict[str, Any] | None = None, problems: Sequence[str] = ()) -> bool:
+    """Whether the verdict is not "all agree" (``verdict``): something is red, or a part checked nothing."""
+    return verdict(sources, baselines, merged, problems).state != "agree"
 
 
 def new_since(sources: Sequence[Source], baselines: Sequence[Source], merged: dict[str, Any] | None = None) -> bool:
@@ -693,8 +755,12 @@ def sources_section(sources: Sequence[Source], baselines: Sequence[Source]) -> s
                                                        "ended", "command"), rows, id="sources-table"))
 
 
-def summary_section(sources: Sequence[Source], merged: dict[str, Any] | None, impls: Sequence[str]) -> str:
-    """A badge row per implementation: its fixture cases, the classes it is in, its findings."""
+def summary_section(sources: Sequence[Source], merged: dict[str, Any] | None, impls: Sequence[str],
+                    judged: views.Verdict | None = None) -> str:
+    """The verdict (its headline badge, what it rests on, what is red), then a badge row per implementation:
+    its fixture cases, its parity tests, the classes it is in (or how much it was checked without one), its
+    findings."""
+    judged = judged if judged is not None else verdict(sources, (), merged)
     rows = []
     for name in impls:
         cells = []
@@ -711,17 +777,66 @@ def summary_section(sources: Sequence[Source], merged: dict[str, Any] | None, im
             cells.append(badge(f"{new} new class(es)", "new"))
         if len(classes) - new:
             cells.append(badge(f"{len(classes) - new} expected class(es)", "expected"))
-        if not classes:  # "no divergence" only where a divergence run had it
-            ran = any(name in (s.run.get("implementations") or {}) or name in (s.document.get("implementations") or {})
-                      for s in sources if s.kind == "divergences")
-            cells.append(badge("no divergence", "pass") if ran else badge("no divergence run", "skip"))
+        for source in sources:
+            if source.kind == "parity tests" and name in source.document["counts"]:
+                got = source.document["counts"][name]
+                ran = got["passed"] + got["failed"]
+                cells.append(badge(f"{got['passed']:,}/{ran:,} parity tests pass", "fail" if got["failed"] else "pass")
+                             if ran else badge("no parity test ran", "fail"))
+        if not classes:  # "no divergence" only where a divergence run had it, with how much it checked
+            runs = [s for s in sources if s.kind == "divergences" and (
+                name in (s.run.get("implementations") or {}) or name in (s.document.get("implementations") or {}))]
+            evidence: dict[str, int] = {}
+            for source in runs:
+                for unit, number in views.divergence_evidence(source.document).items():
+                    evidence[unit] = evidence.get(unit, 0) + number
+            if not runs:
+                cells.append(badge("no divergence run", "skip"))
+            elif evidence:
+                cells.append(badge("no divergence " + views.on(evidence), "pass"))
+            else:
+                cells.append(badge("no divergence counted (a parity report counts no examples: see its tests)",
+                                   "skip"))
         findings = sum(f["count"] for s in sources for f in s.document.get("findings") or [] if f["impl"] == name)
         if findings:
             cells.append(badge(f"{findings} finding(s)", "fail"))
         rows.append(f"<li{attrs(data_impl=name)}><b>{escape(name)}</b> {' '.join(cells)}</li>")
-    agree = not something_new(sources, (), merged)
-    head = badge("all agree" if agree else "something new", "pass" if agree else "fail")
-    return section("summary", "Summary", f"<p>{head}</p><ul class='summary'>{''.join(rows)}</ul>")
+    head = badge(judged.headline, "pass" if judged.state == "agree" else "fail")
+    checked = (f"<p class='evidence'>Checked: {escape(views.amount(judged.evidence))}, from "
+               f"{escape(views.counted(len(judged.parts), 'report'))}.</p>")
+    reasons = "".join(f"<li>{escape(reason)}</li>" for reason in judged.reasons)
+    listed = f"<ul class='verdict' id='verdict-reasons'>{reasons}</ul>" if reasons else ""
+    return section("summary", "Summary", f"<p id='verdict' data-state='{judged.state}'>{head}</p>{checked}{listed}"
+                   f"<ul class='summary'>{''.join(rows)}</ul>")
+
+
+def tests_section(sources: Sequence[Source], notes: Sequence[str] = ()) -> str:
+    """The parity run's own result: each parity-ran document's counts per implementation and each JUnit
+    file's counts and failing tests (with their messages)."""
+    parts = []
+    for source in sources:
+        document = source.document
+        if source.kind == "parity tests":
+            rows = [[escape(impl), str(got["passed"]), str(got["failed"]), str(got["skipped"])]
+                    for impl, got in document["counts"].items()]
+            parts.append(f"<h3>Per implementation ({code(str(source.path))})</h3>"
+                         + html_table(views.RAN_HEADERS, rows, class_="ran-table"))
+        elif source.kind == "junit tests":
+            failing = "".join(
+                f"<li{attrs(class_='failing-test', data_outcome=item['outcome'])}><b>{escape(item['outcome'])}</b> "
+                f"{code(item['test'])}<pre class='mismatch'>{escape(item['message'])}</pre></li>"
+                for item in document["failing"])
+            parts.append(f"<h3>JUnit ({code(str(source.path))})</h3><p>{document['tests']:,} tests: "
+                         f"{document['passed']:,} passed, {document['failures']:,} failed, "
+                         f"{views.counted(document['errors'], 'error')}, {document['skipped']:,} skipped.</p>"
+                         + (f"<ol class='failing-tests'>{failing}</ol>" if failing
+                            else "<p class='ok'>No test failed or errored.</p>"))
+    noted = "".join(f"<li>{escape(note)}</li>" for note in notes)
+    if not parts:
+        return section("tests", "Parity tests", "<p class='none'>No parity tests among the reports (<code>nox -s "
+                       "parity</code> writes <code>reports/parity-ran.json</code> and <code>reports/parity-junit.xml"
+                       "</code>).</p>" + (f"<ul class='notes'>{noted}</ul>" if noted else ""))
+    return section("tests", "Parity tests", "".join(parts) + (f"<ul class='notes'>{noted}</ul>" if noted else ""))
 
 
 def section(ident: str, title: str, body: str) -> str:
@@ -762,8 +877,9 @@ def oracle_of(impls: Sequence[str]) -> str:
     return impls[0]
 
 
-def render(sources: Sequence[Source], baselines: Sequence[Source] = (), title: str = "memgate parity") -> str:
-    """The whole page as one HTML document."""
+def render(sources: Sequence[Source], baselines: Sequence[Source] = (), title: str = "memgate parity",
+           problems: Sequence[str] = (), notes: Sequence[str] = ()) -> str:
+    """The whole page as one HTML document; ``problems``, ``notes``: the runs' (``read_run``)."""
     named = implementations_of([*sources, *baselines])
     oracle = oracle_of(named)
     impls = [oracle, *(name for name in named if name != oracle)] if oracle in named else named
@@ -773,12 +889,14 @@ def render(sources: Sequence[Source], baselines: Sequence[Source] = (), title: s
     script = (ASSETS / "page.js").read_text(encoding="utf-8")
     ended = max((s.run.get("ended") or "" for s in sources), default="")
     nav = "".join(f"<a href='#{ident}'>{label}</a>" for ident, label in (
-        ("summary", "Summary"), ("matrix", "Fixture cases"), ("classes", "Divergence classes"),
+        ("summary", "Summary"), ("matrix", "Fixture cases"), ("tests", "Parity tests"),
+        ("classes", "Divergence classes"),
         ("findings", "Findings"), ("implementations", "Implementations"), ("baseline", "Baseline"),
         ("sources", "Reports")) if ident != "baseline" or baselines)
     body = "".join([
-        summary_section(sources, merged, impls),
+        summary_section(sources, merged, impls, verdict(sources, baselines, merged, problems)),
         matrix_section(merged, impls),
+        tests_section(sources, notes),
         classes_section(sources, oracle, notes),
         findings_section(sources),
         implementations_section(sources, impls),
@@ -823,11 +941,13 @@ def _check_replaceable_page(target: Path) -> None:
                            "harness writes a page only over one of its own: move it away or name another --out")
 
 
-def write(out: Path, sources: Sequence[Source], baselines: Sequence[Source] = ()) -> Path:
+def write(out: Path, sources: Sequence[Source], baselines: Sequence[Source] = (), problems: Sequence[str] = (),
+          notes: Sequence[str] = ()) -> Path:
     """Write the page as ``out/index.html`` (atomically); its path."""
     target = out / "index.html"
     _check_replaceable_page(target)
     out.mkdir(parents=True, exist_ok=True)
     # ASCII on disk (atomic_write's contract): a character outside it becomes a numeric reference.
-    atomic_write(target, render(sources, baselines).encode("ascii", "xmlcharrefreplace").decode("ascii"))
+    html = render(sources, baselines, problems=problems, notes=notes)
+    atomic_write(target, html.encode("ascii", "xmlcharrefreplace").decode("ascii"))
     return target

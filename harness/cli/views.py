@@ -15,6 +15,7 @@ import shutil
 import sys
 import textwrap
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from harness.model import hostvalues
@@ -110,13 +111,14 @@ def class_rows(divergences: Sequence[dict[str, Any]]) -> list[list[str]]:
     return rows
 
 
-ONE_LINE = {"#", "op", "step", "change", "kind", "fixture", "pass", "fail", "skip"}  # never wrapped
+ONE_LINE = {"#", "op", "step", "change", "kind", "fixture", "pass", "fail", "skip", "passed", "failed", "skipped",
+            "outcome"}  # never wrapped
 MIN_WIDTH = {"cause": 20, "witness": 10, "status": 14}  # a column narrower would fold every word
 # Cells wrapped before rich lays the table out, at most this wide: rich will not make a column narrower
 # than its longest word, and an expected entry's id or a witness is one long word (the table would then
 # be cut at the right edge instead of wrapped).
 WRAP = {"cause": 22, "witness": 16, "status": 18, "extent": 12, "mismatch": 60, "before": 40, "after": 40,
-        "what": 40, "available": 30, "unicode": 36, "runs": 30, "language": 24}
+        "what": 40, "available": 30, "unicode": 36, "runs": 30, "language": 24, "test": 50, "message": 50}
 
 
 def _wrapped(cell: str, limit: int | None) -> str:
@@ -324,3 +326,238 @@ IMPL_HEADERS = ("implementation", "language", "runs", "contracts", "available", 
 
 def impls_view(rows: list[list[str]], fmt: str = "text") -> str:
     return table(IMPL_HEADERS, rows, fmt, title="declared implementations")
+
+
+# -- the verdict of a run: every report of it, each with what it rests on ---------------------------------------
+
+UNITS = ("example", "swept input", "input", "fixture case", "test")  # the order a verdict names its evidence
+
+
+def counted(number: int, unit: str) -> str:
+    """``1 input``, ``12,000 examples``."""
+    return f"{number:,} {unit}" + ("" if number == 1 else "s")
+
+
+def amount(evidence: dict[str, int]) -> str:
+    """What a verdict rests on, in words: ``12,000 examples, 40 fixture cases and 812 tests``; ``nothing``."""
+    parts = [counted(evidence[unit], unit) for unit in UNITS if evidence.get(unit)]
+    if not parts:
+        return "nothing"
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def on(evidence: dict[str, int]) -> str:
+    """``on 1 input``, ``in 12,000 examples``: the evidence with its preposition."""
+    first = next((unit for unit in UNITS if evidence.get(unit)), "example")
+    return ("in " if first in ("example", "swept input") else "on ") + amount(evidence)
+
+
+def divergence_evidence(document: dict[str, Any]) -> dict[str, int]:
+    """What a divergence report checked: a diff's inputs, a sweep's swept inputs, a fuzz run's examples; a
+    parity report (profile ``ci``) counts none (its tests are the evidence: the run's JUnit file)."""
+    examples = int(document.get("examples") or 0)
+    unit = {"diff": "input", "sweep": "swept input"}.get(document.get("profile") or "", "example")
+    return {unit: examples} if examples else {}
+
+
+@dataclass
+class Part:
+    """One report of a run in its verdict: what it checked (``evidence``: unit -> count), what in it is red
+    (each naming its count), and, for a report that counts nothing itself (a parity report: its tests do),
+    ``uncounted``."""
+
+    path: str
+    what: str
+    evidence: dict[str, int]
+    red: list[str] = field(default_factory=list)
+    uncounted: bool = False
+
+    @property
+    def empty(self) -> bool:
+        return not self.uncounted and not any(self.evidence.values())
+
+
+def part_of(path: Any, document: dict[str, Any], kind: str) -> Part:
+    """A report's part in the verdict (``kind``: rundiff.kind_of's)."""
+    if kind == "divergences":
+        return _divergence_part(str(path), document)
+    if kind == "fixture results":
+        return results_part(str(path), document["results"], document.get("findings") or [],
+                            document.get("ok", True))
+    if kind == "parity tests":
+        red = []
+        for impl, got in document["counts"].items():
+            if got["failed"]:
+                red.append(f"{counted(got['failed'], 'parity test')} failed on {impl}")
+            elif got["passed"] + got["failed"] == 0:
+                red.append(f"no parity test ran on {impl}")
+        tests = sum(got["passed"] + got["failed"] for got in document["counts"].values())
+        return Part(str(path), "parity tests per implementation", {"test": tests}, red)
+    red = []
+    for outcome, said, key in (("failed", "failed", "failures"), ("error", "errored", "errors")):
+        if document[key]:
+            names = [item["test"] for item in document["failing"] if item["outcome"] == outcome]
+            more = document[key] - min(len(names), 3)
+            listed = ", ".join(names[:3]) + (f" +{more} more" if more > 0 else "")
+            red.append(f"{counted(document[key], 'test')} {said}" + (f" ({listed})" if names else ""))
+    return Part(str(path), "JUnit tests", {"test": document["tests"] - document["skipped"]}, red)
+
+
+def _divergence_part(path: str, document: dict[str, Any]) -> Part:
+    divergences = document["divergences"]
+    new = sum(d["status"] == "new" for d in divergences)
+    problems = document.get("expectedCheck", {}).get("problems", [])
+    findings = sum(f.get("count", 1) for f in document.get("findings") or [])
+    red = []
+    if new:
+        red.append(f"{new} new divergence class(es)")
+    if problems:
+        red.append(f"{len(problems)} expected-list problem(s)")
+    if findings:
+        red.append(f"{findings} finding(s) about testees")
+    if not red and not document.get("ok", True):
+        red.append("not ok (see the report)")
+    evidence = divergence_evidence(document)
+    return Part(path, f"{document.get('profile', '?')} run", evidence, red,
+                uncounted=not evidence and document.get("profile") == "ci")
+
+
+def results_part(path: str, rows: Sequence[dict[str, Any]], findings: Sequence[dict[str, Any]],
+                 ok: bool = True) -> Part:
+    """Fixture results' part: the cases that passed or failed are its evidence; each implementation's failing
+    cases and the findings are red."""
+    failing: dict[str, int] = {}
+    for row in rows:
+        if row["state"] == "fail":
+            failing[row["implementation"]] = failing.get(row["implementation"], 0) + 1
+    red = [f"{counted(number, 'fixture case')} fail on {impl}" for impl, number in failing.items()]
+    if findings:
+        red.append(f"{sum(f.get('count', 1) for f in findings)} finding(s) about testees")
+    if not red and not ok:
+        red.append("not ok (see the report)")
+    return Part(path, "fixture results", {"fixture case": sum(row["state"] != "skip" for row in rows)}, red)
+
+
+@dataclass
+class Verdict:
+    """The verdict of a run from every report of it: red when any part is red or the run lacks a report it
+    always writes (``problems``); "nothing checked" when a part checked nothing (or only parity reports, which
+    count nothing themselves, and no test); else "all agree", on the evidence named."""
+
+    parts: list[Part]
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def red(self) -> list[str]:
+        return [*self.problems, *(f"{part.path}: {reason}" for part in self.parts for reason in part.red)]
+
+    @property
+    def evidence(self) -> dict[str, int]:
+        """Every part's evidence summed; tests from the JUnit files when there are any (the parity-ran counts
+        are some of the same tests)."""
+        total: dict[str, int] = {}
+        junit = any(part.what == "JUnit tests" for part in self.parts)
+        for part in self.parts:
+            if junit and part.what == "parity tests per implementation":
+                continue
+            for unit, number in part.evidence.items():
+                total[unit] = total.get(unit, 0) + number
+        return total
+
+    @property
+    def empty(self) -> list[str]:
+        """What checked nothing: each empty part, and the parity reports when no test was counted."""
+        out = [f"{part.path}: nothing checked ({part.what}: {amount(part.evidence)})"
+               for part in self.parts if part.empty]
+        if any(part.uncounted for part in self.parts) and not self.evidence.get("test"):
+            out += [f"{part.path}: a parity report counts no examples, and no test of its run was read"
+                    for part in self.parts if part.uncounted]
+        if not self.parts:
+            out.append("no report")
+        return out
+
+    @property
+    def state(self) -> str:
+        """``red``, ``empty`` or ``agree``."""
+        return "red" if self.red else "empty" if self.empty else "agree"
+
+    @property
+    def status(self) -> int:
+        from harness.model.status import AGREE, FOUND
+
+        return AGREE if self.state == "agree" else FOUND
+
+    @property
+    def headline(self) -> str:
+        """``all agree on 1 input``, ``something new``, ``nothing checked``."""
+        if self.state == "agree":
+            return "all agree " + on(self.evidence)
+        return "something new" if self.state == "red" else "nothing checked"
+
+    @property
+    def reasons(self) -> list[str]:
+        return self.red if self.state == "red" else self.empty if self.state == "empty" else []
+
+    def line(self, fmt: str = "text") -> str:
+        """The verdict as one line (Markdown: the headline bold), then its reasons, each made printable."""
+        head = f"**verdict: {self.headline}**" if fmt == "markdown" else f"verdict: {self.headline}"
+        tail = f" (from {counted(len(self.parts), 'report')})"
+        if self.state != "agree":
+            tail = f"; checked {amount(self.evidence)} (from {counted(len(self.parts), 'report')})"
+        lines = [printable(head + tail)]
+        lines += [printable(("- " if fmt == "markdown" else "  - ") + reason) for reason in self.reasons]
+        return "\n".join(lines)
+
+
+RAN_HEADERS = ("implementation", "passed", "failed", "skipped")
+JUNIT_HEADERS = ("test", "outcome", "message")
+JUNIT_SHOWN = 50  # failing tests listed (--show all: every one)
+
+
+def ran_view(document: dict[str, Any], fmt: str = "text") -> str:
+    """parity-ran counts: a row per implementation."""
+    rows = [[impl, str(got["passed"]), str(got["failed"]), str(got["skipped"])]
+            for impl, got in document["counts"].items()]
+    return table(RAN_HEADERS, rows, fmt, title="parity tests per implementation")
+
+
+def junit_view(document: dict[str, Any], fmt: str = "text", show: str = "new") -> str:
+    """A JUnit file: its counts, then its failing and erroring tests with their messages' first lines."""
+    out = [printable(f"{counted(document['tests'], 'test')}: {document['passed']:,} passed, {document['failures']:,} "
+                     f"failed, {counted(document['errors'], 'error')}, {document['skipped']:,} skipped")]
+    failing = document["failing"]
+    shown = failing if show == "all" else failing[:JUNIT_SHOWN]
+    if shown:
+        rows = [[item["test"], item["outcome"], (item["message"].splitlines() or [""])[0][:200]] for item in shown]
+        out.append(table(JUNIT_HEADERS, rows, fmt, title="failing tests"))
+        if len(failing) > len(shown):
+            out.append(f"+{len(failing) - len(shown)} more failing tests (--show all lists them)")
+    return "\n\n".join(out)
+
+
+def run_verdict(documents: Sequence[tuple[Any, dict[str, Any]]], problems: Sequence[str] = ()) -> Verdict:
+    """The verdict of the reports ``documents`` ((path, document) pairs: the ones given and the others of
+    their runs) and the runs' ``problems`` (rundiff.RunReports)."""
+    from harness.differential.rundiff import kind_of
+
+    return Verdict([part_of(path, document, kind_of(document)) for path, document in documents], list(problems))
+
+
+def report_view(document: dict[str, Any], fmt: str = "text", show: str = "new") -> str:
+    """A report of any kind the harness reads, as ``report show`` prints it."""
+    from harness.differential.rundiff import kind_of
+
+    kind = kind_of(document)
+    if kind == "divergences":
+        return classes_view(document, fmt, show)
+    if kind == "fixture results":
+        return results_view(document, fmt, show)
+    if kind == "parity tests":
+        return ran_view(document, fmt)
+    return junit_view(document, fmt, show)
+
+
+def part_line(part: Part) -> str:
+    """One report's part in a line: what it is, what it checked, what in it is red."""
+    checked = "counts no examples (its run's tests do)" if part.uncounted else f"checked {amount(part.evidence)}"
+    return printable(f"{part.what}: {checked}; " + ("; ".join(part.red) if part.red else "nothing red"))

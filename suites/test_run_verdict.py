@@ -287,3 +287,22 @@ def test_the_parity_runs_tests_are_no_baseline_and_no_diff(tmp_path: Path, capsy
         assert cli.main(["fuzz", "--seconds", "5", "--baseline", str(other), "--report", str(tmp_path / "f.json")]) \
             == USAGE
         assert str(other) in capsys.readouterr().err and not (tmp_path / "f.json").exists()
+
+
+# -- the parity runs of every Python of the matrix: one verdict ------------------------------------------------
+
+@pytest.mark.parametrize("red", ["3.11", "3.12", "none"])
+def test_the_page_reads_every_pythons_parity_run(red: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """`nox -s parity` runs on 3.11 (reports/), 3.12 and 3.13 (reports/python-3.X/): the page of the folder
+    is red when any Python's run failed, green only when all of them passed."""
+    parity_run(tmp_path / "reports", junit_fails=red == "3.11")
+    for python in ("3.12", "3.13"):
+        parity_run(tmp_path / "reports" / f"python-{python}", junit_fails=red == python)
+    status, html = _page(tmp_path, tmp_path / "site", monkeypatch, capsys)
+    if red == "none":
+        assert status == AGREE and _headline(html) == ("pass", "all agree on 6 fixture cases and 240 tests")
+    else:
+        assert status == FOUND and _headline(html) == ("fail", "something new")
+        assert "1 test failed (suites.test_fixtures::test_case[pyo3-planted])" in html
+    assert html.count("parity-junit.xml") >= 3  # every run's JUnit file is among the page's sources

@@ -120,13 +120,18 @@ def read_baselines(paths: Iterable[Path]) -> list[Source]:
 RUN_SCHEMAS = (*rundiff.DIVERGENCE_SCHEMAS, rundiff.RESULTS_SCHEMA, rundiff.RAN_SCHEMA)
 
 
+PYTHON_FOLDERS = "python-*"  # reports/python-3.12/: the parity run of a Python other than the default (noxfile)
+
+
 def latest_reports(directory: Path) -> list[Path]:
-    """The reports in ``directory`` (not below it) that the page shows: divergence reports, fixture results,
-    the parity run's per-implementation counts (``*.json`` by their schema) and JUnit files (every ``*.xml``:
-    a folder of reports holds no other XML, and a broken one is an error naming it), by name; others (bench)
-    are left out."""
+    """The reports in ``directory`` and in its per-Python folders (``python-3.12/``: the parity runs of the
+    other Pythons of the matrix, each a run of its own) that the page shows: divergence reports, fixture
+    results, the parity run's per-implementation counts (``*.json`` by their schema) and JUnit files (every
+    ``*.xml``: a folder of reports holds no other XML, and a broken one is an error naming it), by name; others
+    (bench) are left out. Every Python's run counts in the verdict: its tests, its counts, its divergences."""
     found = []
-    for path in sorted([*directory.glob("*.json"), *directory.glob("*.xml")]):
+    folders = [directory, *sorted(p for p in directory.glob(PYTHON_FOLDERS) if p.is_dir())]
+    for path in [p for folder in folders for p in sorted([*folder.glob("*.json"), *folder.glob("*.xml")])]:
         if path.suffix == ".xml":
             found.append(path)
             continue

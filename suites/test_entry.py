@@ -66,3 +66,18 @@ def test_a_misspelt_subcommand_is_a_usage_error(argv: list[str], said: str) -> N
         entry.main(argv)
     done = _run(str(SCRIPT), *argv)
     assert done.returncode == USAGE and said in done.stderr
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["-V"]])
+def test_version_names_the_harness_its_python_and_where_it_runs_from(argv: list[str],
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    import platform
+    from importlib import metadata
+
+    assert entry.main(argv) == AGREE
+    line = capsys.readouterr().out.strip()
+    assert line.startswith(f"memgate-parity {metadata.version('memgate-parity')} (Python {platform.python_version()}")
+    assert str(Path(cli.__file__).resolve().parents[1]) in line
+    with pytest.raises(SystemExit) as done:
+        cli.main(argv)
+    assert done.value.code == 0 and capsys.readouterr().out.strip() == line

@@ -98,6 +98,11 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(usage())
         return 0 if argv else USAGE
+    if argv[0] in ("-V", "--version"):
+        from harness.model.envelope import version_line
+
+        print(version_line())
+        return 0
     name, rest = argv[0], argv[1:]
     if name in MODULES:
         return _run_module(MODULES[name][0], rest)

@@ -103,6 +103,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m harness", description="parity harness command line",
                      formatter_class=argparse.RawDescriptionHelpFormatter,
                      epilog=__doc__ + "\nexit statuses:\n" + "\n".join(f"  {n}  {t}" for n, t in STATUSES.items()))
+    parser.add_argument("-V", "--version", action="version", version=envelope.version_line())
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     run = _command(sub, 'run',
                    'serve the JSON-lines protocol with one implementation',

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from datetime import UTC, datetime
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from harness.model.paths import ROOT
@@ -51,6 +52,12 @@ def _harness_version() -> str:
         return metadata.version("memgate-parity")
     except metadata.PackageNotFoundError:
         return "unknown"
+
+
+def version_line() -> str:
+    """What ``--version`` prints: the harness's version, the Python it runs on and where it was imported from."""
+    where = Path(__file__).resolve().parents[1]
+    return f"memgate-parity {_harness_version()} (Python {platform.python_version()}, {where})"
 
 
 def descriptions(opened: dict[str, Any]) -> dict[str, Any]:

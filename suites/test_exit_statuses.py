@@ -229,3 +229,21 @@ def test_a_promote_of_a_divergence_that_is_not_there_is_status_2(tmp_path: Path,
     report.write_text(found.stdout)
     assert cli.main(["promote", "--report", str(report), "--index", "9", "--id", "x"]) == USAGE
     assert "--index must be 1..1" in capsys.readouterr().err
+
+
+def test_a_reader_that_stops_reading_is_an_interruption_not_a_harness_bug(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """`report show ... | head -1`: the pipe closes under the harness; that is status 4 (interrupted) with
+    nothing on stderr, never an internal error (5) with a traceback."""
+    from harness.model import status as statuses
+
+    quieted = []
+    monkeypatch.setattr(statuses, "_quiet_stdout", lambda: quieted.append(True))
+
+    def main() -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    with pytest.raises(SystemExit) as done:
+        statuses.exit_with(main)
+    assert done.value.code == statuses.INTERRUPTED and quieted == [True]
+    assert capsys.readouterr().err == ""

@@ -28,7 +28,8 @@ STATUSES = {
     USAGE: "a usage or configuration error: an unknown op or implementation, bad arguments, a malformed "
            "declaration, expected list, report, baseline or checkpoint (named, with its problem)",
     UNAVAILABLE: "a requested implementation could not be built or started",
-    INTERRUPTED: "interrupted (Ctrl-C; a sweep resumes from its checkpoint)",
+    INTERRUPTED: "interrupted (Ctrl-C, or the reader of its output went away: `| head`; a sweep resumes from "
+                 "its checkpoint)",
     INTERNAL: "an internal error: the harness failed (a bug in the harness, not a verdict about any "
               "implementation); its traceback is printed, report it",
 }
@@ -65,9 +66,23 @@ def exit_with(main: Callable[[], int]) -> NoReturn:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         status = INTERRUPTED
+    except BrokenPipeError:  # `| head` stopped reading: not the harness's failure, and nothing more to say
+        _quiet_stdout()
+        status = INTERRUPTED
     except Exception as exc:  # noqa: BLE001 - every exception the harness did not expect ends here
         status = internal_error(exc)
     sys.exit(status)
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush of a closed pipe raises nothing."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def internal_error(exc: BaseException) -> int:

@@ -1,6 +1,7 @@
 """``memgate-parity``: one command for everything a maintainer runs (pyproject.toml, [project.scripts]).
 
     memgate-parity COMMAND [ARGS...]      a command of the harness (python -m harness COMMAND)
+    memgate-parity --project DIR ...      the project to check (default: found from the working directory up)
     memgate-parity fixtures ...           the fixture generators (python -m generators)
     memgate-parity TOOL ...               a maintainer tool (python -m tools.TOOL): plants, mutants, ...
     memgate-parity build wasm|pyodide ... an implementation's build script (wasm_host/build.py, ...)
@@ -21,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from harness.model.names import did_you_mean
-from harness.model.paths import ROOT
+from harness.model.project_option import take_project
 from harness.model.status import STATUSES, USAGE, UsageError, exit_with
 
 # subcommand -> (module whose main(argv) it runs, what it does)
@@ -74,6 +75,8 @@ def _run_module(module: str, argv: list[str]) -> int:
 
 
 def _run_script(path: str, argv: list[str]) -> int:
+    from harness.model.paths import ROOT
+
     sys.argv = [str(ROOT / path), *argv]
     return _status(lambda: runpy.run_path(str(ROOT / path), run_name="__main__"))
 
@@ -122,5 +125,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run() -> None:
-    """The console script: ``main`` with the project's exit statuses (a usage error: 2, with its message)."""
-    exit_with(main)
+    """The console script: ``main`` with the project's exit statuses (a usage error: 2, with its message). A
+    leading ``--project DIR`` is taken before anything reads a path (harness/model/project_option.py)."""
+    argv = take_project(sys.argv[1:])
+    exit_with(lambda: main(argv))

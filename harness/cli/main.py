@@ -30,6 +30,7 @@ from typing import Any, NoReturn
 from harness.cli import views
 from harness.cli.tools import close_all, impl_error, open_impls, parse_typed, request_deadline, split_names, unescape
 from harness.model import envelope
+from harness.model import paths as project_paths
 from harness.model.printable import printable
 from harness.model.status import (
     FOUND,
@@ -99,11 +100,29 @@ def _command(sub: Any, name: str, summary: str, *examples: str) -> argparse.Argu
 STATUS_LINE = "; ".join(f"{number} {text}" for number, text in SHORT.items())
 
 
+_PROJECT_DEFAULTS: dict[str, Path] = {}  # default paths shown relative, taken from the project root (_in_project)
+
+
+def _in_project(relative: str) -> Path:
+    """A default path of an option: shown in --help as it is (``reports/fuzz-report.json``), taken from the
+    project root when the option is not given (a path given is taken from the working directory, as usual)."""
+    return _PROJECT_DEFAULTS.setdefault(relative, Path(relative))
+
+
+def _project_defaults(args: argparse.Namespace) -> None:
+    for name, value in vars(args).items():
+        if any(value is default for default in _PROJECT_DEFAULTS.values()):
+            setattr(args, name, project_paths.ROOT / value)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m harness", description="parity harness command line",
                      formatter_class=argparse.RawDescriptionHelpFormatter,
                      epilog=__doc__ + "\nexit statuses:\n" + "\n".join(f"  {n}  {t}" for n, t in STATUSES.items()))
     parser.add_argument("-V", "--version", action="version", version=envelope.version_line())
+    parser.add_argument("--project", metavar="DIR", type=Path,
+                        help="the project to check: its implementations/, fixtures/, expected/ and reports/ "
+                             "(default: found from the working directory up, as pytest finds its rootdir)")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     run = _command(sub, 'run',
                    'serve the JSON-lines protocol with one implementation',
@@ -145,7 +164,8 @@ def _parser() -> argparse.ArgumentParser:
                            "(also PARITY_REQUIRE_ALL=1; CI sets it)")
     fuzz.add_argument("--ops", help="comma-separated ops (default: every comparable op)")
     fuzz.add_argument("--seed", type=int, default=None, help="a reproducible run (default: a random seed)")
-    fuzz.add_argument("--report", type=Path, default=Path("reports/fuzz-report.json"), help="where the report goes")
+    fuzz.add_argument("--report", type=Path, default=_in_project("reports/fuzz-report.json"),
+                      help="where the report goes")
     fuzz.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
     fuzz.add_argument("--stop-after-new", type=float, default=None, metavar="SECONDS",
                       help="stop this long after the first new divergence (planted-bug runs)")
@@ -203,7 +223,7 @@ def _parser() -> argparse.ArgumentParser:
     lint = _command(sub, 'lint', 'lint the fixture files', 'lint', 'lint --no-regenerate')
     lint.add_argument("--no-regenerate", action="store_true", help="skip the comparison with a fresh regeneration")
     bench = _command(sub, 'bench', 'requests per second on the fixture inputs', 'bench --seconds 1')
-    bench.add_argument("--out", type=Path, default=Path("reports/bench.json"), help="where the report goes")
+    bench.add_argument("--out", type=Path, default=_in_project("reports/bench.json"), help="where the report goes")
     bench.add_argument("--seconds", type=float, default=2.0, help="minimum measuring time per row")
     listing = _command(sub, "impls", "list the declared implementations and their availability", "impls",
                        "impls --json")
@@ -220,7 +240,7 @@ def _parser() -> argparse.ArgumentParser:
                          help="divergence reports (fuzz, sweep, diff --json, parity; v1 or v2), fixture results, the "
                               "parity run's parity-ran.json or JUnit XML file; show and html read the other reports "
                               "of a parity run with its own (its command line names them) and end with one verdict")
-    reading.add_argument("-o", "--out", type=Path, default=Path("reports/site"),
+    reading.add_argument("-o", "--out", type=Path, default=_in_project("reports/site"),
                          help="html: the folder the page (index.html) goes to (default: reports/site)")
     reading.add_argument("--baseline", dest="baselines", type=Path, action="append", default=[], metavar="REPORT",
                          help="html: an earlier report; the page shows what changed since (repeatable: each is "
@@ -296,7 +316,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from harness.model.files import check_replaceable, write_document
     from harness.testees.findings import Findings
 
-    out = args.results or Path(f"reports/check-{args.impl}.json")
+    out = args.results or project_paths.REPORTS / f"check-{args.impl}.json"
     check_replaceable(out, (SCHEMA,), RESULTS_WHAT)  # before the run: never lost to a --results it cannot write
     impl = _one_impl(args.impl)
     found = Findings()
@@ -608,7 +628,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             report = sweep_report.merge([_divergence_report(path) for path in args.merge])
         except (ValueError, KeyError) as exc:
             raise UsageError(f"cannot merge: {exc}") from None
-        out = args.report or Path("reports/sweep-report.json")
+        out = args.report or project_paths.REPORTS / "sweep-report.json"
         write(out, report)
         print(sweep_report.summary(report) + "\n\n" + views.classes_view(report, args.format, args.show))
         print(f"merged {len(args.merge)} reports into {out}")
@@ -622,7 +642,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     suffix = "" if shard == (1, 1) else f"-{shard[0]}-of-{shard[1]}"
-    out = args.report or Path(f"reports/sweep-report{suffix}.json")
+    out = args.report or project_paths.REPORTS / f"sweep-report{suffix}.json"
     _writable_report(out)  # before the sweep: its run is never lost to a --report it cannot write
     opened = open_impls(split_names(args.impls), require_all=args.require_all)
     if len(opened) < 2:
@@ -825,7 +845,9 @@ def _report_html(args: argparse.Namespace) -> int:
 
     try:
         baselines = page.read_baselines(args.baselines)
-        paths = args.reports or page.latest_reports(Path("reports"))
+        if not args.reports and project_paths.PROBLEM:
+            raise UsageError(f"report html: no reports named, and {project_paths.PROBLEM}")
+        paths = args.reports or page.latest_reports(project_paths.REPORTS)
         if not paths:
             raise UsageError("report html: no reports given and none in reports/ (run nox -s parity, fuzz or "
                              "sweep first, or name the reports)")
@@ -934,10 +956,46 @@ def check_budgets(args: argparse.Namespace) -> None:
             raise UsageError(f"{option} must be at least 1 (given {value})")
 
 
+def _check_project(args: argparse.Namespace) -> None:
+    """A usage error (status 2) when the command needs a project and there is none (paths.project_problem),
+    or when ``--project`` came too late to take effect (the harness imported in process before it was given:
+    the entry points take it first)."""
+    if getattr(args, "project", None) is not None and args.project.resolve() != project_paths.ROOT:
+        raise UsageError(f"--project {args.project}: the harness was imported with the project "
+                         f"{project_paths.ROOT} already; give --project first, to python -m harness or "
+                         "memgate-parity (or set PARITY_PROJECT)")
+    if getattr(args, "command", None) != "report" and project_paths.PROBLEM:
+        raise UsageError(project_paths.PROBLEM)
+
+
+def _command_of(argv: list[str]) -> argparse.Namespace:
+    """The subcommand and --project of a command line, before the parser (whose choices read declarations)
+    is built: for ``_check_project``. Help and version need no project."""
+    project, command, rest = None, None, list(argv)
+    while rest:
+        word = rest.pop(0)
+        if word in ("-h", "--help", "-V", "--version"):
+            return argparse.Namespace(command="report", project=None)
+        if word == "--project" and rest:
+            project = Path(rest.pop(0))
+        elif word.startswith("--project="):
+            project = Path(word.split("=", 1)[1])
+        elif not word.startswith("-"):
+            command = word
+            break
+    return argparse.Namespace(command=command, project=project)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one command; its exit status has one meaning (harness/model/status.py)."""
     envelope.mark_start()
+    try:  # before the parser: its choices read the project's declarations
+        _check_project(_command_of(list(sys.argv[1:] if argv is None else argv)))
+    except CommandError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.status
     args = _parser().parse_args(argv)  # a bad command line exits with 2 (argparse)
+    _project_defaults(args)
     try:
         check_budgets(args)  # before anything runs or is written
         if getattr(args, "baseline", None) is not None:  # read before the run: a bad baseline is a usage error

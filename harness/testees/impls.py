@@ -261,6 +261,9 @@ def _read_all(fingerprint: tuple[tuple[str, int, int], ...]) -> _Read:
     broken: dict[str, str] = {}
     for name, mtime, _ in fingerprint:
         if mtime == -1:
+            if Path(name) == DECLARATIONS:
+                raise DeclarationError(paths.project_problem() or f"{name}: the project has no folder of "
+                                       "implementation declarations (implementations/)")
             raise DeclarationError(f"{name}: no such folder of implementation declarations (named by {EXTRA_ENV})")
         try:
             declared = _load(Path(name))

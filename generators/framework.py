@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.model import hostvalues, unicode_tables
+from harness.model import hostvalues, paths, unicode_tables
 from harness.model.files import atomic_write
 from harness.model.registry import check_args, get_op
 from harness.testees.impls import declaration, oracle
@@ -29,9 +29,9 @@ from reference import ContractError, unicode_versions
 
 from . import steps, unicode_stability
 
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURES_DIR = ROOT / "fixtures"
-PROMOTED_DIR = Path(__file__).resolve().parent / "promoted"
+ROOT = paths.ROOT  # the project (harness/model/paths.py): in a source checkout, the checkout
+FIXTURES_DIR = paths.FIXTURES
+PROMOTED_DIR = ROOT / "generators" / "promoted"  # promoted witnesses: the project's, never an installed copy's
 PROMOTED_NOTE = "Found by the divergence fuzzer and promoted with `python -m harness promote`."
 SCHEMA_PATH = "../schemas/fixture-v1.schema.json"  # relative to fixtures/
 PINS_NAME = "released.json"  # beside the fixture files: the released ones and their sha256

@@ -126,3 +126,13 @@ def test_outside_any_project_the_installed_harness_says_so(installed: Path, tmp_
     assert done.returncode == 2, done.stdout + done.stderr
     assert "no project found" in done.stderr and "--project" in done.stderr and "Traceback" not in done.stderr
     assert not (nowhere / "reports").exists()
+
+
+def test_a_harness_without_its_data_says_so(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    from harness.cli import main as cli
+
+    monkeypatch.setattr(paths, "SCHEMAS", tmp_path / "gone")
+    assert cli.main(["impls"]) == 2
+    err = capsys.readouterr().err
+    assert "the harness's own data is missing" in err and str(tmp_path / "gone") in err

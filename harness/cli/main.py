@@ -964,6 +964,8 @@ def _check_project(args: argparse.Namespace) -> None:
         raise UsageError(f"--project {args.project}: the harness was imported with the project "
                          f"{project_paths.ROOT} already; give --project first, to python -m harness or "
                          "memgate-parity (or set PARITY_PROJECT)")
+    if project_paths.data_problem():
+        raise UsageError(project_paths.data_problem())
     if getattr(args, "command", None) != "report" and project_paths.PROBLEM:
         raise UsageError(project_paths.PROBLEM)
 

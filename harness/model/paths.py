@@ -73,3 +73,12 @@ REPORTS = ROOT / "reports"  # what runs write (gitignored)
 def project_problem() -> str | None:
     """Why there is no project to check (``PROBLEM``), or None."""
     return PROBLEM
+
+
+def data_problem() -> str | None:
+    """Why the harness's own data is not there (a broken install, a checkout missing its folders), or None."""
+    missing = [str(folder) for folder in (SCHEMAS, DATA) if not folder.is_dir()]
+    if missing:
+        return (f"the harness's own data is missing ({', '.join(missing)}): reinstall memgate-parity, or restore "
+                "schemas/ and data/ in the checkout from version control")
+    return None

@@ -120,17 +120,21 @@ def read_baselines(paths: Iterable[Path]) -> list[Source]:
 RUN_SCHEMAS = (*rundiff.DIVERGENCE_SCHEMAS, rundiff.RESULTS_SCHEMA, rundiff.RAN_SCHEMA)
 
 
-PYTHON_FOLDERS = "python-*"  # reports/python-3.12/: the parity run of a Python other than the default (noxfile)
+# The folders of the other parity runs (noxfile): reports/python-3.12/, a Python other than the default;
+# reports/node-24/, the Node testees on a pinned LTS Node (nox -s parity-node).
+PYTHON_FOLDERS = ("python-*", "node-*")
 
 
 def latest_reports(directory: Path) -> list[Path]:
-    """The reports in ``directory`` and in its per-Python folders (``python-3.12/``: the parity runs of the
-    other Pythons of the matrix, each a run of its own) that the page shows: divergence reports, fixture
-    results, the parity run's per-implementation counts (``*.json`` by their schema) and JUnit files (every
-    ``*.xml``: a folder of reports holds no other XML, and a broken one is an error naming it), by name; others
-    (bench) are left out. Every Python's run counts in the verdict: its tests, its counts, its divergences."""
+    """The reports in ``directory`` and in its folders of other runs (``python-3.12/``: the parity runs of the
+    other Pythons of the matrix; ``node-24/``: the Node testees' on an LTS Node; each a run of its own) that the
+    page shows: divergence reports, fixture results, the parity run's per-implementation counts (``*.json`` by
+    their schema) and JUnit files (every ``*.xml``: a folder of reports holds no other XML, and a broken one is
+    an error naming it), by name; others (bench) are left out. Every run counts in the verdict: its tests, its
+    counts, its divergences."""
     found = []
-    folders = [directory, *sorted(p for p in directory.glob(PYTHON_FOLDERS) if p.is_dir())]
+    runs = sorted(p for pattern in PYTHON_FOLDERS for p in directory.glob(pattern) if p.is_dir())
+    folders = [directory, *runs]
     for path in [p for folder in folders for p in sorted([*folder.glob("*.json"), *folder.glob("*.xml")])]:
         if path.suffix == ".xml":
             found.append(path)

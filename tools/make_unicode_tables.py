@@ -144,7 +144,7 @@ def case_data(version: str, scratch: Path) -> tuple[dict, str]:
     """(the case tables of `version`, the package they came from)."""
     npm, node = shutil.which("npm"), shutil.which("node")
     if npm is None or node is None:
-        raise TableError("node and npm are needed for the @unicode packages (Node.js 20)")
+        raise TableError("node and npm are needed for the @unicode packages (Node.js 20 or newer)")
     where = scratch / f"npm-{version}"
     where.mkdir()
     name = _run([npm, "pack", "--silent", f"@unicode/unicode-{version}"], cwd=where).strip().splitlines()[-1]

@@ -100,21 +100,6 @@ def _command(sub: Any, name: str, summary: str, *examples: str) -> argparse.Argu
 STATUS_LINE = "; ".join(f"{number} {text}" for number, text in SHORT.items())
 
 
-_PROJECT_DEFAULTS: dict[str, Path] = {}  # default paths shown relative, taken from the project root (_in_project)
-
-
-def _in_project(relative: str) -> Path:
-    """A default path of an option: shown in --help as it is (``reports/fuzz-report.json``), taken from the
-    project root when the option is not given (a path given is taken from the working directory, as usual)."""
-    return _PROJECT_DEFAULTS.setdefault(relative, Path(relative))
-
-
-def _project_defaults(args: argparse.Namespace) -> None:
-    for name, value in vars(args).items():
-        if any(value is default for default in _PROJECT_DEFAULTS.values()):
-            setattr(args, name, project_paths.ROOT / value)
-
-
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m harness", description="parity harness command line",
                      formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -164,7 +149,7 @@ def _parser() -> argparse.ArgumentParser:
                            "(also PARITY_REQUIRE_ALL=1; CI sets it)")
     fuzz.add_argument("--ops", help="comma-separated ops (default: every comparable op)")
     fuzz.add_argument("--seed", type=int, default=None, help="a reproducible run (default: a random seed)")
-    fuzz.add_argument("--report", type=Path, default=_in_project("reports/fuzz-report.json"),
+    fuzz.add_argument("--report", type=Path, default=Path("reports/fuzz-report.json"),
                       help="where the report goes")
     fuzz.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
     fuzz.add_argument("--stop-after-new", type=float, default=None, metavar="SECONDS",
@@ -223,7 +208,7 @@ def _parser() -> argparse.ArgumentParser:
     lint = _command(sub, 'lint', 'lint the fixture files', 'lint', 'lint --no-regenerate')
     lint.add_argument("--no-regenerate", action="store_true", help="skip the comparison with a fresh regeneration")
     bench = _command(sub, 'bench', 'requests per second on the fixture inputs', 'bench --seconds 1')
-    bench.add_argument("--out", type=Path, default=_in_project("reports/bench.json"), help="where the report goes")
+    bench.add_argument("--out", type=Path, default=Path("reports/bench.json"), help="where the report goes")
     bench.add_argument("--seconds", type=float, default=2.0, help="minimum measuring time per row")
     listing = _command(sub, "impls", "list the declared implementations and their availability", "impls",
                        "impls --json")
@@ -240,7 +225,7 @@ def _parser() -> argparse.ArgumentParser:
                          help="divergence reports (fuzz, sweep, diff --json, parity; v1 or v2), fixture results, the "
                               "parity run's parity-ran.json or JUnit XML file; show and html read the other reports "
                               "of a parity run with its own (its command line names them) and end with one verdict")
-    reading.add_argument("-o", "--out", type=Path, default=_in_project("reports/site"),
+    reading.add_argument("-o", "--out", type=Path, default=Path("reports/site"),
                          help="html: the folder the page (index.html) goes to (default: reports/site)")
     reading.add_argument("--baseline", dest="baselines", type=Path, action="append", default=[], metavar="REPORT",
                          help="html: an earlier report; the page shows what changed since (repeatable: each is "
@@ -316,7 +301,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from harness.model.files import check_replaceable, write_document
     from harness.testees.findings import Findings
 
-    out = args.results or project_paths.REPORTS / f"check-{args.impl}.json"
+    out = args.results or Path(f"reports/check-{args.impl}.json")
     check_replaceable(out, (SCHEMA,), RESULTS_WHAT)  # before the run: never lost to a --results it cannot write
     impl = _one_impl(args.impl)
     found = Findings()
@@ -628,7 +613,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             report = sweep_report.merge([_divergence_report(path) for path in args.merge])
         except (ValueError, KeyError) as exc:
             raise UsageError(f"cannot merge: {exc}") from None
-        out = args.report or project_paths.REPORTS / "sweep-report.json"
+        out = args.report or Path("reports/sweep-report.json")
         write(out, report)
         print(sweep_report.summary(report) + "\n\n" + views.classes_view(report, args.format, args.show))
         print(f"merged {len(args.merge)} reports into {out}")
@@ -642,7 +627,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     suffix = "" if shard == (1, 1) else f"-{shard[0]}-of-{shard[1]}"
-    out = args.report or project_paths.REPORTS / f"sweep-report{suffix}.json"
+    out = args.report or Path(f"reports/sweep-report{suffix}.json")
     _writable_report(out)  # before the sweep: its run is never lost to a --report it cannot write
     opened = open_impls(split_names(args.impls), require_all=args.require_all)
     if len(opened) < 2:
@@ -845,9 +830,7 @@ def _report_html(args: argparse.Namespace) -> int:
 
     try:
         baselines = page.read_baselines(args.baselines)
-        if not args.reports and project_paths.PROBLEM:
-            raise UsageError(f"report html: no reports named, and {project_paths.PROBLEM}")
-        paths = args.reports or page.latest_reports(project_paths.REPORTS)
+        paths = args.reports or page.latest_reports(Path("reports"))
         if not paths:
             raise UsageError("report html: no reports given and none in reports/ (run nox -s parity, fuzz or "
                              "sweep first, or name the reports)")
@@ -997,7 +980,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return exc.status
     args = _parser().parse_args(argv)  # a bad command line exits with 2 (argparse)
-    _project_defaults(args)
     try:
         check_budgets(args)  # before anything runs or is written
         if getattr(args, "baseline", None) is not None:  # read before the run: a bad baseline is a usage error

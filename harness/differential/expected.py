@@ -167,7 +167,7 @@ def read_list(path: Path, impl: str, validators: dict[str, Any] | None = None) -
     the problem: unreadable, not JSON (cut short, NaN, a key twice, a BOM), nested too deep, another schema,
     entries that break it, another implementation's name, an entry id twice, characters or a witness that do
     not parse. Never a part of a list: a run judges nothing against a list it could not read whole."""
-    document = untrusted.read_document(path, WHAT, unique_keys=True)
+    document = untrusted.read_document(path, WHAT, unique_keys=True, max_depth=untrusted.MAX_DEPTH)  # args only
     validators = validators or _validators()
     version = document.get("schema")
     if not isinstance(version, str) or version not in validators:

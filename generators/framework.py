@@ -191,7 +191,7 @@ def reference_versions() -> dict[str, Any]:
         raise GeneratorError(
             f"this Python ({python}) lowercases with Unicode {running['case_mapping']}, not one of the versions of "
             f"the Pythons the reference supports ({', '.join(supported) or 'none declared'}; unicode_platforms in "
-            f"{declared.source}): add it there, with its table (python -m tools.make_unicode_tables --versions "
+            f"{declared.source}): add it there, with its table (python -m harness.tools.make_unicode_tables --versions "
             f"{running['case_mapping']}), or generate on a supported Python")
     return {**running, "case_mapping": supported}
 

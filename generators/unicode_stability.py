@@ -1,6 +1,6 @@
 """Refuse fixture inputs whose Unicode data differs between the Unicode versions in play.
 
-Versions in play: every version there is a table for (data/unicode-tables/, tools/make_unicode_tables.py):
+Versions in play: every version there is a table for (data/unicode-tables/, harness/tools/make_unicode_tables.py):
 the reference's case mapping on each Python it supports (CPython 3.11: 14.0, 3.12: 15.0, 3.13: 15.1),
 ``unicodedata2``'s (the reference's NFC, pinned to the Rust core's normalization tables: 18.0), Rust std's
 case tables (17.0) and Pyodide's CPython 3.14 (16.0, both steps). A character passes when it is assigned in

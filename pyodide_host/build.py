@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-MIN_NODE = 20  # and any newer: the testee runs on 20 and on the LTS 24 (nox -s parity-node, tools/node_lts.py)
+MIN_NODE = 20  # and any newer: the testee runs on 20 and on the LTS 24 (nox -s parity-node, harness/tools/node_lts.py)
 START = {"id": "smoke", "op": "start", "args": {"protocol": 2, "ops": {}, "codes": []}}
 
 

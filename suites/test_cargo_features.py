@@ -1,6 +1,6 @@
 """The Rust tests compile the core as it ships: no test crate turns on, through cargo's feature
 unification, a feature of the core's dependencies that the PyO3 or the WASM build lacks
-(tools/cargo_features.py)."""
+(harness/tools/cargo_features.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tools import cargo_features
+from harness.tools import cargo_features
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,7 +1,7 @@
-"""tools/chaos.py, small: requests streamed through ``harness run`` while its testee is killed from outside,
+"""harness/tools/chaos.py, small: requests streamed through ``harness run`` while its testee is killed from outside,
 some kills at start-up; every request answered once, with the reference's answer or ``crash``, none
 ``unavailable``, no process left. The full run (300,000 requests, 15 kills, the WASM testee) is a measure,
-not a test: ``python -m tools.chaos``."""
+not a test: ``python -m harness.tools.chaos``."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.tools import chaos
 from suites.test_plugins import declare
-from tools import chaos
 
 
 def test_kills_from_outside_cost_no_request(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -47,7 +47,8 @@ def test_every_build_script_is_there() -> None:
 @pytest.mark.parametrize("new, old, status", [
     (("impls", "--json"), (sys.executable, "-m", "harness", "impls", "--json"), AGREE),
     (("fixtures", "list"), (sys.executable, "-m", "generators", "list"), AGREE),
-    (("reports-check", "/no/such/folder"), (sys.executable, "-m", "tools.reports_check", "/no/such/folder"), USAGE),
+    (("reports-check", "/no/such/folder"), (sys.executable, "-m", "harness.tools.reports_check", "/no/such/folder"),
+     USAGE),
     (("diff", "decide_writ", "x"), (sys.executable, "-m", "harness", "diff", "decide_writ", "x"), USAGE),
     (("build", "pyodide", "--help"), (sys.executable, "pyodide_host/build.py", "--help"), AGREE),
 ])

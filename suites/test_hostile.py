@@ -1,7 +1,7 @@
 """Hostile testees (suites/hostile.py, suites/fakes/hostile_testee.py): every fault is a finding about that
 testee, with the kind of the table, and never a divergence; every request still gets the reference's
 answer. Checked in the client, and in every command that talks to testees: check, fuzz, sweep, diff,
-selftest (short budgets here; `python -m tools.hostile` is the measured 15 s run)."""
+selftest (short budgets here; `python -m harness.tools.hostile` is the measured 15 s run)."""
 
 from __future__ import annotations
 
@@ -230,9 +230,9 @@ def test_the_parity_suites_fail_the_testees_health_and_nothing_else(tmp_path: Pa
 
 
 def test_the_measured_run_times_and_weighs_the_harness(tmp_path: Path) -> None:
-    """tools/hostile.py's measurement on one fault with a short budget: the harness's own processes are
+    """harness/tools/hostile.py's measurement on one fault with a short budget: the harness's own processes are
     weighed (the testee's are not), the report read, nothing missed."""
-    from tools.hostile import measure
+    from harness.tools.hostile import measure
 
     run = measure("long_line", 3, 1, tmp_path)
     assert run.problems == [], run

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 import reference
+from harness.tools.processes import alive
 from suites.hostile import BY_NAME, FAULTS, declare
 from suites.test_hostile import run
-from tools.processes import alive
 
 IDS = [f for f in FAULTS if f.family == "id"]
 NEW = [BY_NAME[name] for name in ("deep_json", "wrong_id_float", "ok_wrong_type", "ok_nan", "extra_key",

@@ -1,4 +1,4 @@
-"""Every planted bug in tools/mutants.py is caught by the fixture cases it names."""
+"""Every planted bug in harness/tools/mutants.py is caught by the fixture cases it names."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tools.mutants import REFERENCE_MUTATIONS, Mutation, apply, caught, run_mutation
+from harness.tools.mutants import REFERENCE_MUTATIONS, Mutation, apply, caught, run_mutation
 
 
 @pytest.mark.parametrize("mutation", REFERENCE_MUTATIONS, ids=[m.name for m in REFERENCE_MUTATIONS])
@@ -34,8 +34,8 @@ def test_every_planted_edit_applies_once_to_todays_sources() -> None:
     """A mutation or plant whose text no longer occurs exactly once would fail only in `nox -s mutants` or a
     plants run; this keeps them in step with every edit of the code they plant into."""
     from harness.model.paths import ROOT
-    from tools.mutants import RUST_MUTATIONS, WASM_MUTATIONS
-    from tools.plants import PLANTS
+    from harness.tools.mutants import RUST_MUTATIONS, WASM_MUTATIONS
+    from harness.tools.plants import PLANTS
 
     edits = [*RUST_MUTATIONS, *WASM_MUTATIONS, *REFERENCE_MUTATIONS,
              *(plant.mutation for plant in PLANTS if plant.mutation is not None)]
@@ -47,7 +47,7 @@ def test_every_planted_edit_applies_once_to_todays_sources() -> None:
 
 
 def test_the_trace_plants_verdict_fails_each_way_it_can() -> None:
-    from tools.trace_plants import PLANTS, verdicts
+    from harness.tools.trace_plants import PLANTS, verdicts
 
     def result(parting: str | None, problems: list[str], untouched: str | None = None) -> dict[str, object]:
         return {"witness": {"parting": parting, "problems": problems},
@@ -73,7 +73,7 @@ def test_a_planted_build_never_rides_along_into_the_next(tmp_path: Path) -> None
     import shutil
     import subprocess
 
-    from tools.mutants import ROOT, RUST_MUTATIONS, copy_rust_core
+    from harness.tools.mutants import ROOT, RUST_MUTATIONS, copy_rust_core
 
     if shutil.which("cargo") is None:
         pytest.skip("cargo is not on PATH (nox -s rust and the mutants session have it)")

@@ -1,9 +1,9 @@
-"""tools/node_lts.py: the pinned LTS Node of `nox -s parity-node`, from the npm registry, verified.
+"""harness/tools/node_lts.py: the pinned LTS Node of `nox -s parity-node`, from the npm registry, verified.
 
 No test here reaches the network: the tarballs are fakes made in a temporary folder (a `bin/node` that is a
 shell script saying what a Node says), handed to `provision` as its fetch, or left by a fake `npm` on PATH for
 the command line. The last test runs the real WASM testee on the real LTS Node, and only when that Node is
-already in the cache (`python -m tools.node_lts` puts it there; .ci/run does, through `nox -s parity-node`).
+already in the cache (`python -m harness.tools.node_lts` puts it there; .ci/run does, through `nox -s parity-node`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import page
-from tools import node_lts
+from harness.tools import node_lts
 
 ROOT = Path(__file__).resolve().parent.parent
 X64_LINUX = platform.system() == "Linux" and platform.machine().lower() in ("x86_64", "amd64")
@@ -141,11 +141,11 @@ def test_the_cache_is_the_one_of_wasm_host_build(monkeypatch: pytest.MonkeyPatch
 
 def run_tool(tmp_path: Path, path: str, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PATH": path, "PARITY_CACHE": str(tmp_path / "cache")}
-    return subprocess.run([sys.executable, "-m", "tools.node_lts", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=120, check=False)
+    return subprocess.run([sys.executable, "-m", "harness.tools.node_lts", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
 
 
-@pytest.mark.skipif(not X64_LINUX, reason="tools/node_lts.py provisions on x86_64 Linux only")
+@pytest.mark.skipif(not X64_LINUX, reason="harness/tools/node_lts.py provisions on x86_64 Linux only")
 def test_the_command_refuses_what_a_fake_npm_leaves_against_the_real_pin(tmp_path: Path) -> None:
     """The command line's own path: `npm pack` (a fake here, on PATH) leaves a tarball that is not the pinned
     one: status 3 (unavailable), the integrity named, nothing cached, nothing printed on stdout."""
@@ -163,7 +163,7 @@ def test_the_command_refuses_what_a_fake_npm_leaves_against_the_real_pin(tmp_pat
     assert leftovers(tmp_path / "cache") == []
 
 
-@pytest.mark.skipif(not X64_LINUX, reason="tools/node_lts.py provisions on x86_64 Linux only")
+@pytest.mark.skipif(not X64_LINUX, reason="harness/tools/node_lts.py provisions on x86_64 Linux only")
 def test_the_command_without_npm_is_unavailable(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     done = run_tool(tmp_path, str(tmp_path / "empty"))
@@ -187,7 +187,7 @@ WASM_PACKAGE = ROOT / "wasm_host" / "pkg" / "memgate_wasm.js"
 
 
 @pytest.mark.skipif(LTS_BIN is None, reason=f"Node {PIN.version} is not provisioned in {node_lts.home_of(PIN)}: "
-                    "`python -m tools.node_lts` (network: the npm registry)")
+                    "`python -m harness.tools.node_lts` (network: the npm registry)")
 @pytest.mark.skipif(not WASM_PACKAGE.is_file(), reason="wasm_host/pkg is not built: `nox -s build-wasm`")
 def test_the_wasm_testee_answers_unicode_versions_on_the_lts_node() -> None:
     from harness.testees.command import CommandTestee

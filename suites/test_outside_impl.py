@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from harness.testees import impls
-from tools import parity_plan
+from harness.tools import parity_plan
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "implementers.md"

@@ -193,9 +193,9 @@ def test_notes_of_covering_entries_come_from_the_expected_lists(page_reports: ma
 
 def test_the_reports_check_knows_the_page_by_its_own_run(page_reports: making.Made, tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    """nox -s report writes reports/site/index.html: tools/reports_check.py takes it when the page names its
+    """nox -s report writes reports/site/index.html: harness/tools/reports_check.py takes it when the page names its
     session (its page-run envelope), and refuses one written outside nox, or an HTML file of anyone else."""
-    from tools import reports_check
+    from harness.tools import reports_check
 
     folder = tmp_path / "reports"
     sources = page.read([page_reports.reports["check-reference"]])

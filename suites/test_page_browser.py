@@ -1,5 +1,5 @@
 """The conformance page in a real headless browser: Debian's chromium through its chromium-driver
-(tools/browser.py), loaded from the file system as a person opens it.
+(harness/tools/browser.py), loaded from the file system as a person opens it.
 
 The page is made by ``python -m harness report html`` from reports the real command line wrote on a fake
 with a planted traced bug (suites/page_reports.py): failing fixture cases, a new class and a covered one, a
@@ -26,8 +26,8 @@ import pytest
 
 from harness.cli import page, views
 from harness.model import hostvalues
+from harness.tools import browser as browsers
 from suites import page_reports as making
-from tools import browser as browsers
 
 ARTIFACTS_ENV = "PARITY_ARTIFACTS"
 

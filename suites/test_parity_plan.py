@@ -1,4 +1,4 @@
-"""nox -s parity cannot pass without testing what it was asked for (tools/parity_plan.py): a broken or
+"""nox -s parity cannot pass without testing what it was asked for (harness/tools/parity_plan.py): a broken or
 unknown implementation that was asked for stops it, a failing build stops it (never drops that
 implementation and goes on), and an implementation that ran no test fails it. The declarations are the
 harness's (read_declarations runs harness/testees/impls.py); suites/test_outside_impl.py runs the
@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from harness.model.schemas import problems
-from tools import parity_plan
-from tools.parity_plan import PlanError
+from harness.tools import parity_plan
+from harness.tools.parity_plan import PlanError
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -187,9 +187,9 @@ def test_a_test_session_that_writes_under_reports_fails(tmp_path: Path) -> None:
 
 
 def test_the_reports_check_wants_every_file_to_name_its_session(sweeps: dict[str, Path], tmp_path: Path) -> None:
-    """tools/reports_check.py (the end of .ci/run): a report written outside nox, a stray file and a JUnit
+    """harness/tools/reports_check.py (the end of .ci/run): a report written outside nox, a stray file and a JUnit
     file without its properties are problems; the parity suites' own files under a session pass."""
-    from tools import reports_check
+    from harness.tools import reports_check
 
     folder = tmp_path / "reports"
     env = dict(os.environ, NOX_CURRENT_SESSION="parity")

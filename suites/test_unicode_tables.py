@@ -1,4 +1,4 @@
-"""data/unicode-tables/ (tools/make_unicode_tables.py): what each Unicode-dependent step reads, per version
+"""data/unicode-tables/ (harness/tools/make_unicode_tables.py): what each Unicode-dependent step reads, per version
 in play, character by character; checked against the host's own data where the host has that version."""
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ def test_a_version_with_no_table_is_a_configuration_error_naming_it_and_the_comm
         unicode_tables.require({"wasm": {"case_mapping": "17.0.0"}, "new": {"normalization": "19.0.0"}})
     said = str(missing.value)
     assert "Unicode 19.0.0 read by new (normalization)" in said and "17.0.0 read" not in said
-    assert "python -m tools.make_unicode_tables --versions 19.0.0" in said
+    assert "python -m harness.tools.make_unicode_tables --versions 19.0.0" in said
     assert missing.value.status == 2
 
 

@@ -133,7 +133,7 @@ def test_the_plan_of_nox_breaks_a_deep_declaration_alone(tmp_path: Path, monkeyp
     each broken alone, named with their file; the others are planned."""
     import sys
 
-    from tools import parity_plan
+    from harness.tools import parity_plan
 
     (tmp_path / "deep.json").write_text(DEEP, encoding="utf-8")
     (tmp_path / "twice.json").write_text('{"start": {}, "start": {}, "build": [], "hint": ""}', encoding="utf-8")
@@ -146,7 +146,7 @@ def test_the_plan_of_nox_breaks_a_deep_declaration_alone(tmp_path: Path, monkeyp
 
 
 def test_parity_counts_that_are_not_a_document_are_a_problem(tmp_path: Path) -> None:
-    from tools import parity_plan
+    from harness.tools import parity_plan
 
     ran = tmp_path / "ran.json"
     for text in (DEEP, '{"counts": NaN}', '{"counts": [1]}'):
@@ -156,7 +156,7 @@ def test_parity_counts_that_are_not_a_document_are_a_problem(tmp_path: Path) -> 
 
 
 def test_reports_check_names_a_deep_report(tmp_path: Path) -> None:
-    from tools import reports_check
+    from harness.tools import reports_check
 
     path = tmp_path / "deep.json"
     path.write_text(DEEP, encoding="utf-8")

@@ -25,7 +25,7 @@ def test_every_package_is_listed_for_the_wheel() -> None:
     subpackage left out of the list would be missing from every installed harness."""
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
     on_disk = {str(init.parent.relative_to(ROOT)).replace("/", ".")
-               for top in ("reference", "generators", "harness", "tools") for init in (ROOT / top).rglob("__init__.py")
+               for top in ("reference", "generators", "harness") for init in (ROOT / top).rglob("__init__.py")
                if "__pycache__" not in init.parts}
     assert on_disk <= listed, sorted(on_disk - listed)
     assert {"harness.resources.schemas", "harness.resources.data"} <= listed
@@ -79,6 +79,14 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert built.returncode == 0, built.stderr[-3000:]
     wheels = sorted((where / "dist").glob("memgate_parity-*.whl"))
     assert len(wheels) == 1, wheels
+    import zipfile
+
+    with zipfile.ZipFile(wheels[0]) as wheel:
+        top = {name.split("/", 1)[0] for name in wheel.namelist()}
+    assert "tools" not in top and {"harness", "reference", "generators"} <= top, sorted(top)  # no generic `tools`
+    with zipfile.ZipFile(wheels[0]) as wheel:
+        names = set(wheel.namelist())
+    assert "harness/resources/schemas/fixture-v1.schema.json" in names and "harness/tools/plants.py" in names
     subprocess.run([sys.executable, "-m", "venv", str(where / "venv")], check=True, timeout=300)
     pip = subprocess.run([str(where / "venv" / "bin" / "python"), "-m", "pip", "install", "--quiet", str(wheels[0])],
                          capture_output=True, text=True, timeout=900, env=env, check=False)
@@ -87,6 +95,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _run(bin_dir: Path, cwd: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    """A command of the installed harness, with nothing of this checkout's environment to lean on."""
     env = {key: value for key, value in os.environ.items()
            if key not in ("PARITY_PROJECT", "PARITY_IMPLEMENTATIONS", "PYTHONPATH", "VIRTUAL_ENV")}
     return subprocess.run([str(bin_dir / argv[0]), *argv[1:]], cwd=cwd, capture_output=True, text=True, timeout=600,
@@ -95,8 +104,7 @@ def _run(bin_dir: Path, cwd: Path, *argv: str) -> subprocess.CompletedProcess[st
 
 def test_the_installed_wheel_runs_on_a_project_folder(installed: Path, tmp_path: Path) -> None:
     project = _project_folder(tmp_path)
-    site = subprocess.run([str(installed / "python"), "-c", "import harness, sys; print(harness.__file__)"],
-                          cwd=tmp_path, capture_output=True, text=True, check=True).stdout.strip()
+    site = _run(installed, tmp_path, "python", "-c", "import harness; print(harness.__file__)").stdout.strip()
     assert not Path(site).resolve().is_relative_to(ROOT), site  # the installed copy, not this checkout
 
     helped = _run(installed, project, "memgate-parity", "--help")

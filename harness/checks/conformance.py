@@ -4,7 +4,7 @@ NFC(c5)), and the version skew that reveals.
 
 Each implementation is checked against the file of the Unicode version it reports for normalization
 (``file_for``): data/unicode-<version>/NormalizationTest.txt.bz2, 18.0.0's from the icu_normalizer crate
-(tools/make_normalization_tests.py), 15.0.0's from Debian's unicode-data, each with its license. A version
+(harness/tools/make_normalization_tests.py), 15.0.0's from Debian's unicode-data, each with its license. A version
 with no file (16.0.0: no reachable package ships it) is checked against the newest older file, and the
 result says so. A failure on a line whose characters were all assigned before the implementation's
 reported normalization version is non-conformance; one that involves characters newer than that

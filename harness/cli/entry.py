@@ -28,18 +28,19 @@ from harness.model.status import STATUSES, USAGE, UsageError, exit_with
 # subcommand -> (module whose main(argv) it runs, what it does)
 MODULES: dict[str, tuple[str, str]] = {
     "fixtures": ("generators.__main__", "write, check, list or release the fixture files"),
-    "plants": ("tools.plants", "planted divergences: the fuzzer must find each, once, with its cause"),
-    "mutants": ("tools.mutants", "planted bugs in the reference, the core and the bindings: cases catch each"),
-    "trace-plants": ("tools.trace_plants", "a bug planted in each op of the Rust core shows at its step"),
-    "hostile": ("tools.hostile", "hostile testees: timed, weighed fuzz runs, one fault each"),
-    "cargo-features": ("tools.cargo_features", "do the Rust tests compile the core as it ships?"),
-    "bench-baseline": ("tools.bench_baseline", "the Rust core's bare cost per op against another revision"),
-    "harness-baseline": ("tools.harness_baseline", "the harness's fuzz rate and sweep time against another revision"),
-    "chaos": ("tools.chaos", "requests streamed through harness run while its testee is killed from outside"),
-    "reports-check": ("tools.reports_check", "every file in reports/ names its session and run"),
-    "browser": ("tools.browser", "find or install the headless browser of the page's tests"),
-    "actionlint": ("tools.actionlint", "check the GitHub Actions workflows"),
-    "unicode-tables": ("tools.make_unicode_tables", "regenerate the per-version Unicode tables (data/)"),
+    "plants": ("harness.tools.plants", "planted divergences: the fuzzer must find each, once, with its cause"),
+    "mutants": ("harness.tools.mutants", "planted bugs in the reference, the core and the bindings: cases catch each"),
+    "trace-plants": ("harness.tools.trace_plants", "a bug planted in each op of the Rust core shows at its step"),
+    "hostile": ("harness.tools.hostile", "hostile testees: timed, weighed fuzz runs, one fault each"),
+    "cargo-features": ("harness.tools.cargo_features", "do the Rust tests compile the core as it ships?"),
+    "bench-baseline": ("harness.tools.bench_baseline", "the Rust core's bare cost per op against another revision"),
+    "harness-baseline": ("harness.tools.harness_baseline",
+                         "the harness's fuzz rate and sweep time against another revision"),
+    "chaos": ("harness.tools.chaos", "requests streamed through harness run while its testee is killed from outside"),
+    "reports-check": ("harness.tools.reports_check", "every file in reports/ names its session and run"),
+    "browser": ("harness.tools.browser", "find or install the headless browser of the page's tests"),
+    "actionlint": ("harness.tools.actionlint", "check the GitHub Actions workflows"),
+    "unicode-tables": ("harness.tools.make_unicode_tables", "regenerate the per-version Unicode tables (data/)"),
 }
 # build TARGET -> (script, what it builds)
 BUILDS: dict[str, tuple[str, str]] = {

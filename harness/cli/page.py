@@ -43,7 +43,7 @@ from harness.model.unicode_info import describe
 
 ASSETS = Path(__file__).with_name("page_assets")  # page.css and page.js, inlined into the page
 RANGES_SHOWN = 12  # a class's character ranges listed with names; the rest counted
-GENERATOR = "memgate-parity report html"  # the page's generator meta (tools/reports_check.py knows it by it)
+GENERATOR = "memgate-parity report html"  # the page's generator meta (harness/tools/reports_check.py knows it by it)
 GENERATOR_META = f"<meta name='generator' content='{GENERATOR}'>"
 VALUE_LIMIT = 4000  # characters of one shown value (an output, an argument, a trace value)
 EVIDENCE_LIMIT = 600  # characters of one evidence field of a finding (findings.render's)

@@ -1,4 +1,4 @@
-"""The per-version Unicode tables of data/unicode-tables/ (tools/make_unicode_tables.py), read
+"""The per-version Unicode tables of data/unicode-tables/ (harness/tools/make_unicode_tables.py), read
 character by character: does the data a step reads differ for this code point between two versions?
 
 Only the data the contract's Unicode-dependent steps read counts:
@@ -53,7 +53,7 @@ def require(versions: dict[str, dict[str, str]]) -> None:
         made = ",".join(sorted(missing))
         raise NoTableForVersion(
             f"no Unicode table for {said}: the harness knows {', '.join(sorted(available(), key=version_key))} "
-            f"(data/unicode-tables/). Make it with `python -m tools.make_unicode_tables --versions {made}`, "
+            f"(data/unicode-tables/). Make it with `python -m harness.tools.make_unicode_tables --versions {made}`, "
             "commit it, and run `python -m harness expected update` for the skews it explains")
 
 
@@ -101,7 +101,7 @@ def available() -> list[str]:
 def table(version: str) -> Table:
     path = TABLES / f"{version}.json"
     if not path.is_file():
-        raise MissingTable(f"no Unicode table for {version} in {TABLES} (python -m tools.make_unicode_tables "
+        raise MissingTable(f"no Unicode table for {version} in {TABLES} (python -m harness.tools.make_unicode_tables "
                            f"--versions {version}); have: {', '.join(available()) or 'none'}")
     document = json.loads(path.read_text(encoding="ascii"))
     norm, case = document["normalization"], document["case_mapping"]
@@ -130,7 +130,7 @@ def oldest() -> str:
     """The oldest Unicode version there is a table for."""
     found = sorted(available(), key=version_key)
     if not found:
-        raise MissingTable(f"no Unicode tables in {TABLES} (python -m tools.make_unicode_tables)")
+        raise MissingTable(f"no Unicode tables in {TABLES} (python -m harness.tools.make_unicode_tables)")
     return found[0]
 
 

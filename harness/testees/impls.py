@@ -11,7 +11,7 @@ separated by the path separator), e.g. a fake implementation in a test.
 
 This module is the one reader of declarations. The nox sessions, which run under nox's own interpreter
 (no project, no jsonschema), get what they build from ``python -m harness.testees.impls`` run with the
-session's interpreter (``plan``; tools/parity_plan.py reads it): the same files, the same verdicts, the
+session's interpreter (``plan``; harness/tools/parity_plan.py reads it): the same files, the same verdicts, the
 same placeholders expanded.
 
 Every implementation answers ``call(op, args) -> response``, where a response is the protocol's
@@ -333,7 +333,7 @@ def check_platforms(versions: dict[str, dict[str, Any]]) -> None:
                 listed = ", ".join(f"{platform}: {v}" for platform, v in by_platform.items())
                 problems.append(f"{name} reads Unicode {version} for {step} on this platform; its declaration "
                                 f"({found[name].source}) names the platforms it supports ({listed}): add this one "
-                                "to unicode_platforms, with its table (python -m tools.make_unicode_tables "
+                                "to unicode_platforms, with its table (python -m harness.tools.make_unicode_tables "
                                 f"--versions {version}), then run `python -m harness expected update`")
     if problems:
         raise DeclarationError("; ".join(problems))
@@ -413,7 +413,7 @@ def check_handshake(testee: CommandTestee, declared: Implementation) -> None:
 
 
 def plan() -> dict[str, Any]:
-    """What the nox sessions build and start, as JSON (tools/parity_plan.py): every implementation of
+    """What the nox sessions build and start, as JSON (harness/tools/parity_plan.py): every implementation of
     ``names()`` (the oracle first) with its start and build commands as read here, ``{python}`` (this
     interpreter), ``{root}`` and ``{here}`` expanded, its hint and its file; and the broken declarations
     (file stem -> the file, the problem and the fix). A DeclarationError (a folder of PARITY_IMPLEMENTATIONS

@@ -1,6 +1,6 @@
 """The Rust core's bare cost per op, now against a baseline revision, side by side in one run, as ratios.
 
-``python -m tools.bench_baseline --baseline REV`` (``nox -s bench -- --baseline REV``) builds rust_core/ as it
+``python -m harness.tools.bench_baseline --baseline REV`` (``nox -s bench -- --baseline REV``) builds rust_core/ as it
 is at git revision REV (``git archive`` into a scratch folder: PyO3 with maturin, WASM with
 wasm_host/build.py) beside the working tree's build, then times each op's fixture inputs through both
 builds' own loops, no protocol: a Python loop calling the PyO3 functions (each build in its own
@@ -25,7 +25,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from harness.fixtures.load import all_cases  # noqa: E402
@@ -127,7 +127,8 @@ def measure(builds: dict[str, dict[str, Path]], scratch: Path, rounds: int, seco
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.bench_baseline", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m harness.tools.bench_baseline",
+                                     description=__doc__.split("\n\n")[0])
     parser.add_argument("--baseline", required=True, help="a git revision whose rust_core/ is the baseline")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--seconds", type=float, default=1.0, help="per round, per build")

@@ -4,7 +4,7 @@ unicodedata2 release listed below.
 
 Maintainer tool, run by hand when a version is added (needs PyPI):
 
-    python tools/make_unicode_age.py
+    python harness/tools/make_unicode_age.py
 
 It downloads the unicodedata2 wheel of every version, imports each in its own subprocess and
 records, per code point, the first version in which its general category is not Cn.
@@ -21,7 +21,7 @@ import zipfile
 from pathlib import Path
 
 VERSIONS = ["15.0.0", "15.1.0", "16.0.0", "17.0.0", "18.0.0"]
-OUT = Path(__file__).resolve().parent.parent / "data" / "unicode-age.json"
+OUT = Path(__file__).resolve().parents[2] / "data" / "unicode-age.json"
 PROBE = (
     "import sys, unicodedata2 as u; "
     "sys.stdout.write(u.unidata_version + '\\n' + ','.join(str(c) for c in range(0x110000) "
@@ -61,7 +61,8 @@ def main() -> None:
         "description": "First Unicode version assigning each code point that is unassigned in the base version",
         "base": unicodedata.unidata_version,
         "versions": VERSIONS,
-        "source": "general category != Cn in the unicodedata2 wheel of each version (tools/make_unicode_age.py)",
+        "source": "general category != Cn in the unicodedata2 wheel of each version "
+                  "(harness/tools/make_unicode_age.py)",
         "ranges": ranges,
     }
     OUT.parent.mkdir(parents=True, exist_ok=True)

@@ -4,7 +4,7 @@ file: its ``session`` and ``commit`` testsuite properties; the conformance page 
 run envelope). A file nothing names is a problem: reports/
 holds only what the user's commands wrote. Exit 0 when every file passes, 1 naming each one that does not.
 
-    python -m tools.reports_check reports
+    python -m harness.tools.reports_check reports
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def _check_page(path: Path) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.reports_check", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m harness.tools.reports_check", description=__doc__.split("\n\n")[0])
     parser.add_argument("folder", type=Path, nargs="?", default=Path("reports"))
     args = parser.parse_args(argv)
     if not args.folder.is_dir():

@@ -1,7 +1,7 @@
 """The harness's own speed, now against a baseline revision, side by side in one run, as ratios: the fuzz rate
 (examples per second of one fixed fuzz run) and the sweep time (wall-clock seconds of one fixed sweep).
 
-    python -m tools.harness_baseline --baseline 8f93967 [--rounds 3] [--fuzz-seconds 15]
+    python -m harness.tools.harness_baseline --baseline 8f93967 [--rounds 3] [--fuzz-seconds 15]
 
 The baseline's harness is checked out with ``git worktree`` into a scratch folder (its built testees are
 the working tree's: the WASM package is linked in, PyO3 is the installed module), and each round runs the
@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 IMPLS = "reference,pyo3,wasm"
 
 
@@ -55,7 +55,8 @@ def sweep_time(tree: Path, scratch: Path, span: str) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.harness_baseline", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m harness.tools.harness_baseline",
+                                     description=__doc__.split("\n\n")[0])
     parser.add_argument("--baseline", required=True, help="a git revision")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--fuzz-seconds", type=float, default=15.0)

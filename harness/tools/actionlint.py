@@ -1,6 +1,6 @@
 """Check the GitHub Actions workflows (.github/workflows/) offline, in `nox -s lint`.
 
-    python -m tools.actionlint [FOLDER]  actionlint at its pinned version; check-jsonschema's schema without Go
+    python -m harness.tools.actionlint [FOLDER]  actionlint at its pinned version; check-jsonschema's schema without Go
 
 actionlint is built from the Go module proxy at exactly ACTIONLINT_VERSION (`go install`, into the cache
 wasm_host/build.py uses: PARITY_CACHE or ~/.cache/memgate-parity), once; an actionlint of another version on
@@ -18,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 WORKFLOWS = ROOT / ".github" / "workflows"
 ACTIONLINT_VERSION = "1.7.12"
 MODULE = "github.com/rhysd/actionlint/cmd/actionlint"

@@ -26,7 +26,7 @@ from typing import Any
 
 from harness.model import untrusted
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class PlanError(Exception):

@@ -1,10 +1,10 @@
 """The headless browser the page's tests drive (suites/test_page_browser.py): Debian's ``chromium`` and its
 ``chromium-driver``, nothing downloaded from anywhere else (selenium is told to stay offline).
 
-    python -m tools.browser            find both; when missing, install them with apt-get if allowed
-    python -m tools.browser --check    only say what is there (installs nothing)
+    python -m harness.tools.browser            find both; when missing, install them with apt-get if allowed
+    python -m harness.tools.browser --check    only say what is there (installs nothing)
 
-Installs follow the project's one rule (tools/parity_plan.install_env, as the WASM build's): only as root,
+Installs follow the project's one rule (harness/tools/parity_plan.install_env, as the WASM build's): only as root,
 only with PARITY_INSTALL_TOOLCHAIN=1 (the nox sessions set it as root or in CI), never with
 PARITY_INSTALL_TOOLCHAIN=0; the packages are named with the reason before apt-get runs. Exit statuses:
 0 the browser is there, 3 it is not (each missing piece named, with both remedies), 2 bad arguments.
@@ -93,7 +93,7 @@ def install(log: Callable[[str], object] = print) -> float:
 
 def remedy() -> str:
     return (f"install them: apt-get install -y --no-install-recommends {' '.join(PACKAGES)} (as root), or run "
-            "`python -m tools.browser` as root with PARITY_INSTALL_TOOLCHAIN=1")
+            "`python -m harness.tools.browser` as root with PARITY_INSTALL_TOOLCHAIN=1")
 
 
 def open_driver(browser: Browser, width: int = 1400, height: int = 1000) -> Any:
@@ -128,7 +128,7 @@ def console_errors(driver: Any) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.browser", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m harness.tools.browser", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true", help="only say what is there; install nothing")
     args = parser.parse_args(argv)

@@ -9,7 +9,7 @@ first line must name the version. 15.0.0's file came from Debian's ``unicode-dat
 kept as it is. No reachable package ships 16.0.0's (Pyodide's normalization version): its check uses the
 newest older file, and says so.
 
-    python -m tools.make_normalization_tests [--versions 18.0.0]
+    python -m harness.tools.make_normalization_tests [--versions 18.0.0]
 
 Writes data/unicode-<version>/NormalizationTest.txt.bz2 (bzip2, deterministic) and the crate's license
 beside it, atomically.
@@ -84,7 +84,7 @@ def write(version: str, text: bytes, license_text: bytes, release: str) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.make_normalization_tests",
+    parser = argparse.ArgumentParser(prog="python -m harness.tools.make_normalization_tests",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--versions", default="18.0.0", help="among: " + ", ".join(SOURCES))
     args = parser.parse_args(argv)

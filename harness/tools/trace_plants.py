@@ -1,6 +1,6 @@
 """A bug planted in the Rust core shows in its trace at the step it is in: one plant per op, built once.
 
-``python -m tools.trace_plants`` (run by ``nox -s mutants``) copies rust_core/ into a scratch folder, plants
+``python -m harness.tools.trace_plants`` (run by ``nox -s mutants``) copies rust_core/ into a scratch folder, plants
 every bug of ``PLANTS`` there (each in a different op, so one build carries them all), builds the PyO3
 module with maturin, and traces each plant's witness on the reference and on the planted module. It passes
 when, for every plant, the first entry where the two traces part is the plant's step, the planted module's
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tools.mutants import ROOT, Mutation, apply, copy_rust_core
+from harness.tools.mutants import ROOT, Mutation, apply, copy_rust_core
 
 
 @dataclass(frozen=True)
@@ -119,7 +119,8 @@ def run() -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argparse.ArgumentParser(prog="python -m tools.trace_plants", description=__doc__.split("\n\n")[0]).parse_args(argv)
+    argparse.ArgumentParser(prog="python -m harness.tools.trace_plants",
+                            description=__doc__.split("\n\n")[0]).parse_args(argv)
     lines = run()
     print("\n".join(lines))
     return 1 if any(line.startswith("FAIL") for line in lines) else 0

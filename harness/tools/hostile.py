@@ -1,4 +1,4 @@
-"""The measured run of the hostile testees (``python -m tools.hostile``): for each fault of
+"""The measured run of the hostile testees (``python -m harness.tools.hostile``): for each fault of
 suites/hostile.py, ``python -m harness fuzz --impls reference,hostile --seconds S --workers W`` with the
 declared deadlines, timed from start to exit, the largest resident size of the harness's own processes
 (the command and its worker processes, never the testees) sampled while it runs, and its report read.
@@ -6,8 +6,8 @@ declared deadlines, timed from start to exit, the largest resident size of the h
 Each run must end within the budget (S + D + 5 s, D the request deadline), stay under the memory limit,
 report the fault's finding and no divergence. Prints a table; exit status 1 if a run misses any of it.
 
-    python -m tools.hostile                      # every fault, 15 s each (about 5 minutes)
-    python -m tools.hostile --faults hang,random --seconds 15
+    python -m harness.tools.hostile                      # every fault, 15 s each (about 5 minutes)
+    python -m harness.tools.hostile --faults hang,random --seconds 15
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from harness.tools import processes  # noqa: E402
 from suites.hostile import BY_NAME, FAULTS, HOSTILE, declare  # noqa: E402
-from tools import processes  # noqa: E402
 
 MEMORY_LIMIT_MIB = 200.0
 REQUEST_DEADLINE = 10.0  # as the project's declarations
@@ -116,7 +116,7 @@ def measure(fault: str, seconds: float, workers: int, folder: Path) -> Run:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.hostile", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m harness.tools.hostile", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--faults", help="comma-separated faults (default: every fault the fuzzer meets)")
     parser.add_argument("--seconds", type=float, default=15.0)

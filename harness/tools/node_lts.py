@@ -1,6 +1,6 @@
 """Provision a pinned LTS Node.js from the npm registry, for the parity run of the Node testees on it.
 
-    python -m tools.node_lts [--major 24|22]   prints the bin directory of that Node (its `node`), nothing else
+    python -m harness.tools.node_lts [--major 24|22]   prints the bin directory of that Node (its `node`), nothing else
 
 Node 20, the Node the project was written on, reached its end of life in April 2026. `nox -s parity-node` runs
 the Node testees (wasm, pyodide) on a current LTS as well, with the bin directory this prints first on PATH.
@@ -13,7 +13,7 @@ checks the registry's own figure as well, and the pin holds even if that one cha
 and folders under package/ only: no link, no absolute path, no `..`, no device; tarfile's "data" filter too
 where the Python has it) and run once: it must say that it is
 `vVERSION`, the pinned LTS codename (`process.release.lts`) and linux-x64. Only then is it moved into the
-cache, the one wasm_host/build.py and tools/actionlint.py use ($PARITY_CACHE, else ~/.cache/memgate-parity),
+cache, the one wasm_host/build.py and harness/tools/actionlint.py use ($PARITY_CACHE, else ~/.cache/memgate-parity),
 as `node-VERSION/`, with `node-lts.json` recording the pin and the sha256 of its `bin/node`. A later call
 reuses that folder when the record matches the pin, `bin/node` still has that sha256 and it runs as above;
 otherwise the folder is removed and the Node fetched again.
@@ -48,8 +48,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # `python tools/node_lts.py` as well as `python -m tools.node_lts`
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:  # `python harness/tools/node_lts.py` as well as `python -m harness.tools.node_lts`
     sys.path.insert(0, str(ROOT))
 
 from harness.model.status import Unavailable, UsageError  # noqa: E402
@@ -132,7 +132,7 @@ def verify_tarball(tarball: Path, pin: Pin) -> None:
     found = integrity_of(tarball)
     if not hmac.compare_digest(found, pin.integrity):
         raise Unavailable(f"{tarball.name}: its integrity is {found[:30]}..., not the pinned {pin.integrity[:30]}... "
-                          f"of {pin.spec} (tools/node_lts.py PINS): refused, nothing was cached")
+                          f"of {pin.spec} (harness/tools/node_lts.py PINS): refused, nothing was cached")
 
 
 def says(node: Path) -> str:
@@ -279,7 +279,7 @@ def provision(pin: Pin, cache: Path | None = None, fetch: Fetch = npm_pack) -> P
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.node_lts", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m harness.tools.node_lts", description=__doc__.split("\n\n")[0])
     parser.add_argument("--major", type=int, default=DEFAULT_MAJOR,
                         help=f"the Node line: {', '.join(map(str, PINS))} (default {DEFAULT_MAJOR})")
     args = parser.parse_args(argv)

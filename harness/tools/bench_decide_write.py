@@ -3,7 +3,7 @@
 Inputs: random floats in [-1, 1] written with 17 significant digits (seeded, so every run sends the same
 bytes). Prints the median of several timed rounds per implementation, in ms per call.
 
-    python tools/bench_decide_write.py [--candidates 50] [--dims 768] [--calls 200]
+    python harness/tools/bench_decide_write.py [--candidates 50] [--dims 768] [--calls 200]
 """
 
 from __future__ import annotations

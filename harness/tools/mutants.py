@@ -1,6 +1,6 @@
 """Planted bugs: each one is a small source edit that a check must catch.
 
-``python -m tools.mutants`` applies each mutation to a scratch copy of the reference, runs every
+``python -m harness.tools.mutants`` applies each mutation to a scratch copy of the reference, runs every
 fixture case on it (``python -m harness check --impl reference``) and prints the case ids that fail.
 ``suites/test_mutants.py`` asserts that every mutation is caught by the cases listed here.
 """
@@ -19,7 +19,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True)
@@ -266,7 +266,7 @@ def caught(mutation: Mutation, *failing: list[str] | None) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.mutants", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m harness.tools.mutants", description=__doc__.split("\n\n")[0])
     parser.add_argument("--rust", action="store_true", help="also plant the Rust mutations (slow: one build each)")
     parser.add_argument("--wasm", action="store_true", help="also plant the WASM binding mutations (one build each)")
     parser.add_argument("--only", default=None, help="run only mutations whose name contains this text")

@@ -8,7 +8,7 @@ build (the PyO3 module on the host, the WASM module on wasm32) and of each test 
 runs, and names every package of the core's dependency closure that a test build compiles with a
 feature a shipped build does not have.
 
-    python -m tools.cargo_features [--workspace rust_core]     exit 1 and one line per problem
+    python -m harness.tools.cargo_features [--workspace rust_core]     exit 1 and one line per problem
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HOST = "x86_64-unknown-linux-gnu"
 SHIPPED = (("memgate-rs", HOST), ("memgate-wasm", "wasm32-unknown-unknown"))  # maturin, wasm_host/build.py
 TESTED = ("memgate-core", "memgate-fixture-tests")  # `cargo test -p` each, in nox -s rust

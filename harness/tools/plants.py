@@ -2,7 +2,7 @@
 the time budget, reported once for its op, with the right cause; and the fixture cases must catch each
 (so ``nox -s parity`` fails on it too).
 
-``python -m tools.plants [--seconds 60] [--only TEXT] [--fixtures-only] [--rotate K/N]`` (or
+``python -m harness.tools.plants [--seconds 60] [--only TEXT] [--fixtures-only] [--rotate K/N]`` (or
 ``nox -s plants``) plants each bug in a scratch copy, runs ``python -m harness fuzz --ops OP`` on it,
 checks the report, and runs every fixture case on the planted implementation. Reports are kept in
 reports/plants/.
@@ -22,7 +22,15 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.mutants import REFERENCE_MUTATIONS, ROOT, RUST_MUTATIONS, Mutation, apply, check_failing, copy_rust_core
+from harness.tools.mutants import (
+    REFERENCE_MUTATIONS,
+    ROOT,
+    RUST_MUTATIONS,
+    Mutation,
+    apply,
+    check_failing,
+    copy_rust_core,
+)
 
 REPORTS = ROOT / "reports" / "plants"
 
@@ -335,7 +343,7 @@ def _prepare(plant: Plant, scratch: Path) -> tuple[Path, dict[str, str]]:
         glue = pkg / "memgate_wasm.js"
         text = glue.read_text()
         if text.count(CAP_WRAP) != 1:
-            raise AssertionError("the wasm-bindgen glue changed; update CAP_WRAP in tools/plants.py")
+            raise AssertionError("the wasm-bindgen glue changed; update CAP_WRAP in harness/tools/plants.py")
         glue.write_text(text.replace(CAP_WRAP, CAP_WRAP + "    if (typeof cap === 'number') cap = cap >>> 0;\n"))
         env["MEMGATE_WASM_PKG"] = str(pkg)
     if plant.kind == "pyodide-host":
@@ -439,7 +447,7 @@ def _one_per(report: dict, divergence: dict) -> tuple:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.plants")
+    parser = argparse.ArgumentParser(prog="python -m harness.tools.plants")
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--only", default=None, help="plants whose name contains this text")
     parser.add_argument("--fixtures-only", action="store_true", help="only check that the fixture cases catch each")

@@ -1,7 +1,7 @@
 """A chaos run: requests streamed through ``python -m harness run --impl IMPL`` while its testee process is
 killed (SIGKILL) from outside at random, some of the kills aimed at a testee while it starts.
 
-    python -m tools.chaos --impl wasm --requests 300000 --kills 15 --seed 1
+    python -m harness.tools.chaos --impl wasm --requests 300000 --kills 15 --seed 1
 
 Every request is a ``normalize_fact_text`` of seeded random ASCII words, whose answer the reference gives
 in this process. The verdict (issue 31, "Done when"): every request is answered exactly once; an answer is
@@ -25,9 +25,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tools.processes import alive, children, descendants
+from harness.tools.processes import alive, children, descendants
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 WORDS = ("user", "Likes", "GREEN", "tea", "owns", "a", "cat", "lives", "in", "Paris", "  ", "!", "vegetarian")
 
 
@@ -191,7 +191,7 @@ def chaos(impl: str, count: int, kills: int, seed: int) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.chaos", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m harness.tools.chaos", description=__doc__.split("\n\n")[0])
     parser.add_argument("--impl", default="wasm")
     parser.add_argument("--requests", type=int, default=300_000)
     parser.add_argument("--kills", type=int, default=15)

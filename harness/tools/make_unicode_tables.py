@@ -18,7 +18,7 @@ Unicode-dependent steps read, taken from registry packages independent of every 
   14.0.0, the data a reference planted with the standard library's NFC normalizes with), else its
   `normalization` is null.
 
-    python -m tools.make_unicode_tables [--versions 14.0.0,15.0.0,15.1.0,16.0.0,17.0.0,18.0.0]
+    python -m harness.tools.make_unicode_tables [--versions 14.0.0,15.0.0,15.1.0,16.0.0,17.0.0,18.0.0]
 
 Needs pip (PyPI) and npm (the npm registry). Writes atomically; suites/test_unicode_tables.py checks the
 files (schema, and the 14.0.0 and 18.0.0 tables against the host's own CPython 3.11 and unicodedata2).
@@ -41,7 +41,7 @@ from pathlib import Path
 
 from harness.model.files import atomic_write
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "data" / "unicode-tables"
 VERSIONS = ("14.0.0", "15.0.0", "15.1.0", "16.0.0", "17.0.0", "18.0.0")
 SCHEMA = "unicode-tables-v1"

@@ -3,11 +3,11 @@
     memgate-parity COMMAND [ARGS...]      a command of the harness (python -m harness COMMAND)
     memgate-parity --project DIR ...      the project to check (default: found from the working directory up)
     memgate-parity fixtures ...           the fixture generators (python -m generators)
-    memgate-parity TOOL ...               a maintainer tool (python -m tools.TOOL): plants, mutants, ...
+    memgate-parity TOOL ...               a maintainer tool (python -m harness.tools.TOOL): plants, mutants, ...
     memgate-parity build wasm|pyodide ... an implementation's build script (wasm_host/build.py, ...)
 
 Each subcommand runs the module the older form runs, with the same arguments and the same exit statuses
-(harness/model/status.py); ``python -m harness``, ``python -m generators``, ``python -m tools.NAME`` and
+(harness/model/status.py); ``python -m harness``, ``python -m generators``, ``python -m harness.tools.NAME`` and
 ``python wasm_host/build.py`` keep working as they are. The modules are named here as a table and imported
 only when their subcommand runs.
 """

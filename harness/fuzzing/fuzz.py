@@ -180,8 +180,7 @@ def _batches(tasks: Iterator[tuple[Any, ...]], opened: dict[str, Testee], worker
                 return
             yield run_batch(task, opened)
         return
-    start_method = "fork" if sys.platform.startswith("linux") else "spawn"
-    with pools.ending(start_method, workers, _init_worker, (tuple(opened), cutoff)) as pool:
+    with pools.ending(pools.start_method(), workers, _init_worker, (tuple(opened), cutoff)) as pool:
         flight: deque[Any] = deque(pool.apply_async(run_batch, (task,))
                                    for task in itertools.islice(tasks, 2 * workers))
         while flight:  # leaving the block ends the pool, a batch still running abandoned (pools.ending)

@@ -16,7 +16,11 @@ Interruptions belong to the parent (docs/fuzzing.md, "Interruptions"): a worker
   the parent change within ``WATCH_EVERY`` seconds, and a broken pipe or an EOF on the way to the parent
   ends the worker quietly (``_Quiet``) whichever comes first.
 
-Nothing of this runs per example: the watch thread wakes ``1 / WATCH_EVERY`` times a second."""
+Nothing of this runs per example: the watch thread wakes ``1 / WATCH_EVERY`` times a second.
+
+How the workers start is decided here alone (``start_method``, used by the fuzzer and the sweep):
+``forkserver`` on Linux (the server imports the pool initializer's module once, and each worker it forks
+starts with the harness imported), ``spawn`` elsewhere; never ``fork``."""
 
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ import multiprocessing
 import multiprocessing.context
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -35,6 +40,17 @@ WATCH_EVERY = 0.2  # seconds between two looks at the parent, in a worker
 
 _AT_END: list[Callable[[], None]] = []  # in a worker: what ending it does first (kill its testees)
 _STARTED: list[bool] = []  # in a worker: its initializer has finished (what fails after is the way to the parent)
+
+
+def start_method() -> str:
+    """How the pools start their workers: ``forkserver`` on Linux, ``spawn`` elsewhere (macOS and Windows:
+    their Python's default), never ``fork``. A fork from a multi-threaded process may leave a lock held for
+    ever in the child (Python 3.12 warns; 3.14 no longer forks by default). The harness's process is
+    multi-threaded whenever a command testee is open (its client's reader and watch threads), and a pool
+    started from a single thread still forks the workers that replace ended ones from its own handler
+    thread; a fork server is a single-threaded process of its own. Measured (docs/fuzzing.md, "Worker
+    start"): as many examples per second as with ``fork``, a pool's start about 0.4 s longer."""
+    return "forkserver" if sys.platform.startswith("linux") else "spawn"
 
 
 def end(pool: Any, grace: float = GRACE) -> None:
@@ -85,15 +101,24 @@ def _watch(parent: int) -> None:
     _quit()
 
 
-def _start(parent: int, initializer: Callable[..., Any], initargs: tuple[Any, ...]) -> None:
+def _start(parent: int, environ: dict[str, str] | None, initializer: Callable[..., Any],
+           initargs: tuple[Any, ...]) -> None:
     """Every worker's initializer: SIGINT ignored (before any testee starts: they inherit it), SIGTERM and
-    the parent's end handled by ``_quit``; then the pool's own initializer."""
+    the parent's end handled by ``_quit``; then the pool's own initializer. ``parent``: the process that
+    started this worker (the pool's, or its fork server, which ends when the pool's process does; 0: not
+    known, the worker's parent as it starts). ``environ``: the pool's process's environment as the pool
+    started, for a worker that did not inherit it (a fork server keeps the one it started with, which a
+    later pool of the same process, a test's, may have changed since)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked by ``ending`` around the fork
     signal.signal(signal.SIGTERM, _quit)
     _AT_END.clear()  # a forked worker starts with its parent's module state
     _STARTED.clear()
+    if environ is not None and environ != os.environ:
+        os.environ.clear()
+        os.environ.update(environ)
+    parent = parent or os.getppid()
     threading.Thread(target=_watch, args=(parent,), name="parent-watch", daemon=True).start()
     initializer(*initargs)
     _STARTED.append(True)
@@ -133,19 +158,54 @@ if hasattr(multiprocessing.context, "ForkProcess"):  # not on Windows
 
     _CONTEXTS["fork"] = _ForkContext
 
+if hasattr(multiprocessing.context, "ForkServerProcess"):  # not on Windows
+    class _QuietForkServer(_Quiet, multiprocessing.context.ForkServerProcess):  # type: ignore[misc]
+        pass
+
+    class _ForkServerContext(multiprocessing.context.ForkServerContext):
+        Process = _QuietForkServer
+
+    _CONTEXTS["forkserver"] = _ForkServerContext
+
+
+def context(start_method: str) -> Any:
+    """The pools' multiprocessing context of ``start_method`` (what shares state with its workers, as the
+    sweep's flags do, is made from the same method)."""
+    return _CONTEXTS[start_method]()
+
+
+def _workers_parent(start_method: str, preload: str) -> int:
+    """The process the workers of ``start_method`` are children of; a fork server is started here
+    (importing ``preload`` once for every worker it forks) when none runs."""
+    if start_method != "forkserver":
+        return os.getpid()
+    from multiprocessing import forkserver
+
+    forkserver.set_forkserver_preload([preload])  # only read when the server starts
+    forkserver.ensure_running()
+    return int(getattr(getattr(forkserver, "_forkserver", None), "_forkserver_pid", None) or 0)
+
 
 @contextmanager
 def ending(start_method: str, workers: int, initializer: Callable[..., Any],
            initargs: tuple[Any, ...]) -> Iterator[Any]:
     """A pool of ``workers`` processes that ``end`` ends, however the block is left. SIGINT is blocked in
-    this thread while the workers start, so that none of them sees a Ctrl-C before it ignores SIGINT (and
-    this process gets it, once unblocked)."""
-    context = _CONTEXTS[start_method]()
+    this thread while the workers (and a fork server, which passes the mask on to the workers it forks)
+    start, so that none of them sees a Ctrl-C before it ignores SIGINT (and this process gets it, once
+    unblocked). The resource tracker of a ``spawn`` or ``forkserver`` pool is started before: starting it
+    unblocks SIGINT in this thread, and the pool's own start would then not be covered."""
     block = hasattr(signal, "pthread_sigmask")
+    if block and start_method != "fork":
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()
     if block:
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
-        pool = context.Pool(workers, initializer=_start, initargs=(os.getpid(), initializer, initargs))
+        parent = _workers_parent(start_method, initializer.__module__)
+        environ = None if start_method == "fork" else dict(os.environ)
+        pool = context(start_method).Pool(workers, initializer=_start,
+                                          initargs=(parent, environ, initializer, initargs))
     finally:
         if block:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})

@@ -20,7 +20,6 @@ Disagreements are grouped into classes by :mod:`harness.fuzzing.classes`; each c
 from __future__ import annotations
 
 import json
-import multiprocessing
 import os
 import sys
 import time
@@ -411,8 +410,9 @@ def run(settings: Settings, checkpoint: Path, fresh: bool = False, workers: int 
     fresh_values = 0
     with checkpoint.open("a", encoding="ascii") as handle:
         try:
-            out = multiprocessing.get_context(_START_METHOD).Array("b", len(settings.impls))
-            for result in _results(pending, settings.impls, workers, out):
+            method = pools.start_method()  # the flags are shared with the pool's workers: made the same way
+            out = pools.context(method).Array("b", len(settings.impls))
+            for result in _results(pending, settings.impls, workers, out, method):
                 handle.write(json.dumps(result, ensure_ascii=True, separators=(",", ":")) + "\n")
                 handle.flush()
                 sweep.results.append(result)
@@ -434,9 +434,6 @@ def run(settings: Settings, checkpoint: Path, fresh: bool = False, workers: int 
     return sweep
 
 
-_START_METHOD = "fork" if sys.platform.startswith("linux") else "spawn"
-
-
 def _take_out(sweep: SweepRun, result: dict[str, Any], out: Any, stream: TextIO) -> bool:
     """Take out of the rest of the sweep (every worker) each implementation a chunk's worker took out;
     whether at least two are left."""
@@ -450,8 +447,10 @@ def _take_out(sweep: SweepRun, result: dict[str, Any], out: Any, stream: TextIO)
     return len(sweep.settings.impls) - sum(out[:]) >= 2
 
 
-def _results(pending: list[Chunk], names: tuple[str, ...], workers: int | None, out: Any) -> Iterator[dict[str, Any]]:
-    """Each pending chunk's result, from a pool of worker processes (or in this process for one)."""
+def _results(pending: list[Chunk], names: tuple[str, ...], workers: int | None, out: Any,
+             method: str) -> Iterator[dict[str, Any]]:
+    """Each pending chunk's result, from a pool of worker processes started by ``method`` (or in this
+    process for one)."""
     if not pending:
         return
     count = min(workers or os.cpu_count() or 1, len(pending))
@@ -464,5 +463,5 @@ def _results(pending: list[Chunk], names: tuple[str, ...], workers: int | None, 
             for impl in opened.values():
                 impl.close()
         return
-    with pools.ending(_START_METHOD, count, _init_worker, (names, out)) as pool:
+    with pools.ending(method, count, _init_worker, (names, out)) as pool:
         yield from pool.imap_unordered(run_chunk, pending)

@@ -116,14 +116,29 @@ def test_an_interrupted_command_is_status_4(monkeypatch: pytest.MonkeyPatch,
     assert "interrupted" in capsys.readouterr().err
 
 
-# A harness bug planted in a command, and in a fuzz worker (forked: the patched function is what it runs).
+# A harness bug planted in a command, and in a fuzz worker. Workers start from a fork server (pools.start_method),
+# which imports the harness afresh: the worker's bug is planted by a sitecustomize module on PYTHONPATH, which
+# every process of the run (the harness, the fork server, each worker) imports as it starts.
 PLANTED_HARNESS_BUGS = {
     "command": "import harness.cli.main as m; m.COMMANDS['lint'] = lambda args: {}['planted']; argv = ['lint']",
-    "fuzz worker": "import harness.cli.main as m, harness.fuzzing.fuzz as f\n"
-                   "def run_batch(task, opened=None):\n    raise TypeError('planted')\n"
-                   "f.run_batch = run_batch; argv = ['fuzz', '--seconds', '3', '--workers', '2', '--impls', "
+    "fuzz worker": "import harness.cli.main as m\nargv = ['fuzz', '--seconds', '3', '--workers', '2', '--impls', "
                    "'reference,fake', '--report', REPORT]",
+    # A task its workers cannot even unpickle (a function of this script's __main__): no batch ever comes back.
+    # That was "0 examples ... no divergences", status 0: a green verdict on nothing checked.
+    "fuzz workers lost": "import harness.cli.main as m, harness.fuzzing.fuzz as f\n"
+                         "def run_batch(task, opened=None):\n    return {}\n"
+                         "f.run_batch = run_batch; argv = ['fuzz', '--seconds', '2', '--workers', '2', '--impls', "
+                         "'reference,fake', '--report', REPORT]",
 }
+WORKER_PLANT = """
+import harness.fuzzing.fuzz as f
+
+def run_batch(task, opened=None):
+    raise TypeError('planted')
+
+run_batch.__module__, run_batch.__qualname__ = f.__name__, 'run_batch'
+f.run_batch = run_batch
+"""
 
 
 @pytest.mark.parametrize("plant", sorted(PLANTED_HARNESS_BUGS))
@@ -138,12 +153,17 @@ def test_an_exception_the_harness_did_not_expect_is_status_5_saying_it_is_a_harn
             + "\nfrom harness.model.status import exit_with\nexit_with(lambda: m.main(argv))\n")
     declare(tmp_path / "impls")  # a command testee beside the reference (no build needed)
     env = dict(os.environ, PARITY_IMPLEMENTATIONS=str(tmp_path / "impls"))
+    if plant == "fuzz worker":
+        (tmp_path / "site").mkdir()
+        (tmp_path / "site" / "sitecustomize.py").write_text(WORKER_PLANT, encoding="utf-8")
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tmp_path / "site"), env.get("PYTHONPATH")]))
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
                           check=False, env=env)
     assert done.returncode == INTERNAL, (done.stdout[-2000:], done.stderr[-3000:])
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("internal error: the harness failed") and "bug in the harness" in last, done.stderr[-2000:]
-    assert "Traceback" in done.stderr and "planted" in done.stderr
+    assert "Traceback" in done.stderr and ("planted" in done.stderr or "no batch came back" in done.stderr)
+    assert not (tmp_path / "fuzz.json").exists()  # no report of a run that checked nothing
 
 
 def test_a_command_error_is_not_an_internal_error(capsys: pytest.CaptureFixture[str]) -> None:

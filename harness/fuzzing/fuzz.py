@@ -183,11 +183,16 @@ def _batches(tasks: Iterator[tuple[Any, ...]], opened: dict[str, Testee], worker
     with pools.ending(pools.start_method(), workers, _init_worker, (tuple(opened), cutoff)) as pool:
         flight: deque[Any] = deque(pool.apply_async(run_batch, (task,))
                                    for task in itertools.islice(tasks, 2 * workers))
+        returned = 0
         while flight:  # leaving the block ends the pool, a batch still running abandoned (pools.ending)
             try:
                 result = flight.popleft().get(timeout=max(0.0, hard_deadline - time.monotonic()))
             except multiprocessing.TimeoutError:
+                if not returned:  # not one batch back in the whole run: the workers failed, not the testees
+                    raise RuntimeError(f"no batch came back from the {workers} fuzz workers before the run's hard "
+                                       "deadline: the worker processes failed (their output is above)") from None
                 return
+            returned += 1
             task = next(tasks, None) if time.monotonic() < deadline else None
             if task is not None:
                 flight.append(pool.apply_async(run_batch, (task,)))

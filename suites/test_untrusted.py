@@ -244,3 +244,25 @@ def test_a_report_with_a_testee_value_at_the_depth_kept_reads_back(tmp_path: Pat
     with pytest.raises(RuntimeError, match="untrusted.clip"):  # the writer's own guard: nothing unreadable
         files.write_document(tmp_path / "deep.json", unclipped, replaces=report.READABLE, what="report")
     assert not (tmp_path / "deep.json").exists()
+
+
+def test_every_file_reader_looks_at_the_size_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One bounded read (``untrusted.read_bounded``) behind documents, reports and JUnit files: a file over
+    its limit is refused naming the file and the limit, as JSON or as JUnit XML."""
+    from harness.differential import rundiff
+
+    big = tmp_path / "big.json"
+    big.write_text('{"schema": "x", "pad": "' + "a" * 200 + '"}', encoding="utf-8")
+    monkeypatch.setattr(untrusted, "MAX_FILE_BYTES", 100)
+    with pytest.raises(untrusted.BadDocument, match=r"big\.json: not a report: .* more than the limit of 100"):
+        rundiff.read(big)
+    with pytest.raises(untrusted.BadDocument, match="more than the limit of 100"):
+        untrusted.read_document(big, "report", max_bytes=100)
+    junit = tmp_path / "j.xml"
+    junit.write_text("<testsuites>" + " " * 200 + "</testsuites>", encoding="utf-8")
+    monkeypatch.setattr(untrusted, "MAX_FILE_BYTES", 1000)
+    monkeypatch.setattr(rundiff, "JUNIT_MAX_BYTES", 100)
+    with pytest.raises(untrusted.BadDocument, match="JUnit XML file: .*more than the limit of 100"):
+        rundiff.read(junit)  # told by its name
+    with pytest.raises(untrusted.BadDocument, match="JUnit XML file: .*more than the limit of 100"):
+        rundiff.read(junit.rename(tmp_path / "j.json"))  # told by its first byte

@@ -210,13 +210,10 @@ def read(path: Any) -> dict[str, Any]:
 
     if Path(path).suffix == ".xml":
         return read_junit(Path(path))
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise untrusted.BadDocument(f"{path}: cannot read it as JSON: {exc.strerror or exc}") from None
+    data = untrusted.read_bounded(Path(path), "report", untrusted.MAX_FILE_BYTES)
     if data.lstrip()[:1] == b"<":
-        return read_junit(Path(path))
-    try:  # bounded and strict: a report is a file anybody can hand over (too deep, NaN, a BOM: refused)
+        return read_junit(Path(path), data)
+    try:  # bounded and strict: a report is a file anybody can hand over (too big, too deep, NaN, a BOM: refused)
         document = untrusted.loads(data, want=dict, max_bytes=untrusted.MAX_FILE_BYTES,
                                    max_depth=untrusted.DOCUMENT_DEPTH)
     except untrusted.Refused as exc:
@@ -231,7 +228,7 @@ def read(path: Any) -> dict[str, Any]:
     return document
 
 
-def read_junit(path: Path) -> dict[str, Any]:
+def read_junit(path: Path, data: bytes | None = None) -> dict[str, Any]:
     """A pytest JUnit XML file as a ``junit-xml`` document: how many tests, passed, failed, errored and were
     skipped (counted from its test cases, and never fewer failures or errors than its suites claim), each
     failing or erroring test with its message, the suites' properties (session, commit) and the first suite's
@@ -239,16 +236,13 @@ def read_junit(path: Path) -> dict[str, Any]:
     JUnit file has none, and entities are how XML grows); BadDocument names the file and the problem."""
     import xml.etree.ElementTree as ElementTree
 
-    from harness.model.untrusted import BadDocument
+    from harness.model.untrusted import BadDocument, read_bounded
 
     what = "JUnit XML file"
-    try:
-        size = path.stat().st_size
-        if size > JUNIT_MAX_BYTES:
-            raise BadDocument(f"{path}: not a {what}: {size:,} bytes, more than the limit of {JUNIT_MAX_BYTES:,}")
-        data = path.read_bytes()
-    except OSError as exc:
-        raise BadDocument(f"{path}: cannot read the {what}: {exc.strerror or exc}") from None
+    if data is None:
+        data = read_bounded(path, what, JUNIT_MAX_BYTES)
+    elif len(data) > JUNIT_MAX_BYTES:
+        raise BadDocument(f"{path}: not a {what}: {len(data):,} bytes, more than the limit of {JUNIT_MAX_BYTES:,}")
     if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
         raise BadDocument(f"{path}: not a {what}: it has a DOCTYPE or an entity declaration (a JUnit file has none)")
     try:

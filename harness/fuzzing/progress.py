@@ -1,8 +1,9 @@
 """The live progress of a long run (fuzz, sweep): on a terminal a rich progress bar with the run's counts,
 redrawn at most four times a second; otherwise (a CI log, a pipe) one plain line every ``every`` seconds.
 
-rich redraws only when ``update`` is called (no refresh thread): the fuzzer and the sweep fork worker
-processes, and a thread holding a lock at a fork would leave the child waiting on it for ever."""
+rich redraws only when ``update`` is called (no refresh thread): the harness's process stays as free of
+threads as it can, and a thread holding a lock at a fork (the fork server starting, a command testee's
+process) leaves the child waiting on it for ever."""
 
 from __future__ import annotations
 

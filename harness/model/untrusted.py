@@ -143,17 +143,27 @@ def type_name(value: Any) -> str:
             float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
 
 
-def read_document(path: Path, what: str = "document", *, unique_keys: bool = False,
-                  max_bytes: int = MAX_FILE_BYTES, max_depth: int = DOCUMENT_DEPTH) -> dict[str, Any]:
-    """A file that must hold one JSON object, read through ``loads``; BadDocument names the file, what it
-    should be and the problem (unreadable, not UTF-8, not JSON, too deep, not an object)."""
+def read_bounded(path: Path, what: str, max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """A file's bytes, refused (BadDocument naming the file and what it should be) when it cannot be read or
+    holds more than ``max_bytes``: the size is looked at before anything is read."""
     try:
         size = path.stat().st_size
         if size > max_bytes:
             raise BadDocument(f"{path}: not a {what}: {size:,} bytes, more than the limit of {max_bytes:,}")
-        data = path.read_bytes()
+        with path.open("rb") as handle:  # read one byte past the limit: a file that grew since stat is refused too
+            data = handle.read(max_bytes + 1)
     except OSError as exc:
         raise BadDocument(f"{path}: cannot read the {what}: {exc.strerror or exc}") from None
+    if len(data) > max_bytes:
+        raise BadDocument(f"{path}: not a {what}: more than the limit of {max_bytes:,} bytes")
+    return data
+
+
+def read_document(path: Path, what: str = "document", *, unique_keys: bool = False,
+                  max_bytes: int = MAX_FILE_BYTES, max_depth: int = DOCUMENT_DEPTH) -> dict[str, Any]:
+    """A file that must hold one JSON object, read through ``loads``; BadDocument names the file, what it
+    should be and the problem (unreadable, not UTF-8, not JSON, too deep, not an object)."""
+    data = read_bounded(path, what, max_bytes)
     try:
         return loads(data, want=dict, unique_keys=unique_keys, max_depth=max_depth)
     except Refused as exc:

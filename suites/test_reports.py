@@ -273,3 +273,43 @@ def test_a_long_status_is_wrapped_never_cut_at_the_edge(sweeps: dict[str, Path])
     text = views.classes_view(document)
     assert max(len(line) for line in text.splitlines()) <= 120, text
     assert "(pyo3, wasm)" in text and "normalize" in text, text
+
+
+def test_a_class_that_moved_to_another_step_says_so(sweeps: dict[str, Path]) -> None:
+    """One row, "moved", naming both steps; never "unchanged", never an unrelated new and a lost class."""
+    old = json.loads(sweeps["buggy"].read_text())
+    new = json.loads(json.dumps(old))
+    step = old["divergences"][0]["step"]
+    new["divergences"][0]["step"] = "norm.collapse" if step != "norm.collapse" else "norm.trim"
+    found = rundiff.diff(old, new)
+    assert [c.change for c in found.changes] == ["moved"] and found.unchanged == 0, found
+    assert found.changes[0].before.startswith(f"at {step}: ")
+    assert found.changes[0].after.startswith(f"at {new['divergences'][0]['step']}: ")
+    other = json.loads(json.dumps(new))  # another cause at another step: a new class and a gone one
+    other["divergences"][0]["cause"] = "rule_difference"
+    assert sorted(c.change for c in rundiff.diff(old, other).changes) == ["fixed", "new"]  # a sweep: fixed
+
+
+def test_a_changed_class_names_the_characters_it_gained_and_lost(sweeps: dict[str, Path]) -> None:
+    old = json.loads(sweeps["buggy"].read_text())
+    old["divergences"][0]["characters"] = ["U+0085", "U+00A0"]
+    new = json.loads(json.dumps(old))
+    new["divergences"][0]["characters"] = ["U+00A0", "U+1680", "U+2000..U+200A"]
+    [change] = rundiff.diff(old, new).changes
+    assert change.change == "changed" and change.before != change.after
+    assert change.after.endswith("; +2 U+1680 U+2000..U+200A; -1 U+0085"), change.after
+
+
+def test_what_the_baseline_never_ran_is_not_in_the_baseline(sweeps: dict[str, Path], tmp_path: Path) -> None:
+    old = json.loads(sweeps["buggy"].read_text())
+    never = dict(old, implementations={"reference": old["implementations"]["reference"]}, divergences=[])
+    assert [(c.change, c.blocking) for c in rundiff.diff(never, old).changes] == [("not in the baseline", True)]
+    assert [c.change for c in rundiff.diff(dict(never, implementations=old["implementations"]), old).changes] \
+        == ["new"]
+    declare(tmp_path / "buggy", bug="capitalize")
+    results = tmp_path / "buggy.json"
+    run(tmp_path / "buggy", "-m", "harness", "check", "--impl", "fake", "--results", str(results))
+    document = json.loads(results.read_text())
+    found = rundiff.diff(dict(document, results=[]), document)
+    assert found.changes and {c.change for c in found.changes} == {"not in the baseline"}
+    assert {c.blocking for c in found.changes if c.after.startswith("fail")} == {True}

@@ -681,7 +681,8 @@ def baseline_section(sources: Sequence[Source], baselines: Sequence[Source], mer
                      f"{code(str(old.path))}</h3><p>{escape(counts)}, {found.unchanged} unchanged.</p>"
                      + (f"<ul class='described'>{described}</ul>" if described else "") + table + "</section>")
     intro = ("<p>As <code>python -m harness report diff</code> says it: a class is known by op, implementations, "
-             "cause, detail and step; <em>fixed</em> only where the new run's absence is evidence (a sweep, a "
+             "cause, detail and step (<em>moved</em>: the same but for its step); "
+             "<em>fixed</em> only where the new run's absence is evidence (a sweep, a "
              "passing case), <em>not seen</em> where it was a sample.</p>")
     return section("baseline", "Changes since the baseline", intro + "".join(parts))
 

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.differential import rundiff
 from harness.model import hostvalues
 from harness.model.printable import escape_char, printable
 
@@ -264,7 +265,7 @@ def details_of(number: int, divergence: dict[str, Any], fmt: str = "text") -> st
 
 
 DIFF_HEADERS = ("change", "kind", "implementations", "what", "before", "after", "witness")
-CHANGE_ORDER = {"new": 0, "changed": 1, "fixed": 2, "not seen": 3}  # how a diff's rows are sorted
+CHANGE_ORDER = rundiff.CHANGE_ORDER  # how a diff's rows are sorted
 
 
 def diff_view(found: Any, fmt: str = "text") -> str:

@@ -10,8 +10,13 @@ Changes, one row each:
   fixed     in OLD, not in NEW, where NEW's absence means something: a sweep (every input of its
             templates was tried again) or a fixture case that passes now
   not seen  in OLD, not in NEW, where NEW is a sample (a fuzz, diff or parity run): maybe only not hit
-  changed   in both, with another status (new/expected), expected entry or characters; a case with
-            another state or mismatch
+  moved     a class of NEW that OLD has at another step (same op, implementations, cause and detail): the
+            step where the traces part is named on each side
+  changed   in both, with another status (new/expected), expected entry or characters (the characters
+            gained and lost are named); a case with another state or mismatch
+  not in the baseline
+            in NEW, of an implementation OLD never ran: nothing to compare it with (a failing case or an
+            uncovered class still counts)
 Implementations whose self-description (version, Unicode versions) changed are listed too.
 
 ``read`` is the one reader of the reports the harness shows (report show, the page): divergence reports,
@@ -41,12 +46,16 @@ JUNIT_MAX_BYTES = 256 << 20  # the largest JUnit file read (a parity run's is a 
 DIFFABLE = ("divergences", "fixture results")  # the kinds report diff and --baseline compare
 
 
+# Every kind of row, in the order a diff shows them.
+CHANGE_ORDER = {"new": 0, "moved": 1, "changed": 2, "not in the baseline": 3, "fixed": 4, "not seen": 5}
+
+
 @dataclass(frozen=True)
 class Change:
     """One row of a diff: what (a class or a case), how it changed, and what it is."""
 
     kind: str  # "class" or "case"
-    change: str  # "new", "fixed", "not seen", "changed"
+    change: str  # a key of CHANGE_ORDER
     impls: tuple[str, ...]
     subject: str  # a class: "op cause (detail) at step"; a case: "fixture/case"
     before: str | None  # its state in OLD (None: absent)
@@ -132,26 +141,69 @@ def diff_divergences(old: dict[str, Any], new: dict[str, Any]) -> RunDiff:
     before = {identity(d): d for d in old["divergences"]}
     after = {identity(d): d for d in new["divergences"]}
     absent = "fixed" if new.get("profile") in EXHAUSTIVE else "not seen"
+    ran_before = set(old.get("implementations") or ())
+    moved_from = _moves(before, after)
     for key, divergence in after.items():
         impls = tuple(divergence["divergent"])
+        is_new = divergence["status"] == "new"
+        if key in moved_from:
+            was = before[moved_from[key]]
+            result.changes.append(Change("class", "moved", impls, _subject(divergence),
+                                         f"at {was.get('step')}: {_state(was)}", f"at {divergence.get('step')}: "
+                                         f"{_state(divergence)}", _witness(divergence),
+                                         blocking=is_new and was["status"] != "new"))
+            continue
         if key not in before:
-            result.changes.append(Change("class", "new", impls, _subject(divergence), None, _state(divergence),
-                                         _witness(divergence), blocking=divergence["status"] == "new"))
+            change = "new" if not ran_before or ran_before.issuperset(impls) else "not in the baseline"
+            result.changes.append(Change("class", change, impls, _subject(divergence), None, _state(divergence),
+                                         _witness(divergence), blocking=is_new))
             continue
         was = before[key]
-        if (_state(was), sorted(was.get("characters", []))) != (_state(divergence),
-                                                              sorted(divergence.get("characters", []))):
+        gained, lost = _characters(was, divergence)
+        if _state(was) != _state(divergence) or gained or lost:
             # A class that was expected and is not covered now is something new as well.
-            blocking = divergence["status"] == "new" and was["status"] != "new"
+            moved = "".join(f"; {sign}{len(chars)} {_listed(chars)}" for sign, chars in (("+", gained), ("-", lost))
+                            if chars)
             result.changes.append(Change("class", "changed", impls, _subject(divergence), _state(was),
-                                         _state(divergence), _witness(divergence), blocking=blocking))
+                                         _state(divergence) + moved, _witness(divergence),
+                                         blocking=is_new and was["status"] != "new"))
         else:
             result.unchanged += 1
+    gone_to = set(moved_from.values())
     for key, divergence in before.items():
-        if key not in after:
+        if key not in after and key not in gone_to:
             result.changes.append(Change("class", absent, tuple(divergence["divergent"]), _subject(divergence),
                                          _state(divergence), None, _witness(divergence)))
     return result
+
+
+def _moves(before: dict[tuple[Any, ...], dict[str, Any]],
+           after: dict[tuple[Any, ...], dict[str, Any]]) -> dict[tuple[Any, ...], tuple[Any, ...]]:
+    """A class of NEW only -> the class of OLD only it moved from: the same identity but for the step (op,
+    implementations, cause, detail), paired one to one in the order of the steps' names."""
+    def unstepped(divergence: dict[str, Any]) -> tuple[Any, ...]:
+        return (divergence["op"], tuple(sorted(divergence["divergent"])), divergence["cause"], divergence["detail"])
+
+    gone: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}
+    for key in sorted((k for k in before if k not in after), key=repr):
+        gone.setdefault(unstepped(before[key]), []).append(key)
+    moves = {}
+    for key in sorted((k for k in after if k not in before), key=repr):
+        candidates = gone.get(unstepped(after[key]))
+        if candidates:
+            moves[key] = candidates.pop(0)
+    return moves
+
+
+def _characters(was: dict[str, Any], now: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The characters (a sweep class's code points) NEW has and OLD had not, and the other way round."""
+    before, after = set(was.get("characters") or ()), set(now.get("characters") or ())
+    return sorted(after - before), sorted(before - after)
+
+
+def _listed(characters: list[str], most: int = 4) -> str:
+    shown = " ".join(characters[:most])
+    return shown + (f" and {len(characters) - most} more" if len(characters) > most else "")
 
 
 def _case_state(row: dict[str, Any]) -> str:
@@ -165,12 +217,15 @@ def diff_results(old: dict[str, Any], new: dict[str, Any]) -> RunDiff:
         return {(row["implementation"], row["fixture"], row["case"]): row for row in document["results"]}
 
     before, after = keyed(old), keyed(new)
+    ran_before = {impl for impl, _, _ in before}
     for key, row in after.items():
         impl, fixture, case = key
         was = before.get(key)
         subject = f"{fixture}/{case}"
         if was is None or was["state"] != row["state"] or was.get("why") != row.get("why"):
-            if row["state"] == "fail" and (was is None or was["state"] != "fail"):
+            if impl not in ran_before:
+                change = "not in the baseline"
+            elif row["state"] == "fail" and (was is None or was["state"] != "fail"):
                 change = "new"
             elif row["state"] == "pass" and was is not None and was["state"] == "fail":
                 change = "fixed"
@@ -179,7 +234,8 @@ def diff_results(old: dict[str, Any], new: dict[str, Any]) -> RunDiff:
             else:
                 change = "changed"
             result.changes.append(Change("case", change, (impl,), subject, None if was is None else _case_state(was),
-                                         _case_state(row), blocking=row["state"] == "fail" and change == "new"))
+                                         _case_state(row), blocking=row["state"] == "fail"
+                                         and change in ("new", "not in the baseline")))
         else:
             result.unchanged += 1
     for key, row in before.items():

@@ -3,7 +3,8 @@ line on a fake implementation with a bug planted in one of the reference's steps
 FAKE_BUG=edges: str.strip() at norm.edges, so U+001C-U+001F go at the edges), which serves step traces:
 
 - ``check-reference.json``, ``check-fake.json``: fixture results; the fake fails the cases that pin those
-  characters at the edges (a planted failing case);
+  characters at the edges (a planted failing case), and its host (declared utf-16) skips the cases it cannot
+  hold (skipped cases);
 - ``baseline/check-fake.json``: the same fake without its bug, every case passing (the baseline);
 - ``diff-new.json``: a decide_write class no expected entry covers (a planted class, new);
 - ``diff-expected.json``: the normalize_fact_text class after ``expected update`` wrote its entry into the
@@ -58,8 +59,10 @@ def _run(impls: Path, *argv: str, statuses: tuple[int, ...] = (0, 1)) -> subproc
 def make(folder: Path) -> Made:
     impls, faithful = folder / "impls", folder / "impls-faithful"
     expected = impls / "lists" / "fake.json"  # inside the declaration's folder (a declared path may not leave it)
-    declare(impls, bug="edges", expected=str(expected))
-    declare(faithful)
+    # A JavaScript-like host (utf-16 strings): the cases whose arguments hold a high lone surrogate before a
+    # low one cannot reach it and are skipped, so the reports hold skipped cases as well.
+    declare(impls, bug="edges", expected=str(expected), host_strings="utf-16")
+    declare(faithful, host_strings="utf-16")
     reports = {name: folder / f"{name}.json" for name in ("check-reference", "check-fake", "diff-new",
                                                            "diff-expected")}
     baseline = folder / "baseline" / "check-fake.json"
@@ -73,6 +76,8 @@ def make(folder: Path) -> Made:
     _run(impls, "expected", "update", "--report", str(first), "--impls", "fake", statuses=(0,))
     reports["diff-expected"].write_text(_run(impls, "diff", "normalize_fact_text", WITNESS, "--impls", "fake",
                                              "--json", statuses=(0,)).stdout, encoding="utf-8")
+    if not any(row["state"] == "skip" for row in json.loads(reports["check-fake"].read_text())["results"]):
+        raise AssertionError("the fake's fixture results hold no skipped case: the page's tests need one")
     reports["diff-new"].write_text(_run(impls, "diff", "decide_write", *GATE_ARGS, "--impls", "fake", "--json",
                                         statuses=(1,)).stdout, encoding="utf-8")
     return Made(folder, impls, reports, baseline)

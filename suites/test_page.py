@@ -15,6 +15,7 @@ import pytest
 
 from harness.cli import main as cli
 from harness.cli import page
+from harness.differential import rundiff
 from harness.model.schemas import problems
 from harness.model.status import AGREE, FOUND, USAGE
 from suites import page_reports as making
@@ -97,7 +98,8 @@ def test_a_black_box_class_has_no_trace_entries_and_the_page_says_why(tmp_path: 
     assert "traceAtStep" not in divergence and divergence["step"] is None
     source = page.Source(tmp_path / "d.json", document)
     assert "named by counterfactuals" in page.trace_html(divergence, "reference")
-    assert "named by counterfactuals" in page.class_html(source, 1, divergence, "reference", {})
+    seen = page.Seen(divergence, ((source.label, str(source.path)),))
+    assert "named by counterfactuals" in page.class_html(seen, 1, "reference", {})
 
 
 def _marks(html: str) -> list[str]:
@@ -224,7 +226,7 @@ def test_a_sweep_class_shows_its_swept_extent_and_trace_entries(tmp_path: Path) 
     assert problems(document) == []
     divergence = next(d for d in document["divergences"] if d["cause"] == "whitespace_definition")
     assert divergence["traceAtStep"]["fake"]["step"] == "norm.edges"
-    card = page.class_html(page.Source(report, document), 1, divergence, "reference", {})
+    card = page.class_html(page.Seen(divergence, (("sweep run", str(report)),)), 1, "reference", {})
     assert f"{divergence['inputs']:,} swept inputs" in card and "U+001C..U+001F" in card
     assert "<table class=\"trace-at\">" in card
 
@@ -333,3 +335,27 @@ def test_two_reports_of_one_kind_have_their_own_anchors(page_reports: making.Mad
     shown = page.render(page.read([page_reports.reports["diff-new"], page_reports.reports["diff-expected"]]))
     ids = re.findall(r' id="([^"]+)"', shown) + re.findall(r" id='([^']+)'", shown)
     assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
+
+
+def test_a_class_two_reports_saw_is_one_card_naming_both_with_an_anchor_of_its_identity(
+        page_reports: making.Made, tmp_path: Path) -> None:
+    """Each class once, whichever reports saw it, anchored by its identity: the same anchor in another run
+    that sees it (another witness, another report), never its place in a report."""
+    again = tmp_path / "again.json"
+    document = page_reports.document("diff-new")
+    again.write_text(json.dumps(document), encoding="utf-8")
+    sources = page.read([page_reports.reports["diff-new"], page_reports.reports["diff-expected"], again])
+    shown = page.render(sources)
+    cards = re.findall(r'<article id="([^"]+)"[^>]*data-reports="([^"]*)"', shown)
+    classes = {rundiff.identity(d) for name in ("diff-new", "diff-expected")
+               for d in page_reports.document(name)["divergences"]}
+    assert len(cards) == len(classes) == 2, cards
+    [(anchor, reports)] = [card for card in cards if str(again) in card[1]]
+    assert reports.split() == [str(page_reports.reports["diff-new"]), str(again)]
+    assert anchor == rundiff.anchor(document["divergences"][0])
+    other = json.loads(json.dumps(document))  # another run, another witness: the same anchor
+    other["divergences"][0]["args"] = dict(other["divergences"][0]["args"], text="B\u001c")
+    later = tmp_path / "later.json"
+    later.write_text(json.dumps(other), encoding="utf-8")
+    assert f'<article id="{anchor}"' in page.render(page.read([later]))
+    assert len(re.findall(r"<tr class=\"class-row\"", shown)) == 2

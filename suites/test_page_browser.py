@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from harness.cli import page, views
+from harness.differential import rundiff
 from harness.model import hostvalues
 from harness.tools import browser as browsers
 from suites import page_reports as making
@@ -109,6 +110,14 @@ def class_problems(driver: Any, made: making.Made) -> list[str]:
     side by side (those that differ from the oracle's marked, the others not), each side's trace entry, every
     covering entry with its note, the replay command."""
     problems = []
+    for card in driver.find_elements("css selector", "article.class"):  # a folded card's head alone is shown
+        if not card.find_element("css selector", "h3").is_displayed():
+            problems.append(f"card {card.get_attribute('id')}: its head is not shown")
+    folded = [card.get_attribute("data-status") for card in driver.find_elements("css selector", "article.class")
+              if not card.find_element("css selector", "details").get_attribute("open")]
+    if set(folded) - {"expected"}:
+        problems.append(f"folded cards of status {sorted(set(folded))}: only expected classes are folded")
+    driver.execute_script("document.querySelectorAll('article.class details').forEach(d => { d.open = true; })")
     listed = {entry["id"]: entry for entry in json.loads((made.impls / "lists" / "fake.json").read_text())["entries"]}
     for name in ("diff-new", "diff-expected"):
         for divergence in made.document(name)["divergences"]:
@@ -286,6 +295,33 @@ def test_the_class_filters_show_the_classes_asked_for(driver: Any, site: Path, p
     assert visible("article.class") == [("expected", "whitespace_definition")]  # the status filter still holds
     choose("class-status", "")
     assert len(visible("article.class")) == len(every)
+    assert hygiene_problems(driver) == []
+
+
+def test_filters_live_in_the_url_and_an_anchor_opens_its_class(driver: Any, site: Path,
+                                                                page_reports: making.Made) -> None:
+    """A filtered view is a link: the filters chosen are in the URL, and the same URL opened afresh shows the
+    same view; a class's anchor (its identity) opens its folded card."""
+    from selenium.webdriver.support.ui import Select
+
+    load(driver, site)
+    Select(driver.find_element("id", "class-status")).select_by_value("expected")
+    Select(driver.find_element("id", "filter-state")).select_by_value("fail")
+    url = driver.current_url
+    assert "#f:" in url and "class-status=expected" in url and "filter-state=fail" in url, url
+    shown = (driver.find_element("id", "class-count").text, driver.find_element("id", "matrix-count").text)
+    driver.get("about:blank")
+    driver.get(url)
+    assert (driver.find_element("id", "class-count").text, driver.find_element("id", "matrix-count").text) == shown
+    assert Select(driver.find_element("id", "class-status")).first_selected_option.get_attribute("value") == \
+        "expected"
+    expected = next(d for d in page_reports.document("diff-expected")["divergences"] if d["status"] == "expected")
+    anchor = rundiff.anchor(expected)
+    driver.get("about:blank")
+    driver.get(site.resolve().as_uri() + "#" + anchor)
+    card = driver.find_element("id", anchor)
+    assert card.find_element("css selector", "details").get_attribute("open") is not None
+    assert card.find_element("css selector", "pre.replay").is_displayed()
     assert hygiene_problems(driver) == []
 
 

@@ -515,15 +515,62 @@ def entries_html(divergence: dict[str, Any], notes: dict[str, dict[str, Any]]) -
     return f"<ul class='entries'>{''.join(items)}</ul>"
 
 
-def class_html(source: Source, number: int, divergence: dict[str, Any], oracle: str,
-               notes: dict[str, dict[str, Any]]) -> str:
+@dataclass(frozen=True)
+class Seen:
+    """A class as the page shows it: once, whichever reports saw it (each a label and its path), by one of
+    its sightings (``pick``: uncovered before covered, then the smallest witness)."""
+
+    divergence: dict[str, Any]
+    reports: tuple[tuple[str, str], ...]
+
+    @property
+    def seen_in(self) -> str:
+        return ", ".join(f"{label} ({Path(path).name})" for label, path in self.reports)
+
+    @property
+    def anchor(self) -> str:
+        return rundiff.anchor(self.divergence)
+
+
+def seen_classes(sources: Sequence[Source]) -> list[Seen]:
+    """Every class of the divergence reports once, new ones first, in the order the reports first show them."""
+    found: dict[tuple[Any, ...], tuple[dict[str, Any], list[tuple[str, str]]]] = {}
+    for source in sources:
+        if source.kind != "divergences":
+            continue
+        for divergence in source.document["divergences"]:
+            key = rundiff.identity(divergence)
+            report = (source.label, str(source.path))
+            if key not in found:
+                found[key] = (divergence, [report])
+                continue
+            shown, reports = found[key]
+            if report not in reports:
+                reports.append(report)
+            found[key] = (pick(shown, divergence), reports)
+    classes = [Seen(divergence, tuple(reports)) for divergence, reports in found.values()]
+    return sorted(classes, key=lambda seen: seen.divergence["status"] != "new")  # stable: first seen first
+
+
+def pick(one: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
+    """The sighting a class is shown by: one no entry covers (some run found it new), else the smaller witness."""
+    def rank(divergence: dict[str, Any]) -> tuple[bool, int]:
+        return divergence["status"] != "new", len(json.dumps(divergence["args"], ensure_ascii=True))
+
+    return other if rank(other) < rank(one) else one
+
+
+def class_html(seen: Seen, number: int, oracle: str, notes: dict[str, dict[str, Any]]) -> str:
+    """A class's card: its one-line head (always shown, its anchor a link to it), the rest folded for an
+    expected class (``<details>``, opened when the page is opened at its anchor) and open for a new one."""
+    divergence = seen.divergence
     cause = divergence["cause"] + (f" ({divergence['detail']})" if divergence.get("detail") else "")
     status = divergence["status"]
-    anchor = slug("class", str(source.path), str(number))
+    anchor = seen.anchor
     head = (f"<h3><a href='#{anchor}'>#{number}</a> {code(divergence['op'])} "
             f"<span class='cause'>{escape(cause)}</span> at <span class='step'>"
             f"{escape(divergence.get('step') or '- (counterfactuals)')}</span> "
-            f"{badge(status, status)}</h3>")
+            f"{badge(status, status)} <span class='seen-in'>seen in {escape(seen.seen_in)}</span></h3>")
     rule = divergence.get("rule")
     fallback = divergence.get("fallbackCause")
     named_by = f"named by the trace rule {code(rule)}" if rule else "named by counterfactuals"
@@ -542,18 +589,23 @@ def class_html(source: Source, number: int, divergence: dict[str, Any], oracle: 
         "<h4>Replay</h4>", f"<pre class='replay'>{escape(divergence.get('replay') or views.replay_of(divergence))}"
         "</pre>",
     ]
-    article = attrs(id=anchor, data_op=divergence["op"], data_report=source.label) + class_attrs(divergence,
-                                                                                                 f"class {status}")
-    return f"<article{article}>{head}{''.join(body)}</article>"
+    folded = "" if status == "new" else " class='folded'"
+    article = attrs(id=anchor, data_op=divergence["op"], data_reports=" ".join(path for _, path in seen.reports)) + \
+        class_attrs(divergence, f"class {status}")
+    summary = "details" if status == "new" else "details (an expected entry covers it)"
+    return (f"<article{article}>{head}<details{folded}{' open' if status == 'new' else ''}><summary>{summary}"
+            f"</summary>{''.join(body)}</details></article>")
 
 
 def classes_section(sources: Sequence[Source], oracle: str, notes: dict[str, dict[str, Any]]) -> str:
+    """The reports that hold classes (a line each: how many, how much they checked, their expected-list
+    problems), then every class once: a table row and a card, anchored by its identity."""
     reports = [s for s in sources if s.kind == "divergences"]
     if not reports:
         return section("classes", "Divergence classes", "<p class='none'>No divergence reports among the reports "
                        "(<code>nox -s parity</code>, <code>nox -s fuzz</code>, <code>nox -s sweep</code> write "
                        "them).</p>")
-    parts = []
+    lines = []
     for source in reports:
         document = source.document
         divergences = document["divergences"]
@@ -562,29 +614,34 @@ def classes_section(sources: Sequence[Source], oracle: str, notes: dict[str, dic
         checked = views.amount(evidence) if evidence else "no examples counted (a parity report: its tests are)"
         summary = (f"{len(divergences)} class(es), {new} new; {checked} in {document.get('seconds', 0)} s"
                    + (f"; seed {document['seed']}" if document.get("seed") is not None else ""))
-        rows = "".join(
-            f"<tr{class_attrs(d, 'class-row')}><td><a href='#{slug('class', str(source.path), str(n))}'>{n}</a></td>"
-            + "".join(f"<td>{escape(cell)}</td>" for cell in row[1:7]) + f"<td>{badge(row[7], d['status'])}</td></tr>"
-            for n, (row, d) in enumerate(zip(views.class_rows(divergences), divergences, strict=True), 1))
-        head = "".join(f"<th>{escape(h)}</th>" for h in views.CLASS_HEADERS)
-        table = (f"<table class='classes-table'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
-                 if rows else "<p class='ok'>No divergence.</p>")
-        cards = "".join(class_html(source, n, d, oracle, notes) for n, d in enumerate(divergences, 1))
         problems = document.get("expectedCheck", {}).get("problems", [])
-        problem_html = ("<h4>Expected-list problems</h4><ul class='problems'>"
-                        + "".join(f"<li>{escape(p)}</li>" for p in problems) + "</ul>") if problems else ""
-        parts.append(f"<section{attrs(class_='report', data_report=source.label)}><h3>{escape(source.label)} "
-                     f"({code(str(source.path))})</h3><p>{escape(summary)}</p>{table}{problem_html}{cards}"
-                     "</section>")
-    every = [d for source in reports for d in source.document["divergences"]]
+        problem_html = ("<ul class='problems'>" + "".join(f"<li>{escape(p)}</li>" for p in problems) + "</ul>"
+                        if problems else "")
+        lines.append(f"<li{attrs(class_='report', data_report=source.label)}><b>{escape(source.label)}</b> "
+                     f"({code(str(source.path))}): {escape(summary)}{problem_html}</li>")
+    every = seen_classes(sources)
+    rows = "".join(
+        f"<tr{class_attrs(seen.divergence, 'class-row')}><td><a href='#{seen.anchor}'>{n}</a></td>"
+        + "".join(f"<td>{escape(cell)}</td>" for cell in row[1:7])
+        + f"<td>{badge(row[7], seen.divergence['status'])}</td>"
+        f"<td{attrs(title=seen.seen_in)}>{len(seen.reports)}</td></tr>"
+        for n, (row, seen) in enumerate(zip(views.class_rows([s.divergence for s in every]), every, strict=True), 1))
+    head = "".join(f"<th>{escape(h)}</th>" for h in (*views.CLASS_HEADERS, "reports"))
+    table = (f"<table class='classes-table'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+             if rows else "<p class='ok'>No divergence.</p>")
+    cards = "".join(class_html(seen, n, oracle, notes) for n, seen in enumerate(every, 1))
     filters = ""
     if every:
+        divergences = [seen.divergence for seen in every]
         filters = ("<form class='filters' id='class-filters' onsubmit='return false'>"
-                   + _select("class-impl", "implementation", sorted({i for d in every for i in d["divergent"]}))
-                   + _select("class-status", "status", sorted({d["status"] for d in every}))
-                   + _select("class-cause", "cause", sorted({d["cause"] for d in every}))
+                   + _select("class-impl", "implementation", sorted({i for d in divergences for i in d["divergent"]}))
+                   + _select("class-status", "status", sorted({d["status"] for d in divergences}))
+                   + _select("class-cause", "cause", sorted({d["cause"] for d in divergences}))
                    + "<span id='class-count' aria-live='polite'></span></form>")
-    return section("classes", "Divergence classes", filters + "".join(parts))
+    intro = (f"<p>{len(every)} class(es) in {len(reports)} report(s), each shown once (a class is known by op, "
+             "implementations, cause, detail and step; its anchor is the same in every run that sees it).</p>"
+             f"<ul class='reports'>{''.join(lines)}</ul>")
+    return section("classes", "Divergence classes", intro + filters + table + cards)
 
 
 def class_attrs(divergence: dict[str, Any], kind: str) -> str:
@@ -771,6 +828,7 @@ def summary_section(sources: Sequence[Source], merged: dict[str, Any] | None, im
     its fixture cases, its parity tests, the classes it is in (or how much it was checked without one), its
     findings."""
     judged = judged if judged is not None else verdict(sources, (), merged)
+    every = seen_classes(sources)
     rows = []
     for name in impls:
         cells = []
@@ -780,8 +838,7 @@ def summary_section(sources: Sequence[Source], merged: dict[str, Any] | None, im
             cells.append(badge(f"{states.count('pass')}/{len(states)} cases pass", "fail" if fails else "pass")
                          if states else badge("no fixture results", "skip"))
         # A class two reports both saw (a parity run and a fuzz run) is one class: known by its identity.
-        classes = list({rundiff.identity(d): d for s in sources if s.kind == "divergences"
-                        for d in s.document["divergences"] if name in d["divergent"]}.values())
+        classes = [seen.divergence for seen in every if name in seen.divergence["divergent"]]
         new = sum(d["status"] == "new" for d in classes)
         if new:
             cells.append(badge(f"{new} new class(es)", "new"))

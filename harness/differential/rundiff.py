@@ -106,6 +106,16 @@ def identity(divergence: dict[str, Any]) -> tuple[Any, ...]:
     return (op, tuple(sorted(impls)), *rest)
 
 
+def anchor(divergence: dict[str, Any]) -> str:
+    """A name for the class that is the same in every run that sees it (the page's anchor of its card): a
+    digest of its identity, never its place in a report."""
+    import hashlib
+    import json
+
+    digest = hashlib.sha256(json.dumps(identity(divergence), ensure_ascii=True).encode("ascii")).hexdigest()
+    return f"class-{digest[:12]}"
+
+
 def _subject(divergence: dict[str, Any]) -> str:
     detail = f" ({divergence['detail']})" if divergence.get("detail") else ""
     step = divergence.get("step")

@@ -1,8 +1,36 @@
 // The conformance page's filters (harness/cli/page.py). The page reads fine without them.
+// Every filter is kept in the URL (#f:ID=VALUE&...), so a filtered view is a link; a class's anchor (its
+// identity, the same in every run) opens its folded card.
 (function () {
   "use strict";
-  // The divergence classes: cards and table rows, by implementation, status and cause.
+  var get = function (id) { var el = document.getElementById(id); return el ? el.value.trim() : ""; };
   var classFilters = ["class-impl", "class-status", "class-cause"];
+  var matrixFilters = ["filter-impl", "filter-family", "filter-state", "filter-step", "filter-text"];
+  var every = classFilters.concat(matrixFilters);
+  var PREFIX = "#f:";
+
+  function restoreFilters() {
+    if (location.hash.indexOf(PREFIX) !== 0) { return; }
+    location.hash.slice(PREFIX.length).split("&").forEach(function (pair) {
+      var at = pair.indexOf("="), id = pair.slice(0, at), el = document.getElementById(id);
+      if (at > 0 && el && every.indexOf(id) >= 0) {
+        try { el.value = decodeURIComponent(pair.slice(at + 1)); } catch (e) { /* a hand-made URL: ignored */ }
+      }
+    });
+  }
+
+  function saveFilters() {
+    var parts = [];
+    every.forEach(function (id) {
+      var value = get(id);
+      if (value !== "") { parts.push(id + "=" + encodeURIComponent(value)); }
+    });
+    if (parts.length === 0 && location.hash.indexOf(PREFIX) !== 0) { return; }  // keep a class's anchor
+    var hash = parts.length ? PREFIX + parts.join("&") : "";
+    history.replaceState(null, "", location.pathname + location.search + hash);
+  }
+
+  // The divergence classes: cards and table rows, by implementation, status and cause.
   function applyClasses() {
     var impl = get("class-impl"), status = get("class-status"), cause = get("class-cause"), shown = 0;
     var cards = document.querySelectorAll("article.class");
@@ -16,21 +44,21 @@
     var count = document.getElementById("class-count");
     if (count) { count.textContent = shown + " of " + cards.length + " classes shown"; }
   }
-  var get = function (id) { var el = document.getElementById(id); return el ? el.value.trim() : ""; };
-  classFilters.forEach(function (id) {
-    var el = document.getElementById(id);
-    if (el) { el.addEventListener("change", applyClasses); }
-  });
-  applyClasses();
 
+  function openAnchored() {
+    var target = location.hash.length > 1 ? document.getElementById(location.hash.slice(1)) : null;
+    if (target && target.tagName === "ARTICLE") {
+      var folded = target.querySelector("details");
+      if (folded) { folded.open = true; }
+    }
+  }
+
+  // The fixture cases: an implementation chosen shows its column alone, and the state filter reads its cells.
   var matrix = document.getElementById("matrix-table");
-  if (!matrix) { return; }
-  var ids = ["filter-impl", "filter-family", "filter-state", "filter-step", "filter-text"];
-
-  function apply() {
+  function applyMatrix() {
+    if (!matrix) { return; }
     var impl = get("filter-impl"), family = get("filter-family"), state = get("filter-state");
     var step = get("filter-step"), text = get("filter-text").toLowerCase();
-    // An implementation chosen: only its column is shown, and the state filter reads its cells alone.
     matrix.querySelectorAll("[data-impl]").forEach(function (el) {
       el.classList.toggle("hidden", impl !== "" && el.getAttribute("data-impl") !== impl);
     });
@@ -51,9 +79,15 @@
     document.getElementById("matrix-count").textContent = shown + " of " + rows.length + " cases shown";
   }
 
-  ids.forEach(function (id) {
+  restoreFilters();
+  every.forEach(function (id) {
     var el = document.getElementById(id);
-    if (el) { el.addEventListener(el.tagName === "INPUT" ? "input" : "change", apply); }
+    if (!el) { return; }
+    var apply = classFilters.indexOf(id) >= 0 ? applyClasses : applyMatrix;
+    el.addEventListener(el.tagName === "INPUT" ? "input" : "change", function () { apply(); saveFilters(); });
   });
-  apply();
+  window.addEventListener("hashchange", function () { restoreFilters(); applyClasses(); applyMatrix(); openAnchored(); });
+  applyClasses();
+  applyMatrix();
+  openAnchored();
 }());

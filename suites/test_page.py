@@ -151,7 +151,8 @@ def test_a_failing_output_and_an_error_are_compared_as_shown() -> None:
 def _cells(html: str) -> dict[tuple[str, str, str], tuple[str, str]]:
     """(implementation, fixture, case) -> (state, tooltip) from the page's matrix rows."""
     out = {}
-    for row in re.finditer(r'<tr class="case" data-fixture="([^"]+)" data-case="([^"]+)"[^>]*>(.*?)</tr>', html):
+    rows = r'<tr class="case(?: passing)?" data-fixture="([^"]+)" data-case="([^"]+)"[^>]*>(.*?)</tr>'
+    for row in re.finditer(rows, html):
         for cell in re.finditer(r'<td class="cell [a-z]+" data-impl="([^"]+)" data-state="([a-z]+)" '
                                 r'title="([^"]*)">', row.group(3)):
             out[(cell.group(1), row.group(1), row.group(2))] = (cell.group(2), cell.group(3))

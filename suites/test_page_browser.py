@@ -98,6 +98,27 @@ def matrix_problems(driver: Any, made: making.Made) -> list[str]:
     return problems
 
 
+def group_problems(driver: Any, made: making.Made) -> list[str]:
+    """Each (fixture, op) group's head counts its cases' states per implementation as the reports do."""
+    want: dict[tuple[str, str, str], dict[str, int]] = {}
+    for name in ("check-reference", "check-fake"):
+        for row in made.document(name)["results"]:
+            counts = want.setdefault((row["fixture"], row["op"], row["implementation"]), {})
+            counts[row["state"]] = counts.get(row["state"], 0) + 1
+    problems = []
+    for group in driver.find_elements("css selector", "#matrix-table tbody.group"):
+        fixture, op = group.get_attribute("data-fixture"), group.get_attribute("data-op")
+        for cell in group.find_elements("css selector", "tr.group-head td.group-counts"):
+            impl = cell.get_attribute("data-impl")
+            counts = want.pop((fixture, op, impl), {})
+            said = f"{counts.get('pass', 0)} pass" + "".join(
+                f", {counts[state]} {state}" for state in ("fail", "skip") if counts.get(state))
+            if cell.text != said:
+                problems.append(f"{fixture} {op} {impl}: the group says {cell.text!r}, the reports {said!r}")
+    problems += [f"{key}: no group counts it" for key in want]
+    return problems
+
+
 def _shown_output(output: dict[str, Any]) -> str:
     """An output as the tables show it (harness/cli/views.py, not the page's own code)."""
     if "ok" in output:
@@ -246,6 +267,17 @@ def test_the_filters_show_the_cases_asked_for(driver: Any, site: Path, page_repo
     def choose(ident: str, value: str) -> None:
         Select(driver.find_element("id", ident)).select_by_value(value)
 
+    # No filter: the cases some implementation fails or skips, the rest folded into their groups.
+    looked_at = {(r["fixture"], r["case"]) for r in rows if r["state"] != "pass"}
+    assert visible() == looked_at and looked_at
+    assert group_problems(driver, page_reports) == []
+    group = driver.find_element("css selector", "#matrix-table tbody.group:has(button.unfold)")
+    fixture, op = group.get_attribute("data-fixture"), group.get_attribute("data-op")
+    group.find_element("css selector", "button.unfold").click()
+    unfolded = {(r["fixture"], r["case"]) for r in rows if (r["fixture"], r["op"]) == (fixture, op)}
+    assert visible() == looked_at | unfolded
+    group.find_element("css selector", "button.unfold").click()
+    assert visible() == looked_at
     choose("filter-state", "fail")
     failing = {(r["fixture"], r["case"]) for r in rows if r["state"] == "fail"}
     assert visible() == failing and failing
@@ -352,6 +384,11 @@ def _show_a_skipped_case_as_passing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(page, "merged_results", planted)
 
 
+def _count_no_skips(monkeypatch: pytest.MonkeyPatch) -> None:
+    counts = page._counts_html
+    monkeypatch.setattr(page, "_counts_html", lambda tallies: counts(dict(tallies, skip=0)))
+
+
 def _drop_the_marks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(page, "side_by_side", lambda values, *_, **__: {
         name: html.escape("".join(value)) for name, value in values.items()})
@@ -396,6 +433,7 @@ def _a_script_error(monkeypatch: pytest.MonkeyPatch) -> None:
 PLANTS: list[tuple[Callable[[pytest.MonkeyPatch], None], str, str]] = [
     (_flip_a_failing_cell, "matrix", "the report says ('fail'"),
     (_show_a_skipped_case_as_passing, "matrix", "the report says ('skip'"),
+    (_count_no_skips, "group", "skip'"),
     (_drop_the_marks, "class", "output differs and has 0 marks"),
     (_drop_a_covering_entry, "class", "not shown with its note"),
     (_show_the_oracles_output_everywhere, "class", "fake's output shown as"),
@@ -417,6 +455,7 @@ def test_each_check_fails_on_a_planted_page(plant: Callable[[pytest.MonkeyPatch]
     load(driver, target)
     found = {"matrix": lambda: matrix_problems(driver, page_reports),
              "class": lambda: class_problems(driver, page_reports),
+             "group": lambda: group_problems(driver, page_reports),
              "hygiene": lambda: hygiene_problems(driver)}[check]()
     assert any(said in problem for problem in found), \
         f"the {check} check did not say {said!r} of a page planted with {plant.__name__}: {found}"

@@ -374,17 +374,24 @@ def matrix_section(merged: dict[str, Any] | None, impls: Sequence[str]) -> str:
     families = sorted({fixture for fixture, _ in cases})
     steps = sorted({step for case in cases.values() for step in case["steps"]})
     counts = {name: {"pass": 0, "fail": 0, "skip": 0} for name in columns}
-    body = []
+    groups: dict[tuple[str, str], list[tuple[str, bool]]] = {}  # (fixture, op) -> its rows (and whether each
+    # passes everywhere), in the order of the cases
+    group_counts: dict[tuple[str, str], dict[str, dict[str, int]]] = {}
     failures, skips = [], {}
     for fixture, case in ordered:
         info = cases[(fixture, case)]
+        group = (fixture, info["op"])
+        tallies = group_counts.setdefault(group, {name: {"pass": 0, "fail": 0, "skip": 0} for name in columns})
         tds = []
+        states = set()
         for impl in columns:
             row = cells.get((impl, fixture, case))
             state = row["state"] if row else "absent"
             why = (row or {}).get("why") or ("not in this implementation's results" if row is None else "")
+            states.add(state)
             if state in counts[impl]:
                 counts[impl][state] += 1
+                tallies[impl][state] += 1
             anchor = slug("case", impl, fixture, case)
             label = {"pass": "pass", "fail": "FAIL", "skip": "skip", "absent": "-"}[state]
             inner = f'<a href="#{anchor}">{label}</a>' if state == "fail" else label
@@ -394,11 +401,23 @@ def matrix_section(merged: dict[str, Any] | None, impls: Sequence[str]) -> str:
                 failures.append((anchor, impl, fixture, case, info, why))
             elif state == "skip":
                 skips.setdefault(why, []).append(f"{impl}: {fixture}/{case}")
-        row_attrs = attrs(class_="case", data_fixture=fixture, data_case=case, data_op=info["op"],
-                          data_steps=" ".join(info["steps"]))
-        body.append(f"<tr{row_attrs}>"
-                    f"<th scope='row'><span class='family'>{escape(fixture)}</span> {escape(case)}</th>"
-                    f"<td class='op'>{escape(info['op'])}</td>{''.join(tds)}</tr>")
+        passing = states <= {"pass", "absent"}  # nothing to look at: folded in its group until asked for
+        row_attrs = attrs(class_="case passing" if passing else "case", data_fixture=fixture, data_case=case,
+                          data_op=info["op"], data_steps=" ".join(info["steps"]))
+        groups.setdefault(group, []).append((
+            f"<tr{row_attrs}><th scope='row'><span class='family'>{escape(fixture)}</span> {escape(case)}</th>"
+            f"<td class='op'>{escape(info['op'])}</td>{''.join(tds)}</tr>", passing))
+    body = []
+    for (fixture, op), rows in groups.items():
+        tallies = group_counts[(fixture, op)]
+        head_cells = "".join(f"<td{attrs(class_='group-counts', data_impl=impl)}>{_counts_html(tallies[impl])}</td>"
+                             for impl in columns)
+        folded = sum(passing for _, passing in rows)
+        toggle = (f"<button type='button' class='unfold'>{folded} passing case(s)</button>" if folded else "")
+        body.append(f"<tbody{attrs(class_='group', data_fixture=fixture, data_op=op)}>"
+                    f"<tr class='group-head'><th scope='rowgroup'>{escape(fixture)} <b>{escape(op)}</b>: "
+                    f"{len(rows)} case(s) {toggle}</th><td class='op'></td>{head_cells}</tr>"
+                    f"{''.join(row for row, _ in rows)}</tbody>")
     head = "".join(f"<th{attrs(data_impl=impl)}>{escape(impl)}<br>{_counts_html(counts[impl])}</th>"
                    for impl in columns)
     filters = (
@@ -410,7 +429,7 @@ def matrix_section(merged: dict[str, Any] | None, impls: Sequence[str]) -> str:
         + "<label>case <input id='filter-text' type='search' placeholder='id contains'></label>"
         + "<span id='matrix-count' aria-live='polite'></span></form>")
     table = (f"<div class='scroll'><table id='matrix-table'><thead><tr><th>case</th><th>op</th>{head}</tr></thead>"
-             f"<tbody>{''.join(body)}</tbody></table></div>")
+             f"{''.join(body)}</table></div>")
     fail_html = "".join(
         f"<li{attrs(id=anchor, class_='failure', data_impl=impl, data_fixture=fixture, data_case=case)}>"
         f"<b>{escape(impl)}</b> {code(f'{fixture}/{case}')} ({escape(info['op'])}; steps "
@@ -424,8 +443,10 @@ def matrix_section(merged: dict[str, Any] | None, impls: Sequence[str]) -> str:
     skipped = (f"<details id='skips'><summary>Skipped cases, by reason ({sum(map(len, skips.values()))})"
                f"</summary><ul>{skip_html}</ul></details>" if skips else "")
     sources = "; ".join(f"{escape(impl)} from {code(path)}" for impl, path in merged["from"].items())
-    intro = (f"<p>{len(ordered)} cases x {len(columns)} implementations ({sources}). A cell's tooltip is its "
-             "mismatch or skip reason; a failing cell links to its mismatch below.</p>")
+    intro = (f"<p>{len(ordered)} cases x {len(columns)} implementations ({sources}), grouped by fixture and op "
+             "with each group's counts; the cases every implementation passes are folded into their group until "
+             "it is unfolded or a filter asks for them. A cell's tooltip is its mismatch or skip reason; a failing "
+             "cell links to its mismatch below.</p>")
     return section("matrix", "Fixture cases", intro + filters + table + failing + skipped)
 
 

@@ -63,8 +63,11 @@
       el.classList.toggle("hidden", impl !== "" && el.getAttribute("data-impl") !== impl);
     });
     var rows = matrix.querySelectorAll("tbody tr.case"), shown = 0;
+    var filtered = impl !== "" || family !== "" || state !== "" || step !== "" || text !== "";
     rows.forEach(function (row) {
-      var ok = (family === "" || row.getAttribute("data-fixture") === family) &&
+      // No filter: a case every implementation passes stays folded in its group until the group is unfolded.
+      var folded = !filtered && row.classList.contains("passing") && !row.parentNode.classList.contains("open");
+      var ok = !folded && (family === "" || row.getAttribute("data-fixture") === family) &&
         (step === "" || row.getAttribute("data-steps").split(" ").indexOf(step) >= 0) &&
         (text === "" || row.getAttribute("data-case").toLowerCase().indexOf(text) >= 0);
       if (ok && state !== "") {
@@ -76,7 +79,20 @@
       row.classList.toggle("hidden", !ok);
       if (ok) { shown += 1; }
     });
+    matrix.querySelectorAll("tbody.group").forEach(function (group) {  // a group with nothing asked for: hidden
+      group.classList.toggle("hidden", filtered && !group.querySelector("tr.case:not(.hidden)"));
+    });
     document.getElementById("matrix-count").textContent = shown + " of " + rows.length + " cases shown";
+  }
+  if (matrix) {
+    matrix.querySelectorAll("tbody.group button.unfold").forEach(function (button) {
+      button.addEventListener("click", function () {
+        var group = button.closest("tbody");
+        group.classList.toggle("open");
+        button.setAttribute("aria-expanded", group.classList.contains("open") ? "true" : "false");
+        applyMatrix();
+      });
+    });
   }
 
   restoreFilters();

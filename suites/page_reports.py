@@ -6,7 +6,8 @@ FAKE_BUG=edges: str.strip() at norm.edges, so U+001C-U+001F go at the edges), wh
   characters at the edges (a planted failing case), and its host (declared utf-16) skips the cases it cannot
   hold (skipped cases);
 - ``baseline/check-fake.json``: the same fake without its bug, every case passing (the baseline);
-- ``diff-new.json``: a decide_write class no expected entry covers (a planted class, new);
+- ``diff-new.json``: a decide_write class no expected entry covers (a planted class, new), whose outputs
+  differ in one field and agree in the others;
 - ``diff-expected.json``: the normalize_fact_text class after ``expected update`` wrote its entry into the
   fake's list (``impls/lists/fake.json``), so the entry covers it.
 
@@ -28,7 +29,9 @@ from suites.test_plugins import declare
 ROOT = Path(__file__).resolve().parent.parent
 WITNESS = "A\\x1c"  # U+001C at an edge: whitespace to str.strip(), not to the contract
 GATE_ARGS = ("--arg", 'text="A\\u001c"', "--arg", "embedding_json=\"null\"", "--arg",
-             'candidates_json="[{\\"id\\":\\"a\\",\\"text\\":\\"a\\"}]"')
+             'candidates_json="[{\\"id\\":\\"a\\",\\"text\\":\\"a\\"},{\\"id\\":\\"b\\",\\"text\\":\\"a\\\\u001c\\"}]"')
+# Candidate b holds the witness's U+001C: the oracle matches b, the fake (which strips it) a; both skip it as an
+# exact duplicate, so the outputs differ in one field (match) and agree in the others.
 
 
 @dataclass(frozen=True)

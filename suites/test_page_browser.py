@@ -126,6 +126,27 @@ def _shown_output(output: dict[str, Any]) -> str:
     return f"error {output['error']['code']}: {views.show_text(output['error']['message'])}"
 
 
+def _field_problems(where: str, card: Any, divergence: dict[str, Any], oracle: str) -> list[str]:
+    """A JSON result (decide_write's) is shown field by field: a row per field any side has, marked exactly
+    where a side's value differs from the oracle's (worked out here from the report's outputs)."""
+    if divergence["op"] != "decide_write":
+        return []
+    parsed = {impl: json.loads(hostvalues.decode(output["ok"])) for impl, output in divergence["outputs"].items()
+              if "ok" in output}
+    if len(parsed) != len(divergence["outputs"]):
+        return []
+    rows = {row.get_attribute("data-field"): row for row in card.find_elements("css selector", "table.fields tbody tr")}
+    problems = []
+    fields = {key for value in parsed.values() for key in value}
+    if set(rows) != fields:
+        problems.append(f"{where}: fields shown {sorted(rows)}, the outputs have {sorted(fields)}")
+    differing = {key for key in fields if len({json.dumps(value.get(key)) for value in parsed.values()}) > 1}
+    marked = {key for key, row in rows.items() if "differs" in (row.get_attribute("class") or "").split()}
+    if marked != differing or not differing:
+        problems.append(f"{where}: fields marked {sorted(marked)}, those that differ are {sorted(differing)}")
+    return problems
+
+
 def class_problems(driver: Any, made: making.Made) -> list[str]:
     """Every class of every divergence report: its cause and step, its witness, each implementation's output
     side by side (those that differ from the oracle's marked, the others not), each side's trace entry, every
@@ -159,8 +180,9 @@ def class_problems(driver: Any, made: making.Made) -> list[str]:
                 if views.show_value(value) not in witness:
                     problems.append(f"{where}: the witness's {arg} is not shown")
             oracle = next(iter(divergence["outputs"]))
+            problems += _field_problems(where, card, divergence, oracle)
             for impl, output in divergence["outputs"].items():
-                cell = card.find_element("css selector", f'table.outputs td[data-impl="{impl}"]')
+                cell = card.find_element("css selector", f'table.outputs:not(.fields) td[data-impl="{impl}"]')
                 if cell.text != _shown_output(output):
                     problems.append(f"{where}: {impl}'s output shown as {cell.text!r}")
                 differs = output != divergence["outputs"][oracle]
@@ -408,6 +430,12 @@ def _show_the_oracles_output_everywhere(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setattr(page, "outputs_html", planted)
 
 
+def _mark_every_field(monkeypatch: pytest.MonkeyPatch) -> None:
+    fields = page.fields_html
+    monkeypatch.setattr(page, "fields_html", lambda *a: fields(*a).replace("<tr data-field=", "<tr class='differs' "
+                                                                                                "data-field="))
+
+
 def _a_request_outside_the_folder(monkeypatch: pytest.MonkeyPatch) -> None:
     """An image from outside (a closed port on this machine), with the page's own policy taken out so that the
     browser really asks for it: the request log must show it."""
@@ -435,6 +463,7 @@ PLANTS: list[tuple[Callable[[pytest.MonkeyPatch], None], str, str]] = [
     (_show_a_skipped_case_as_passing, "matrix", "the report says ('skip'"),
     (_count_no_skips, "group", "skip'"),
     (_drop_the_marks, "class", "output differs and has 0 marks"),
+    (_mark_every_field, "class", "fields marked"),
     (_drop_a_covering_entry, "class", "not shown with its note"),
     (_show_the_oracles_output_everywhere, "class", "fake's output shown as"),
     (_a_request_outside_the_folder, "hygiene", "request outside the folder: http://127.0.0.1:9/planted.png"),

@@ -497,14 +497,65 @@ def witness_html(divergence: dict[str, Any]) -> str:
     return html_table(("argument", "value"), rows, class_="witness")
 
 
+def json_fields(divergence: dict[str, Any]) -> dict[str, dict[str, Any]] | None:
+    """An op whose result is a JSON text (the registry's ``result_kind``: decide_write), every output a JSON
+    object: each implementation's fields (name -> value); None where any output is not one (an error, a text
+    that is not JSON or no object): it is then shown as text."""
+    from harness.model import registry
+
+    op = registry.OPS.get(divergence["op"])
+    if op is None or op.result_kind != "json":
+        return None
+    fields = {}
+    for name, output in divergence["outputs"].items():
+        value = hostvalues.decode(output["ok"]) if "ok" in output else None
+        try:
+            parsed = json.loads(value) if isinstance(value, str) else None
+        except ValueError:
+            return None
+        if not isinstance(parsed, dict):
+            return None
+        fields[name] = parsed
+    return fields
+
+
+def fields_html(divergence: dict[str, Any], oracle: str, fields: dict[str, dict[str, Any]]) -> str:
+    """A JSON result's fields, a row each (in the oracle's order, then the others'), a column per
+    implementation; a field whose value differs from the oracle's is marked (``tr.differs``), and within it
+    the characters that differ, as in a text output."""
+    names = list(dict.fromkeys(key for name in (oracle, *fields) for key in fields.get(name, {})))
+    heads = "".join(f"<th{attrs(data_impl=name, class_='divergent' if name in divergence['divergent'] else None)}>"
+                    f"{escape(name)}{' (oracle)' if name == oracle else ''}</th>" for name in fields)
+    rows = []
+    missing = object()
+    for key in names:
+        values = {name: fields[name].get(key, missing) for name in fields}
+        differs = any(value != values.get(oracle, missing) for value in values.values())
+        shown = side_by_side({name: tokens(value) if value is not missing else ["(absent)"]
+                              for name, value in values.items()}, oracle, divergence["divergent"])
+        cells = "".join(f"<td{attrs(data_impl=name)}><code class='value'>{html}</code></td>"
+                        for name, html in shown.items())
+        rows.append(f"<tr{attrs(data_field=key, class_='differs' if differs else None)}><th scope='row'>"
+                    f"{escape(key)}</th>{cells}</tr>")
+    return (f"<table class='outputs fields'><thead><tr><th>field</th>{heads}</tr></thead><tbody>{''.join(rows)}"
+            "</tbody></table>")
+
+
 def outputs_html(divergence: dict[str, Any], oracle: str) -> str:
+    """Each implementation's output side by side, the characters that differ from the oracle's marked; a
+    JSON result (``json_fields``) field by field, the fields that differ marked, under the outputs as sent."""
+    fields = json_fields(divergence)
     values = {name: output_tokens(output) for name, output in divergence["outputs"].items()}
     shown = side_by_side(values, oracle, divergence["divergent"])
     heads = "".join(f"<th{attrs(data_impl=name, class_='divergent' if name in divergence['divergent'] else None)}>"
                     f"{escape(name)}{' (oracle)' if name == oracle else ''}</th>" for name in shown)
     cells = "".join(f"<td{attrs(data_impl=name, class_='divergent' if name in divergence['divergent'] else None)}>"
                     f"<code class='value'>{html}</code></td>" for name, html in shown.items())
-    return f"<table class='outputs'><thead><tr>{heads}</tr></thead><tbody><tr>{cells}</tr></tbody></table>"
+    sent = f"<table class='outputs'><thead><tr>{heads}</tr></thead><tbody><tr>{cells}</tr></tbody></table>"
+    if fields is None:
+        return sent
+    return (fields_html(divergence, oracle, fields)
+            + f"<details class='as-sent'><summary>the outputs as sent</summary>{sent}</details>")
 
 
 def trace_html(divergence: dict[str, Any], oracle: str) -> str:

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 
+from harness.classes.key import ClassKey
 from harness.cli.views import details_of
 from harness.differential.expected import cover, load, recheck_detailed
 from harness.differential.explain import Divergence, examine, unicode_versions_of
@@ -24,6 +25,10 @@ from suites.conftest import FINDINGS
 SEEN: list[Divergence] = []
 PROBLEMS: list[str] = []
 PASSES: list[dict[str, str]] = []
+
+
+def _key(divergence: Any) -> ClassKey:
+    return ClassKey.of_divergence(divergence)
 
 
 @pytest.fixture(scope="module")
@@ -50,11 +55,11 @@ def test_implementations_agree(op_name: str, impl_set: dict[str, Any], versions:
         if divergence is None:
             return
         if cover(expected, impl_set, divergence, versions):
-            if not any(seen.key == divergence.key for seen in SEEN):
+            if not any(_key(seen) == _key(divergence) for seen in SEEN):
                 SEEN.append(divergence)
             return
         # Hypothesis replays the shrunk example last: keep the latest one of each kind.
-        SEEN[:] = [seen for seen in SEEN if seen.key != divergence.key] + [divergence]
+        SEEN[:] = [seen for seen in SEEN if _key(seen) != _key(divergence)] + [divergence]
         raise AssertionError("unexpected divergence:\n" + details_of(1, divergence.to_json()))
 
     agree()
@@ -73,7 +78,7 @@ def test_implementations_agree_on_batches(op_name: str, impl_set: dict[str, Any]
                   max_examples=BATCHED_EXAMPLES, stream=io.StringIO())
     FINDINGS.merge(result.findings.to_json())  # failed per implementation by suites/test_testee_health.py
     for divergence in result.divergences:
-        if not any(seen.key == divergence.key for seen in SEEN):
+        if not any(_key(seen) == _key(divergence) for seen in SEEN):
             SEEN.append(divergence)
     assert not result.new, "unexpected divergence(s):\n" + "\n\n".join(
         details_of(i, d.to_json()) for i, d in enumerate(result.new, 1))

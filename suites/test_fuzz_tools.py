@@ -570,8 +570,9 @@ def test_an_implementation_that_agrees_through_a_skew_does_not_split_a_class() -
     """Pyodide's 16.0 data can make it agree with a buggy oracle (a reordered candidate unequal to the text, as
     a raw comparison would find it): its agreement is no evidence, so the sighting joins the class seen on
     all three (a plant run had two classes of one reference bug)."""
-    from harness.differential.explain import class_key, masked
-    from harness.fuzzing.classes import ClassBook
+    from harness.classes.book import ClassBook
+    from harness.classes.key import ClassKey
+    from harness.differential.explain import masked
 
     versions = {"reference": {"case_mapping": "14.0.0", "normalization": "18.0.0"},
                 "pyo3": {"case_mapping": "17.0.0", "normalization": "18.0.0"},
@@ -589,9 +590,9 @@ def test_an_implementation_that_agrees_through_a_skew_does_not_split_a_class() -
     same_nfc = {**versions, "pyodide": {"case_mapping": "14.0.0", "normalization": "18.0.0"}}
     assert masked("normalize_fact_text", {"text": "x"}, present, ["pyo3"], same_nfc, "normalization") == frozenset()
     book = ClassBook(["pyo3", "pyodide"])
-    every = class_key("decide_write", ("pyo3", "pyodide"), "rule_difference", None, "gate.exact")
+    every = ClassKey.of("decide_write", ("pyo3", "pyodide"), "rule_difference", None, "gate.exact")
     assert book.place(every, frozenset()) == (every, None)
-    fewer = class_key("decide_write", ("pyo3",), "rule_difference", None, "gate.exact")
+    fewer = ClassKey.of("decide_write", ("pyo3",), "rule_difference", None, "gate.exact")
     args = {"text": "a\u05c8\u0323", "embedding_json": "null", "candidates_json": "null"}
     assert book.place(fewer, masked("decide_write", args, present, ["pyo3"], versions)) == (every, None)
     assert book.place(fewer, frozenset()) == (fewer, None)  # without the skew: another class
@@ -621,7 +622,7 @@ def test_merged_fuzz_shards_find_the_classes_of_one_run(tmp_path: Path) -> None:
     """fuzz --shard K/N --seed S --max-examples M, one worker: N merged shards equal one run with S and M,
     class for class, over the same examples (a fake with a traced planted bug at norm.edges beside the
     reference); shards of two campaigns, or overlapping ones, are refused; a missing one is said."""
-    from harness.differential import rundiff
+    from harness.classes import rundiff
     from harness.model.schemas import problems
     from suites.test_plugins import declare, run
 

@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
+from harness.classes import rundiff
+from harness.classes.key import ClassKey
 from harness.cli import main as cli
 from harness.cli import page
-from harness.differential import rundiff
 from harness.model.schemas import problems
 from harness.model.status import AGREE, FOUND, USAGE
 from suites import page_reports as making
@@ -353,7 +354,7 @@ def test_a_class_two_reports_saw_is_one_card_naming_both_with_an_anchor_of_its_i
     assert len(cards) == len(classes) == 2, cards
     [(anchor, reports)] = [card for card in cards if str(again) in card[1]]
     assert reports.split() == [str(page_reports.reports["diff-new"]), str(again)]
-    assert anchor == rundiff.anchor(document["divergences"][0])
+    assert anchor == ClassKey.of_report(document["divergences"][0]).anchor
     other = json.loads(json.dumps(document))  # another run, another witness: the same anchor
     other["divergences"][0]["args"] = dict(other["divergences"][0]["args"], text="B\u001c")
     later = tmp_path / "later.json"

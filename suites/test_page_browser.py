@@ -24,8 +24,8 @@ from typing import Any
 
 import pytest
 
+from harness.classes.key import ClassKey
 from harness.cli import page, views
-from harness.differential import rundiff
 from harness.model import hostvalues
 from harness.tools import browser as browsers
 from suites import page_reports as making
@@ -370,7 +370,7 @@ def test_filters_live_in_the_url_and_an_anchor_opens_its_class(driver: Any, site
     assert Select(driver.find_element("id", "class-status")).first_selected_option.get_attribute("value") == \
         "expected"
     expected = next(d for d in page_reports.document("diff-expected")["divergences"] if d["status"] == "expected")
-    anchor = rundiff.anchor(expected)
+    anchor = ClassKey.of_report(expected).anchor
     driver.get("about:blank")
     driver.get(site.resolve().as_uri() + "#" + anchor)
     card = driver.find_element("id", anchor)

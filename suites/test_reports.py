@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.classes import rundiff
 from harness.cli import views
-from harness.differential import rundiff
 from harness.model.schemas import problems
 from suites.test_plugins import declare, run
 

@@ -137,23 +137,65 @@ def test_an_input_not_sent_everywhere_does_not_make_another_class() -> None:
     """The same bug on an input WASM's host cannot hold (a high and a low lone half) names fewer
     implementations: it is the same class, named by every implementation it was seen in, whichever
     sighting comes first; an implementation that was sent the input and agreed is a different class."""
-    from harness.fuzzing.classes import ClassBook
+    from harness.classes.book import ClassBook
+    from harness.classes.key import ClassKey
 
-    op, cause, detail = "normalize_fact_text", "boundary_coercion", "text"
-    both, pyo3_only = (op, ("pyo3", "wasm"), cause, detail), (op, ("pyo3",), cause, detail)
-    book = ClassBook(["reference", "pyo3", "wasm"])
+    op, cause, detail, step = "normalize_fact_text", "boundary_coercion", "text", "norm.nfc"
+    both, pyo3_only = ClassKey.of(op, ("pyo3", "wasm"), cause, detail, step), ClassKey.of(op, ("pyo3",), cause,
+                                                                                          detail, step)
+    book: ClassBook[None] = ClassBook(["reference", "pyo3", "wasm"])
     assert book.place(both, frozenset()) == (both, None)
     assert book.place(pyo3_only, frozenset({"wasm"})) == (both, None)  # wasm was not sent this one
-    other = ClassBook(["reference", "pyo3", "wasm"])
+    other: ClassBook[None] = ClassBook(["reference", "pyo3", "wasm"])
     assert other.place(pyo3_only, frozenset({"wasm"})) == (pyo3_only, None)
     assert other.place(both, frozenset()) == (both, pyo3_only)  # the class grows; callers move it
     assert other.place(pyo3_only, frozenset({"wasm"})) == (both, None)
     # wasm was sent the input and agreed with the reference: not the class where it disagrees.
-    agreeing = ClassBook(["reference", "pyo3", "wasm"])
+    agreeing: ClassBook[None] = ClassBook(["reference", "pyo3", "wasm"])
     agreeing.place(both, frozenset())
     assert agreeing.place(pyo3_only, frozenset()) == (pyo3_only, None)
-    # Another cause or detail is another class.
-    assert agreeing.place((op, ("pyo3",), cause, "cap"), frozenset({"wasm"})) == ((op, ("pyo3",), cause, "cap"), None)
+    # Another cause, detail or step is another class.
+    cap = ClassKey.of(op, ("pyo3",), cause, "cap", step)
+    assert agreeing.place(cap, frozenset({"wasm"})) == (cap, None)
+    elsewhere = ClassKey.of(op, ("pyo3",), cause, detail, "norm.edges")
+    assert agreeing.place(elsewhere, frozenset({"wasm"})) == (elsewhere, None)
+
+
+def test_a_class_whose_key_grows_is_moved_once_and_joined_into_one_already_held() -> None:
+    """The one grow-and-move (ClassBook.file): a class filed under fewer implementations is moved under the
+    grown key (renamed), or joined into the class held under it; the caller hears of the move once."""
+    from harness.classes.book import ClassBook
+    from harness.classes.key import ClassKey
+
+    def key(*impls: str) -> ClassKey:
+        return ClassKey.of("normalize_fact_text", impls, "boundary_coercion", "text", "norm.nfc")
+
+    book: ClassBook[list[str]] = ClassBook(["reference", "pyo3", "wasm"])
+    moves: list[tuple[ClassKey, ClassKey]] = []
+
+    def file(k: ClassKey, absent: frozenset[str], label: str) -> tuple[ClassKey, list[str], bool]:
+        def grow(held: list[str], grown: ClassKey) -> None:
+            held.append(f"grown to {','.join(grown.impls)}")
+
+        found = book.file(k, absent, new=lambda _: [label], join=lambda into, moved: into.extend(moved),
+                          grow=grow, moved=lambda old, new: moves.append((old, new)))
+        found[1].append(label) if not found[2] else None
+        return found
+
+    assert file(key("pyo3"), frozenset({"wasm"}), "a") == (key("pyo3"), ["a"], True)
+    assert file(key("pyo3", "wasm"), frozenset(), "b") == (key("pyo3", "wasm"), ["a", "grown to pyo3,wasm", "b"],
+                                                           False)
+    assert moves == [(key("pyo3"), key("pyo3", "wasm"))] and list(book.held) == [key("pyo3", "wasm")]
+    # A class grown to a key already held: one class, what the moved one held joined into it.
+    other: ClassBook[list[str]] = ClassBook(["reference", "pyo3", "wasm"])
+    other.file(key("pyo3"), frozenset({"wasm"}), new=lambda _: ["pyo3 alone"], join=list.extend, grow=grew)
+    other.held[key("pyo3", "wasm")] = ["held"]  # as if filed by a sighting the book could not relate
+    found = other.file(key("pyo3", "wasm"), frozenset(), new=lambda _: ["new"], join=list.extend, grow=grew)
+    assert found == (key("pyo3", "wasm"), ["held", "pyo3 alone"], False) and list(other.held) == [key("pyo3", "wasm")]
+
+
+def grew(held: list[str], key: object) -> None:
+    raise AssertionError("joined, not renamed")
 
 
 def test_shard_merge_keeps_one_class_when_a_shard_could_not_send_everywhere() -> None:
@@ -221,15 +263,16 @@ def test_the_gate_knows_a_disagreement_by_its_implementations_not_their_order() 
 def test_two_shares_with_no_implementation_in_common_are_two_classes() -> None:
     """ClassBook: a share seen with the others out of its reach (masked: they read the input with other
     Unicode data) must not swallow a share of the other implementations: nothing in common, no match."""
-    from harness.fuzzing.classes import ClassBook
+    from harness.classes.book import ClassBook
+    from harness.classes.key import ClassKey
 
-    book = ClassBook(["reference", "pyo3", "wasm", "pyodide"])
+    book: ClassBook[None] = ClassBook(["reference", "pyo3", "wasm", "pyodide"])
     rest = ("unicode_version_skew", "case_mapping", "norm.lowercase")
-    rust, _ = book.place(("normalize_fact_text", ("pyo3", "wasm"), *rest), frozenset({"pyodide"}))
-    pyodide, grew = book.place(("normalize_fact_text", ("pyodide",), *rest), frozenset({"pyo3", "wasm"}))
+    rust, _ = book.place(ClassKey.of("normalize_fact_text", ("pyo3", "wasm"), *rest), frozenset({"pyodide"}))
+    pyodide, grew = book.place(ClassKey.of("normalize_fact_text", ("pyodide",), *rest), frozenset({"pyo3", "wasm"}))
     assert rust != pyodide and grew is None
     # the same bug where a UTF-16 host could not take the input: one class, named by the union
-    same, _ = book.place(("normalize_fact_text", ("pyo3",), *rest), frozenset({"wasm", "pyodide"}))
+    same, _ = book.place(ClassKey.of("normalize_fact_text", ("pyo3",), *rest), frozenset({"wasm", "pyodide"}))
     assert same == rust
 
 

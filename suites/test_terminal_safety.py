@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
+from harness.classes.rundiff import Change, RunDiff
 from harness.cli import page, trace_view, views
-from harness.differential.rundiff import Change, RunDiff
 from harness.fixtures.runner import results_document
 from harness.model import envelope
 from harness.model.printable import printable, printable_block, printable_lines

@@ -597,7 +597,8 @@ def _two_bugs() -> dict[str, Any]:
 def test_one_witness_of_two_bugs_is_two_shares_each_its_own_class() -> None:
     """Two implementations with two bugs, both shown by one input: one share each, with its own step and
     cause, never one class naming both (a skew riding along with a core bug is the same shape)."""
-    from harness.differential.explain import class_key, examine_all, unicode_versions_of
+    from harness.classes.key import ClassKey
+    from harness.differential.explain import examine_all, unicode_versions_of
     from harness.fuzzing.shrink import shrink
 
     impls = _two_bugs()
@@ -606,14 +607,15 @@ def test_one_witness_of_two_bugs_is_two_shares_each_its_own_class() -> None:
     found = examine_all(impls, "normalize_fact_text", args, versions)
     assert [(d.divergent, d.cause, d.step) for d in found] == [
         (["quotes"], "quote_dash_map", "norm.quote_dash"), (["nfc"], "normalization", "norm.nfc")]
-    assert found[0].key == class_key("normalize_fact_text", ["quotes"], "quote_dash_map", None, "norm.quote_dash")
+    assert ClassKey.of_divergence(found[0]) == ClassKey.of("normalize_fact_text", ["quotes"], "quote_dash_map", None,
+                                                           "norm.quote_dash")
     # One JSON parse, whichever argument shows it; at args one conversion, whichever arguments it changed.
-    assert class_key("o", ["p"], "json_strictness", "bom", "ctx.topical_json") == \
-        class_key("o", ["p"], "json_strictness", "bom", "ctx.recent_json")
-    assert class_key("o", ["p"], "boundary_coercion", "text", "args") == \
-        class_key("o", ["p"], "boundary_coercion", "text+threshold", "args")
-    assert class_key("o", ["p"], "boundary_coercion", "cap", "ctx.cap") != \
-        class_key("o", ["p"], "boundary_coercion", "force", "ctx.cap")
+    assert ClassKey.of("o", ["p"], "json_strictness", "bom", "ctx.topical_json") == \
+        ClassKey.of("o", ["p"], "json_strictness", "bom", "ctx.recent_json")
+    assert ClassKey.of("o", ["p"], "boundary_coercion", "text", "args") == \
+        ClassKey.of("o", ["p"], "boundary_coercion", "text+threshold", "args")
+    assert ClassKey.of("o", ["p"], "boundary_coercion", "cap", "ctx.cap") != \
+        ClassKey.of("o", ["p"], "boundary_coercion", "force", "ctx.cap")
     # Shrinking one share keeps its bug and lets the other fall away.
     small, responses = shrink(impls, "normalize_fact_text", args, versions, ("quote_dash_map", None),
                               share=("quotes",))

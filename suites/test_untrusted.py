@@ -229,7 +229,8 @@ def test_clip_keeps_a_value_one_level_past_the_contract_and_cuts_below() -> None
 def test_a_report_with_a_testee_value_at_the_depth_kept_reads_back(tmp_path: Path) -> None:
     """The CI failure of stop 39: a plant accepting 101 levels left a trace value of 101 levels inside a
     report's own structure (105 in all), and every reader refused the report the harness had written."""
-    from harness.differential import report, rundiff
+    from harness.classes import rundiff
+    from harness.differential import report
     from harness.model import files
 
     document = {"schema": "divergence-report-v2", "divergences": [
@@ -249,7 +250,7 @@ def test_a_report_with_a_testee_value_at_the_depth_kept_reads_back(tmp_path: Pat
 def test_every_file_reader_looks_at_the_size_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """One bounded read (``untrusted.read_bounded``) behind documents, reports and JUnit files: a file over
     its limit is refused naming the file and the limit, as JSON or as JUnit XML."""
-    from harness.differential import rundiff
+    from harness.classes import rundiff
 
     big = tmp_path / "big.json"
     big.write_text('{"schema": "x", "pad": "' + "a" * 200 + '"}', encoding="utf-8")

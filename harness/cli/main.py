@@ -759,7 +759,7 @@ def cmd_impls(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from harness.differential import rundiff
+    from harness.classes import rundiff
 
     if args.action == "html":
         return _report_html(args)
@@ -790,7 +790,7 @@ def _report_show(args: argparse.Namespace) -> int:
     """report show: each report as tables, then the other reports of its run (its command line names them:
     the parity session's JUnit file and per-implementation counts among them), then one verdict of them all
     (views.Verdict), which is the status: 0 only when nothing is red and every part checked something."""
-    from harness.differential import rundiff
+    from harness.classes import rundiff
 
     try:
         run = rundiff.read_run(args.reports)
@@ -876,7 +876,7 @@ def _output_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _baseline_view(args: argparse.Namespace, document: dict[str, Any]) -> str:
-    from harness.differential import rundiff
+    from harness.classes import rundiff
 
     try:
         return views.diff_view(rundiff.diff(args.baseline_document, document), args.format)
@@ -895,7 +895,7 @@ def _writable_report(path: Path) -> None:
 
 def _divergence_report(path: Path) -> dict[str, Any]:
     """A divergence report to read (v1 or v2, validated); a usage error naming the file when it is not one."""
-    from harness.differential import rundiff
+    from harness.classes import rundiff
 
     try:
         document = rundiff.read(path)
@@ -983,7 +983,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         check_budgets(args)  # before anything runs or is written
         if getattr(args, "baseline", None) is not None:  # read before the run: a bad baseline is a usage error
-            from harness.differential import rundiff
+            from harness.classes import rundiff
 
             try:
                 args.baseline_document = rundiff.read(args.baseline)

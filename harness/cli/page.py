@@ -17,7 +17,7 @@ nothing outside its folder. What it shows (docs/reports.md, "The page"):
 - at the top, one verdict of every report of the run (views.Verdict: red when any part is red, naming what
   it rests on: "all agree on 1 input", "no divergence in 12,000 examples"); a report's run's other reports,
   as its command line names them (rundiff.read_run), are read with it;
-- with baselines: what changed since (``harness/differential/rundiff.py``, as ``report diff`` says it).
+- with baselines: what changed since (``harness/classes/rundiff.py``, as ``report diff`` says it).
 
 Everything shown is computed here from the documents; nothing is fetched and no implementation is run. Every
 text a report brings goes through ``escape``: its control characters made visible as the terminal shows them
@@ -34,8 +34,9 @@ from html import escape as html_escape
 from pathlib import Path
 from typing import Any
 
+from harness.classes import rundiff
+from harness.classes.key import ClassKey
 from harness.cli import views
-from harness.differential import rundiff
 from harness.model import envelope, hostvalues, untrusted
 from harness.model.files import atomic_write
 from harness.model.printable import printable, printable_block
@@ -601,7 +602,7 @@ class Seen:
 
     @property
     def anchor(self) -> str:
-        return rundiff.anchor(self.divergence)
+        return ClassKey.of_report(self.divergence).anchor
 
 
 def seen_classes(sources: Sequence[Source]) -> list[Seen]:
@@ -611,7 +612,7 @@ def seen_classes(sources: Sequence[Source]) -> list[Seen]:
         if source.kind != "divergences":
             continue
         for divergence in source.document["divergences"]:
-            key = rundiff.identity(divergence)
+            key = ClassKey.of_report(divergence).identity
             report = (source.label, str(source.path))
             if key not in found:
                 found[key] = (divergence, [report])

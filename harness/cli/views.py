@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.differential import rundiff
+from harness.classes import rundiff
 from harness.model import hostvalues
 from harness.model.printable import escape_char, printable
 
@@ -539,14 +539,14 @@ def junit_view(document: dict[str, Any], fmt: str = "text", show: str = "new") -
 def run_verdict(documents: Sequence[tuple[Any, dict[str, Any]]], problems: Sequence[str] = ()) -> Verdict:
     """The verdict of the reports ``documents`` ((path, document) pairs: the ones given and the others of
     their runs) and the runs' ``problems`` (rundiff.RunReports)."""
-    from harness.differential.rundiff import kind_of
+    from harness.classes.rundiff import kind_of
 
     return Verdict([part_of(path, document, kind_of(document)) for path, document in documents], list(problems))
 
 
 def report_view(document: dict[str, Any], fmt: str = "text", show: str = "new") -> str:
     """A report of any kind the harness reads, as ``report show`` prints it."""
-    from harness.differential.rundiff import kind_of
+    from harness.classes.rundiff import kind_of
 
     kind = kind_of(document)
     if kind == "divergences":

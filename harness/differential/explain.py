@@ -22,8 +22,8 @@ from harness.differential.counterfactual.skew import skewed_between
 from harness.differential.outcomes import FAILURES, Responses, divergent, observe
 from harness.model import hostvalues, unicode_tables, untrusted
 from harness.model.registry import OPS, Op, step_titles
-from harness.model.traces import ARGS, parting_entries
 from harness.model.traces import parse as parse_trace
+from harness.model.traces import parting_entries
 from harness.model.unicode_info import describe, interesting
 from harness.testees.impls import check_platforms
 from harness.testees.impls import oracle as oracle_name
@@ -293,25 +293,6 @@ def parse_char_ranges(ranges: list[str]) -> frozenset[int]:
     return frozenset(points)
 
 
-ClassKey = tuple[str, tuple[str, ...], str, str | None, str | None]
-
-
-def class_key(op: str, impls: Any, cause: str, detail: str | None, step: str | None) -> ClassKey:
-    """The class a divergence is one sighting of: (op, the implementations of its share, cause, detail, the
-    step where their traces part, as ``class_step`` knows it). Fuzz runs, sweeps and shard merges group by
-    it, and a report diff across runs knows a class by it."""
-    known = class_step(step)
-    # At args a binding's conversion is one step, whichever arguments a witness shows it changing (a JSON
-    # round trip in a host changes a text's lone surrogates and, on another witness, a huge threshold too).
-    return op, tuple(impls), cause, None if known == ARGS else detail, known
-
-
-def reported_class_key(divergence: dict[str, Any]) -> ClassKey:
-    """``class_key`` of a divergence as a report holds it (its JSON form)."""
-    return class_key(divergence["op"], divergence["divergent"], divergence["cause"], divergence["detail"],
-                     divergence.get("step"))
-
-
 @dataclass
 class Divergence:
     op: str
@@ -333,10 +314,6 @@ class Divergence:
     fallback: tuple[str, str | None] | None = None
     chars: tuple[str, ...] = ()  # the characters the cause is about (Found.chars); an expected entry lists them
     trace_at: dict[str, dict[str, Any]] | None = None  # each side's trace entry where it parts (Found.trace_at)
-
-    @property
-    def key(self) -> ClassKey:
-        return class_key(self.op, self.divergent, self.cause, self.detail, self.step)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -8,10 +8,11 @@
    point), from the step traces or by the counterfactual classifier (harness/differential/explain.py,
    ``name_shares``: one share per cause, so a skew riding along with a bug is a class of its own), and
    checked on a few members spread across the group; if they disagree, every member is classified.
-3. Shares with the same class key (``explain.class_key``: op, the share's implementations, cause, detail,
-   the step where the traces part) are one class (``ClassBook``: an input not sent to an implementation
-   whose host cannot hold it does not make another class): its code points (as ranges, with names), the
-   templates where it shows, and a minimal witness: the simplest member, shrunk (harness/fuzzing/shrink.py).
+3. Shares with the same class key (``harness.classes.key.ClassKey``: op, the share's implementations, cause,
+   detail, the step where the traces part) are one class (``harness.classes.book.ClassBook``: an input not
+   sent to an implementation whose host cannot hold it does not make another class): its code points (as
+   ranges, with names), the templates where it shows, and a minimal witness: the simplest member, shrunk
+   (harness/fuzzing/shrink.py).
 
 Shard reports merge class by class on the same key.
 """
@@ -21,13 +22,14 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
+from harness.classes.book import ClassBook
+from harness.classes.key import ClassKey
 from harness.differential.explain import (
-    ClassKey,
     Divergence,
     Share,
-    class_key,
     class_step,
     code_point_runs,
     code_points,
@@ -116,7 +118,7 @@ class SweepClass:
 
     @property
     def key(self) -> ClassKey:
-        return class_key(self.op, self.divergent, self.cause, self.detail, self.step)
+        return ClassKey.of(self.op, self.divergent, self.cause, self.detail, self.step)
 
     @property
     def inputs(self) -> int:
@@ -136,44 +138,6 @@ class SweepClass:
         return self.simplest
 
 
-Key = ClassKey  # (op, the share's implementations, cause, detail, step)
-
-
-class ClassBook:
-    """Which class a sighting is, when some inputs could not be sent to every implementation.
-
-    A class is (op, the implementations that disagree, cause, detail, step). An input an implementation's
-    host cannot hold (a high and a low lone half, in a UTF-16 host) is not sent there, so the same bug
-    seen on it names fewer implementations. A sighting is a known class when op, cause and detail are
-    the same and the same implementations disagree among those both were sent to; the class is then
-    named by the union. ``place`` says when a class's key grew, so that callers move what they hold
-    under the old key (and look at its expected-divergence coverage again)."""
-
-    def __init__(self, order: list[str]) -> None:
-        self.order = order
-        self.absent: dict[Key, frozenset[str]] = {}  # class -> implementations none of its inputs reached
-
-    def place(self, key: Key, absent: frozenset[str]) -> tuple[Key, Key | None]:
-        """(the class's key, the key it had until now when this sighting made it grow, else None)."""
-        op, names, *rest = key
-        for known, known_absent in self.absent.items():
-            if known[0] != op or list(known[2:]) != rest or set(known[1]) - absent != set(names) - known_absent:
-                continue
-            if not set(known[1]) & set(names):
-                # No implementation in common: two shares that agree only vacuously (each one's outside the
-                # other's reach: pyo3's and wasm's case skew of 17.0, Pyodide's of 16.0) are two classes.
-                continue
-            union = set(known[1]) | set(names)
-            if union == set(known[1]):
-                self.absent[known] = known_absent & absent
-                return known, None
-            grown = (op, tuple(name for name in self.order if name in union), *rest)
-            self.absent[grown] = self.absent.pop(known) & absent
-            return grown, known
-        self.absent[key] = absent
-        return key, None
-
-
 def _signature(shares: tuple[Share, ...]) -> tuple[tuple[Any, ...], ...]:
     """What two members must share to be classified alike: each share's implementations, cause, detail."""
     return tuple((share.impls, share.found.cause, share.found.detail, class_step(share.found.step))
@@ -189,8 +153,7 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
     is a finding in ``findings``, never in a class; a group none of whose sampled members come again is
     no class at all. ``position``: where a member was in the batch line its implementations got."""
     findings = findings if findings is not None else Findings()
-    classes: dict[tuple[Any, ...], SweepClass] = {}
-    book = ClassBook(list(opened))
+    book: ClassBook[SweepClass] = ClassBook(list(opened))
     absent_in: dict[str, frozenset[str]] = {}  # template -> implementations its inputs are not sent to
 
     def absent(template: str, index: int, share: Share) -> frozenset[str]:
@@ -232,24 +195,29 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
                 found = first
             for share in found or ():
                 one = share.found
-                key, grew_from = book.place(class_key(op, share.impls, one.cause, one.detail, one.step),
-                                            absent(*member, share))
-                if grew_from is not None:
-                    moved = classes.pop(grew_from)
-                    if key in classes:  # grown into a class already there: one class
-                        for template, first_index, last_index in moved.runs:
-                            for index in range(first_index, last_index + 1):
-                                add_run(classes[key].runs, template, index)
-                    else:
-                        moved.divergent = key[1]
-                        classes[key] = moved
-                if key not in classes:
-                    classes[key] = SweepClass(op, key[1], kinds, one.cause, one.detail, one.explanation,
-                                              step=one.step, rule=one.rule)
-                elif kinds not in classes[key].all_kinds:
-                    classes[key].all_kinds.append(kinds)
-                add_run(classes[key].runs, *member)
-    return sorted(classes.values(), key=lambda c: (_ORDER[c.simplest[0]], c.simplest[1]))
+                _, held, created = book.file(
+                    ClassKey.of(op, share.impls, one.cause, one.detail, one.step), absent(*member, share),
+                    new=partial(_new_class, op, kinds, one), join=_join_members, grow=_rename)
+                if not created and kinds not in held.all_kinds:
+                    held.all_kinds.append(kinds)
+                add_run(held.runs, *member)
+    return sorted(book.held.values(), key=lambda c: (_ORDER[c.simplest[0]], c.simplest[1]))
+
+
+def _new_class(op: str, kinds: tuple[tuple[str, str], ...], found: Any, key: ClassKey) -> SweepClass:
+    return SweepClass(op, key.impls, kinds, found.cause, found.detail, found.explanation, step=found.step,
+                      rule=found.rule)
+
+
+def _join_members(into: SweepClass, moved: SweepClass) -> None:
+    """A class grown into one already there: one class, with the members of both."""
+    for template, first_index, last_index in moved.runs:
+        for index in range(first_index, last_index + 1):
+            add_run(into.runs, template, index)
+
+
+def _rename(grown: SweepClass, key: ClassKey) -> None:
+    grown.divergent = key.impls
 
 
 def ranges(points: list[int]) -> list[list[int]]:

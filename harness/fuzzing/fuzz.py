@@ -38,12 +38,12 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any, TextIO
 
+from harness.classes.book import ClassBook
+from harness.classes.key import ClassKey
 from harness.differential.expected import ExpectedSet, cover, recheck_detailed
 from harness.differential.explain import (
-    ClassKey,
     Divergence,
     Share,
-    class_key,
     code_points,
     masked,
     name_shares,
@@ -53,7 +53,6 @@ from harness.differential.outcomes import agreeing, divergent
 from harness.differential.strategies import comparable_ops
 from harness.differential.verdict import gate, outcome_kinds
 from harness.fuzzing import pools
-from harness.fuzzing.classes import ClassBook
 from harness.fuzzing.generate import Inputs
 from harness.fuzzing.progress import Progress
 from harness.fuzzing.shrink import shrink
@@ -80,7 +79,7 @@ class FuzzResult:
     unexpected_passes: list[dict[str, str]] = field(default_factory=list)
     versions: dict[str, dict[str, str]] = field(default_factory=dict)
     inexpressible: dict[str, int] = field(default_factory=dict)  # implementation -> inputs not sent to it
-    seen: dict[tuple[Any, ...], int] = field(default_factory=dict)  # class key -> disagreeing inputs seen
+    seen: dict[ClassKey, int] = field(default_factory=dict)  # class -> disagreeing inputs seen
     workers: int = 1
     findings: Findings = field(default_factory=Findings)  # about testees (the verdict stage)
     cut: list[str] = field(default_factory=list)  # work the budget cut
@@ -251,8 +250,7 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
     shrink_cut = 0
     classified: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}  # group -> each classified sighting's shares
     shrunk_to: dict[tuple[Any, ...], list[ClassKey]] = {}  # first classification -> the classes after shrinking
-    book = ClassBook(list(impls))
-    by_key: dict[tuple[Any, ...], Divergence] = {}  # class -> its report entry
+    book: ClassBook[Divergence] = ClassBook(list(impls))  # class -> its report entry
 
     def expected_count() -> int:
         return sum(1 for d in result.divergences if d.status == "expected")
@@ -280,7 +278,7 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
         if len(responses) < 2 or agreeing(op, responses):
             return
         names, kinds = tuple(divergent(op, responses)), outcome_kinds(responses)
-        # Classified per (op, implementations, outcome kinds); reported per class (explain.class_key: op, the
+        # Classified per (op, implementations, outcome kinds); reported per class (ClassKey: op, the
         # implementations of one share, cause, detail, step): one bug shows with different codes on different
         # inputs (validation order) but is one class, and a skew riding along is a share of its own.
         group = (op, names, kinds)
@@ -338,32 +336,31 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
         absent = frozenset(impls) - frozenset(small_responses) | \
             masked(op, small, small_responses, share.impls, result.versions,
                    detail if cause == "unicode_version_skew" else None)
-        key, grew_from = book.place(class_key(op, share.impls, cause, detail, found.step), absent)
-        if grew_from is not None:
-            result.seen[key] = result.seen.pop(grew_from) + result.seen.get(key, 0)
+        def new(key: ClassKey) -> Divergence:
+            divergence = Divergence(op, small, small_responses, list(key.impls), cause, explanation,
+                                    code_points(small, result.versions), detail, found_after=found_after,
+                                    step=found.step, rule=found.rule, fallback=found.fallback, chars=found.chars,
+                                    trace_at=found.trace_at)
+            mark(divergence)
+            result.divergences.append(divergence)
+            return divergence
+
+        def grow(grown: Divergence, key: ClassKey) -> None:
+            # This sighting reached the implementations the class now names: it is the witness.
+            grown.args, grown.responses, grown.divergent = small, small_responses, list(key.impls)
+            grown.explanation, grown.code_points = explanation, code_points(small, result.versions)
+            grown.chars, grown.trace_at = found.chars, found.trace_at
+            mark(grown)
+
+        def moved(old: ClassKey, key: ClassKey) -> None:
+            result.seen[key] = result.seen.pop(old) + result.seen.get(key, 0)
             for keys in shrunk_to.values():
-                keys[:] = [key if known == grew_from else known for known in keys]
-            grown = by_key.pop(grew_from)
-            if key in by_key:  # the grown class is one already reported: keep that one
-                result.divergences.remove(grown)
-            else:
-                # This sighting reached the implementations the class now names: it is the witness.
-                grown.args, grown.responses, grown.divergent = small, small_responses, list(key[1])
-                grown.explanation, grown.code_points = explanation, code_points(small, result.versions)
-                grown.chars, grown.trace_at = found.chars, found.trace_at
-                by_key[key] = grown
-                mark(grown)
-        if key in result.seen:
-            result.seen[key] += 1
-            return key
-        result.seen[key] = 1
-        divergence = Divergence(op, small, small_responses, list(share.impls), cause, explanation,
-                                code_points(small, result.versions), detail, found_after=found_after,
-                                step=found.step, rule=found.rule, fallback=found.fallback, chars=found.chars,
-                                trace_at=found.trace_at)
-        mark(divergence)
-        by_key[key] = divergence
-        result.divergences.append(divergence)
+                keys[:] = [key if known == old else known for known in keys]
+
+        key, _, created = book.file(ClassKey.of(op, share.impls, cause, detail, found.step), absent, new=new,
+                                    join=lambda _, grown: result.divergences.remove(grown),  # one reported
+                                    grow=grow, moved=moved)
+        result.seen[key] = 1 if created else result.seen[key] + 1
         return key
 
     def mark(divergence: Divergence) -> None:

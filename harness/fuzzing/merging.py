@@ -3,7 +3,7 @@ harness/fuzzing/sweep_report.py) and the fuzzer's (``fuzz --merge``, harness/fuz
 
 Each class once, by its class key (op, the share's implementations, cause, detail, step): a class one shard
 saw only on inputs some host could not hold names fewer implementations and is still the same class
-(``classes.ClassBook``), named by the union, its witness one that reached all of them. Of two witnesses of
+(``harness.classes.book.ClassBook``), named by the union, its witness one that reached all of them. Of two witnesses of
 a class the smaller is kept; a class new in one shard is new in the merge (the stricter coverage). What is
 counted is summed, findings are merged per (implementation, kind), and the merge is a run of its own (this
 command, now), each shard's commit kept beside.
@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from harness.differential.explain import reported_class_key
-from harness.fuzzing import classes
+from harness.classes.book import ClassBook
+from harness.classes.key import ClassKey
 from harness.fuzzing.shrink import size
 from harness.model import envelope, hostvalues
 from harness.testees.findings import Findings
@@ -44,8 +44,7 @@ def join_classes(reports: list[dict[str, Any]], fold: Callable[[dict[str, Any], 
     counts of another sighting (a sweep's extent, a fuzz run's first sighting), before the smaller witness is
     kept; ``with_witness``: the profile's fields that go with the witness too."""
     fields = (*WITNESS_FIELDS, *with_witness)
-    merged: dict[tuple[Any, ...], dict[str, Any]] = {}
-    book = classes.ClassBook(list(reports[0]["implementations"]))
+    book: ClassBook[dict[str, Any]] = ClassBook(list(reports[0]["implementations"]))
 
     def witness_from(into: dict[str, Any], divergence: dict[str, Any]) -> None:
         for name in fields:
@@ -65,20 +64,15 @@ def join_classes(reports: list[dict[str, Any]], fold: Callable[[dict[str, Any], 
     for report in reports:
         for divergence in report["divergences"]:
             absent = frozenset(report["implementations"]) - frozenset(divergence["outputs"])
-            key, grew_from = book.place(reported_class_key(divergence), absent)
-            if grew_from is not None:
-                grown = merged.pop(grew_from)
-                if key in merged:
-                    join(merged[key], grown)
-                else:
-                    grown["divergent"] = list(key[1])
-                    witness_from(grown, divergence)
-                    merged[key] = grown
-            if key not in merged:
-                merged[key] = dict(divergence)
-                continue
-            join(merged[key], divergence)
-    return list(merged.values())
+            def grow(held: dict[str, Any], key: ClassKey, divergence: dict[str, Any] = divergence) -> None:
+                held["divergent"] = list(key.impls)
+                witness_from(held, divergence)  # this sighting reached every implementation the class names
+
+            _, held, created = book.file(ClassKey.of_report(divergence), absent,
+                                         new=lambda key, divergence=divergence: dict(divergence), join=join, grow=grow)
+            if not created:
+                join(held, divergence)
+    return list(book.held.values())
 
 
 def merged_document(reports: list[dict[str, Any]], divergences: list[dict[str, Any]]) -> dict[str, Any]:

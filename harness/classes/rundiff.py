@@ -1,9 +1,9 @@
 """What changed between two runs: ``python -m harness report diff OLD NEW`` and ``--baseline OLD``.
 
 Two divergence reports (v1 or v2) are compared class by class, and two fixture-results documents case
-by case. A class is known by ``explain.class_key`` (op, the share's implementations, cause, detail,
-the step where the traces part), which survives another witness; a case by (implementation, fixture,
-case id).
+by case. A class is known by the identity of its ``ClassKey`` (op, the share's implementations as a set,
+cause, detail, the step where the traces part), which survives another witness; a case by (implementation,
+fixture, case id).
 
 Changes, one row each:
   new       in NEW, not in OLD (a class, or a case that fails now and did not before)
@@ -35,7 +35,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from harness.differential.explain import reported_class_key
+from harness.classes.key import ClassKey
 
 EXHAUSTIVE = ("sweep",)  # profiles whose absence of a class is evidence that it is gone
 DIVERGENCE_SCHEMAS = ("divergence-report-v1", "divergence-report-v2")
@@ -100,20 +100,8 @@ def kind_of(document: dict[str, Any]) -> str:
 
 
 def identity(divergence: dict[str, Any]) -> tuple[Any, ...]:
-    """The class's identity across runs: its class key with the implementations as a set (two runs may have
-    opened them in another order)."""
-    op, impls, *rest = reported_class_key(divergence)
-    return (op, tuple(sorted(impls)), *rest)
-
-
-def anchor(divergence: dict[str, Any]) -> str:
-    """A name for the class that is the same in every run that sees it (the page's anchor of its card): a
-    digest of its identity, never its place in a report."""
-    import hashlib
-    import json
-
-    digest = hashlib.sha256(json.dumps(identity(divergence), ensure_ascii=True).encode("ascii")).hexdigest()
-    return f"class-{digest[:12]}"
+    """The class's identity across runs (``ClassKey.identity``) of a divergence as a report holds it."""
+    return ClassKey.of_report(divergence).identity
 
 
 def _subject(divergence: dict[str, Any]) -> str:
@@ -191,15 +179,12 @@ def _moves(before: dict[tuple[Any, ...], dict[str, Any]],
            after: dict[tuple[Any, ...], dict[str, Any]]) -> dict[tuple[Any, ...], tuple[Any, ...]]:
     """A class of NEW only -> the class of OLD only it moved from: the same identity but for the step (op,
     implementations, cause, detail), paired one to one in the order of the steps' names."""
-    def unstepped(divergence: dict[str, Any]) -> tuple[Any, ...]:
-        return (divergence["op"], tuple(sorted(divergence["divergent"])), divergence["cause"], divergence["detail"])
-
     gone: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}
     for key in sorted((k for k in before if k not in after), key=repr):
-        gone.setdefault(unstepped(before[key]), []).append(key)
+        gone.setdefault(ClassKey.of_report(before[key]).unstepped, []).append(key)
     moves = {}
     for key in sorted((k for k in after if k not in before), key=repr):
-        candidates = gone.get(unstepped(after[key]))
+        candidates = gone.get(ClassKey.of_report(after[key]).unstepped)
         if candidates:
             moves[key] = candidates.pop(0)
     return moves

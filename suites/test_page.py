@@ -361,3 +361,13 @@ def test_a_class_two_reports_saw_is_one_card_naming_both_with_an_anchor_of_its_i
     later.write_text(json.dumps(other), encoding="utf-8")
     assert f'<article id="{anchor}"' in page.render(page.read([later]))
     assert len(re.findall(r"<tr class=\"class-row\"", shown)) == 2
+
+
+def test_a_data_block_cannot_be_ended_by_what_it_holds() -> None:
+    """The page's data (its run, a large page's card details) is JSON in a script element of another type:
+    no text in it ends the element or opens a comment, and it reads back as it was."""
+    value = {"a": "</script><!--<script>x</SCRIPT>", "b": "\\</", "c": "<\\/"}
+    block = page.data_block("d", value)
+    inner = block[block.index(">") + 1:block.rindex("</script>")]
+    assert "<" not in inner
+    assert json.loads(inner) == value

@@ -379,6 +379,70 @@ def test_filters_live_in_the_url_and_an_anchor_opens_its_class(driver: Any, site
     assert hygiene_problems(driver) == []
 
 
+def test_a_page_of_many_classes_fills_each_card_as_the_inline_page_shows_it(
+        driver: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """From page.LAZY_FROM classes on, a card's details are data the script fills in: opened (by a click, by
+    its anchor) or near the window, each card shows what the same page made inline shows; the class table
+    is built when asked for and the filters count its rows; the browser logs no error (the data block is
+    data under the page's policy, never a script)."""
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    from harness.model.files import write_document
+    from harness.tools import page_bench
+
+    report = tmp_path / "many.json"
+    classes = page.LAZY_FROM + 20
+    write_document(report, page_bench.report(classes), replaces=("divergence-report-v2",), what="report")
+    lazy = page.write(tmp_path / "lazy", page.read([report]))
+    monkeypatch.setattr(page, "LAZY_FROM", classes + 1)
+    inline = page.write(tmp_path / "inline", page.read([report]))
+    assert "id='card-bodies'" in lazy.read_text() and "id='card-bodies'" not in inline.read_text()
+
+    def details(card: Any) -> str:
+        WebDriverWait(driver, 10).until(lambda _: not card.find_elements("css selector", "div.card-body[data-lazy]"))
+        return card.find_element("css selector", "details").get_attribute("textContent")
+
+    driver.get(inline.resolve().as_uri())
+    want = {card.get_attribute("id"): card.find_element("css selector", "details").get_attribute("textContent")
+            for card in driver.find_elements("css selector", "article.class")}
+    load(driver, lazy)
+    first = driver.find_element("css selector", "article.class")  # new, open, near the window: filled
+    assert details(first) == want[first.get_attribute("id")]
+    expected = [card for card in driver.find_elements("css selector", "article.class.expected")][-1]
+    driver.execute_script("arguments[0].scrollIntoView()", expected)
+    expected.find_element("css selector", "summary").click()  # folded: filled when opened
+    assert details(expected) == want[expected.get_attribute("id")]
+    last_new = [card for card in driver.find_elements("css selector", "article.class.new")][-1].get_attribute("id")
+    driver.get("about:blank")
+    driver.get(lazy.resolve().as_uri() + "#" + last_new)  # far down, opened by its anchor
+    card = driver.find_element("id", last_new)
+    driver.execute_script("arguments[0].scrollIntoView()", card)
+    assert details(card) == want[card.get_attribute("id")]
+    assert not driver.find_elements("css selector", "tr.class-row")  # the table: only when asked for
+    driver.execute_script("arguments[0].click()", driver.find_element("id", "show-class-table"))  # under the header
+    assert len(driver.find_elements("css selector", "tr.class-row")) == classes
+    Select(driver.find_element("id", "class-status")).select_by_value("expected")
+    shown = [row for row in driver.find_elements("css selector", "tr.class-row") if row.is_displayed()]
+    assert len(shown) == classes // 2
+    assert driver.find_element("id", "class-count").text == f"{classes // 2} of {classes} classes shown"
+    assert hygiene_problems(driver) == []
+
+
+def test_the_page_benchmark_gives_its_figures(driver: Any, tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """harness/tools/page_bench.py on small sizes: a figure per size (bytes, elements, paint, load), measured by
+    the browser, written only where it is told."""
+    from harness.tools import page_bench
+
+    assert page_bench.main(["--classes", "3", "--classes", str(page.LAZY_FROM), "--repeat", "1", "--json",
+                            "--out", str(tmp_path)]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert [row["classes"] for row in figures] == [3, page.LAZY_FROM]
+    assert all(row["bytes"] > 0 and row["elements"] > 0 and row["load"]["best"] > 0 for row in figures), figures
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [f"report-{page.LAZY_FROM}.json", "report-3.json", f"site-{page.LAZY_FROM}", "site-3"])
+
+
 # -- every check fails on a page with a bug planted in its making -----------------------------------------------
 
 def _flip_a_failing_cell(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -39,6 +39,7 @@ MODULES: dict[str, tuple[str, str]] = {
     "chaos": ("harness.tools.chaos", "requests streamed through harness run while its testee is killed from outside"),
     "reports-check": ("harness.tools.reports_check", "every file in reports/ names its session and run"),
     "browser": ("harness.tools.browser", "find or install the headless browser of the page's tests"),
+    "page-bench": ("harness.tools.page_bench", "how fast the page opens with 300 and 3,000 classes (a browser figure)"),
     "actionlint": ("harness.tools.actionlint", "check the GitHub Actions workflows"),
     "unicode-tables": ("harness.tools.make_unicode_tables", "regenerate the per-version Unicode tables (data/)"),
 }

@@ -633,24 +633,20 @@ def pick(one: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
     return other if rank(other) < rank(one) else one
 
 
-def class_html(seen: Seen, number: int, oracle: str, notes: dict[str, dict[str, Any]]) -> str:
-    """A class's card: its one-line head (always shown, its anchor a link to it), the rest folded for an
-    expected class (``<details>``, opened when the page is opened at its anchor) and open for a new one."""
+LAZY_FROM = 100  # from this many classes on, a card's details are filled in when it is opened or comes near
+
+
+def class_body(seen: Seen, oracle: str, notes: dict[str, dict[str, Any]]) -> str:
+    """A class's details: who is in its share and what named it, the explanation, witness, outputs, where the
+    traces part, extent, covering entries and the replay command."""
     divergence = seen.divergence
-    cause = divergence["cause"] + (f" ({divergence['detail']})" if divergence.get("detail") else "")
-    status = divergence["status"]
-    anchor = seen.anchor
-    head = (f"<h3><a href='#{anchor}'>#{number}</a> {code(divergence['op'])} "
-            f"<span class='cause'>{escape(cause)}</span> at <span class='step'>"
-            f"{escape(divergence.get('step') or '- (counterfactuals)')}</span> "
-            f"{badge(status, status)} <span class='seen-in'>seen in {escape(seen.seen_in)}</span></h3>")
     rule = divergence.get("rule")
     fallback = divergence.get("fallbackCause")
     named_by = f"named by the trace rule {code(rule)}" if rule else "named by counterfactuals"
     if fallback:
         other = fallback["cause"] + (f" ({fallback['detail']})" if fallback.get("detail") else "")
         named_by += f"; the counterfactual classifier says {code(other)}"
-    body = [
+    return "".join([
         f"<p class='impls'>Implementations of this share: <b>{escape(', '.join(divergence['divergent']))}</b>"
         f" against the oracle {escape(oracle)}; {named_by}.</p>",
         f"<p class='explanation'>{escape(divergence['explanation'])}</p>",
@@ -661,13 +657,41 @@ def class_html(seen: Seen, number: int, oracle: str, notes: dict[str, dict[str, 
         "<h4>Expected entries</h4>", entries_html(divergence, notes),
         "<h4>Replay</h4>", f"<pre class='replay'>{escape(divergence.get('replay') or views.replay_of(divergence))}"
         "</pre>",
-    ]
+    ])
+
+
+def class_html(seen: Seen, number: int, oracle: str, notes: dict[str, dict[str, Any]],
+               bodies: dict[str, str] | None = None) -> str:
+    """A class's card: its one-line head (always shown, its anchor a link to it), its details folded for an
+    expected class (``<details>``, opened when the page is opened at its anchor) and open for a new one.
+    ``bodies`` given (a page of many classes): the details go there, by anchor, and the card holds an empty
+    slot the page's script fills when the card is opened or comes near the window."""
+    divergence = seen.divergence
+    cause = divergence["cause"] + (f" ({divergence['detail']})" if divergence.get("detail") else "")
+    status = divergence["status"]
+    anchor = seen.anchor
+    head = (f"<h3><a href='#{anchor}'>#{number}</a> {code(divergence['op'])} "
+            f"<span class='cause'>{escape(cause)}</span> at <span class='step'>"
+            f"{escape(divergence.get('step') or '- (counterfactuals)')}</span> "
+            f"{badge(status, status)} <span class='seen-in'>seen in {escape(seen.seen_in)}</span></h3>")
+    body = class_body(seen, oracle, notes)
+    if bodies is not None:
+        bodies[anchor] = body
+        body = "<div class='card-body' data-lazy='1'>(its details come with the page's script)</div>"
     folded = "" if status == "new" else " class='folded'"
-    article = attrs(id=anchor, data_op=divergence["op"], data_reports=" ".join(path for _, path in seen.reports)) + \
-        class_attrs(divergence, f"class {status}")
+    article = attrs(id=anchor, data_op=divergence["op"], data_reports=" ".join(path for _, path in seen.reports)) \
+        + class_attrs(divergence, f"class {status}")
     summary = "details" if status == "new" else "details (an expected entry covers it)"
     return (f"<article{article}>{head}<details{folded}{' open' if status == 'new' else ''}><summary>{summary}"
-            f"</summary>{''.join(body)}</details></article>")
+            f"</summary>{body}</details></article>")
+
+
+def data_block(ident: str, value: Any) -> str:
+    """A JSON value the page carries as data (never run as a script): every "<" escaped (``\\u003c``, the same
+    text to JSON; a "<" can only be inside a JSON string), so that no text in it can end the block or open
+    a comment, whatever a browser makes of "<" there."""
+    text = json.dumps(value, ensure_ascii=True).replace("<", "\\u003c")
+    return f"<script type='application/json' id='{ident}'>{text}</script>"
 
 
 def classes_section(sources: Sequence[Source], oracle: str, notes: dict[str, dict[str, Any]]) -> str:
@@ -702,7 +726,13 @@ def classes_section(sources: Sequence[Source], oracle: str, notes: dict[str, dic
     head = "".join(f"<th>{escape(h)}</th>" for h in (*views.CLASS_HEADERS, "reports"))
     table = (f"<table class='classes-table'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
              if rows else "<p class='ok'>No divergence.</p>")
-    cards = "".join(class_html(seen, n, oracle, notes) for n, seen in enumerate(every, 1))
+    if len(every) >= LAZY_FROM:  # parsed, not laid out, until asked for: a long table's layout is slow
+        table = (f"<p><button type='button' id='show-class-table'>show the table of the {len(every):,} classes"
+                 f"</button></p><template id='class-table'>{table}</template>")
+    bodies: dict[str, str] | None = {} if len(every) >= LAZY_FROM else None
+    cards = "".join(class_html(seen, n, oracle, notes, bodies) for n, seen in enumerate(every, 1))
+    if bodies is not None:
+        cards += data_block("card-bodies", bodies)
     filters = ""
     if every:
         divergences = [seen.divergence for seen in every]
@@ -712,7 +742,9 @@ def classes_section(sources: Sequence[Source], oracle: str, notes: dict[str, dic
                    + _select("class-cause", "cause", sorted({d["cause"] for d in divergences}))
                    + "<span id='class-count' aria-live='polite'></span></form>")
     intro = (f"<p>{len(every)} class(es) in {len(reports)} report(s), each shown once (a class is known by op, "
-             "implementations, cause, detail and step; its anchor is the same in every run that sees it).</p>"
+             "implementations, cause, detail and step; its anchor is the same in every run that sees it)"
+             + (f"; with {LAZY_FROM} classes or more, a card's details are filled in by the page's script when it "
+                "is opened or comes near" if len(every) >= LAZY_FROM else "") + ".</p>"
              f"<ul class='reports'>{''.join(lines)}</ul>")
     return section("classes", "Divergence classes", intro + filters + table + cards)
 
@@ -1044,14 +1076,12 @@ def render(sources: Sequence[Source], baselines: Sequence[Source] = (), title: s
         sources_section(sources, baselines),
     ])
     policy = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src 'self' data:"
-    # The page names its own run (the command, the nox session, the commit), as every report does; data, not
-    # a script the browser runs.
-    # Every "<" escaped: no text in it (a report's path, a command line) can end the block or open a comment.
-    run = json.dumps(envelope.build({}), ensure_ascii=True).replace("<", "\\u003c")
+    # The page names its own run (the command, the nox session, the commit), as every report does: data, not
+    # a script the browser runs (data_block).
     return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
             f"{GENERATOR_META}"
             f"<meta http-equiv='Content-Security-Policy' content=\"{policy}\">"
-            f"<script type='application/json' id='page-run'>{run}</script>"
+            + data_block("page-run", envelope.build({})) +
             "<meta name='viewport' content='width=device-width, initial-scale=1'>"
             f"<title>{escape(title)}: conformance</title><style>{css}</style></head><body>"
             f"<header><h1>{escape(title)}: conformance</h1><p>Made from {len(sources)} report(s)"

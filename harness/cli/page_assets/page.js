@@ -45,11 +45,52 @@
     if (count) { count.textContent = shown + " of " + cards.length + " classes shown"; }
   }
 
+  // A page of many classes carries each card's details as data (#card-bodies, by anchor): a card is filled in
+  // when it is opened, or when an open one comes near the window.
+  var bodies = null;
+  function fill(card) {
+    var slot = card ? card.querySelector("div.card-body[data-lazy]") : null;
+    if (!slot) { return; }
+    if (bodies === null) {
+      var data = document.getElementById("card-bodies");
+      bodies = data ? JSON.parse(data.textContent) : {};
+    }
+    slot.innerHTML = bodies[card.id] || "";
+    slot.removeAttribute("data-lazy");
+  }
+  var lazy = document.querySelectorAll("article.class div.card-body[data-lazy]");
+  if (lazy.length) {
+    document.addEventListener("toggle", function (event) {
+      if (event.target.open) { fill(event.target.closest("article.class")); }
+    }, true);
+    if ("IntersectionObserver" in window) {
+      var near = new IntersectionObserver(function (entries) {
+        entries.forEach(function (entry) {
+          var card = entry.target, details = card.querySelector("details");
+          if (entry.isIntersecting && details && details.open) { fill(card); near.unobserve(card); }
+        });
+      }, {rootMargin: "1500px 0px"});
+      lazy.forEach(function (slot) { near.observe(slot.closest("article.class")); });
+    }
+  }
+
+  var showTable = document.getElementById("show-class-table");
+  if (showTable) {
+    showTable.addEventListener("click", function () {
+      var template = document.getElementById("class-table");
+      template.parentNode.insertBefore(template.content.cloneNode(true), template);
+      template.remove();
+      showTable.parentNode.remove();
+      applyClasses();
+    });
+  }
+
   function openAnchored() {
     var target = location.hash.length > 1 ? document.getElementById(location.hash.slice(1)) : null;
     if (target && target.tagName === "ARTICLE") {
       var folded = target.querySelector("details");
       if (folded) { folded.open = true; }
+      fill(target);
     }
   }
 

@@ -198,11 +198,13 @@ def tests(session: nox.Session) -> None:
 @nox.session
 def report(session: nox.Session) -> None:
     """The conformance page from the latest reports in reports/ (python -m harness report html): written to
-    reports/site/index.html. `-- --baseline OLD.json` (repeatable) adds what changed since; `-- REPORT ...`
-    names the reports instead. It ends 0 when the page is written, whatever it shows (the log says when the
-    reports hold something new)."""
+    reports/site/index.html, with the last runs kept in reports/history/ (--history) beside this one.
+    `-- --baseline OLD.json` (repeatable) adds what changed since; `-- REPORT ...` names the reports instead.
+    It ends 0 when the page is written, whatever it shows (the log says when the reports hold something
+    new)."""
     _install_project(session)
-    session.run("python", "-m", "harness", "report", "html", *session.posargs, success_codes=[0, 1])
+    session.run("python", "-m", "harness", "report", "html", "--history", "reports/history", *session.posargs,
+                success_codes=[0, 1])
 
 
 @nox.session

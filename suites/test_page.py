@@ -371,3 +371,59 @@ def test_a_data_block_cannot_be_ended_by_what_it_holds() -> None:
     inner = block[block.index(">") + 1:block.rindex("</script>")]
     assert "<" not in inner
     assert json.loads(inner) == value
+
+
+def test_the_history_shows_since_when_a_class_is_seen(page_reports: making.Made, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """report html --history DIR: each page keeps its run's summary there and shows the runs kept before,
+    side by side; a class of this run is "since" the run that first saw it, or "not in the last run"; what
+    the last run had and this one has not is listed. The same reports made again keep one summary."""
+    history = tmp_path / "history"
+    first = [page_reports.reports["check-fake"], page_reports.reports["diff-expected"]]
+    second = [*first, page_reports.reports["diff-new"]]
+
+    def make(paths: list[Path]) -> str:
+        status = cli.main(["report", "html", *map(str, paths), "-o", str(tmp_path / "site"), "--history",
+                           str(history)])
+        assert status in (AGREE, FOUND), capsys.readouterr()
+        return (tmp_path / "site" / "index.html").read_text(encoding="ascii")
+
+    alone = make(first)
+    assert "id='history-table'" not in alone  # nothing kept before it
+    kept = sorted(history.glob("*.json"))
+    assert len(kept) == 1 and not problems(json.loads(kept[0].read_text()))
+    again = make(first)  # the same reports: the same summary, not a run of its own
+    assert sorted(history.glob("*.json")) == kept and "id='history-table'" not in again
+    shown = make(second)
+    assert len(list(history.glob("*.json"))) == 2
+    assert "id='history-table'" in shown
+    expected = ClassKey.of_report(page_reports.document("diff-expected")["divergences"][0]).anchor
+    new = ClassKey.of_report(page_reports.document("diff-new")["divergences"][0]).anchor
+    card = re.search(rf'<article id="{expected}".*?</h3>', shown, re.S)
+    assert card is not None and "since " in card.group(0) and "in 1 of the 1 runs before" in card.group(0)
+    card = re.search(rf'<article id="{new}".*?</h3>', shown, re.S)
+    assert card is not None and "not in the last run (0 of the 1 before)" in card.group(0)
+    arrived = re.search(r"<ul id='arrived'>(.*?)</ul>", shown, re.S)
+    assert arrived is not None and re.findall(r"href='#([^']+)'", arrived.group(1)) == [new]
+    back = make(first)  # the class gone again: listed as in the last run, not in this one
+    gone = re.search(r"<ul id='gone'>(.*?)</ul>", back, re.S)
+    assert gone is not None and "decide_write" in gone.group(1)
+
+
+def test_a_history_file_that_is_not_a_run_summary_is_status_2_naming_it(page_reports: making.Made, tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    history = tmp_path / "history"
+    history.mkdir()
+    for name, text in (("other.json", json.dumps({"schema": "fixture-results-v1"})), ("bad.json", "{"),
+                       ("shape.json", json.dumps({"schema": "run-summary-v1", "classes": 3}))):
+        for old in history.iterdir():
+            old.unlink()
+        (history / name).write_text(text, encoding="utf-8")
+        status = cli.main(["report", "html", str(page_reports.reports["check-fake"]), "-o", str(tmp_path / "site"),
+                           "--history", str(history)])
+        err = capsys.readouterr().err
+        assert status == USAGE and name in err and "Traceback" not in err, err
+        assert not (tmp_path / "site").exists() and [p.name for p in history.iterdir()] == [name]
+    assert cli.main(["report", "html", str(page_reports.reports["check-fake"]), "-o", str(tmp_path / "site"),
+                     "--keep", "0", "--history", str(history)]) == USAGE
+    assert "--keep 0" in capsys.readouterr().err and not (tmp_path / "site").exists()

@@ -230,6 +230,11 @@ def _parser() -> argparse.ArgumentParser:
     reading.add_argument("--baseline", dest="baselines", type=Path, action="append", default=[], metavar="REPORT",
                          help="html: an earlier report; the page shows what changed since (repeatable: each is "
                               "compared with the report of its kind)")
+    reading.add_argument("--history", type=Path, default=None, metavar="DIR",
+                         help="html: a folder of earlier runs' summaries (run-summary-v1): the page shows the last "
+                              "runs side by side and since when each class is seen, and keeps this run's there")
+    reading.add_argument("--keep", type=int, default=10, metavar="N",
+                         help="html --history: how many earlier runs the page shows (default 10)")
     reading.add_argument("--format", choices=["text", "markdown", "json"], default="text",
                          help="text for a terminal, markdown for a CI job summary, json for a program")
     reading.add_argument("--show", choices=["new", "all"], default="new",
@@ -835,9 +840,11 @@ def _report_html(args: argparse.Namespace) -> int:
             raise UsageError("report html: no reports given and none in reports/ (run nox -s parity, fuzz or "
                              "sweep first, or name the reports)")
         run = page.read_run(paths)
+        if args.keep < 1:
+            raise UsageError(f"report html: --keep {args.keep}: give at least 1 run")
+        target = page.write(args.out, run.sources, baselines, run.problems, run.notes, args.history, args.keep)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    target = page.write(args.out, run.sources, baselines, run.problems, run.notes)
     print(f"page: {target} (from {len(run.sources)} report(s)"
           + (f", {len(baselines)} baseline(s)" if baselines else "") + f"); open file://{target.resolve()}")
     judged = page.verdict(run.sources, baselines, problems=run.problems)

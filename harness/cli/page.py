@@ -34,7 +34,7 @@ from html import escape as html_escape
 from pathlib import Path
 from typing import Any
 
-from harness.classes import rundiff
+from harness.classes import history, rundiff
 from harness.classes.key import ClassKey
 from harness.cli import views
 from harness.model import envelope, hostvalues, untrusted
@@ -661,7 +661,7 @@ def class_body(seen: Seen, oracle: str, notes: dict[str, dict[str, Any]]) -> str
 
 
 def class_html(seen: Seen, number: int, oracle: str, notes: dict[str, dict[str, Any]],
-               bodies: dict[str, str] | None = None) -> str:
+               bodies: dict[str, str] | None = None, since: str = "") -> str:
     """A class's card: its one-line head (always shown, its anchor a link to it), its details folded for an
     expected class (``<details>``, opened when the page is opened at its anchor) and open for a new one.
     ``bodies`` given (a page of many classes): the details go there, by anchor, and the card holds an empty
@@ -673,7 +673,7 @@ def class_html(seen: Seen, number: int, oracle: str, notes: dict[str, dict[str, 
     head = (f"<h3><a href='#{anchor}'>#{number}</a> {code(divergence['op'])} "
             f"<span class='cause'>{escape(cause)}</span> at <span class='step'>"
             f"{escape(divergence.get('step') or '- (counterfactuals)')}</span> "
-            f"{badge(status, status)} <span class='seen-in'>seen in {escape(seen.seen_in)}</span></h3>")
+            f"{badge(status, status)} <span class='seen-in'>seen in {escape(seen.seen_in)}</span>{since}</h3>")
     body = class_body(seen, oracle, notes)
     if bodies is not None:
         bodies[anchor] = body
@@ -694,7 +694,91 @@ def data_block(ident: str, value: Any) -> str:
     return f"<script type='application/json' id='{ident}'>{text}</script>"
 
 
-def classes_section(sources: Sequence[Source], oracle: str, notes: dict[str, dict[str, Any]]) -> str:
+def _run_name(summary: dict[str, Any]) -> str:
+    ended = summary.get("ended") or summary["run"]["ended"]
+    commit = (summary.get("commit") or "")[:8]
+    return f"{ended}" + (f" ({commit})" if commit else "")
+
+
+def since_html(seen: Seen, past: history.Past | None) -> str:
+    """Since when a class is seen, in the runs of the history: since an earlier run, or new in this one."""
+    if past is None or not past.runs:
+        return ""
+    first = past.first_seen(seen.anchor)
+    times = sum(past.seen(seen.anchor))
+    if first is None:
+        return (f" <span{attrs(class_='since new-here', data_since='')}>not in the last run "
+                f"({times} of the {len(past.runs)} before)</span>")
+    return (f" <span{attrs(class_='since', data_since=_run_name(first))}>since {escape(_run_name(first))}, in "
+            f"{times} of the {len(past.runs)} runs before</span>")
+
+
+def run_summary(sources: Sequence[Source], merged: dict[str, Any] | None, judged: views.Verdict) -> dict[str, Any]:
+    """This run in a few lines (schemas/run-summary-v1.schema.json): its classes by identity, each
+    implementation's fixture cases and classes; what ``report html --history`` keeps."""
+    every = seen_classes(sources)
+    counts: dict[str, dict[str, dict[str, int]]] = {}
+    for row in (merged or {}).get("results", []):
+        cases = counts.setdefault(row["implementation"], {"cases": {}, "classes": {}})["cases"]
+        cases[row["state"]] = cases.get(row["state"], 0) + 1
+    for seen in every:
+        for name in seen.divergence["divergent"]:
+            tally = counts.setdefault(name, {"cases": {}, "classes": {}})["classes"]
+            tally[seen.divergence["status"]] = tally.get(seen.divergence["status"], 0) + 1
+    newest = max(sources, key=lambda s: s.run.get("ended") or "", default=None)
+    return {
+        "schema": history.SCHEMA, "run": envelope.build({}),
+        "ended": newest.run.get("ended") if newest else None,
+        "commit": ((newest.run.get("project") or {}).get("commit") if newest else None),
+        "verdict": judged.headline,
+        "classes": [{"anchor": seen.anchor, "op": seen.divergence["op"],
+                     "implementations": sorted(seen.divergence["divergent"]), "cause": seen.divergence["cause"],
+                     "detail": seen.divergence["detail"], "step": seen.divergence.get("step"),
+                     "status": seen.divergence["status"]} for seen in every],
+        "implementations": counts,
+    }
+
+
+def _tally(summary: dict[str, Any], name: str) -> str:
+    got = summary["implementations"].get(name)
+    if got is None:
+        return "-"
+    cases, classes = got["cases"], got["classes"]
+    parts = [f"{cases.get('fail', 0)} failing case(s)"] if cases else []
+    parts += [f"{classes.get('new', 0)} new, {classes.get('expected', 0)} expected class(es)"] if classes else []
+    return "; ".join(parts) or "no class"
+
+
+def history_section(now: dict[str, Any], past: history.Past | None) -> str:
+    """The last runs side by side, oldest first, this one last: each run's verdict and, per implementation,
+    its failing cases and its classes; the classes this run has that the last one had not."""
+    if past is None or not past.runs:
+        return ""
+    runs = [summary for _, summary in past.runs] + [now]
+    names = sorted({name for summary in runs for name in summary["implementations"]})
+    head = "".join(f"<th>{escape(_run_name(summary))}</th>" for summary in runs[:-1]) + "<th>this run</th>"
+    verdicts = "".join(f"<td>{escape(summary['verdict'])}</td>" for summary in runs)
+    rows = [f"<tr class='verdicts'><th scope='row'>verdict</th>{verdicts}</tr>"]
+    rows += [f"<tr{attrs(data_impl=name)}><th scope='row'>{escape(name)}</th>"
+             + "".join(f"<td>{escape(_tally(summary, name))}</td>" for summary in runs) + "</tr>" for name in names]
+    last = {c["anchor"] for c in runs[-2]["classes"]}
+    arrived = [c for c in now["classes"] if c["anchor"] not in last]
+    gone = [c for c in runs[-2]["classes"] if c["anchor"] not in {x["anchor"] for x in now["classes"]}]
+    lines = "".join(f"<li><a href='#{c['anchor']}'>{escape(c['op'])} {escape(c['cause'])}</a> "
+                    f"({escape(', '.join(c['implementations']))})</li>" for c in arrived)
+    gone_lines = "".join(f"<li>{escape(c['op'])} {escape(c['cause'])} ({escape(', '.join(c['implementations']))}"
+                         f") at {escape(c['step'] or '-')}</li>" for c in gone)
+    body = (f"<p>The last {len(past.runs)} run(s) kept (<code>report html --history DIR</code>), oldest first, "
+            "and this one.</p>"
+            f"<div class='scroll'><table id='history-table'><thead><tr><th></th>{head}</tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table></div>"
+            f"<h3>In this run, not in the last ({len(arrived)})</h3><ul id='arrived'>{lines}</ul>"
+            f"<h3>In the last run, not in this one ({len(gone)})</h3><ul id='gone'>{gone_lines}</ul>")
+    return section("history", "History", body)
+
+
+def classes_section(sources: Sequence[Source], oracle: str, notes: dict[str, dict[str, Any]],
+                    past: history.Past | None = None) -> str:
     """The reports that hold classes (a line each: how many, how much they checked, their expected-list
     problems), then every class once: a table row and a card, anchored by its identity."""
     reports = [s for s in sources if s.kind == "divergences"]
@@ -730,7 +814,8 @@ def classes_section(sources: Sequence[Source], oracle: str, notes: dict[str, dic
         table = (f"<p><button type='button' id='show-class-table'>show the table of the {len(every):,} classes"
                  f"</button></p><template id='class-table'>{table}</template>")
     bodies: dict[str, str] | None = {} if len(every) >= LAZY_FROM else None
-    cards = "".join(class_html(seen, n, oracle, notes, bodies) for n, seen in enumerate(every, 1))
+    cards = "".join(class_html(seen, n, oracle, notes, bodies, since_html(seen, past))
+                    for n, seen in enumerate(every, 1))
     if bodies is not None:
         cards += data_block("card-bodies", bodies)
     filters = ""
@@ -1050,8 +1135,9 @@ def oracle_of(impls: Sequence[str]) -> str:
 
 
 def render(sources: Sequence[Source], baselines: Sequence[Source] = (), title: str = "memgate parity",
-           problems: Sequence[str] = (), notes: Sequence[str] = ()) -> str:
-    """The whole page as one HTML document; ``problems``, ``notes``: the runs' (``read_run``)."""
+           problems: Sequence[str] = (), notes: Sequence[str] = (), past: history.Past | None = None) -> str:
+    """The whole page as one HTML document; ``problems``, ``notes``: the runs' (``read_run``); ``past``: the
+    summaries of earlier runs (``history.read``), for since when each class and count is seen."""
     named = implementations_of([*sources, *baselines])
     oracle = oracle_of(named)
     impls = [oracle, *(name for name in named if name != oracle)] if oracle in named else named
@@ -1062,14 +1148,16 @@ def render(sources: Sequence[Source], baselines: Sequence[Source] = (), title: s
     ended = max((s.run.get("ended") or "" for s in sources), default="")
     nav = "".join(f"<a href='#{ident}'>{label}</a>" for ident, label in (
         ("summary", "Summary"), ("matrix", "Fixture cases"), ("tests", "Parity tests"),
-        ("classes", "Divergence classes"),
+        ("history", "History"), ("classes", "Divergence classes"),
         ("findings", "Findings"), ("implementations", "Implementations"), ("baseline", "Baseline"),
-        ("sources", "Reports")) if ident != "baseline" or baselines)
+        ("sources", "Reports")) if (ident != "baseline" or baselines) and (ident != "history" or past))
+    judged = verdict(sources, baselines, merged, problems)
     body = "".join([
-        summary_section(sources, merged, impls, verdict(sources, baselines, merged, problems)),
+        summary_section(sources, merged, impls, judged),
         matrix_section(merged, impls),
         tests_section(sources, notes),
-        classes_section(sources, oracle, notes),
+        history_section(run_summary(sources, merged, judged), past) if past is not None else "",
+        classes_section(sources, oracle, notes, past),
         findings_section(sources),
         implementations_section(sources, impls),
         baseline_section(sources, baselines, merged),
@@ -1112,12 +1200,21 @@ def _check_replaceable_page(target: Path) -> None:
 
 
 def write(out: Path, sources: Sequence[Source], baselines: Sequence[Source] = (), problems: Sequence[str] = (),
-          notes: Sequence[str] = ()) -> Path:
-    """Write the page as ``out/index.html`` (atomically); its path."""
+          notes: Sequence[str] = (), history_dir: Path | None = None, keep: int = history.KEEP) -> Path:
+    """Write the page as ``out/index.html`` (atomically); its path. ``history_dir``: the page shows the last
+    ``keep`` runs kept there (this run's own summary, kept before, aside) and keeps this run's summary there."""
     target = out / "index.html"
     _check_replaceable_page(target)
+    past = None
+    if history_dir is not None:
+        now = run_summary(sources, merged_results(sources), verdict(sources, baselines, problems=problems))
+        past = history.read(history_dir, keep + 1)
+        own = history.name_of(now)
+        past = history.Past([(path, summary) for path, summary in past.runs if path.name != own][-keep:])
     out.mkdir(parents=True, exist_ok=True)
     # ASCII on disk (atomic_write's contract): a character outside it becomes a numeric reference.
-    html = render(sources, baselines, problems=problems, notes=notes)
+    html = render(sources, baselines, problems=problems, notes=notes, past=past)
     atomic_write(target, html.encode("ascii", "xmlcharrefreplace").decode("ascii"))
+    if history_dir is not None:
+        history.write(history_dir, now)
     return target

@@ -56,15 +56,9 @@ RUST = ROOT / "rust_core"  # the Cargo workspace: core/, python/ (PyO3), wasm/, 
 PYO3_MANIFEST = RUST / "python" / "Cargo.toml"
 RUST_PACKAGES = ("memgate-core", "memgate-rs", "memgate-wasm", "memgate-fixture-tests")
 WHEELS = ROOT / "build" / "wheels"
-PARITY_SUITES = (
-    "suites/test_fixtures.py",  # every fixture case on every implementation
-    "suites/test_surface.py",  # exports, parameters and defaults match the registry
-    "suites/test_unicode_conformance.py",  # NFC against NormalizationTest.txt, version skew reported
-    "suites/test_differential.py",  # ci profile: all implementations agree (expected/<impl>.json aside)
-    "suites/test_properties.py",  # ci profile: idempotence, NFC output, dedup and write-gate invariants
-    "suites/test_step_traces.py",  # every fixture case traced as the oracle traces it, ending in the op's output
-    "suites/test_testee_health.py",  # last: no finding about any testee this session; the protocol selftest
-)
+# The parity suites: the folder whole (suites/parity/__init__.py says what each file checks); the harness's own
+# tests are the rest of suites/. Its last file is test_testee_health.py (suites/conftest.py orders it last).
+PARITY_SUITES = ("suites/parity",)
 
 # The Pythons the project supports (pyproject.toml's requires-python and classifiers; the reference's
 # declaration names each one's Unicode version): `nox -s parity` runs on each, as parity-3.11, parity-3.12,

@@ -38,7 +38,11 @@ _RAN: dict[str, dict[str, int]] = {}
 _IMPL_OF: dict[str, str] = {}
 
 
+LAST = "suites/parity/test_testee_health.py"  # its tests read the findings every other test of the session made
+
+
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: item.nodeid.startswith(LAST))  # stable: every other test keeps its place
     for item in items:
         callspec = getattr(item, "callspec", None)
         if callspec is not None and "impl_name" in callspec.params:
@@ -92,7 +96,7 @@ def impl_set(request: pytest.FixtureRequest) -> dict[str, object]:
 
 
 # Findings about testees that a suite took out of a testee (the fuzzer ships its testees' findings into
-# its result): kept here for suites/test_testee_health.py, which fails per implementation on any.
+# its result): kept here for suites/parity/test_testee_health.py, which fails per implementation on any.
 FINDINGS = Findings()
 
 
@@ -179,9 +183,9 @@ def page_reports(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-u
 
 @pytest.fixture()
 def hostile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
-    """``hostile(FAULT, **declared)``: the hostile test double (suites/hostile.py) declared in tmp_path and
-    opened; closed at the end."""
-    from suites.hostile import declare
+    """``hostile(FAULT, **declared)``: the hostile test double (harness/tools/hostile_faults.py) declared in
+    tmp_path and opened; closed at the end."""
+    from harness.tools.hostile_faults import declare
 
     opened = []
 

@@ -1,5 +1,5 @@
-"""Hostile testees (suites/hostile.py, suites/fakes/hostile_testee.py): every fault is a finding about that
-testee, with the kind of the table, and never a divergence; every request still gets the reference's
+"""Hostile testees (harness/tools/hostile_faults.py, harness/tools/hostile_testee.py): every fault is a finding
+about that testee, with the kind of the table, and never a divergence; every request still gets the reference's
 answer. Checked in the client, and in every command that talks to testees: check, fuzz, sweep, diff,
 selftest (short budgets here; `python -m harness.tools.hostile` is the measured 15 s run)."""
 
@@ -17,7 +17,7 @@ import pytest
 import reference
 from harness.testees import impls
 from harness.testees.command import CUT, FAULTED
-from suites.hostile import FAULTS, declare
+from harness.tools.hostile_faults import FAULTS, declare
 
 ROOT = impls.ROOT
 CLIENT = [f for f in FAULTS if f.family == "client"]
@@ -219,12 +219,13 @@ def test_sweep_names_each_fault_and_makes_no_class(tmp_path: Path, fault) -> Non
 def test_the_parity_suites_fail_the_testees_health_and_nothing_else(tmp_path: Path, fault) -> None:  # type: ignore[no-untyped-def]
     declare(tmp_path, fault.name, request_deadline=2)
     env = {**os.environ, impls.EXTRA_ENV: str(tmp_path)}
-    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "suites/test_fixtures.py",
-                             "suites/test_testee_health.py", "--impl=hostile"], cwd=ROOT, env=env,
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                             "suites/parity/test_fixtures.py", "suites/parity/test_testee_health.py",
+                             "--impl=hostile"], cwd=ROOT, env=env,
                             capture_output=True, text=True, timeout=300, check=False)
     summary = result.stdout.split("short test summary")[-1]
     assert result.returncode == 1, result.stdout[-3000:]
-    assert "FAILED suites/test_testee_health.py::test_no_finding_about_the_testee[hostile]" in summary
+    assert "FAILED suites/parity/test_testee_health.py::test_no_finding_about_the_testee[hostile]" in summary
     assert "test_fixtures.py" not in summary, summary
     assert fault.finding in result.stdout
 

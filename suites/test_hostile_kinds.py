@@ -1,7 +1,7 @@
 """Hostile doubles for every kind the hardened command client names (issue 31, part 12): ids of every JSON
 type, an answer 100,000 levels deep, ok of another type, NaN, a key beside id and ok, a grandchild that holds
 the pipes, control bytes in messages and stderr, a BOM before the start answer, a start killed from outside.
-The "client" rows of suites/hostile.py are also held by suites/test_hostile.py's parametrized tests."""
+The "client" rows of harness/tools/hostile_faults.py are also held by suites/test_hostile.py's parametrized tests."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 import reference
+from harness.tools.hostile_faults import BY_NAME, FAULTS, declare
 from harness.tools.processes import alive
-from suites.hostile import BY_NAME, FAULTS, declare
 from suites.test_hostile import run
 
 IDS = [f for f in FAULTS if f.family == "id"]

@@ -64,3 +64,15 @@ def test_process_machinery_on_the_pyodide_path_breaks_them(tmp_path: Path, modul
     result = lint(tree)
     assert result.returncode != 0, result.stdout[-3000:]
     assert "the protocol's server side runs inside Pyodide BROKEN" in result.stdout, result.stdout[-3000:]
+
+
+def test_the_harness_never_imports_the_suites() -> None:
+    """The suites test the harness, never the other way round: an installed harness has no suites/ (its
+    maintainer tools' test doubles, such as the hostile testee, live in harness/tools/)."""
+    import re
+
+    root = Path(__file__).resolve().parent.parent
+    found = [f"{path.relative_to(root)}:{number}" for path in sorted((root / "harness").rglob("*.py"))
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if re.match(r"\s*(from|import)\s+suites\b", line)]
+    assert found == []

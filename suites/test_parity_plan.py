@@ -115,8 +115,9 @@ def test_an_implementation_that_ran_no_test_fails(tmp_path: Path) -> None:
 
 def test_the_suites_write_the_counts(tmp_path: Path) -> None:
     ran = tmp_path / "ran.json"
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "suites/test_fixtures.py",
-                           "-k", "norm-ascii-lowercase", "--impl=reference", f"--ran-report={ran}"],
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "suites/parity/test_fixtures.py", "-k", "norm-ascii-lowercase", "--impl=reference",
+                           f"--ran-report={ran}"],
                           cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 0, proc.stdout[-2000:]
     written = json.loads(ran.read_text())

@@ -55,9 +55,9 @@ def test_a_fake_implementation_joins_by_its_declaration(tmp_path: Path, bug: str
     described = json.loads(run(tmp_path, "-m", "harness", "impls", "--json").stdout)
     assert described["implementations"]["fake"]["name"] == "fake-testee", described
 
-    fixtures = run(tmp_path, "-m", "pytest", "-q", "-p", "no:cacheprovider", "suites/test_fixtures.py",
+    fixtures = run(tmp_path, "-m", "pytest", "-q", "-p", "no:cacheprovider", "suites/parity/test_fixtures.py",
                    "--impl=fake")
-    differential = run(tmp_path, "-m", "pytest", "-q", "-p", "no:cacheprovider", "suites/test_differential.py",
+    differential = run(tmp_path, "-m", "pytest", "-q", "-p", "no:cacheprovider", "suites/parity/test_differential.py",
                        "--impl=fake", "-k", "normalize_fact_text")
     if not bug:
         assert fixtures.returncode == 0, fixtures.stdout[-3000:]

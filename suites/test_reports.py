@@ -193,7 +193,7 @@ def test_the_reports_check_wants_every_file_to_name_its_session(sweeps: dict[str
 
     folder = tmp_path / "reports"
     env = dict(os.environ, NOX_CURRENT_SESSION="parity")
-    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "suites/test_fixtures.py",
+    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "suites/parity/test_fixtures.py",
                     "-k", "norm-ascii-lowercase", "--impl=reference", f"--junitxml={folder / 'j.xml'}",
                     f"--fixture-results={folder / 'f.json'}", f"--ran-report={folder / 'ran.json'}"],
                    cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=True)

@@ -31,7 +31,7 @@ def _junit(tests: list[tuple[str, str]], timestamp: str) -> str:
         inner = {"failed": '<failure message="assert 1 == 2">trace</failure>',
                  "error": '<error message="fixture broke">trace</error>',
                  "skipped": '<skipped type="pytest.skip" message="no">skip</skipped>'}.get(outcome, "")
-        cases.append(f'<testcase classname="suites.test_fixtures" name="{name}" time="0.1">{inner}</testcase>')
+        cases.append(f'<testcase classname="suites.parity.test_fixtures" name="{name}" time="0.1">{inner}</testcase>')
     count = {outcome: sum(o == outcome for _, o in tests) for outcome in ("failed", "error", "skipped")}
     return ('<?xml version="1.0" encoding="utf-8"?><testsuites name="pytest tests">'
             f'<testsuite name="pytest" errors="{count["error"]}" failures="{count["failed"]}" '
@@ -43,12 +43,13 @@ def _junit(tests: list[tuple[str, str]], timestamp: str) -> str:
 
 def parity_run(folder: Path, junit_fails: bool = False, ran_fails: bool = False) -> dict[str, Path]:
     """The four reports of one `nox -s parity` run in ``folder``, one envelope (the pytest command line naming
-    each), as suites/conftest.py, suites/test_fixtures.py, suites/test_differential.py and pytest write them."""
+    each), as suites/conftest.py, suites/parity/test_fixtures.py, suites/parity/test_differential.py and pytest
+    write them."""
     folder.mkdir(parents=True, exist_ok=True)
     paths = {option: folder / name for option, name in NAMES.items()}
     run = envelope.build(dict.fromkeys(IMPLS))
     run["session"] = "parity"
-    run["command"] = ("/x/bin/python -m pytest suites/test_fixtures.py suites/test_differential.py "
+    run["command"] = ("/x/bin/python -m pytest suites/parity/test_fixtures.py suites/parity/test_differential.py "
                       + " ".join(f"--impl={name}" for name in IMPLS) + " "
                       + " ".join(f"{option}={path}" for option, path in paths.items()))
     rows = {impl: [{"implementation": impl, "fixture": "normalize-v1", "case": f"c{n}", "op": "normalize_fact_text",
@@ -105,7 +106,7 @@ def test_a_failing_parity_run_makes_report_show_the_summary_and_the_page_red(
     counts have failures): every report of it, shown alone as the CI job summary shows them, is red, and so is
     the page of the folder; each names what failed."""
     paths = parity_run(tmp_path / "reports", junit_fails=red in ("junit", "both"), ran_fails=red in ("ran", "both"))
-    said = ("1 test failed (suites.test_fixtures::test_case[pyo3-planted])" if red != "ran"
+    said = ("1 test failed (suites.parity.test_fixtures::test_case[pyo3-planted])" if red != "ran"
             else "2 parity tests failed on pyo3")
     for name in ("fixture-results.json", "parity-report.json", "parity-ran.json"):
         status, out = _show(paths[name], capsys)
@@ -116,7 +117,7 @@ def test_a_failing_parity_run_makes_report_show_the_summary_and_the_page_red(
         assert said in markdown
     if red != "ran":
         status, out = _show(paths["parity-junit.xml"], capsys)
-        assert status == FOUND and "1 test errored (suites.test_fixtures::test_health[pyo3])" in out, out
+        assert status == FOUND and "1 test errored (suites.parity.test_fixtures::test_health[pyo3])" in out, out
         assert "assert 1 == 2" in out  # the failing test's message
     status, html = _page(tmp_path, tmp_path / "site", monkeypatch, capsys)
     assert status == FOUND
@@ -304,5 +305,5 @@ def test_the_page_reads_every_pythons_parity_run(red: str, tmp_path: Path, monke
         assert status == AGREE and _headline(html) == ("pass", "all agree on 6 fixture cases and 240 tests")
     else:
         assert status == FOUND and _headline(html) == ("fail", "something new")
-        assert "1 test failed (suites.test_fixtures::test_case[pyo3-planted])" in html
+        assert "1 test failed (suites.parity.test_fixtures::test_case[pyo3-planted])" in html
     assert html.count("parity-junit.xml") >= 3  # every run's JUnit file is among the page's sources

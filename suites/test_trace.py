@@ -195,7 +195,7 @@ def test_a_trace_that_ends_elsewhere_than_its_op_is_a_finding_about_the_testee()
 def test_selftest_fails_a_testee_whose_trace_lies_and_passes_a_black_box(tmp_path: Any,
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     from harness.checks.selftest import selftest
-    from suites.hostile import declare
+    from harness.tools.hostile_faults import declare
 
     monkeypatch.setenv("PARITY_IMPLEMENTATIONS", str(tmp_path))
     liar = declare(tmp_path, "lying_trace", name="liar")
@@ -258,7 +258,7 @@ def test_past_args_only_equality_counts_and_the_parting_is_where_a_trace_skipped
 def test_the_trace_command_marks_the_first_differing_step(tmp_path: Any, monkeypatch: pytest.MonkeyPatch,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
     from harness.cli.main import main
-    from suites.hostile import declare
+    from harness.tools.hostile_faults import declare
 
     monkeypatch.setenv("PARITY_IMPLEMENTATIONS", str(tmp_path))
     declare(tmp_path, "quote_bug", name="quotebug")

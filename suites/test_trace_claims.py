@@ -1,7 +1,7 @@
 """Trace claims kept honest (issue 31, part 9): a testee that lists an op in its start answer's ``traces`` and then
 refuses a trace of it (or answers it malformed) gets one ``handshake_lie`` finding per op it lied about, is not asked
 for traces of that op again (a black box for it: counterfactual causes) and costs no fresh process for it; trace
-faults count towards taking a testee out. The hostile double is suites/fakes/hostile_testee.py's refuse_trace;
+faults count towards taking a testee out. The hostile double is harness/tools/hostile_testee.py's refuse_trace;
 process starts are counted by the double itself (HOSTILE_STARTS), never by the wall clock."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import reference
 from harness.checks.tracecheck import check
 from harness.model.traces import TRACE_OP
 from harness.testees import impls
-from suites.hostile import declare
+from harness.tools.hostile_faults import declare
 
 ROOT = impls.ROOT
 TRACED = ("normalize_fact_text", "decide_write", "build_dedup_context")  # tracecheck's default ops

@@ -64,11 +64,12 @@ def test_a_planted_batch_fault_is_a_finding_and_every_case_passes(tmp_path: Path
 def test_the_parity_run_and_the_fuzzer_name_it(tmp_path: Path, name: str) -> None:
     folder = plant(tmp_path, name)
     env = {**os.environ, impls.EXTRA_ENV: str(folder)}
-    parity = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "suites/test_fixtures.py",
-                             "suites/test_testee_health.py", "--impl=wasm-planted"], cwd=ROOT, env=env,
+    parity = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                             "suites/parity/test_fixtures.py", "suites/parity/test_testee_health.py",
+                             "--impl=wasm-planted"], cwd=ROOT, env=env,
                             capture_output=True, text=True, timeout=300, check=False)
     assert parity.returncode == 1, parity.stdout[-3000:]
-    assert "FAILED suites/test_testee_health.py::test_no_finding_about_the_testee[wasm-planted]" in parity.stdout
+    assert "FAILED suites/parity/test_testee_health.py::test_no_finding_about_the_testee[wasm-planted]" in parity.stdout
     assert (PLANTS[name][1] in parity.stdout
             and "test_fixtures.py::test_case" not in parity.stdout.split("short test summary")[-1])
     report = tmp_path / "fuzz.json"

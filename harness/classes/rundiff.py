@@ -343,7 +343,7 @@ def read_junit(path: Path, data: bytes | None = None) -> dict[str, Any]:
 
 RUN_OPTIONS = {  # what the parity session's pytest writes, by option: whether every run of it writes one
     "--junitxml": True, "--junit-xml": True, "--ran-report": True,
-    "--parity-report": False,  # only with two implementations or more (suites/test_differential.py)
+    "--parity-report": False,  # only with two implementations or more (suites/parity/test_differential.py)
     "--fixture-results": False,  # only when the fixture suite ran
 }
 WHAT = {"--junitxml": "JUnit file", "--junit-xml": "JUnit file", "--ran-report": "parity-ran counts",

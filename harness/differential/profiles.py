@@ -2,7 +2,7 @@
 
 * ``ci``: derandomized (the same examples on every run) and bounded; part of ``nox -s parity``.
 * ``fuzz``: random and open-ended, to run the property suites longer (``HYPOTHESIS_PROFILE=fuzz pytest
-  suites/test_properties.py``); the fuzzer itself (harness/fuzzing/fuzz.py) has its own fast engine.
+  suites/parity/test_properties.py``); the fuzzer itself (harness/fuzzing/fuzz.py) has its own fast engine.
 
 Neither keeps an example database: a divergence worth keeping becomes a fixture case
 (``python -m harness promote``) or an expected-divergence entry, never a database row.

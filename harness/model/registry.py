@@ -315,7 +315,7 @@ OPS: dict[str, Op] = {
         ),
         Op(
             # Diagnostic, not in contract v1: NFC alone, for the NormalizationTest.txt conformance check
-            # (suites/test_unicode_conformance.py); compared across implementations like the others.
+            # (suites/parity/test_unicode_conformance.py); compared across implementations like the others.
             name="unicode_nfc",
             js_name="unicodeNfc",
             params=(Param("text", "text", "invalid_text", "text"),),

@@ -1,5 +1,5 @@
 """The measured run of the hostile testees (``python -m harness.tools.hostile``): for each fault of
-suites/hostile.py, ``python -m harness fuzz --impls reference,hostile --seconds S --workers W`` with the
+harness/tools/hostile_faults.py, ``python -m harness fuzz --impls reference,hostile --seconds S --workers W`` with the
 declared deadlines, timed from start to exit, the largest resident size of the harness's own processes
 (the command and its worker processes, never the testees) sampled while it runs, and its report read.
 
@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from harness.tools import processes  # noqa: E402
-from suites.hostile import BY_NAME, FAULTS, HOSTILE, declare  # noqa: E402
+from harness.tools.hostile_faults import BY_NAME, FAULTS, HOSTILE, declare  # noqa: E402
 
 MEMORY_LIMIT_MIB = 200.0
 REQUEST_DEADLINE = 10.0  # as the project's declarations

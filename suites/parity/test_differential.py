@@ -76,7 +76,7 @@ def test_implementations_agree_on_batches(op_name: str, impl_set: dict[str, Any]
         pytest.skip("one implementation: nothing to compare (ask for more with --impl)")
     result = fuzz(impl_set, load(list(impl_set)), seconds=float("inf"), seed=2024, ops=[op_name], workers=1,
                   max_examples=BATCHED_EXAMPLES, stream=io.StringIO())
-    FINDINGS.merge(result.findings.to_json())  # failed per implementation by suites/test_testee_health.py
+    FINDINGS.merge(result.findings.to_json())  # failed per implementation by suites/parity/test_testee_health.py
     for divergence in result.divergences:
         if not any(_key(seen) == _key(divergence) for seen in SEEN):
             SEEN.append(divergence)

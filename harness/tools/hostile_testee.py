@@ -1,7 +1,7 @@
 """A hostile testee: the reference served faithfully, except for one fault, chosen by HOSTILE_FAULT and
 triggered by HOSTILE_AT (the Nth request this process answers, counting the requests inside batch
 lines; the count starts again in every process). The table of faults and the verdicts the harness must
-give them is ``suites/hostile.py``.
+give them is ``harness/tools/hostile_faults.py``.
 
     not_json      the line that holds the Nth answer is replaced by a line that is not JSON
     wrong_id      the Nth answer carries another request's id
@@ -45,7 +45,7 @@ give them is ``suites/hostile.py``.
                   gets its start request, once
 
 HOSTILE_STARTS, when set, is a file each process appends a line to when it starts (a run's process count).
-HOSTILE_STATE is a folder for what outlives one process (markers, pids); suites/hostile.declare sets it.
+HOSTILE_STATE is a folder for what outlives one process (markers, pids); harness/tools/hostile_faults.declare sets it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The table of hostile testees (suites/fakes/hostile_testee.py): each fault, the trigger it takes and the
+"""The table of hostile testees (harness/tools/hostile_testee.py): each fault, the trigger it takes and the
 verdict the harness must give it. Every command that talks to testees is checked against it
 (suites/test_hostile.py); ``declare`` writes one as an implementation, through PARITY_IMPLEMENTATIONS,
 like any implementation in any language.
@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-HOSTILE = Path(__file__).resolve().parent / "fakes" / "hostile_testee.py"
+HOSTILE = Path(__file__).resolve().parent / "hostile_testee.py"  # run by path, as any testee
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ def declare(folder: Path, fault: str, at: int | None = None, name: str = "hostil
         "description": f"the reference served with one fault: {fault}", "language": "Python (a hostile test double)",
         "start": {"command": ["{python}", str(HOSTILE)], "env": env},
         "build": [], "expected": None, "deadlines": {"startup": startup_deadline, "request": request_deadline},
-        "hint": "a test double of suites/",
+        "hint": "a test double of the harness (harness/tools/hostile_faults.py)",
     }
     (folder / f"{name}.json").write_text(json.dumps(declaration, indent=2), encoding="utf-8")
     return name

@@ -349,6 +349,18 @@ def test_the_class_filters_show_the_classes_asked_for(driver: Any, site: Path, p
     assert visible("article.class") == [("expected", "whitespace_definition")]  # the status filter still holds
     choose("class-status", "")
     assert len(visible("article.class")) == len(every)
+    choose("class-impl", "")
+    choose("class-cause", "")
+    search = driver.find_element("id", "class-text")  # by code point, character name, op, witness
+    for words, want in (("U+001C", every), ("<control>", every), ("decide_write", [
+            d for d in every if d["op"] == "decide_write"]), ("u+001c normalize_fact", [
+            d for d in every if d["op"] == "normalize_fact_text"]), ("no-such-thing", [])):
+        search.clear()
+        search.send_keys(words)
+        assert visible("article.class") == sorted((d["status"], d["cause"]) for d in want), words
+    search.clear()
+    search.send_keys(" ")
+    assert len(visible("article.class")) == len(every)
     assert hygiene_problems(driver) == []
 
 

@@ -825,7 +825,8 @@ def classes_section(sources: Sequence[Source], oracle: str, notes: dict[str, dic
                    + _select("class-impl", "implementation", sorted({i for d in divergences for i in d["divergent"]}))
                    + _select("class-status", "status", sorted({d["status"] for d in divergences}))
                    + _select("class-cause", "cause", sorted({d["cause"] for d in divergences}))
-                   + "<span id='class-count' aria-live='polite'></span></form>")
+                   + "<label>search <input id='class-text' type='search' placeholder='U+001C, a name, a witness'>"
+                   "</label><span id='class-count' aria-live='polite'></span></form>")
     intro = (f"<p>{len(every)} class(es) in {len(reports)} report(s), each shown once (a class is known by op, "
              "implementations, cause, detail and step; its anchor is the same in every run that sees it)"
              + (f"; with {LAZY_FROM} classes or more, a card's details are filled in by the page's script when it "
@@ -834,10 +835,20 @@ def classes_section(sources: Sequence[Source], oracle: str, notes: dict[str, dic
     return section("classes", "Divergence classes", intro + filters + table + cards)
 
 
+def search_text(divergence: dict[str, Any]) -> str:
+    """What the class search matches (lowercase): op, cause, detail, step, the characters (as U+XXXX and
+    ranges), the witness's code points with their names, and the witness as the tables show it."""
+    points = [f"{p['codePoint']} {p['name']}" for p in divergence.get("codePoints") or []]
+    parts = [divergence["op"], divergence["cause"], divergence.get("detail") or "", divergence.get("step") or "",
+             *(divergence.get("characters") or []), *points, views.witness(divergence["args"], 400)]
+    return " ".join(parts).lower()
+
+
 def class_attrs(divergence: dict[str, Any], kind: str) -> str:
-    """What the class filters read (page.js): the share's implementations, the status, the cause."""
+    """What the class filters read (page.js): the share's implementations, the status, the cause, the text
+    the search matches."""
     return attrs(class_=kind, data_impls=" ".join(divergence["divergent"]), data_status=divergence["status"],
-                 data_cause=divergence["cause"])
+                 data_cause=divergence["cause"], data_search=search_text(divergence))
 
 
 def findings_section(sources: Sequence[Source]) -> str:
@@ -883,7 +894,7 @@ def implementations_section(sources: Sequence[Source], impls: Sequence[str]) -> 
     for name in impls:
         description = described.get(name) or {}
         unicode = description.get("unicode") or versions.get(name) or {}
-        rows.append(f"<tr{attrs(data_impl=name)}><th scope='row'>{escape(name)}</th>"
+        rows.append(f"<tr{attrs(id=slug('impl', name), data_impl=name)}><th scope='row'>{escape(name)}</th>"
                     f"<td>{escape(description.get('version', '-'))}</td>"
                     f"<td>{escape(description.get('language', '-'))}</td>"
                     f"<td>{escape(', '.join(f'{k} {v}' for k, v in unicode.items()) or '-')}</td>"

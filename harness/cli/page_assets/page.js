@@ -4,7 +4,7 @@
 (function () {
   "use strict";
   var get = function (id) { var el = document.getElementById(id); return el ? el.value.trim() : ""; };
-  var classFilters = ["class-impl", "class-status", "class-cause"];
+  var classFilters = ["class-impl", "class-status", "class-cause", "class-text"];
   var matrixFilters = ["filter-impl", "filter-family", "filter-state", "filter-step", "filter-text"];
   var every = classFilters.concat(matrixFilters);
   var PREFIX = "#f:";
@@ -33,11 +33,14 @@
   // The divergence classes: cards and table rows, by implementation, status and cause.
   function applyClasses() {
     var impl = get("class-impl"), status = get("class-status"), cause = get("class-cause"), shown = 0;
+    var words = get("class-text").toLowerCase().split(/\s+/).filter(function (w) { return w !== ""; });
     var cards = document.querySelectorAll("article.class");
     document.querySelectorAll("article.class, tr.class-row").forEach(function (el) {
+      var text = el.getAttribute("data-search") || "";
       var ok = (impl === "" || el.getAttribute("data-impls").split(" ").indexOf(impl) >= 0) &&
         (status === "" || el.getAttribute("data-status") === status) &&
-        (cause === "" || el.getAttribute("data-cause") === cause);
+        (cause === "" || el.getAttribute("data-cause") === cause) &&
+        words.every(function (word) { return text.indexOf(word) >= 0; });
       el.classList.toggle("hidden", !ok);
       if (ok && el.tagName === "ARTICLE") { shown += 1; }
     });

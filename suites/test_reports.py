@@ -313,3 +313,22 @@ def test_what_the_baseline_never_ran_is_not_in_the_baseline(sweeps: dict[str, Pa
     found = rundiff.diff(dict(document, results=[]), document)
     assert found.changes and {c.change for c in found.changes} == {"not in the baseline"}
     assert {c.blocking for c in found.changes if c.after.startswith("fail")} == {True}
+
+
+def test_every_report_kind_has_its_row_in_every_table() -> None:
+    """harness/classes/kinds.py is the table of report kinds: each one its schemas (files in schemas/, but the
+    JUnit pseudo-schema), its label, its part in the verdict and its view in report show; a kind added
+    without one of them fails here, not on a user's report."""
+    from harness.classes.kinds import BY_SCHEMA, Kind
+    from harness.cli import views
+    from harness.model.paths import SCHEMAS
+
+    for kind in Kind:
+        assert kind.schemas and kind.label, kind
+        assert kind in views.PARTS and kind in views.VIEWS, kind
+        for schema in kind.schemas:
+            assert BY_SCHEMA[schema] is kind
+            assert schema == "junit-xml" or (SCHEMAS / f"{schema}.schema.json").is_file(), schema
+    assert set(rundiff.DIFFS) <= set(Kind)
+    with pytest.raises(ValueError, match="not a report the harness reads"):
+        rundiff.kind_of({"schema": "run-summary-v1"})

@@ -35,15 +35,16 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from harness.classes import kinds
 from harness.classes.key import ClassKey
+from harness.classes.kinds import Kind
 
 EXHAUSTIVE = ("sweep",)  # profiles whose absence of a class is evidence that it is gone
-DIVERGENCE_SCHEMAS = ("divergence-report-v1", "divergence-report-v2")
-RESULTS_SCHEMA = "fixture-results-v1"
-RAN_SCHEMA = "parity-ran-v1"  # nox -s parity: tests passed, failed, skipped per implementation (suites/conftest.py)
-JUNIT_SCHEMA = "junit-xml"  # the document read from a JUnit XML file (which names no schema of its own)
+DIVERGENCE_SCHEMAS = Kind.DIVERGENCES.schemas
+RESULTS_SCHEMA, = Kind.RESULTS.schemas
+RAN_SCHEMA, = Kind.RAN.schemas  # nox -s parity: tests passed, failed, skipped per implementation (suites/conftest.py)
+JUNIT_SCHEMA, = Kind.JUNIT.schemas
 JUNIT_MAX_BYTES = 256 << 20  # the largest JUnit file read (a parity run's is a few MB)
-DIFFABLE = ("divergences", "fixture results")  # the kinds report diff and --baseline compare
 
 
 # Every kind of row, in the order a diff shows them.
@@ -71,7 +72,7 @@ class Change:
 
 @dataclass
 class RunDiff:
-    kind: str  # "divergences" or "fixture results"
+    kind: Kind  # a kind of DIFFS
     changes: list[Change] = field(default_factory=list)
     unchanged: int = 0
     implementations: list[str] = field(default_factory=list)  # lines: an implementation's description changed
@@ -85,18 +86,8 @@ class RunDiff:
                 "changes": [change.to_json() for change in self.changes], "new": len(self.new)}
 
 
-def kind_of(document: dict[str, Any]) -> str:
-    schema = document.get("schema")
-    if schema in DIVERGENCE_SCHEMAS:
-        return "divergences"
-    if schema == RESULTS_SCHEMA:
-        return "fixture results"
-    if schema == RAN_SCHEMA:
-        return "parity tests"
-    if schema == JUNIT_SCHEMA:
-        return "junit tests"
-    raise ValueError(f"schema {schema!r}: not a report the harness reads (divergence reports, fixture results, "
-                     "parity-ran counts, JUnit XML)")
+def kind_of(document: dict[str, Any]) -> Kind:
+    return kinds.of(document)
 
 
 def identity(divergence: dict[str, Any]) -> tuple[Any, ...]:
@@ -135,7 +126,7 @@ def _described_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
 
 
 def diff_divergences(old: dict[str, Any], new: dict[str, Any]) -> RunDiff:
-    result = RunDiff("divergences", implementations=_described_changes(old, new))
+    result = RunDiff(Kind.DIVERGENCES, implementations=_described_changes(old, new))
     before = {identity(d): d for d in old["divergences"]}
     after = {identity(d): d for d in new["divergences"]}
     absent = "fixed" if new.get("profile") in EXHAUSTIVE else "not seen"
@@ -206,7 +197,7 @@ def _case_state(row: dict[str, Any]) -> str:
 
 
 def diff_results(old: dict[str, Any], new: dict[str, Any]) -> RunDiff:
-    result = RunDiff("fixture results", implementations=_described_changes(old, new))
+    result = RunDiff(Kind.RESULTS, implementations=_described_changes(old, new))
 
     def keyed(document: dict[str, Any]) -> dict[tuple[str, str, str], dict[str, Any]]:
         return {(row["implementation"], row["fixture"], row["case"]): row for row in document["results"]}
@@ -239,16 +230,20 @@ def diff_results(old: dict[str, Any], new: dict[str, Any]) -> RunDiff:
     return result
 
 
+# The kinds report diff and --baseline compare, each by its own diff.
+DIFFS = {Kind.DIVERGENCES: diff_divergences, Kind.RESULTS: diff_results}
+
+
 def diff(old: dict[str, Any], new: dict[str, Any]) -> RunDiff:
     """What changed from ``old`` to ``new`` (two reports of one kind); ValueError when they are not."""
-    kinds = kind_of(old), kind_of(new)
-    for kind in kinds:
-        if kind not in DIFFABLE:
+    both = kind_of(old), kind_of(new)
+    for kind in both:
+        if kind not in DIFFS:
             raise ValueError(f"cannot compare {kind}: report diff and --baseline compare divergence reports or "
                              "fixture results")
-    if kinds[0] != kinds[1]:
-        raise ValueError(f"cannot compare {kinds[0]} with {kinds[1]}")
-    return diff_divergences(old, new) if kinds[0] == "divergences" else diff_results(old, new)
+    if both[0] != both[1]:
+        raise ValueError(f"cannot compare {both[0]} with {both[1]}")
+    return DIFFS[both[0]](old, new)
 
 
 def read(path: Any) -> dict[str, Any]:
@@ -415,7 +410,7 @@ def of_run(document: dict[str, Any], other: dict[str, Any]) -> bool:
     report's envelope has the same command and start; a JUnit file names the same commit (when both do) and
     its suite started within the run (to the second); one that says nothing against it is taken."""
     run = document.get("run") or {}
-    if kind_of(other) != "junit tests":
+    if kind_of(other) != Kind.JUNIT:
         theirs = other.get("run") or {}
         return (theirs.get("command"), theirs.get("started")) == (run.get("command"), run.get("started"))
     commit = (run.get("project") or {}).get("commit")

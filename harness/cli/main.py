@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 from typing import Any, NoReturn
 
+from harness.classes.kinds import Kind
 from harness.cli import views
 from harness.cli.tools import close_all, impl_error, open_impls, parse_typed, request_deadline, split_names, unescape
 from harness.model import envelope
@@ -810,13 +811,13 @@ def _report_show(args: argparse.Namespace) -> int:
         print(verdict.line("markdown") + "\n")
     for path, document in run.given:
         envelope_of = document.get("run") or {}
-        made = ("a JUnit XML file" if rundiff.kind_of(document) == "junit tests"
+        made = ("a JUnit XML file" if rundiff.kind_of(document) == Kind.JUNIT
                 else envelope_of.get("command", "no run envelope (a v1 report)"))
         print(printable(f"{path}: {document['schema']}, {made}"))
         print(views.report_view(document, args.format, args.show))
     for path, document, option in run.others:
         print("\n" + printable(f"{path}: {document['schema']}, of the same run (its command line names it: {option})"))
-        if rundiff.kind_of(document) in ("parity tests", "junit tests"):
+        if rundiff.kind_of(document).test_run:
             print(views.report_view(document, args.format, args.show))
         else:
             print(views.part_line(views.part_of(path, document, rundiff.kind_of(document)))
@@ -908,7 +909,7 @@ def _divergence_report(path: Path) -> dict[str, Any]:
         document = rundiff.read(path)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    if rundiff.kind_of(document) != "divergences":
+    if rundiff.kind_of(document) != Kind.DIVERGENCES:
         raise UsageError(f"{path}: a {document['schema']} document, not a divergence report")
     return document
 
@@ -996,7 +997,7 @@ def main(argv: list[str] | None = None) -> int:
                 args.baseline_document = rundiff.read(args.baseline)
             except ValueError as exc:
                 raise UsageError(f"--baseline: {exc}") from None
-            if rundiff.kind_of(args.baseline_document) not in rundiff.DIFFABLE:
+            if rundiff.kind_of(args.baseline_document) not in rundiff.DIFFS:
                 raise UsageError(f"--baseline {args.baseline}: a {args.baseline_document['schema']} document; a "
                                  "baseline is a divergence report or fixture results")
         return COMMANDS[args.command](args)

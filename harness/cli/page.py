@@ -36,6 +36,7 @@ from typing import Any
 
 from harness.classes import history, rundiff
 from harness.classes.key import ClassKey
+from harness.classes.kinds import Kind
 from harness.cli import views
 from harness.model import envelope, hostvalues, untrusted
 from harness.model.files import atomic_write
@@ -65,12 +66,12 @@ class Source:
     document: dict[str, Any]
 
     @property
-    def kind(self) -> str:
+    def kind(self) -> Kind:
         return rundiff.kind_of(self.document)
 
     @property
     def run(self) -> dict[str, Any]:
-        if self.kind == "junit tests":  # a JUnit file has no envelope: its testsuite properties and start
+        if self.kind == Kind.JUNIT:  # a JUnit file has no envelope: its testsuite properties and start
             properties = self.document.get("properties") or {}
             return {"session": properties.get("session"), "project": {"commit": properties.get("commit")},
                     "ended": self.document.get("timestamp")}
@@ -78,10 +79,9 @@ class Source:
 
     @property
     def label(self) -> str:
-        if self.kind == "divergences":
+        if self.kind == Kind.DIVERGENCES:
             return f"{self.document.get('profile', '?')} run"
-        return {"fixture results": "fixture results", "parity tests": "parity tests per implementation",
-                "junit tests": "JUnit tests"}[self.kind]
+        return self.kind.label
 
 
 def read(paths: Iterable[Path]) -> list[Source]:
@@ -112,7 +112,7 @@ def read_baselines(paths: Iterable[Path]) -> list[Source]:
     ValueError naming it."""
     sources = read(paths)
     for source in sources:
-        if source.kind not in rundiff.DIFFABLE:
+        if source.kind not in rundiff.DIFFS:
             raise ValueError(f"--baseline {source.path}: a {source.document['schema']} document; a baseline is a "
                              "divergence report or fixture results")
     return sources
@@ -333,7 +333,7 @@ def implementations_of(sources: Sequence[Source]) -> list[str]:
     for source in sources:
         names.update(dict.fromkeys(source.run.get("implementations") or {}))
         names.update(dict.fromkeys(source.document.get("implementations") or {}))
-        if source.kind == "parity tests":
+        if source.kind == Kind.RAN:
             names.update(dict.fromkeys(source.document["counts"]))
         for row in source.document.get("results", []):
             names[row["implementation"]] = None
@@ -343,7 +343,7 @@ def implementations_of(sources: Sequence[Source]) -> list[str]:
 def merged_results(sources: Sequence[Source]) -> dict[str, Any] | None:
     """One fixture-results document from every one given: each implementation's rows from the newest run
     that has it (by the run's end, then the order given); None without any."""
-    documents = [s for s in sources if s.kind == "fixture results"]
+    documents = [s for s in sources if s.kind == Kind.RESULTS]
     if not documents:
         return None
     ordered = sorted(enumerate(documents), key=lambda pair: ((pair[1].run.get("ended") or ""), pair[0]))
@@ -609,7 +609,7 @@ def seen_classes(sources: Sequence[Source]) -> list[Seen]:
     """Every class of the divergence reports once, new ones first, in the order the reports first show them."""
     found: dict[tuple[Any, ...], tuple[dict[str, Any], list[tuple[str, str]]]] = {}
     for source in sources:
-        if source.kind != "divergences":
+        if source.kind != Kind.DIVERGENCES:
             continue
         for divergence in source.document["divergences"]:
             key = ClassKey.of_report(divergence).identity
@@ -781,7 +781,7 @@ def classes_section(sources: Sequence[Source], oracle: str, notes: dict[str, dic
                     past: history.Past | None = None) -> str:
     """The reports that hold classes (a line each: how many, how much they checked, their expected-list
     problems), then every class once: a table row and a card, anchored by its identity."""
-    reports = [s for s in sources if s.kind == "divergences"]
+    reports = [s for s in sources if s.kind == Kind.DIVERGENCES]
     if not reports:
         return section("classes", "Divergence classes", "<p class='none'>No divergence reports among the reports "
                        "(<code>nox -s parity</code>, <code>nox -s fuzz</code>, <code>nox -s sweep</code> write "
@@ -949,7 +949,7 @@ def _counterpart(old: Source, sources: Sequence[Source],
                  merged: dict[str, Any] | None) -> tuple[dict[str, Any] | None, str]:
     """The current document a baseline is compared with: the merged fixture results for fixture results; the
     newest divergence report of the same profile for a divergence report."""
-    if old.kind == "fixture results":
+    if old.kind == Kind.RESULTS:
         if merged is None:
             return None, ""
         # Only the implementations the baseline ran: one it never ran has no cases to compare, not new ones.
@@ -961,7 +961,8 @@ def _counterpart(old: Source, sources: Sequence[Source],
         return ({"schema": rundiff.RESULTS_SCHEMA, "results": rows},
                 "fixture results of " + ", ".join(sorted(theirs))
                 + (f" ({', '.join(others)}: not in the baseline)" if others else ""))
-    same = [s for s in sources if s.kind == "divergences" and s.document.get("profile") == old.document.get("profile")]
+    same = [s for s in sources
+            if s.kind == Kind.DIVERGENCES and s.document.get("profile") == old.document.get("profile")]
     if not same:
         return None, ""
     # The newest, and of two that ended in the same second the one given last (as merged_results takes it).
@@ -977,10 +978,10 @@ def verdict(sources: Sequence[Source], baselines: Sequence[Source] = (), merged:
     per parity-ran document and JUnit file (a failed or errored test); red too for each blocking change since a
     baseline and each of the runs' ``problems`` (a report a run always writes, not there)."""
     merged = merged if merged is not None else merged_results(sources)
-    parts = [views.part_of(s.path, s.document, s.kind) for s in sources if s.kind != "fixture results"]
+    parts = [views.part_of(s.path, s.document, s.kind) for s in sources if s.kind != Kind.RESULTS]
     if merged is not None:
         shown = set(merged["from"].values())  # the results the page shows
-        findings = [f for s in sources if s.kind == "fixture results" and str(s.path) in shown
+        findings = [f for s in sources if s.kind == Kind.RESULTS and str(s.path) in shown
                     for f in s.document.get("findings") or []]
         parts.insert(0, views.results_part(", ".join(sorted(shown)), merged["results"], findings))
     found = list(problems)
@@ -1046,13 +1047,13 @@ def summary_section(sources: Sequence[Source], merged: dict[str, Any] | None, im
         if len(classes) - new:
             cells.append(badge(f"{len(classes) - new} expected class(es)", "expected"))
         for source in sources:
-            if source.kind == "parity tests" and name in source.document["counts"]:
+            if source.kind == Kind.RAN and name in source.document["counts"]:
                 got = source.document["counts"][name]
                 ran = got["passed"] + got["failed"]
                 cells.append(badge(f"{got['passed']:,}/{ran:,} parity tests pass", "fail" if got["failed"] else "pass")
                              if ran else badge("no parity test ran", "fail"))
         if not classes:  # "no divergence" only where a divergence run had it, with how much it checked
-            runs = [s for s in sources if s.kind == "divergences" and (
+            runs = [s for s in sources if s.kind == Kind.DIVERGENCES and (
                 name in (s.run.get("implementations") or {}) or name in (s.document.get("implementations") or {}))]
             evidence: dict[str, int] = {}
             for source in runs:
@@ -1084,12 +1085,12 @@ def tests_section(sources: Sequence[Source], notes: Sequence[str] = ()) -> str:
     parts = []
     for source in sources:
         document = source.document
-        if source.kind == "parity tests":
+        if source.kind == Kind.RAN:
             rows = [[escape(impl), str(got["passed"]), str(got["failed"]), str(got["skipped"])]
                     for impl, got in document["counts"].items()]
             parts.append(f"<h3>Per implementation ({code(str(source.path))})</h3>"
                          + html_table(views.RAN_HEADERS, rows, class_="ran-table"))
-        elif source.kind == "junit tests":
+        elif source.kind == Kind.JUNIT:
             failing = "".join(
                 f"<li{attrs(class_='failing-test', data_outcome=item['outcome'])}><b>{escape(item['outcome'])}</b> "
                 f"{code(item['test'])}<pre class='mismatch'>{escape(item['message'])}</pre></li>"
@@ -1117,7 +1118,7 @@ def expected_notes(sources: Sequence[Source]) -> dict[str, dict[str, Any]]:
     gives none (the page says so at the entry)."""
     from harness.differential.expected import path_for, read_list
 
-    wanted = {name.partition("/")[0] for s in sources if s.kind == "divergences" for d in s.document["divergences"]
+    wanted = {name.partition("/")[0] for s in sources if s.kind == Kind.DIVERGENCES for d in s.document["divergences"]
               for name in d.get("expectedEntries") or ([d["expectedEntry"]] if d.get("expectedEntry") else [])}
     notes: dict[str, dict[str, Any]] = {}
     for impl in sorted(wanted):

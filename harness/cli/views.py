@@ -14,11 +14,12 @@ import re
 import shutil
 import sys
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from harness.classes import rundiff
+from harness.classes.kinds import Kind
 from harness.model import hostvalues
 from harness.model.printable import escape_char, printable
 
@@ -378,22 +379,23 @@ class Part:
         return not self.uncounted and not any(self.evidence.values())
 
 
-def part_of(path: Any, document: dict[str, Any], kind: str) -> Part:
-    """A report's part in the verdict (``kind``: rundiff.kind_of's)."""
-    if kind == "divergences":
-        return _divergence_part(str(path), document)
-    if kind == "fixture results":
-        return results_part(str(path), document["results"], document.get("findings") or [],
-                            document.get("ok", True))
-    if kind == "parity tests":
-        red = []
-        for impl, got in document["counts"].items():
-            if got["failed"]:
-                red.append(f"{counted(got['failed'], 'parity test')} failed on {impl}")
-            elif got["passed"] + got["failed"] == 0:
-                red.append(f"no parity test ran on {impl}")
-        tests = sum(got["passed"] + got["failed"] for got in document["counts"].values())
-        return Part(str(path), "parity tests per implementation", {"test": tests}, red)
+def part_of(path: Any, document: dict[str, Any], kind: Kind) -> Part:
+    """A report's part in the verdict (``kind``: rundiff.kind_of's), by the table of its kind (PARTS)."""
+    return PARTS[kind](str(path), document)
+
+
+def _ran_part(path: str, document: dict[str, Any]) -> Part:
+    red = []
+    for impl, got in document["counts"].items():
+        if got["failed"]:
+            red.append(f"{counted(got['failed'], 'parity test')} failed on {impl}")
+        elif got["passed"] + got["failed"] == 0:
+            red.append(f"no parity test ran on {impl}")
+    tests = sum(got["passed"] + got["failed"] for got in document["counts"].values())
+    return Part(path, Kind.RAN.label, {"test": tests}, red)
+
+
+def _junit_part(path: str, document: dict[str, Any]) -> Part:
     red = []
     for outcome, said, key in (("failed", "failed", "failures"), ("error", "errored", "errors")):
         if document[key]:
@@ -401,7 +403,11 @@ def part_of(path: Any, document: dict[str, Any], kind: str) -> Part:
             more = document[key] - min(len(names), 3)
             listed = ", ".join(names[:3]) + (f" +{more} more" if more > 0 else "")
             red.append(f"{counted(document[key], 'test')} {said}" + (f" ({listed})" if names else ""))
-    return Part(str(path), "JUnit tests", {"test": document["tests"] - document["skipped"]}, red)
+    return Part(path, Kind.JUNIT.label, {"test": document["tests"] - document["skipped"]}, red)
+
+
+def _results_part_of(path: str, document: dict[str, Any]) -> Part:
+    return results_part(path, document["results"], document.get("findings") or [], document.get("ok", True))
 
 
 def _divergence_part(path: str, document: dict[str, Any]) -> Part:
@@ -436,7 +442,7 @@ def results_part(path: str, rows: Sequence[dict[str, Any]], findings: Sequence[d
         red.append(f"{sum(f.get('count', 1) for f in findings)} finding(s) about testees")
     if not red and not ok:
         red.append("not ok (see the report)")
-    return Part(path, "fixture results", {"fixture case": sum(row["state"] != "skip" for row in rows)}, red)
+    return Part(path, Kind.RESULTS.label, {"fixture case": sum(row["state"] != "skip" for row in rows)}, red)
 
 
 @dataclass
@@ -457,9 +463,9 @@ class Verdict:
         """Every part's evidence summed; tests from the JUnit files when there are any (the parity-ran counts
         are some of the same tests)."""
         total: dict[str, int] = {}
-        junit = any(part.what == "JUnit tests" for part in self.parts)
+        junit = any(part.what == Kind.JUNIT.label for part in self.parts)
         for part in self.parts:
-            if junit and part.what == "parity tests per implementation":
+            if junit and part.what == Kind.RAN.label:
                 continue
             for unit, number in part.evidence.items():
                 total[unit] = total.get(unit, 0) + number
@@ -548,17 +554,21 @@ def report_view(document: dict[str, Any], fmt: str = "text", show: str = "new") 
     """A report of any kind the harness reads, as ``report show`` prints it."""
     from harness.classes.rundiff import kind_of
 
-    kind = kind_of(document)
-    if kind == "divergences":
-        return classes_view(document, fmt, show)
-    if kind == "fixture results":
-        return results_view(document, fmt, show)
-    if kind == "parity tests":
-        return ran_view(document, fmt)
-    return junit_view(document, fmt, show)
+    return VIEWS[kind_of(document)](document, fmt, show)
 
 
 def part_line(part: Part) -> str:
     """One report's part in a line: what it is, what it checked, what in it is red."""
     checked = "counts no examples (its run's tests do)" if part.uncounted else f"checked {amount(part.evidence)}"
     return printable(f"{part.what}: {checked}; " + ("; ".join(part.red) if part.red else "nothing red"))
+
+
+# Each kind of report: its part in the verdict and its view in report show (harness/classes/kinds.py).
+PARTS: dict[Kind, Callable[[str, dict[str, Any]], Part]] = {
+    Kind.DIVERGENCES: _divergence_part, Kind.RESULTS: _results_part_of, Kind.RAN: _ran_part,
+    Kind.JUNIT: _junit_part}
+VIEWS: dict[Kind, Callable[[dict[str, Any], str, str], str]] = {
+    Kind.DIVERGENCES: lambda document, fmt, show: classes_view(document, fmt, show),
+    Kind.RESULTS: lambda document, fmt, show: results_view(document, fmt, show),
+    Kind.RAN: lambda document, fmt, show: ran_view(document, fmt),
+    Kind.JUNIT: lambda document, fmt, show: junit_view(document, fmt, show)}

@@ -457,9 +457,9 @@ def test_generated_inputs_are_reproducible_and_fit_the_registry() -> None:
 
 def test_witnesses_are_local_minima() -> None:
     """No single step of the shrinker keeps the same divergence of the shrunk witness."""
+    from harness.classes import shrink as shrinking
     from harness.differential.counterfactual import classify
     from harness.differential.outcomes import divergent, observe
-    from harness.fuzzing import shrink as shrinking
     from harness.fuzzing.classes import outcome_kinds
 
     impls = impls_with(decide_write=lambda text, embedding_json, candidates_json, threshold=0.85, mode="auto",

@@ -598,8 +598,8 @@ def test_one_witness_of_two_bugs_is_two_shares_each_its_own_class() -> None:
     """Two implementations with two bugs, both shown by one input: one share each, with its own step and
     cause, never one class naming both (a skew riding along with a core bug is the same shape)."""
     from harness.classes.key import ClassKey
+    from harness.classes.shrink import shrink
     from harness.differential.explain import examine_all, unicode_versions_of
-    from harness.fuzzing.shrink import shrink
 
     impls = _two_bugs()
     versions = unicode_versions_of(impls)

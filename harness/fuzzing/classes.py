@@ -12,7 +12,7 @@
    detail, the step where the traces part) are one class (``harness.classes.book.ClassBook``: an input not
    sent to an implementation whose host cannot hold it does not make another class): its code points (as
    ranges, with names), the templates where it shows, and a minimal witness: the simplest member, shrunk
-   (harness/fuzzing/shrink.py).
+   (harness/classes/shrink.py).
 
 Shard reports merge class by class on the same key.
 """

@@ -32,30 +32,24 @@ import multiprocessing
 import os
 import sys
 import time
-import zlib
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any, TextIO
 
-from harness.classes.book import ClassBook
 from harness.classes.key import ClassKey
-from harness.differential.expected import ExpectedSet, cover, recheck_detailed
+from harness.classes.sightings import Sightings
+from harness.differential.expected import ExpectedSet, recheck_detailed
 from harness.differential.explain import (
     Divergence,
-    Share,
-    code_points,
-    masked,
-    name_shares,
     unicode_versions_of,
 )
 from harness.differential.outcomes import agreeing, divergent
 from harness.differential.strategies import comparable_ops
-from harness.differential.verdict import gate, outcome_kinds
+from harness.differential.verdict import outcome_kinds
 from harness.fuzzing import pools
 from harness.fuzzing.generate import Inputs
 from harness.fuzzing.progress import Progress
-from harness.fuzzing.shrink import shrink
 from harness.model import hostvalues
 from harness.testees import impls as implementations
 from harness.testees.command import BATCH as LINE_BATCH
@@ -65,9 +59,6 @@ from harness.testees.testee import Testee
 
 BATCH = 1000  # examples per batch (per op)
 KEEP_PER_KEY = 3  # disagreeing examples a batch returns per (implementations, outcome kinds)
-CLASSIFY_FIRST = 20  # examples of a (op, implementations, kinds) group classified before sampling
-CLASSIFY_EVERY = 25  # then one in this many
-SHRINK_SECONDS = 60.0
 
 
 @dataclass
@@ -154,16 +145,6 @@ def _tasks(ops: list[str], seed: int, active: list[str], shard: tuple[int, int] 
         yield ops[number % len(ops)], seed * 1_000_003 + number, BATCH, tuple(active)
 
 
-CAMPAIGN_FIRST_TASKS = 8  # a campaign classifies every disagreeing example of its first tasks, then samples
-
-
-def campaign_classifies(number: int, index: int) -> bool:
-    """Whether a campaign classifies the disagreeing example ``index`` of task ``number``: all of the first
-    CAMPAIGN_FIRST_TASKS tasks' (a group's first sightings, as a run's first CLASSIFY_FIRST are), then one in
-    CLASSIFY_EVERY, chosen by a hash of the example's place, whatever came before it."""
-    return number < CAMPAIGN_FIRST_TASKS or zlib.crc32(f"{number}:{index}".encode()) % CLASSIFY_EVERY == 0
-
-
 def task_count(max_examples: int | None) -> int | None:
     """The tasks of a run of at most ``max_examples`` examples (whole batches: the first that reaches it)."""
     return None if max_examples is None else max(1, -(-max_examples // BATCH))
@@ -225,7 +206,7 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
     the seed's task stream (``_tasks``); with ``max_examples``, the share of that run's tasks, so that N
     shards of one seed and one number of examples run, together, what one run would. ``campaign``: which
     disagreeing examples are classified depends on each example's place in the stream alone
-    (``campaign_classifies``), never on what the run saw before, so that N shards classify, together, the
+    (``sightings.campaign_classifies``), never on what the run saw before, so that N shards classify, together, the
     examples one run classifies (the command line sets it with --max-examples)."""
     started = started if started is not None else time.monotonic()
     deadline = started + seconds
@@ -246,11 +227,8 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
     progress.start = started
     all_impls = impls
     active = list(impls)
-    not_classified = 0
-    shrink_cut = 0
-    classified: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}  # group -> each classified sighting's shares
-    shrunk_to: dict[tuple[Any, ...], list[ClassKey]] = {}  # first classification -> the classes after shrinking
-    book: ClassBook[Divergence] = ClassBook(list(impls))  # class -> its report entry
+    sightings = Sightings(list(impls), result.versions, expected, result.findings, started, hard)
+    result.divergences, result.seen = sightings.divergences, sightings.seen  # filled as the run goes
 
     def expected_count() -> int:
         return sum(1 for d in result.divergences if d.status == "expected")
@@ -271,101 +249,6 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
                              "(see its findings)\n")
         impls = {name: all_impls[name] for name in active}
 
-    def consider(op: str, args: dict[str, Any], responses: dict[str, dict[str, Any]],
-                 positions: dict[str, int], place_in_stream: tuple[int, int] | None = None) -> None:
-        nonlocal not_classified
-        responses = {name: r for name, r in responses.items() if name in impls}
-        if len(responses) < 2 or agreeing(op, responses):
-            return
-        names, kinds = tuple(divergent(op, responses)), outcome_kinds(responses)
-        # Classified per (op, implementations, outcome kinds); reported per class (ClassKey: op, the
-        # implementations of one share, cause, detail, step): one bug shows with different codes on different
-        # inputs (validation order) but is one class, and a skew riding along is a share of its own.
-        group = (op, names, kinds)
-        causes = classified.setdefault(group, [])
-        if place_in_stream is not None:
-            sampled_out = not campaign_classifies(*place_in_stream)
-        else:  # the first examples of a group, then one in CLASSIFY_EVERY while they all had one cause
-            sampled_out = len(causes) >= CLASSIFY_FIRST and len(set(causes)) == 1 and len(causes) % CLASSIFY_EVERY
-        if sampled_out:
-            if place_in_stream is None:  # counted under the one cause every classified example had
-                causes.append(causes[0])
-                for key in shrunk_to[(*group, causes[0])]:
-                    result.seen[key] += 1
-            return
-        if time.monotonic() >= hard:
-            not_classified += 1
-            return
-        verdict = gate(impls, op, args, responses, result.findings, positions)
-        if not verdict.reproduced:
-            result.not_reproduced += 1
-            return
-        responses = verdict.responses
-        if tuple(divergent(op, responses)) != names:
-            return  # came again, but between other implementations: counted in its own group next time
-        shares = name_shares(impls, op, args, responses, result.versions, fallback=False)
-        signature = tuple((share.impls, share.found.cause, share.found.detail) for share in shares)
-        causes.append(signature)
-        first_key = (*group, signature)
-        if first_key in shrunk_to:  # seen before: count it under the classes its first witness shrank to
-            for key in shrunk_to[first_key]:
-                result.seen[key] += 1
-            return
-        found_after = time.monotonic() - started
-        shrunk_to[first_key] = [place(op, args, share, found_after) for share in shares]
-
-    def place(op: str, args: dict[str, Any], share: Share, found_after: float) -> ClassKey:
-        """Shrink one share's witness, name its class, count and report it; the class's key."""
-        nonlocal shrink_cut
-        cause, detail = share.found.cause, share.found.detail
-        shrink_until = min(time.monotonic() + SHRINK_SECONDS, hard)
-        small, small_responses = shrink(impls, op, args, result.versions, (cause, detail), deadline=shrink_until,
-                                        share=share.impls)
-        if time.monotonic() >= hard:
-            shrink_cut += 1
-        # The class is named on the minimal witness (its detail may be narrower than the first input's), by the
-        # share that holds the implementations this one was about.
-        shares = name_shares(impls, op, small, small_responses, result.versions)
-        kept = [s for s in shares if set(share.impls) & set(s.impls)]
-        share = kept[0] if kept else share
-        found = share.found
-        cause, explanation, detail = found.named
-        # An input not sent to some implementation (its host cannot hold it) names fewer of them: the
-        # same bug is still one class (ClassBook), named by every implementation it was seen in.
-        # So does an implementation that agrees only because it reads the witness with other Unicode data.
-        absent = frozenset(impls) - frozenset(small_responses) | \
-            masked(op, small, small_responses, share.impls, result.versions,
-                   detail if cause == "unicode_version_skew" else None)
-        def new(key: ClassKey) -> Divergence:
-            divergence = Divergence(op, small, small_responses, list(key.impls), cause, explanation,
-                                    code_points(small, result.versions), detail, found_after=found_after,
-                                    step=found.step, rule=found.rule, fallback=found.fallback, chars=found.chars,
-                                    trace_at=found.trace_at)
-            mark(divergence)
-            result.divergences.append(divergence)
-            return divergence
-
-        def grow(grown: Divergence, key: ClassKey) -> None:
-            # This sighting reached the implementations the class now names: it is the witness.
-            grown.args, grown.responses, grown.divergent = small, small_responses, list(key.impls)
-            grown.explanation, grown.code_points = explanation, code_points(small, result.versions)
-            grown.chars, grown.trace_at = found.chars, found.trace_at
-            mark(grown)
-
-        def moved(old: ClassKey, key: ClassKey) -> None:
-            result.seen[key] = result.seen.pop(old) + result.seen.get(key, 0)
-            for keys in shrunk_to.values():
-                keys[:] = [key if known == old else known for known in keys]
-
-        key, _, created = book.file(ClassKey.of(op, share.impls, cause, detail, found.step), absent, new=new,
-                                    join=lambda _, grown: result.divergences.remove(grown),  # one reported
-                                    grow=grow, moved=moved)
-        result.seen[key] = 1 if created else result.seen[key] + 1
-        return key
-
-    def mark(divergence: Divergence) -> None:
-        cover(expected, impls, divergence, result.versions)
-
     cutoff = hard_deadline
     result.shard = shard
     tasks = _tasks(ops, base_seed, active, shard, task_count(max_examples))
@@ -380,8 +263,8 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
             number = batch["seed"] - base_seed * 1_000_003  # the task's place in the seed's stream
             for _, _, _, examples in batch["disagreeing"]:
                 for encoded, responses, positions, index in examples:
-                    consider(batch["op"], hostvalues.decode_args(encoded), responses, positions,
-                             (number, index) if campaign else None)
+                    sightings.consider(impls, batch["op"], hostvalues.decode_args(encoded), responses, positions,
+                                       (number, index) if campaign else None)
             absorb(harvest(impls))
             progress.update(time.monotonic() - progress.start,
                             _progress_text(progress, result.examples, len(result.new), expected_count()))
@@ -408,10 +291,11 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
     result.batches_refused = harvested.batches_refused
     for name, count in sorted(harvested.cut.items()):
         result.cut.append(f"{count:,} request(s) to {name} unanswered when the budget ran out (not compared)")
-    if not_classified:
-        result.cut.append(f"{not_classified} disagreeing input(s) not classified: the budget ran out")
-    if shrink_cut:
-        result.cut.append(f"the shrinking of {shrink_cut} witness(es) stopped at the budget")
+    result.not_reproduced = sightings.not_reproduced
+    if sightings.not_classified:
+        result.cut.append(f"{sightings.not_classified} disagreeing input(s) not classified: the budget ran out")
+    if sightings.shrink_cut:
+        result.cut.append(f"the shrinking of {sightings.shrink_cut} witness(es) stopped at the budget")
     count = task_count(max_examples)
     share = None if count is None else len(range(shard[0] - 1, count, shard[1])) * BATCH  # this shard's examples
     if share is not None and result.examples < share:

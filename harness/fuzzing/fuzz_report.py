@@ -1,8 +1,8 @@
 """Fuzz campaigns across machines: ``fuzz --shard K/N --seed S --max-examples M`` runs the share K of the task
 stream of seed S (harness/fuzzing/fuzz.py, ``_tasks``), and ``fuzz --merge`` joins the shard reports
 (harness/fuzzing/merging.py). A campaign classifies an example by its place in the stream alone
-(``fuzz.campaign_classifies``), so N merged shards of one seed, one number of examples and one list of ops
-find the classes one run with those finds."""
+(``harness.classes.sightings.campaign_classifies``), so N merged shards of one seed, one number of examples
+and one list of ops find the classes one run with those finds."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from harness.classes.book import ClassBook
 from harness.classes.key import ClassKey
-from harness.fuzzing.shrink import size
+from harness.classes.shrink import size
 from harness.model import envelope, hostvalues
 from harness.testees.findings import Findings
 

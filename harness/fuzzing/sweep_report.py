@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.classes.shrink import shrink
 from harness.differential.expected import ExpectedSet, cover
 from harness.differential.explain import char_ranges, name_shares, parse_char_ranges
 from harness.differential.report import document
 from harness.fuzzing import classes, merging
-from harness.fuzzing.shrink import shrink
 from harness.fuzzing.sweep import SweepRun, groups, position_in_batch
 from harness.fuzzing.templates import BY_NAME
 from harness.model import envelope

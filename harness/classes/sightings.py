@@ -1,0 +1,151 @@
+"""A fuzz run's classes from its disagreeing examples: ``Sightings``.
+
+Examples are grouped per (op, the implementations that disagree, their outcome kinds) and classified on a
+sample: the first CLASSIFY_FIRST of a group, then one in CLASSIFY_EVERY while every classified one had one
+cause (a campaign samples by each example's place in the seed's stream instead, ``campaign_classifies``,
+so that shards together classify what one run would). An example is classified only when it comes again
+alone (the reproduction gate, harness/differential/verdict.py). Each share of the first sighting of a
+signature is shrunk to a minimal witness (harness/classes/shrink.py), named again on it, and filed in the
+run's ``ClassBook`` (one class per key, grown when a sighting names more implementations); later sightings
+are counted under the classes their first witness shrank to. Each class's expected-list coverage is worked
+out when it is reported or its witness changes (``cover``).
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+from typing import Any
+
+from harness.classes.book import ClassBook
+from harness.classes.key import ClassKey
+from harness.classes.shrink import shrink
+from harness.differential.expected import ExpectedSet, cover
+from harness.differential.explain import Divergence, Share, code_points, masked, name_shares
+from harness.differential.outcomes import agreeing, divergent
+from harness.differential.verdict import gate, outcome_kinds
+from harness.testees.findings import Findings
+from harness.testees.testee import Testee
+
+CLASSIFY_FIRST = 20  # examples of a (op, implementations, kinds) group classified before sampling
+CLASSIFY_EVERY = 25  # then one in this many
+SHRINK_SECONDS = 60.0
+CAMPAIGN_FIRST_TASKS = 8  # a campaign classifies every disagreeing example of its first tasks, then samples
+
+
+def campaign_classifies(number: int, index: int) -> bool:
+    """Whether a campaign classifies the disagreeing example ``index`` of task ``number``: all of the first
+    CAMPAIGN_FIRST_TASKS tasks' (a group's first sightings, as a run's first CLASSIFY_FIRST are), then one in
+    CLASSIFY_EVERY, chosen by a hash of the example's place, whatever came before it."""
+    return number < CAMPAIGN_FIRST_TASKS or zlib.crc32(f"{number}:{index}".encode()) % CLASSIFY_EVERY == 0
+
+
+class Sightings:
+    """The classes of one fuzz run: ``divergences`` (its report entries, in the order found), ``seen`` (per
+    class, the disagreeing inputs counted), what the budget cut (``not_classified``, ``shrink_cut``) and what
+    did not come again (``not_reproduced``; the findings go to ``findings``)."""
+
+    def __init__(self, order: list[str], versions: dict[str, dict[str, str]], expected: ExpectedSet,
+                 findings: Findings, started: float, hard: float) -> None:
+        self.versions, self.expected, self.findings = versions, expected, findings
+        self.started, self.hard = started, hard
+        self.divergences: list[Divergence] = []
+        self.seen: dict[ClassKey, int] = {}
+        self.not_classified = self.shrink_cut = self.not_reproduced = 0
+        self.book: ClassBook[Divergence] = ClassBook(order)  # class -> its report entry
+        self.classified: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}  # group -> each one's shares
+        self.shrunk_to: dict[tuple[Any, ...], list[ClassKey]] = {}  # first classification -> its classes
+
+    def consider(self, impls: dict[str, Testee], op: str, args: dict[str, Any], responses: dict[str, dict[str, Any]],
+                 positions: dict[str, int], place_in_stream: tuple[int, int] | None = None) -> None:
+        """One disagreeing example of the run (``impls``: the implementations still in it; ``place_in_stream``:
+        a campaign's (task number, index))."""
+        responses = {name: r for name, r in responses.items() if name in impls}
+        if len(responses) < 2 or agreeing(op, responses):
+            return
+        names, kinds = tuple(divergent(op, responses)), outcome_kinds(responses)
+        # Classified per (op, implementations, outcome kinds); reported per class (ClassKey: op, the
+        # implementations of one share, cause, detail, step): one bug shows with different codes on different
+        # inputs (validation order) but is one class, and a skew riding along is a share of its own.
+        group = (op, names, kinds)
+        causes = self.classified.setdefault(group, [])
+        if place_in_stream is not None:
+            sampled_out = not campaign_classifies(*place_in_stream)
+        else:  # the first examples of a group, then one in CLASSIFY_EVERY while they all had one cause
+            sampled_out = len(causes) >= CLASSIFY_FIRST and len(set(causes)) == 1 and len(causes) % CLASSIFY_EVERY
+        if sampled_out:
+            if place_in_stream is None:  # counted under the one cause every classified example had
+                causes.append(causes[0])
+                for key in self.shrunk_to[(*group, causes[0])]:
+                    self.seen[key] += 1
+            return
+        if time.monotonic() >= self.hard:
+            self.not_classified += 1
+            return
+        verdict = gate(impls, op, args, responses, self.findings, positions)
+        if not verdict.reproduced:
+            self.not_reproduced += 1
+            return
+        responses = verdict.responses
+        if tuple(divergent(op, responses)) != names:
+            return  # came again, but between other implementations: counted in its own group next time
+        shares = name_shares(impls, op, args, responses, self.versions, fallback=False)
+        signature = tuple((share.impls, share.found.cause, share.found.detail) for share in shares)
+        causes.append(signature)
+        first_key = (*group, signature)
+        if first_key in self.shrunk_to:  # seen before: count it under the classes its first witness shrank to
+            for key in self.shrunk_to[first_key]:
+                self.seen[key] += 1
+            return
+        found_after = time.monotonic() - self.started
+        self.shrunk_to[first_key] = [self.place(impls, op, args, share, found_after) for share in shares]
+
+    def place(self, impls: dict[str, Testee], op: str, args: dict[str, Any], share: Share,
+              found_after: float) -> ClassKey:
+        """Shrink one share's witness, name its class, count and report it; the class's key."""
+        cause, detail = share.found.cause, share.found.detail
+        shrink_until = min(time.monotonic() + SHRINK_SECONDS, self.hard)
+        small, small_responses = shrink(impls, op, args, self.versions, (cause, detail), deadline=shrink_until,
+                                        share=share.impls)
+        if time.monotonic() >= self.hard:
+            self.shrink_cut += 1
+        # The class is named on the minimal witness (its detail may be narrower than the first input's), by the
+        # share that holds the implementations this one was about.
+        shares = name_shares(impls, op, small, small_responses, self.versions)
+        kept = [s for s in shares if set(share.impls) & set(s.impls)]
+        share = kept[0] if kept else share
+        found = share.found
+        cause, explanation, detail = found.named
+        # An input not sent to some implementation (its host cannot hold it) names fewer of them: the
+        # same bug is still one class (ClassBook), named by every implementation it was seen in.
+        # So does an implementation that agrees only because it reads the witness with other Unicode data.
+        absent = frozenset(impls) - frozenset(small_responses) | \
+            masked(op, small, small_responses, share.impls, self.versions,
+                   detail if cause == "unicode_version_skew" else None)
+
+        def new(key: ClassKey) -> Divergence:
+            divergence = Divergence(op, small, small_responses, list(key.impls), cause, explanation,
+                                    code_points(small, self.versions), detail, found_after=found_after,
+                                    step=found.step, rule=found.rule, fallback=found.fallback, chars=found.chars,
+                                    trace_at=found.trace_at)
+            cover(self.expected, impls, divergence, self.versions)
+            self.divergences.append(divergence)
+            return divergence
+
+        def grow(grown: Divergence, key: ClassKey) -> None:
+            # This sighting reached the implementations the class now names: it is the witness.
+            grown.args, grown.responses, grown.divergent = small, small_responses, list(key.impls)
+            grown.explanation, grown.code_points = explanation, code_points(small, self.versions)
+            grown.chars, grown.trace_at = found.chars, found.trace_at
+            cover(self.expected, impls, grown, self.versions)
+
+        def moved(old: ClassKey, key: ClassKey) -> None:
+            self.seen[key] = self.seen.pop(old) + self.seen.get(key, 0)
+            for keys in self.shrunk_to.values():
+                keys[:] = [key if known == old else known for known in keys]
+
+        key, _, created = self.book.file(ClassKey.of(op, share.impls, cause, detail, found.step), absent, new=new,
+                                         join=lambda _, grown: self.divergences.remove(grown),  # one reported
+                                         grow=grow, moved=moved)
+        self.seen[key] = 1 if created else self.seen[key] + 1
+        return key

@@ -427,3 +427,15 @@ def test_a_history_file_that_is_not_a_run_summary_is_status_2_naming_it(page_rep
     assert cli.main(["report", "html", str(page_reports.reports["check-fake"]), "-o", str(tmp_path / "site"),
                      "--keep", "0", "--history", str(history)]) == USAGE
     assert "--keep 0" in capsys.readouterr().err and not (tmp_path / "site").exists()
+
+
+def test_each_implementation_row_counts_this_run(page_reports: making.Made) -> None:
+    """The implementations table: each one's fixture cases by state and its classes, as the reports hold them."""
+    shown = page.render(page.read(page_reports.reports.values()))
+    row = re.search(r'<tr id="impl-fake" data-impl="fake">(.*?)</tr>', shown, re.S)
+    assert row is not None
+    states = [r["state"] for r in page_reports.document("check-fake")["results"]]
+    cases = ", ".join(f"{states.count(state)} {state}" for state in ("pass", "fail", "skip") if states.count(state))
+    classes = [d for name in ("diff-new", "diff-expected") for d in page_reports.document(name)["divergences"]]
+    new = sum(d["status"] == "new" for d in classes)
+    assert f"cases: {cases}; <a href='#f:class-impl=fake'>{len(classes)} class(es)</a> ({new} new)" in row.group(1)

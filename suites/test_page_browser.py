@@ -361,6 +361,10 @@ def test_the_class_filters_show_the_classes_asked_for(driver: Any, site: Path, p
     search.clear()
     search.send_keys(" ")
     assert len(visible("article.class")) == len(every)
+    link = driver.find_element("css selector", "#impl-fake td.this-run a")  # an implementation's classes
+    driver.execute_script("arguments[0].click()", link)
+    assert Select(driver.find_element("id", "class-impl")).first_selected_option.get_attribute("value") == "fake"
+    assert driver.find_element("id", "class-count").text == f"{len(every)} of {len(every)} classes shown"
     assert hygiene_problems(driver) == []
 
 

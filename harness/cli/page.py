@@ -882,7 +882,19 @@ def evidence_html(evidence: dict[str, Any]) -> str:
     return f"<dl class='evidence'>{''.join(items)}</dl>"
 
 
-def implementations_section(sources: Sequence[Source], impls: Sequence[str]) -> str:
+def _this_run(summary: dict[str, Any], name: str) -> str:
+    """An implementation's counts in this run (its fixture cases, its classes), each class count a link to the
+    classes filtered to it."""
+    got = summary["implementations"].get(name) or {"cases": {}, "classes": {}}
+    cases = ", ".join(f"{got['cases'][state]} {state}" for state in ("pass", "fail", "skip") if got["cases"].get(state))
+    classes = sum(got["classes"].values())
+    link = (f"<a href='#f:class-impl={escape(name)}'>{classes} class(es)</a> ({got['classes'].get('new', 0)} new)"
+            if classes else "no class")
+    return (f"cases: {escape(cases)}; " if cases else "") + link
+
+
+def implementations_section(sources: Sequence[Source], impls: Sequence[str],
+                            summary: dict[str, Any] | None = None) -> str:
     described: dict[str, dict[str, Any] | None] = {}
     versions: dict[str, dict[str, str]] = {}
     for source in sorted(sources, key=lambda s: s.run.get("ended") or ""):
@@ -899,9 +911,11 @@ def implementations_section(sources: Sequence[Source], impls: Sequence[str]) -> 
                     f"<td>{escape(description.get('language', '-'))}</td>"
                     f"<td>{escape(', '.join(f'{k} {v}' for k, v in unicode.items()) or '-')}</td>"
                     f"<td>{escape(', '.join(description.get('contracts', [])) or '-')}</td>"
-                    f"<td>{escape(', '.join(description.get('traces', [])) or 'none (a black box)')}</td></tr>")
+                    f"<td>{escape(', '.join(description.get('traces', [])) or 'none (a black box)')}</td>"
+                    + (f"<td class='this-run'>{_this_run(summary, name)}</td>" if summary is not None else "")
+                    + "</tr>")
     head = "".join(f"<th>{h}</th>" for h in ("implementation", "version", "language", "Unicode versions",
-                                              "contracts", "traced ops"))
+                                              "contracts", "traced ops", *(("this run",) if summary else ())))
     return section("implementations", "Implementations",
                    "<p>Each implementation's self-description, its answer to the protocol's <code>start</code>, "
                    "from the newest report that has it.</p>"
@@ -1164,14 +1178,15 @@ def render(sources: Sequence[Source], baselines: Sequence[Source] = (), title: s
         ("findings", "Findings"), ("implementations", "Implementations"), ("baseline", "Baseline"),
         ("sources", "Reports")) if (ident != "baseline" or baselines) and (ident != "history" or past))
     judged = verdict(sources, baselines, merged, problems)
+    now = run_summary(sources, merged, judged)
     body = "".join([
         summary_section(sources, merged, impls, judged),
         matrix_section(merged, impls),
         tests_section(sources, notes),
-        history_section(run_summary(sources, merged, judged), past) if past is not None else "",
+        history_section(now, past) if past is not None else "",
         classes_section(sources, oracle, notes, past),
         findings_section(sources),
-        implementations_section(sources, impls),
+        implementations_section(sources, impls, now),
         baseline_section(sources, baselines, merged),
         sources_section(sources, baselines),
     ])

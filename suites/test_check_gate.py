@@ -17,7 +17,7 @@ from harness.cli import main as cli
 from harness.cli import page
 from harness.model.schemas import problems
 from harness.testees import impls
-from suites import hostile
+from harness.tools import hostile_faults as hostile
 from suites.test_plugins import declare as declare_fake
 
 ROOT = impls.ROOT

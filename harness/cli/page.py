@@ -1161,9 +1161,11 @@ def oracle_of(impls: Sequence[str]) -> str:
 
 
 def render(sources: Sequence[Source], baselines: Sequence[Source] = (), title: str = "memgate parity",
-           problems: Sequence[str] = (), notes: Sequence[str] = (), past: history.Past | None = None) -> str:
+           problems: Sequence[str] = (), notes: Sequence[str] = (), past: history.Past | None = None,
+           now: dict[str, Any] | None = None) -> str:
     """The whole page as one HTML document; ``problems``, ``notes``: the runs' (``read_run``); ``past``: the
-    summaries of earlier runs (``history.read``), for since when each class and count is seen."""
+    summaries of earlier runs (``history.read``), for since when each class and count is seen; ``now``: this
+    run's summary when the caller has made it (``write``, which keeps it), else made here."""
     named = implementations_of([*sources, *baselines])
     oracle = oracle_of(named)
     impls = [oracle, *(name for name in named if name != oracle)] if oracle in named else named
@@ -1178,7 +1180,7 @@ def render(sources: Sequence[Source], baselines: Sequence[Source] = (), title: s
         ("findings", "Findings"), ("implementations", "Implementations"), ("baseline", "Baseline"),
         ("sources", "Reports")) if (ident != "baseline" or baselines) and (ident != "history" or past))
     judged = verdict(sources, baselines, merged, problems)
-    now = run_summary(sources, merged, judged)
+    now = now if now is not None else run_summary(sources, merged, judged)
     body = "".join([
         summary_section(sources, merged, impls, judged),
         matrix_section(merged, impls),
@@ -1232,7 +1234,7 @@ def write(out: Path, sources: Sequence[Source], baselines: Sequence[Source] = ()
     ``keep`` runs kept there (this run's own summary, kept before, aside) and keeps this run's summary there."""
     target = out / "index.html"
     _check_replaceable_page(target)
-    past = None
+    past = now = None
     if history_dir is not None:
         now = run_summary(sources, merged_results(sources), verdict(sources, baselines, problems=problems))
         past = history.read(history_dir, keep + 1)
@@ -1240,7 +1242,7 @@ def write(out: Path, sources: Sequence[Source], baselines: Sequence[Source] = ()
         past = history.Past([(path, summary) for path, summary in past.runs if path.name != own][-keep:])
     out.mkdir(parents=True, exist_ok=True)
     # ASCII on disk (atomic_write's contract): a character outside it becomes a numeric reference.
-    html = render(sources, baselines, problems=problems, notes=notes, past=past)
+    html = render(sources, baselines, problems=problems, notes=notes, past=past, now=now)
     atomic_write(target, html.encode("ascii", "xmlcharrefreplace").decode("ascii"))
     if history_dir is not None:
         history.write(history_dir, now)

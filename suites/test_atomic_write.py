@@ -82,7 +82,7 @@ FOREIGN = "# a README somebody keeps here\n"
 
 
 def test_a_divergence_report_is_never_written_over_another_file(tmp_path: Path) -> None:
-    from harness.differential.report import write
+    from harness.classes.report import write
 
     out = tmp_path / "README.md"
     out.write_text(FOREIGN, encoding="utf-8")

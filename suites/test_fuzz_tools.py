@@ -17,11 +17,11 @@ import reference
 from generators import FIXTURES, framework
 from generators.framework import GeneratorError
 from generators.promote import promote
+from harness.classes.report import document, validate
 from harness.cli.views import classes_view
 from harness.differential.counterfactual.skew import UNEXPLAINED, own_details
 from harness.differential.expected import Entry, ExpectedSet, cover, load, recheck, update_from_report
 from harness.differential.explain import examine, unicode_versions_of
-from harness.differential.report import document, validate
 from harness.fuzzing.fuzz import fuzz
 from harness.model import hostvalues
 from harness.testees.impls import InProcess, get_impl
@@ -176,7 +176,7 @@ def test_fuzzer_finds_and_shrinks() -> None:
     assert validate(report) == [] and report["ok"] is False
     assert "whitespace_definition" in classes_view(report)
     stripped = {f"U+{ord(ch):04X}" for ch in found.args["text"] if ch.isspace()}
-    assert stripped and stripped <= {cp["codePoint"] for cp in found.code_points}, found.code_points
+    assert stripped and stripped <= {cp.code_point for cp in found.code_points}, found.code_points
 
 
 def test_fuzzer_skips_expected() -> None:

@@ -179,7 +179,7 @@ def test_selftest_passes_a_faithful_one_and_fails_a_liar(tmp_path: Path) -> None
 # --- the harness's own guards ---------------------------------------------------------------------
 
 def test_the_report_schema_names_every_finding_kind() -> None:
-    from harness.differential.report import SCHEMA
+    from harness.classes.report import SCHEMA
     from harness.model.paths import SCHEMAS
     from harness.testees.findings import KINDS
 
@@ -190,8 +190,8 @@ def test_the_report_schema_names_every_finding_kind() -> None:
 
 
 def test_a_report_refuses_a_divergence_whose_outputs_agree() -> None:
+    from harness.classes.report import document
     from harness.differential.explain import Divergence
-    from harness.differential.report import document
 
     same = {"reference": {"ok": "a"}, "hostile": {"ok": "a"}}
     phantom = Divergence("normalize_fact_text", {"text": "A"}, same, ["hostile"], "normalization", "x")

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from harness.differential.report import validate
+from harness.classes.report import validate
 from harness.fuzzing import fuzz_report
 from suites.test_plugins import ROOT, declare
 

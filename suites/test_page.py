@@ -15,6 +15,7 @@ import pytest
 
 from harness.classes import rundiff
 from harness.classes.key import ClassKey
+from harness.classes.record import ClassRecord
 from harness.cli import main as cli
 from harness.cli import page
 from harness.model.schemas import problems
@@ -98,8 +99,9 @@ def test_a_black_box_class_has_no_trace_entries_and_the_page_says_why(tmp_path: 
     (divergence,) = document["divergences"]
     assert "traceAtStep" not in divergence and divergence["step"] is None
     source = page.Source(tmp_path / "d.json", document)
-    assert "named by counterfactuals" in page.trace_html(divergence, "reference")
-    seen = page.Seen(divergence, ((source.label, str(source.path)),))
+    record = ClassRecord.from_json(divergence)
+    assert "named by counterfactuals" in page.trace_html(record, "reference")
+    seen = page.Seen(record, ((source.label, str(source.path)),))
     assert "named by counterfactuals" in page.class_html(seen, 1, "reference", {})
 
 
@@ -228,7 +230,8 @@ def test_a_sweep_class_shows_its_swept_extent_and_trace_entries(tmp_path: Path) 
     assert problems(document) == []
     divergence = next(d for d in document["divergences"] if d["cause"] == "whitespace_definition")
     assert divergence["traceAtStep"]["fake"]["step"] == "norm.edges"
-    card = page.class_html(page.Seen(divergence, (("sweep run", str(report)),)), 1, "reference", {})
+    card = page.class_html(page.Seen(ClassRecord.from_json(divergence), (("sweep run", str(report)),)), 1,
+                           "reference", {})
     assert f"{divergence['inputs']:,} swept inputs" in card and "U+001C..U+001F" in card
     assert "<table class=\"trace-at\">" in card
 

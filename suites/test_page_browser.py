@@ -19,12 +19,14 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from harness.classes.key import ClassKey
+from harness.classes.record import ClassRecord
 from harness.cli import page, views
 from harness.model import hostvalues
 from harness.tools import browser as browsers
@@ -211,7 +213,7 @@ def class_problems(driver: Any, made: making.Made) -> list[str]:
                 if not items or note not in items[0].text:
                     problems.append(f"{where}: covering entry {entry_name} not shown with its note")
             replay = card.find_element("css selector", "pre.replay").text
-            if replay != (divergence.get("replay") or views.replay_of(divergence)):
+            if replay != (divergence.get("replay") or views.replay_of(ClassRecord.from_json(divergence))):
                 problems.append(f"{where}: replay {replay!r}")
     return problems
 
@@ -503,9 +505,9 @@ def _drop_a_covering_entry(monkeypatch: pytest.MonkeyPatch) -> None:
 def _show_the_oracles_output_everywhere(monkeypatch: pytest.MonkeyPatch) -> None:
     outputs = page.outputs_html
 
-    def planted(divergence: dict[str, Any], oracle: str) -> str:
-        same = {name: divergence["outputs"][oracle] for name in divergence["outputs"]}
-        return outputs({**divergence, "outputs": same}, oracle)
+    def planted(record: ClassRecord, oracle: str) -> str:
+        same = {name: record.witness.outputs[oracle] for name in record.witness.outputs}
+        return outputs(replace(record, witness=replace(record.witness, outputs=same)), oracle)
 
     monkeypatch.setattr(page, "outputs_html", planted)
 

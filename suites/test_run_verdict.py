@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.classes import report as divergence_report
 from harness.cli import main as cli
-from harness.differential import report as divergence_report
 from harness.fixtures.runner import results_document
 from harness.model import envelope
 from harness.model.schemas import problems

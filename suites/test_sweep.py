@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.differential.report import validate
+from harness.classes.report import validate
 from harness.fuzzing import sweep, sweep_report
 from harness.fuzzing.templates import BY_NAME, TEMPLATES, select
 from suites.test_plugins import declare, run

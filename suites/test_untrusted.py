@@ -229,8 +229,7 @@ def test_clip_keeps_a_value_one_level_past_the_contract_and_cuts_below() -> None
 def test_a_report_with_a_testee_value_at_the_depth_kept_reads_back(tmp_path: Path) -> None:
     """The CI failure of stop 39: a plant accepting 101 levels left a trace value of 101 levels inside a
     report's own structure (105 in all), and every reader refused the report the harness had written."""
-    from harness.classes import rundiff
-    from harness.differential import report
+    from harness.classes import report, rundiff
     from harness.model import files
 
     document = {"schema": "divergence-report-v2", "divergences": [

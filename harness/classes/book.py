@@ -48,20 +48,23 @@ class ClassBook(Generic[T]):
         return key, None
 
     def file(self, key: ClassKey, absent: frozenset[str], new: Callable[[ClassKey], T],
-             join: Callable[[T, T], None], grow: Callable[[T, ClassKey], None],
+             join: Callable[[T, T], T | None], grow: Callable[[T, ClassKey], T | None],
              moved: Callable[[ClassKey, ClassKey], None] | None = None) -> tuple[ClassKey, T, bool]:
         """File a sighting: (its class's key, what is held for the class, whether the class is new). A class
         whose key grew is moved under the grown key: ``join(into, moved)`` when the grown key is a class held
-        already (one class now), else ``grow(held, key)`` renames it; ``moved(old, new)`` tells the caller
-        (to move what else it keeps by key). A class not held yet gets ``new(key)``."""
+        already (one class now), else ``grow(held, key)`` renames it; each changes what it is given, or
+        returns what is to be held instead (a frozen record). ``moved(old, new)`` tells the caller (to move
+        what else it keeps by key). A class not held yet gets ``new(key)``."""
         key, grew_from = self.place(key, absent)
         if grew_from is not None and grew_from in self.held:
             held = self.held.pop(grew_from)
             if key in self.held:
-                join(self.held[key], held)
+                joined = join(self.held[key], held)
+                if joined is not None:
+                    self.held[key] = joined
             else:
-                grow(held, key)
-                self.held[key] = held
+                grown = grow(held, key)
+                self.held[key] = held if grown is None else grown
             if moved is not None:
                 moved(grew_from, key)
         if key in self.held:

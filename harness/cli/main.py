@@ -469,10 +469,10 @@ def cmd_tracecheck(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
+    from harness.classes.report import document
     from harness.differential.expected import cover, load
     from harness.differential.explain import examine_all, unicode_versions_of
     from harness.differential.outcomes import observe
-    from harness.differential.report import document
     from harness.testees.fanout import expressible, harvest
 
     op, call_args = _call_args(args.op, args.args, args.arg, loose=False)
@@ -516,7 +516,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 def _merge_fuzz(args: argparse.Namespace) -> int:
     """fuzz --merge: the shard reports of one campaign joined into --report (harness/fuzzing/fuzz_report.py)."""
-    from harness.differential.report import validate, write
+    from harness.classes.report import validate, write
     from harness.fuzzing import fuzz_report
 
     reports = [_divergence_report(path) for path in args.merge]
@@ -539,8 +539,8 @@ def _merge_fuzz(args: argparse.Namespace) -> int:
 def cmd_fuzz(args: argparse.Namespace) -> int:
     if args.merge:  # runs nothing: before the imports a run needs (Hypothesis's pools among them)
         return _merge_fuzz(args)
+    from harness.classes.report import document, write
     from harness.differential.expected import load
-    from harness.differential.report import document, write
     from harness.differential.strategies import comparable_ops
     from harness.fuzzing.fuzz import fuzz
     from harness.fuzzing.fuzz_report import campaign
@@ -605,9 +605,9 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    from harness.classes.report import validate, write
     from harness.differential.expected import load
     from harness.differential.explain import unicode_versions_of
-    from harness.differential.report import validate, write
     from harness.fuzzing import sweep, sweep_report, templates
 
     if args.list:
@@ -895,7 +895,7 @@ def _baseline_view(args: argparse.Namespace, document: dict[str, Any]) -> str:
 def _writable_report(path: Path) -> None:
     """Refuse (status 2) a --report that names a file other than a divergence report, before anything runs
     (report.write refuses it too, at the end, but the run would then be lost)."""
-    from harness.differential.report import READABLE
+    from harness.classes.report import READABLE
     from harness.model.files import check_replaceable
 
     check_replaceable(path, READABLE, "divergence report")

@@ -35,9 +35,12 @@ from pathlib import Path
 from typing import Any
 
 from harness.classes import history, rundiff
-from harness.classes.key import ClassKey
 from harness.classes.kinds import Kind
+from harness.classes.record import ClassRecord
+from harness.classes.report import classes as report_classes
+from harness.classes.report import expected_problems
 from harness.cli import views
+from harness.differential.explain import char_ranges, code_point_runs
 from harness.model import envelope, hostvalues, untrusted
 from harness.model.files import atomic_write
 from harness.model.printable import printable, printable_block
@@ -462,53 +465,50 @@ def _select(ident: str, label: str, options: Sequence[str]) -> str:
     return f"<label>{escape(label)} <select id='{ident}'><option value=''>all</option>{opts}</select></label>"
 
 
-def extent_html(divergence: dict[str, Any]) -> str:
+def extent_html(record: ClassRecord) -> str:
     """The class's reach: a sweep's inputs and code point runs; the characters the cause is about, as ranges
     with the first and last one's name and age."""
     parts = []
-    if "codePointRanges" in divergence:
-        parts.append(f"<p>{divergence['inputs']:,} swept inputs, {divergence['codePointCount']:,} code points in "
-                     f"{divergence['codePointRangeCount']:,} runs"
-                     + (f", {divergence['surrogatePairs']:,} surrogate pairs" if divergence.get("surrogatePairs")
-                        else "") + "; templates: "
-                     + escape(", ".join(f"{t} {n:,}" for t, n in divergence.get("templates", {}).items())) + "</p>")
-    ranges = divergence.get("characters") or []
-    if ranges:
+    swept = record.extent.swept
+    if swept is not None:
+        parts.append(f"<p>{swept.inputs:,} swept inputs, {swept.code_point_count:,} code points in "
+                     f"{len(swept.ranges):,} runs"
+                     + (f", {swept.surrogate_pairs:,} surrogate pairs" if swept.surrogate_pairs else "")
+                     + "; templates: " + escape(", ".join(f"{t} {n:,}" for t, n in swept.templates.items())) + "</p>")
+    runs = code_point_runs(record.characters)
+    if runs:
         rows = []
-        for item in ranges[:RANGES_SHOWN]:
-            first, _, last = item.partition("..")
-            low = describe(int(first[2:], 16), {})
-            high = describe(int(last[2:], 16), {}) if last else None
-            count = int(last[2:], 16) - int(first[2:], 16) + 1 if last else 1
-            names = escape(low["name"]) + (f" .. {escape(high['name'])}" if high else "")
-            ages = escape(str(low["age"])) + (f" .. {escape(str(high['age']))}" if high and
-                                              high["age"] != low["age"] else "")
-            rows.append([code(item), str(count), names, ages])
-        more = len(ranges) - RANGES_SHOWN
+        for first, last in runs[:RANGES_SHOWN]:
+            low, high = describe(first, {}), describe(last, {}) if last != first else None
+            names = escape(low.name) + (f" .. {escape(high.name)}" if high else "")
+            ages = escape(str(low.age)) + (f" .. {escape(str(high.age))}" if high and high.age != low.age else "")
+            rows.append([code(f"U+{first:04X}" if first == last else f"U+{first:04X}..U+{last:04X}"),
+                         str(last - first + 1), names, ages])
+        more = len(runs) - RANGES_SHOWN
         parts.append(html_table(("characters", "count", "names", "age"), rows, class_="extent")
-                     + (f"<p>+{more} more ranges (the report has all {len(ranges)})</p>" if more > 0 else ""))
+                     + (f"<p>+{more} more ranges (the report has all {len(runs)})</p>" if more > 0 else ""))
     elif not parts:
         parts.append("<p>not about characters</p>")
     return "".join(parts)
 
 
-def witness_html(divergence: dict[str, Any]) -> str:
+def witness_html(record: ClassRecord) -> str:
     rows = [[code(name), f"<code class='value'>{marked(tokens(value))}</code>"]
-            for name, value in hostvalues.decode_args(divergence["args"]).items()]
+            for name, value in hostvalues.decode_args(record.witness.args).items()]
     return html_table(("argument", "value"), rows, class_="witness")
 
 
-def json_fields(divergence: dict[str, Any]) -> dict[str, dict[str, Any]] | None:
+def json_fields(record: ClassRecord) -> dict[str, dict[str, Any]] | None:
     """An op whose result is a JSON text (the registry's ``result_kind``: decide_write), every output a JSON
     object: each implementation's fields (name -> value); None where any output is not one (an error, a text
     that is not JSON or no object): it is then shown as text."""
     from harness.model import registry
 
-    op = registry.OPS.get(divergence["op"])
+    op = registry.OPS.get(record.op)
     if op is None or op.result_kind != "json":
         return None
     fields = {}
-    for name, output in divergence["outputs"].items():
+    for name, output in record.witness.outputs.items():
         value = hostvalues.decode(output["ok"]) if "ok" in output else None
         try:
             parsed = json.loads(value) if isinstance(value, str) else None
@@ -520,12 +520,12 @@ def json_fields(divergence: dict[str, Any]) -> dict[str, dict[str, Any]] | None:
     return fields
 
 
-def fields_html(divergence: dict[str, Any], oracle: str, fields: dict[str, dict[str, Any]]) -> str:
+def fields_html(record: ClassRecord, oracle: str, fields: dict[str, dict[str, Any]]) -> str:
     """A JSON result's fields, a row each (in the oracle's order, then the others'), a column per
     implementation; a field whose value differs from the oracle's is marked (``tr.differs``), and within it
     the characters that differ, as in a text output."""
     names = list(dict.fromkeys(key for name in (oracle, *fields) for key in fields.get(name, {})))
-    heads = "".join(f"<th{attrs(data_impl=name, class_='divergent' if name in divergence['divergent'] else None)}>"
+    heads = "".join(f"<th{attrs(data_impl=name, class_='divergent' if name in record.divergent else None)}>"
                     f"{escape(name)}{' (oracle)' if name == oracle else ''}</th>" for name in fields)
     rows = []
     missing = object()
@@ -533,7 +533,7 @@ def fields_html(divergence: dict[str, Any], oracle: str, fields: dict[str, dict[
         values = {name: fields[name].get(key, missing) for name in fields}
         differs = any(value != values.get(oracle, missing) for value in values.values())
         shown = side_by_side({name: tokens(value) if value is not missing else ["(absent)"]
-                              for name, value in values.items()}, oracle, divergence["divergent"])
+                              for name, value in values.items()}, oracle, record.divergent)
         cells = "".join(f"<td{attrs(data_impl=name)}><code class='value'>{html}</code></td>"
                         for name, html in shown.items())
         rows.append(f"<tr{attrs(data_field=key, class_='differs' if differs else None)}><th scope='row'>"
@@ -542,25 +542,25 @@ def fields_html(divergence: dict[str, Any], oracle: str, fields: dict[str, dict[
             "</tbody></table>")
 
 
-def outputs_html(divergence: dict[str, Any], oracle: str) -> str:
+def outputs_html(record: ClassRecord, oracle: str) -> str:
     """Each implementation's output side by side, the characters that differ from the oracle's marked; a
     JSON result (``json_fields``) field by field, the fields that differ marked, under the outputs as sent."""
-    fields = json_fields(divergence)
-    values = {name: output_tokens(output) for name, output in divergence["outputs"].items()}
-    shown = side_by_side(values, oracle, divergence["divergent"])
-    heads = "".join(f"<th{attrs(data_impl=name, class_='divergent' if name in divergence['divergent'] else None)}>"
+    fields = json_fields(record)
+    values = {name: output_tokens(output) for name, output in record.witness.outputs.items()}
+    shown = side_by_side(values, oracle, record.divergent)
+    heads = "".join(f"<th{attrs(data_impl=name, class_='divergent' if name in record.divergent else None)}>"
                     f"{escape(name)}{' (oracle)' if name == oracle else ''}</th>" for name in shown)
-    cells = "".join(f"<td{attrs(data_impl=name, class_='divergent' if name in divergence['divergent'] else None)}>"
+    cells = "".join(f"<td{attrs(data_impl=name, class_='divergent' if name in record.divergent else None)}>"
                     f"<code class='value'>{html}</code></td>" for name, html in shown.items())
     sent = f"<table class='outputs'><thead><tr>{heads}</tr></thead><tbody><tr>{cells}</tr></tbody></table>"
     if fields is None:
         return sent
-    return (fields_html(divergence, oracle, fields)
+    return (fields_html(record, oracle, fields)
             + f"<details class='as-sent'><summary>the outputs as sent</summary>{sent}</details>")
 
 
-def trace_html(divergence: dict[str, Any], oracle: str) -> str:
-    found = divergence.get("traceAtStep")
+def trace_html(record: ClassRecord, oracle: str) -> str:
+    found = record.witness.trace_at
     if not found:
         return ("<p class='none'>No trace on some side: the cause was named by counterfactuals (a black box, "
                 "or a crash).</p>")
@@ -568,16 +568,15 @@ def trace_html(divergence: dict[str, Any], oracle: str) -> str:
     # Entries are compared with the oracle's only at the same place in the trace (an implementation that
     # parts elsewhere is shown as it is).
     at = found.get(oracle, {}).get("index")
-    shown = side_by_side(values, oracle, divergence["divergent"],
+    shown = side_by_side(values, oracle, record.divergent,
                          comparable=[name for name, entry in found.items() if entry["index"] == at])
     rows = [[escape(name), str(found[name]["index"]), code(found[name]["step"]),
              f"<code class='value'>{shown[name]}</code>"] for name in found]
     return html_table(("implementation", "entry", "step", "value"), rows, class_="trace-at")
 
 
-def entries_html(divergence: dict[str, Any], notes: dict[str, dict[str, Any]]) -> str:
-    named = divergence.get("expectedEntries") or ([divergence["expectedEntry"]] if divergence.get("expectedEntry")
-                                                  else [])
+def entries_html(record: ClassRecord, notes: dict[str, dict[str, Any]]) -> str:
+    named = record.coverage.entries
     if not named:
         return "<p class='entries none'>No expected entry covers it: it is new.</p>"
     items = []
@@ -593,7 +592,7 @@ class Seen:
     """A class as the page shows it: once, whichever reports saw it (each a label and its path), by one of
     its sightings (``pick``: uncovered before covered, then the smallest witness)."""
 
-    divergence: dict[str, Any]
+    record: ClassRecord
     reports: tuple[tuple[str, str], ...]
 
     @property
@@ -602,33 +601,33 @@ class Seen:
 
     @property
     def anchor(self) -> str:
-        return ClassKey.of_report(self.divergence).anchor
+        return self.record.key.anchor
 
 
 def seen_classes(sources: Sequence[Source]) -> list[Seen]:
     """Every class of the divergence reports once, new ones first, in the order the reports first show them."""
-    found: dict[tuple[Any, ...], tuple[dict[str, Any], list[tuple[str, str]]]] = {}
+    found: dict[tuple[Any, ...], tuple[ClassRecord, list[tuple[str, str]]]] = {}
     for source in sources:
         if source.kind != Kind.DIVERGENCES:
             continue
-        for divergence in source.document["divergences"]:
-            key = ClassKey.of_report(divergence).identity
+        for record in report_classes(source.document):
+            key = record.key.identity
             report = (source.label, str(source.path))
             if key not in found:
-                found[key] = (divergence, [report])
+                found[key] = (record, [report])
                 continue
             shown, reports = found[key]
             if report not in reports:
                 reports.append(report)
-            found[key] = (pick(shown, divergence), reports)
-    classes = [Seen(divergence, tuple(reports)) for divergence, reports in found.values()]
-    return sorted(classes, key=lambda seen: seen.divergence["status"] != "new")  # stable: first seen first
+            found[key] = (pick(shown, record), reports)
+    classes = [Seen(record, tuple(reports)) for record, reports in found.values()]
+    return sorted(classes, key=lambda seen: not seen.record.new)  # stable: first seen first
 
 
-def pick(one: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
+def pick(one: ClassRecord, other: ClassRecord) -> ClassRecord:
     """The sighting a class is shown by: one no entry covers (some run found it new), else the smaller witness."""
-    def rank(divergence: dict[str, Any]) -> tuple[bool, int]:
-        return divergence["status"] != "new", len(json.dumps(divergence["args"], ensure_ascii=True))
+    def rank(record: ClassRecord) -> tuple[bool, int]:
+        return not record.new, len(json.dumps(record.witness.args, ensure_ascii=True))
 
     return other if rank(other) < rank(one) else one
 
@@ -639,23 +638,22 @@ LAZY_FROM = 100  # from this many classes on, a card's details are filled in whe
 def class_body(seen: Seen, oracle: str, notes: dict[str, dict[str, Any]]) -> str:
     """A class's details: who is in its share and what named it, the explanation, witness, outputs, where the
     traces part, extent, covering entries and the replay command."""
-    divergence = seen.divergence
-    rule = divergence.get("rule")
-    fallback = divergence.get("fallbackCause")
+    record = seen.record
+    rule, fallback = record.witness.rule, record.witness.fallback
     named_by = f"named by the trace rule {code(rule)}" if rule else "named by counterfactuals"
     if fallback:
-        other = fallback["cause"] + (f" ({fallback['detail']})" if fallback.get("detail") else "")
+        other = fallback[0] + (f" ({fallback[1]})" if fallback[1] else "")
         named_by += f"; the counterfactual classifier says {code(other)}"
     return "".join([
-        f"<p class='impls'>Implementations of this share: <b>{escape(', '.join(divergence['divergent']))}</b>"
+        f"<p class='impls'>Implementations of this share: <b>{escape(', '.join(record.divergent))}</b>"
         f" against the oracle {escape(oracle)}; {named_by}.</p>",
-        f"<p class='explanation'>{escape(divergence['explanation'])}</p>",
-        "<h4>Witness</h4>", witness_html(divergence),
-        "<h4>Outputs</h4>", outputs_html(divergence, oracle),
-        "<h4>Where the traces part</h4>", trace_html(divergence, oracle),
-        "<h4>Extent</h4>", extent_html(divergence),
-        "<h4>Expected entries</h4>", entries_html(divergence, notes),
-        "<h4>Replay</h4>", f"<pre class='replay'>{escape(divergence.get('replay') or views.replay_of(divergence))}"
+        f"<p class='explanation'>{escape(record.witness.explanation)}</p>",
+        "<h4>Witness</h4>", witness_html(record),
+        "<h4>Outputs</h4>", outputs_html(record, oracle),
+        "<h4>Where the traces part</h4>", trace_html(record, oracle),
+        "<h4>Extent</h4>", extent_html(record),
+        "<h4>Expected entries</h4>", entries_html(record, notes),
+        "<h4>Replay</h4>", f"<pre class='replay'>{escape(views.replay_of(record))}"
         "</pre>",
     ])
 
@@ -666,21 +664,21 @@ def class_html(seen: Seen, number: int, oracle: str, notes: dict[str, dict[str, 
     expected class (``<details>``, opened when the page is opened at its anchor) and open for a new one.
     ``bodies`` given (a page of many classes): the details go there, by anchor, and the card holds an empty
     slot the page's script fills when the card is opened or comes near the window."""
-    divergence = seen.divergence
-    cause = divergence["cause"] + (f" ({divergence['detail']})" if divergence.get("detail") else "")
-    status = divergence["status"]
+    record = seen.record
+    cause = record.cause + (f" ({record.detail})" if record.detail else "")
+    status = record.status
     anchor = seen.anchor
-    head = (f"<h3><a href='#{anchor}'>#{number}</a> {code(divergence['op'])} "
+    head = (f"<h3><a href='#{anchor}'>#{number}</a> {code(record.op)} "
             f"<span class='cause'>{escape(cause)}</span> at <span class='step'>"
-            f"{escape(divergence.get('step') or '- (counterfactuals)')}</span> "
+            f"{escape(record.step or '- (counterfactuals)')}</span> "
             f"{badge(status, status)} <span class='seen-in'>seen in {escape(seen.seen_in)}</span>{since}</h3>")
     body = class_body(seen, oracle, notes)
     if bodies is not None:
         bodies[anchor] = body
         body = "<div class='card-body' data-lazy='1'>(its details come with the page's script)</div>"
     folded = "" if status == "new" else " class='folded'"
-    article = attrs(id=anchor, data_op=divergence["op"], data_reports=" ".join(path for _, path in seen.reports)) \
-        + class_attrs(divergence, f"class {status}")
+    article = attrs(id=anchor, data_op=record.op, data_reports=" ".join(path for _, path in seen.reports)) \
+        + class_attrs(record, f"class {status}")
     summary = "details" if status == "new" else "details (an expected entry covers it)"
     return (f"<article{article}>{head}<details{folded}{' open' if status == 'new' else ''}><summary>{summary}"
             f"</summary>{body}</details></article>")
@@ -722,19 +720,19 @@ def run_summary(sources: Sequence[Source], merged: dict[str, Any] | None, judged
         cases = counts.setdefault(row["implementation"], {"cases": {}, "classes": {}})["cases"]
         cases[row["state"]] = cases.get(row["state"], 0) + 1
     for seen in every:
-        for name in seen.divergence["divergent"]:
+        for name in seen.record.divergent:
             tally = counts.setdefault(name, {"cases": {}, "classes": {}})["classes"]
-            tally[seen.divergence["status"]] = tally.get(seen.divergence["status"], 0) + 1
+            tally[seen.record.status] = tally.get(seen.record.status, 0) + 1
     newest = max(sources, key=lambda s: s.run.get("ended") or "", default=None)
     return {
         "schema": history.SCHEMA, "run": envelope.build({}),
         "ended": newest.run.get("ended") if newest else None,
         "commit": ((newest.run.get("project") or {}).get("commit") if newest else None),
         "verdict": judged.headline,
-        "classes": [{"anchor": seen.anchor, "op": seen.divergence["op"],
-                     "implementations": sorted(seen.divergence["divergent"]), "cause": seen.divergence["cause"],
-                     "detail": seen.divergence["detail"], "step": seen.divergence.get("step"),
-                     "status": seen.divergence["status"]} for seen in every],
+        "classes": [{"anchor": seen.anchor, "op": seen.record.op,
+                     "implementations": sorted(seen.record.divergent), "cause": seen.record.cause,
+                     "detail": seen.record.detail, "step": seen.record.step,
+                     "status": seen.record.status} for seen in every],
         "implementations": counts,
     }
 
@@ -789,24 +787,24 @@ def classes_section(sources: Sequence[Source], oracle: str, notes: dict[str, dic
     lines = []
     for source in reports:
         document = source.document
-        divergences = document["divergences"]
-        new = sum(d["status"] == "new" for d in divergences)
+        divergences = report_classes(document)
+        new = sum(record.new for record in divergences)
         evidence = views.divergence_evidence(document)
         checked = views.amount(evidence) if evidence else "no examples counted (a parity report: its tests are)"
         summary = (f"{len(divergences)} class(es), {new} new; {checked} in {document.get('seconds', 0)} s"
                    + (f"; seed {document['seed']}" if document.get("seed") is not None else ""))
-        problems = document.get("expectedCheck", {}).get("problems", [])
+        problems = expected_problems(document)
         problem_html = ("<ul class='problems'>" + "".join(f"<li>{escape(p)}</li>" for p in problems) + "</ul>"
                         if problems else "")
         lines.append(f"<li{attrs(class_='report', data_report=source.label)}><b>{escape(source.label)}</b> "
                      f"({code(str(source.path))}): {escape(summary)}{problem_html}</li>")
     every = seen_classes(sources)
     rows = "".join(
-        f"<tr{class_attrs(seen.divergence, 'class-row')}><td><a href='#{seen.anchor}'>{n}</a></td>"
+        f"<tr{class_attrs(seen.record, 'class-row')}><td><a href='#{seen.anchor}'>{n}</a></td>"
         + "".join(f"<td>{escape(cell)}</td>" for cell in row[1:7])
-        + f"<td>{badge(row[7], seen.divergence['status'])}</td>"
+        + f"<td>{badge(row[7], seen.record.status)}</td>"
         f"<td{attrs(title=seen.seen_in)}>{len(seen.reports)}</td></tr>"
-        for n, (row, seen) in enumerate(zip(views.class_rows([s.divergence for s in every]), every, strict=True), 1))
+        for n, (row, seen) in enumerate(zip(views.class_rows([s.record for s in every]), every, strict=True), 1))
     head = "".join(f"<th>{escape(h)}</th>" for h in (*views.CLASS_HEADERS, "reports"))
     table = (f"<table class='classes-table'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
              if rows else "<p class='ok'>No divergence.</p>")
@@ -820,11 +818,11 @@ def classes_section(sources: Sequence[Source], oracle: str, notes: dict[str, dic
         cards += data_block("card-bodies", bodies)
     filters = ""
     if every:
-        divergences = [seen.divergence for seen in every]
+        shown = [seen.record for seen in every]
         filters = ("<form class='filters' id='class-filters' onsubmit='return false'>"
-                   + _select("class-impl", "implementation", sorted({i for d in divergences for i in d["divergent"]}))
-                   + _select("class-status", "status", sorted({d["status"] for d in divergences}))
-                   + _select("class-cause", "cause", sorted({d["cause"] for d in divergences}))
+                   + _select("class-impl", "implementation", sorted({i for r in shown for i in r.divergent}))
+                   + _select("class-status", "status", sorted({r.status for r in shown}))
+                   + _select("class-cause", "cause", sorted({r.cause for r in shown}))
                    + "<label>search <input id='class-text' type='search' placeholder='U+001C, a name, a witness'>"
                    "</label><span id='class-count' aria-live='polite'></span></form>")
     intro = (f"<p>{len(every)} class(es) in {len(reports)} report(s), each shown once (a class is known by op, "
@@ -835,20 +833,20 @@ def classes_section(sources: Sequence[Source], oracle: str, notes: dict[str, dic
     return section("classes", "Divergence classes", intro + filters + table + cards)
 
 
-def search_text(divergence: dict[str, Any]) -> str:
+def search_text(record: ClassRecord) -> str:
     """What the class search matches (lowercase): op, cause, detail, step, the characters (as U+XXXX and
     ranges), the witness's code points with their names, and the witness as the tables show it."""
-    points = [f"{p['codePoint']} {p['name']}" for p in divergence.get("codePoints") or []]
-    parts = [divergence["op"], divergence["cause"], divergence.get("detail") or "", divergence.get("step") or "",
-             *(divergence.get("characters") or []), *points, views.witness(divergence["args"], 400)]
+    points = [f"{p.code_point} {p.name}" for p in record.witness.code_points]
+    parts = [record.op, record.cause, record.detail or "", record.step or "", *char_ranges(record.characters),
+             *points, views.witness(record.witness.args, 400)]
     return " ".join(parts).lower()
 
 
-def class_attrs(divergence: dict[str, Any], kind: str) -> str:
+def class_attrs(record: ClassRecord, kind: str) -> str:
     """What the class filters read (page.js): the share's implementations, the status, the cause, the text
     the search matches."""
-    return attrs(class_=kind, data_impls=" ".join(divergence["divergent"]), data_status=divergence["status"],
-                 data_cause=divergence["cause"], data_search=search_text(divergence))
+    return attrs(class_=kind, data_impls=" ".join(record.divergent), data_status=record.status,
+                 data_cause=record.cause, data_search=search_text(record))
 
 
 def findings_section(sources: Sequence[Source]) -> str:
@@ -1054,8 +1052,8 @@ def summary_section(sources: Sequence[Source], merged: dict[str, Any] | None, im
             cells.append(badge(f"{states.count('pass')}/{len(states)} cases pass", "fail" if fails else "pass")
                          if states else badge("no fixture results", "skip"))
         # A class two reports both saw (a parity run and a fuzz run) is one class: known by its identity.
-        classes = [seen.divergence for seen in every if name in seen.divergence["divergent"]]
-        new = sum(d["status"] == "new" for d in classes)
+        classes = [seen.record for seen in every if name in seen.record.divergent]
+        new = sum(record.new for record in classes)
         if new:
             cells.append(badge(f"{new} new class(es)", "new"))
         if len(classes) - new:
@@ -1132,8 +1130,8 @@ def expected_notes(sources: Sequence[Source]) -> dict[str, dict[str, Any]]:
     gives none (the page says so at the entry)."""
     from harness.differential.expected import path_for, read_list
 
-    wanted = {name.partition("/")[0] for s in sources if s.kind == Kind.DIVERGENCES for d in s.document["divergences"]
-              for name in d.get("expectedEntries") or ([d["expectedEntry"]] if d.get("expectedEntry") else [])}
+    wanted = {name.partition("/")[0] for s in sources if s.kind == Kind.DIVERGENCES for r in report_classes(s.document)
+              for name in r.coverage.entries}
     notes: dict[str, dict[str, Any]] = {}
     for impl in sorted(wanted):
         try:  # read whole and valid, or not at all (a BadDocument is a ValueError)

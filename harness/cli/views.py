@@ -20,8 +20,13 @@ from typing import Any
 
 from harness.classes import rundiff
 from harness.classes.kinds import Kind
+from harness.classes.record import ClassRecord, Swept
+from harness.classes.report import classes as report_classes
+from harness.classes.report import expected_problems
+from harness.differential.explain import char_ranges
 from harness.model import hostvalues
 from harness.model.printable import escape_char, printable
+from harness.model.unicode_info import describe
 
 MAX_WIDTH = 120  # without a terminal to say otherwise (a CI log, a pipe)
 
@@ -75,26 +80,28 @@ def witness(args: dict[str, Any], limit: int = 48) -> str:
     return ", ".join(f"{name}={show_value(value, 24)}" for name, value in decoded.items())[:limit]
 
 
-def status_of(divergence: dict[str, Any]) -> str:
+def status_of(record: ClassRecord) -> str:
     """new, or expected with every covering entry named: ``expected: ID (impl, impl); ID2 (impl)``."""
-    if divergence["status"] != "expected":
-        return divergence["status"]
-    entries = divergence.get("expectedEntries") or ([divergence["expectedEntry"]] if divergence.get("expectedEntry")
-                                                    else [])
+    if record.status != "expected":
+        return record.status
     by_id: dict[str, list[str]] = {}
-    for entry in entries:
+    for entry in record.coverage.entries:
         impl, _, entry_id = entry.partition("/")
         by_id.setdefault(entry_id, []).append(impl)
     named = "; ".join(f"{entry_id} ({', '.join(owners)})" for entry_id, owners in by_id.items())
     return f"expected: {named}" if named else "expected"
 
 
-def extent(divergence: dict[str, Any]) -> str:
+def cause_text(record: ClassRecord) -> str:
+    return record.cause + (f" ({record.detail})" if record.detail else "")
+
+
+def extent(record: ClassRecord) -> str:
     """How far a class reaches: a sweep's code points and inputs; otherwise the characters it is about."""
-    if "codePointCount" in divergence:
-        ranges = divergence.get("codePointRangeCount", len(divergence.get("ranges", [])))
-        return f"{divergence['codePointCount']:,} cp, {ranges:,} runs"
-    chars = divergence.get("characters") or []
+    swept = record.extent.swept
+    if swept is not None:
+        return f"{swept.code_point_count:,} cp, {len(swept.ranges):,} runs"
+    chars = char_ranges(record.characters)
     if not chars:
         return "-"
     return ", ".join(chars[:3]) + (f" +{len(chars) - 3}" if len(chars) > 3 else "")
@@ -103,14 +110,10 @@ def extent(divergence: dict[str, Any]) -> str:
 CLASS_HEADERS = ("#", "op", "impls", "cause", "step", "extent", "witness", "status")
 
 
-def class_rows(divergences: Sequence[dict[str, Any]]) -> list[list[str]]:
-    rows = []
-    for number, divergence in enumerate(divergences, 1):
-        cause = divergence["cause"] + (f" ({divergence['detail']})" if divergence.get("detail") else "")
-        rows.append([str(number), divergence["op"], ", ".join(divergence["divergent"]), cause,
-                     divergence.get("step") or "-", extent(divergence), witness(divergence["args"]),
-                     status_of(divergence)])
-    return rows
+def class_rows(records: Sequence[ClassRecord]) -> list[list[str]]:
+    return [[str(number), record.op, ", ".join(record.divergent), cause_text(record), record.step or "-",
+             extent(record), witness(record.witness.args), status_of(record)]
+            for number, record in enumerate(records, 1)]
 
 
 ONE_LINE = {"#", "op", "step", "change", "kind", "fixture", "pass", "fail", "skip", "passed", "failed", "skipped",
@@ -191,16 +194,16 @@ def classes_view(report: dict[str, Any], fmt: str = "text", show: str = "new") -
     every one), then the expected-list problems and the findings."""
     from harness.testees.findings import render as render_findings
 
-    divergences = report["divergences"]
+    divergences = report_classes(report)
     out = []
     if divergences:
         out.append(table(CLASS_HEADERS, class_rows(divergences), fmt, title=f"{len(divergences)} divergence class(es)"))
     else:
         out.append("no divergences")
-    details = [(n, d) for n, d in enumerate(divergences, 1) if show == "all" or d["status"] == "new"]
+    details = [(n, d) for n, d in enumerate(divergences, 1) if show == "all" or d.new]
     for number, divergence in details:
         out.append(details_of(number, divergence, fmt))
-    problems = report.get("expectedCheck", {}).get("problems", [])
+    problems = expected_problems(report)
     if problems:
         listed = "\n".join(f"  - {printable(p)}" for p in problems)
         out.append("expected-divergence list problems:\n" + (fenced(listed) if fmt == "markdown" else listed))
@@ -211,56 +214,58 @@ def classes_view(report: dict[str, Any], fmt: str = "text", show: str = "new") -
     return "\n\n".join(out)
 
 
-def ranges_text(divergence: dict[str, Any], limit: int = 4) -> str:
+def ranges_text(swept: Swept, limit: int = 4) -> str:
     """A sweep class's code points as runs: the first ``limit``, then how many more; surrogate pairs."""
     shown = []
-    for run in divergence["codePointRanges"][:limit]:
-        if run["count"] == 1:
-            shown.append(f"{run['first']} {run['firstName']}")
+    for first, last in swept.ranges[:limit]:
+        if first == last:
+            shown.append(f"U+{first:04X} {describe(first, {}).name}")
         else:
-            shown.append(f"{run['first']}..{run['last']} ({run['count']})")
-    more = divergence["codePointRangeCount"] - len(shown)
+            shown.append(f"U+{first:04X}..U+{last:04X} ({last - first + 1})")
+    more = len(swept.ranges) - len(shown)
     if more > 0:
         shown.append(f"+{more} more runs")
-    if divergence["surrogatePairs"]:
-        shown.append(f"{divergence['surrogatePairs']:,} surrogate pairs")
+    if swept.surrogate_pairs:
+        shown.append(f"{swept.surrogate_pairs:,} surrogate pairs")
     return "; ".join(shown)
 
 
-def replay_of(divergence: dict[str, Any]) -> str:
-    """The command that runs a divergence's witness on every implementation again (its arguments as host-value
-    JSON, exactly as the report holds them)."""
+def replay_of(record: ClassRecord) -> str:
+    """The command that runs a class's witness again: the sweep's (on the implementations it swept), else on
+    every implementation (its arguments as host-value JSON, exactly as the report holds them)."""
     import shlex
 
+    if record.witness.replay:
+        return record.witness.replay
     named = " ".join(f"--arg {shlex.quote(name + '=' + json.dumps(value, ensure_ascii=True))}"
-                     for name, value in divergence["args"].items())
-    return f"python -m harness diff {divergence['op']} {named}"
+                     for name, value in record.witness.args.items())
+    return f"python -m harness diff {record.op} {named}"
 
 
-def details_of(number: int, divergence: dict[str, Any], fmt: str = "text") -> str:
+def details_of(number: int, record: ClassRecord, fmt: str = "text") -> str:
     """One class in full: the explanation, each implementation's output, the code points, the replay; every
     line safe to print (``printable``) and at most MAX_WIDTH columns."""
-    cause = divergence["cause"] + (f" ({divergence['detail']})" if divergence.get("detail") else "")
-    lines = [f"#{number} {divergence['op']}  {cause}  [{status_of(divergence)}]"]
+    witness = record.witness
+    lines = [f"#{number} {record.op}  {cause_text(record)}  [{status_of(record)}]"]
     # Made printable before it is wrapped: textwrap would turn a CR or a tab into a space, unseen.
-    lines += textwrap.wrap(printable(divergence["explanation"]), MAX_WIDTH - 3, initial_indent="   ",
+    lines += textwrap.wrap(printable(witness.explanation), MAX_WIDTH - 3, initial_indent="   ",
                            subsequent_indent="   ")
-    for name, value in hostvalues.decode_args(divergence["args"]).items():
+    for name, value in hostvalues.decode_args(witness.args).items():
         lines.append(f"   {name} = {show_value(value, 100)}")
-    for impl, output in divergence["outputs"].items():
-        mark = "*" if impl in divergence["divergent"] else " "
+    for impl, output in witness.outputs.items():
+        mark = "*" if impl in record.divergent else " "
         if "ok" in output:
             shown = "ok    " + show_value(hostvalues.decode(output["ok"]), 90)
         else:
             shown = f"error {output['error']['code']}: {output['error'].get('message', '')[:80]}"
         lines.append(f"   {mark} {impl:<10} {shown}")
-    if "codePointRanges" in divergence:  # a sweep class: its extent and templates
-        lines.append(f"   {divergence['inputs']:,} inputs, {divergence['codePointCount']:,} code points: "
-                     f"{ranges_text(divergence)}")
-        lines.append("   templates: " + ", ".join(f"{t} {n:,}" for t, n in divergence["templates"].items()))
-    for info in divergence.get("codePoints", [])[:8]:
-        lines.append(f"   {info['codePoint']:<8} {info['generalCategory']}  {info['name'][:40]:<40} age {info['age']}")
-    lines.append(f"   replay: {divergence.get('replay') or replay_of(divergence)}")
+    swept = record.extent.swept
+    if swept is not None:  # a sweep class: its extent and templates
+        lines.append(f"   {swept.inputs:,} inputs, {swept.code_point_count:,} code points: {ranges_text(swept)}")
+        lines.append("   templates: " + ", ".join(f"{t} {n:,}" for t, n in swept.templates.items()))
+    for info in witness.code_points[:8]:
+        lines.append(f"   {info.code_point:<8} {info.general_category}  {info.name[:40]:<40} age {info.age}")
+    lines.append(f"   replay: {replay_of(record)}")
     text = "\n".join(printable(line, MAX_WIDTH) for line in lines)
     return fenced(text) if fmt == "markdown" else text
 
@@ -411,9 +416,8 @@ def _results_part_of(path: str, document: dict[str, Any]) -> Part:
 
 
 def _divergence_part(path: str, document: dict[str, Any]) -> Part:
-    divergences = document["divergences"]
-    new = sum(d["status"] == "new" for d in divergences)
-    problems = document.get("expectedCheck", {}).get("problems", [])
+    new = sum(record.new for record in report_classes(document))
+    problems = expected_problems(document)
     findings = sum(f.get("count", 1) for f in document.get("findings") or [])
     red = []
     if new:

@@ -24,7 +24,7 @@ from harness.model import hostvalues, unicode_tables, untrusted
 from harness.model.registry import OPS, Op, step_titles
 from harness.model.traces import parse as parse_trace
 from harness.model.traces import parting_entries
-from harness.model.unicode_info import describe, interesting
+from harness.model.unicode_info import CharInfo, describe, interesting
 from harness.testees.impls import check_platforms
 from harness.testees.impls import oracle as oracle_name
 from harness.testees.testee import Testee
@@ -33,7 +33,7 @@ from harness.testees.traces import problems, request_trace, traced_ops
 CAUSES: tuple[str, ...] = tuple(dict.fromkeys((*counterfactual.CAUSES, *causes.CAUSES)))
 
 
-def code_points(args: dict[str, Any], versions: dict[str, dict[str, str]]) -> list[dict[str, Any]]:
+def code_points(args: dict[str, Any], versions: dict[str, dict[str, str]]) -> list[CharInfo]:
     seen: list[int] = []
     for text in all_strings(args):
         for ch in text:
@@ -301,13 +301,12 @@ class Divergence:
     divergent: list[str]
     cause: str
     explanation: str
-    code_points: list[dict[str, Any]] = field(default_factory=list)
+    code_points: list[CharInfo] = field(default_factory=list)
     detail: str | None = None  # narrows the cause (skewed Unicode steps, the coerced parameter)
     status: str = "new"  # "new" or "expected"
     expected_entry: str | None = None  # the first covering entry (v1's field)
     expected_entries: list[str] = field(default_factory=list)  # every covering entry, each implementation's
     found_after: float | None = None  # seconds into a fuzz run
-    extra: dict[str, Any] = field(default_factory=dict)  # a sweep class's extent (code points, templates, replay)
     own_details: dict[str, str | None] = field(default_factory=dict)  # per implementation, when narrower (own_details)
     step: str | None = None  # where the traces part (Found.step)
     rule: str | None = None
@@ -315,31 +314,8 @@ class Divergence:
     chars: tuple[str, ...] = ()  # the characters the cause is about (Found.chars); an expected entry lists them
     trace_at: dict[str, dict[str, Any]] | None = None  # each side's trace entry where it parts (Found.trace_at)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "op": self.op,
-            "args": hostvalues.encode_args(self.args),
-            "outputs": {name: _encode_response(r) for name, r in self.responses.items()},
-            "divergent": self.divergent,
-            "cause": self.cause,
-            "detail": self.detail,
-            "explanation": self.explanation,
-            "codePoints": self.code_points,
-            "status": self.status,
-            "expectedEntry": self.expected_entry,
-            "expectedEntries": self.expected_entries,
-            "foundAfterSeconds": None if self.found_after is None else round(self.found_after, 1),
-            "step": self.step,
-            "rule": self.rule,
-            "characters": char_ranges(ord(ch) for ch in self.chars),
-            "fallbackCause": None if self.fallback is None else {"cause": self.fallback[0], "detail": self.fallback[1]},
-            **({"ownDetails": self.own_details} if self.own_details else {}),
-            **({"traceAtStep": self.trace_at} if self.trace_at else {}),
-            **self.extra,
-        }
 
-
-def _encode_response(response: dict[str, Any]) -> dict[str, Any]:
+def encode_response(response: dict[str, Any]) -> dict[str, Any]:
     if "ok" in response:
         return {"ok": hostvalues.encode(response["ok"])}
     return {"error": response["error"]}

@@ -27,6 +27,7 @@ from typing import Any
 
 from harness.classes.book import ClassBook
 from harness.classes.key import ClassKey
+from harness.classes.record import ClassRecord, Extent, Swept
 from harness.differential.explain import (
     Divergence,
     Share,
@@ -41,7 +42,7 @@ from harness.differential.verdict import gate_shape, outcome_kinds
 from harness.fuzzing.templates import BY_NAME, SURROGATE_PAIRS, TEMPLATES
 from harness.model import hostvalues, unicode_tables
 from harness.model.contract_sets import white_space_like
-from harness.model.unicode_info import describe, is_surrogate
+from harness.model.unicode_info import is_surrogate
 from harness.testees.fanout import expressible
 from harness.testees.findings import Findings
 from harness.testees.testee import Testee
@@ -220,22 +221,6 @@ def _rename(grown: SweepClass, key: ClassKey) -> None:
     grown.divergent = key.impls
 
 
-def ranges(points: list[int]) -> list[list[int]]:
-    """Sorted code points as [first, last] runs (explain.code_point_runs)."""
-    return code_point_runs(points)
-
-
-def describe_ranges(runs: list[list[int]], limit: int = 40) -> list[dict[str, Any]]:
-    shown = []
-    for first, last in runs[:limit]:
-        entry: dict[str, Any] = {"first": f"U+{first:04X}", "last": f"U+{last:04X}", "count": last - first + 1,
-                                 "firstName": describe(first, {})["name"]}
-        if last != first:
-            entry["lastName"] = describe(last, {})["name"]
-        shown.append(entry)
-    return shown
-
-
 def replay_command(op: str, args: dict[str, Any], names: list[str]) -> str:
     """The one-line command that runs the witness again on the same implementations."""
     import json
@@ -246,9 +231,9 @@ def replay_command(op: str, args: dict[str, Any], names: list[str]) -> str:
     return " ".join(shlex.quote(part) for part in parts)
 
 
-def to_divergence(sweep_class: SweepClass, witness_args: dict[str, Any], witness_responses: dict[str, dict[str, Any]],
-                  versions: dict[str, dict[str, str]], names: list[str],
-                  mark: Callable[[Divergence], Any], witness_chars: tuple[str, ...] = ()) -> Divergence:
+def to_record(sweep_class: SweepClass, witness_args: dict[str, Any], witness_responses: dict[str, dict[str, Any]],
+              versions: dict[str, dict[str, str]], names: list[str], mark: Callable[[Divergence], Any],
+              witness_chars: tuple[str, ...] = (), trace_at: dict[str, dict[str, Any]] | None = None) -> ClassRecord:
     """The class as a report entry: the witness, and the class's extent (code points, templates). A class of
     a character cause (its witness names characters) is about every swept code point too: an expected entry
     must list them all."""
@@ -259,22 +244,13 @@ def to_divergence(sweep_class: SweepClass, witness_args: dict[str, Any], witness
     templates: dict[str, int] = {}
     for template, first, last in sweep_class.runs:
         templates[template] = templates.get(template, 0) + last - first + 1
-    runs = ranges(points)
     divergence = Divergence(
         sweep_class.op, witness_args, witness_responses, list(sweep_class.divergent), sweep_class.cause,
         sweep_class.explanation, code_points(witness_args, versions), sweep_class.detail, step=sweep_class.step,
-        rule=sweep_class.rule,
+        rule=sweep_class.rule, trace_at=trace_at,
         chars=tuple(dict.fromkeys([*witness_chars, *map(chr, sorted(set(points)))])) if witness_chars else ())
     mark(divergence)
-    divergence.extra = {
-        "inputs": sweep_class.inputs,
-        "codePointCount": len(set(points)),
-        "surrogatePairs": pairs,
-        "ranges": runs,
-        "codePointRanges": describe_ranges(runs),
-        "codePointRangeCount": len(runs),
-        "templates": templates,
-        "outcomeKinds": {name: kind for name, kind in sweep_class.kinds},
-        "replay": replay_command(sweep_class.op, witness_args, names),
-    }
-    return divergence
+    swept = Swept(sweep_class.inputs, pairs, tuple((a, b) for a, b in code_point_runs(points)), templates,
+                  {name: kind for name, kind in sweep_class.kinds})
+    return ClassRecord.of_divergence(divergence, Extent(swept=swept),
+                                     replay_command(sweep_class.op, witness_args, names))

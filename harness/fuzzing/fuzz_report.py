@@ -1,6 +1,6 @@
 """Fuzz campaigns across machines: ``fuzz --shard K/N --seed S --max-examples M`` runs the share K of the task
 stream of seed S (harness/fuzzing/fuzz.py, ``_tasks``), and ``fuzz --merge`` joins the shard reports
-(harness/fuzzing/merging.py). A campaign classifies an example by its place in the stream alone
+(``harness.classes.report.merge_classes``). A campaign classifies an example by its place in the stream alone
 (``harness.classes.sightings.campaign_classifies``), so N merged shards of one seed, one number of examples
 and one list of ops find the classes one run with those finds."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.fuzzing import merging
+from harness.classes import report as divergence_report
 from harness.fuzzing.sweep import parse_shard
 
 
@@ -27,7 +27,7 @@ def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
     """One report from the shard reports of one campaign: one seed, one number of examples, one list of ops,
     one N, no share twice (ValueError naming what differs); shares that are missing are said among the
     merged report's cuts."""
-    merging.check_alike(reports, "fuzz")
+    divergence_report.check_alike(reports, "fuzz")
     runs = []
     for report in reports:
         if not report.get("fuzz"):
@@ -46,17 +46,13 @@ def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
     if len(set(taken)) < len(taken):
         raise ValueError(f"a shard is given twice: {', '.join(sorted(f'{k}/{total}' for k in taken))}")
 
-    def fold(into: dict[str, Any], divergence: dict[str, Any]) -> None:
-        seen = [t for t in (into.get("foundAfterSeconds"), divergence.get("foundAfterSeconds")) if t is not None]
-        into["foundAfterSeconds"] = min(seen) if seen else None
-
     # A fuzz class's characters are its witness's (Found.chars): they go with the witness kept.
-    out = merging.merged_document(reports, merging.join_classes(reports, fold, ("characters",)))
+    out = divergence_report.merged_document(reports, divergence_report.merge_classes(reports))
     missing = [f"{k}/{total}" for k in range(1, total + 1) if k not in taken]
     if missing:
         out["cut"] = [*out["cut"], f"shards {', '.join(missing)} of the campaign are not in this merge"]
     out["fuzz"] = {**runs[0], "shards": sorted(f"{k}/{total}" for k in taken),
-                   "shardCommits": merging.shard_commits(reports)}
+                   "shardCommits": divergence_report.shard_commits(reports)}
     out["fuzz"].pop("interrupted", None)
     if any("interrupted" in run for run in runs):  # a merge is interrupted when one of its shards was
         out["fuzz"]["interrupted"] = any(run.get("interrupted", False) for run in runs)

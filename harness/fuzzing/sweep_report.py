@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.classes import report as divergence_report
+from harness.classes.report import document
 from harness.classes.shrink import shrink
 from harness.differential.expected import ExpectedSet, cover
-from harness.differential.explain import char_ranges, name_shares, parse_char_ranges
-from harness.differential.report import document
-from harness.fuzzing import classes, merging
+from harness.differential.explain import name_shares
+from harness.fuzzing import classes
 from harness.fuzzing.sweep import SweepRun, groups, position_in_batch
 from harness.fuzzing.templates import BY_NAME
 from harness.model import envelope
@@ -32,11 +33,10 @@ def build_report(run: SweepRun, opened: dict[str, Testee], expected: ExpectedSet
                                  (sweep_class.cause, sweep_class.detail), share=sweep_class.divergent)
         shares = name_shares(opened, sweep_class.op, args, responses, versions, fallback=False)
         share = next((s for s in shares if set(s.impls) & set(sweep_class.divergent)), None)
-        divergence = classes.to_divergence(sweep_class, args, responses, versions, names,
-                                           lambda found: cover(expected, opened, found, versions),
-                                           share.found.chars if share else ())
-        divergence.trace_at = share.found.trace_at if share else None
-        divergences.append(divergence)
+        divergences.append(classes.to_record(sweep_class, args, responses, versions, names,
+                                             lambda found: cover(expected, opened, found, versions),
+                                             share.found.chars if share else (),
+                                             share.found.trace_at if share else None))
     findings.merge(harvest(opened).findings)
     settings = run.settings
     report = document("sweep", versions, divergences, run.values, run.seconds, [], findings=findings.to_json(),
@@ -54,9 +54,9 @@ def build_report(run: SweepRun, opened: dict[str, Testee], expected: ExpectedSet
 
 
 def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
-    """One report from shard reports of the same sweep (harness/fuzzing/merging.py: each class once, the
-    smallest witness kept), each class's code points and templates united."""
-    merging.check_alike(reports, "sweep")
+    """One report from shard reports of the same sweep (``harness.classes.report.merge_classes``: each class
+    once, the smallest witness kept, each class's code points and templates united)."""
+    divergence_report.check_alike(reports, "sweep")
     base = reports[0]
     for report in reports:
         if "sweep" not in report:
@@ -67,21 +67,7 @@ def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
                 raise ValueError(f"the reports swept different {field}: {base['sweep'][field]} and "
                                  f"{report['sweep'][field]}")
 
-    def fold(into: dict[str, Any], divergence: dict[str, Any]) -> None:
-        # A sweep class's characters are every swept code point of it: united, whichever witness is kept.
-        into["characters"] = char_ranges(parse_char_ranges(into.get("characters", []))
-                                         | parse_char_ranges(divergence.get("characters", [])))
-        into["inputs"] += divergence["inputs"]
-        into["surrogatePairs"] += divergence["surrogatePairs"]
-        runs = classes.ranges([cp for first, last in into["ranges"] + divergence["ranges"]
-                               for cp in range(first, last + 1)])
-        into["ranges"], into["codePointRangeCount"] = runs, len(runs)
-        into["codePointCount"] = sum(last - first + 1 for first, last in runs)
-        into["codePointRanges"] = classes.describe_ranges(runs)
-        for template, count in divergence["templates"].items():
-            into["templates"][template] = into["templates"].get(template, 0) + count
-
-    out = merging.merged_document(reports, merging.join_classes(reports, fold))
+    out = divergence_report.merged_document(reports, divergence_report.merge_classes(reports))
     sweep = dict(base["sweep"])
     sweep["shards"] = sorted(s for r in reports for s in r["sweep"]["shards"])
     for field in ("values", "compared"):
@@ -93,7 +79,7 @@ def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
                 inexpressible.setdefault(impl, {})[template] = inexpressible.get(impl, {}).get(template, 0) + count
     sweep["inexpressible"] = inexpressible
     sweep["interrupted"] = any(r["sweep"].get("interrupted") for r in reports)
-    sweep["shardCommits"] = merging.shard_commits(reports)
+    sweep["shardCommits"] = divergence_report.shard_commits(reports)
     out["sweep"] = sweep
     return out
 

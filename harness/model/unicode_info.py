@@ -7,8 +7,8 @@ import bisect
 import json
 import re
 import unicodedata
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
 import unicodedata2
 
@@ -61,8 +61,19 @@ def assigned_in(cp: int, version: str) -> bool | None:
     return _version_key(assigned) <= _version_key(version)
 
 
-def describe(cp: int, versions: dict[str, dict[str, str]]) -> dict[str, Any]:
-    """A report entry for one code point; ``versions`` maps implementation -> its unicode_versions()."""
+@dataclass(frozen=True)
+class CharInfo:
+    """What a report says of one code point (its JSON form: harness/classes/record.py)."""
+
+    code_point: str  # "U+00E9"
+    name: str
+    general_category: str
+    age: str | None
+    versions: dict[str, dict[str, str]]  # implementation -> step -> "15.0 (assigned)"
+
+
+def describe(cp: int, versions: dict[str, dict[str, str]]) -> CharInfo:
+    """One code point as a report shows it; ``versions`` maps implementation -> its unicode_versions()."""
     ch = chr(cp)
     surrogate = is_surrogate(cp)
     name = "" if surrogate else unicodedata2.name(ch, "")
@@ -77,13 +88,7 @@ def describe(cp: int, versions: dict[str, dict[str, str]]) -> dict[str, Any]:
             state = assigned_in(cp, version)
             label = {True: "assigned", False: "unassigned", None: "unknown"}[state]
             per_impl[impl][step] = f"{version} ({label})"
-    return {
-        "codePoint": f"U+{cp:04X}",
-        "name": name,
-        "generalCategory": "Cs" if surrogate else unicodedata2.category(ch),
-        "age": _age_label(cp),
-        "versions": per_impl,
-    }
+    return CharInfo(f"U+{cp:04X}", name, "Cs" if surrogate else unicodedata2.category(ch), _age_label(cp), per_impl)
 
 
 def _age_label(cp: int) -> str | None:

@@ -33,7 +33,7 @@ return [paint ? paint.startTime : null, nav ? nav.loadEventEnd : null, document.
 def report(classes: int) -> dict[str, Any]:
     """A divergence report of ``classes`` classes, each of its own identity (its detail), with a witness and
     outputs of normalize_fact_text and the step traces' entries where they part."""
-    from harness.differential import report as divergence_report
+    from harness.classes import report as divergence_report
     from harness.differential.explain import Divergence
     from reference import normalize_fact_text
 

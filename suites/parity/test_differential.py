@@ -13,10 +13,11 @@ import pytest
 from hypothesis import given
 
 from harness.classes.key import ClassKey
+from harness.classes.record import ClassRecord
+from harness.classes.report import document, write
 from harness.cli.views import details_of
 from harness.differential.expected import cover, load, recheck_detailed
 from harness.differential.explain import Divergence, examine, unicode_versions_of
-from harness.differential.report import document, write
 from harness.differential.strategies import args_for, comparable_ops
 from harness.fuzzing.fuzz import fuzz
 from harness.model import envelope
@@ -60,7 +61,7 @@ def test_implementations_agree(op_name: str, impl_set: dict[str, Any], versions:
             return
         # Hypothesis replays the shrunk example last: keep the latest one of each kind.
         SEEN[:] = [seen for seen in SEEN if _key(seen) != _key(divergence)] + [divergence]
-        raise AssertionError("unexpected divergence:\n" + details_of(1, divergence.to_json()))
+        raise AssertionError("unexpected divergence:\n" + details_of(1, ClassRecord.of_divergence(divergence)))
 
     agree()
 
@@ -81,7 +82,7 @@ def test_implementations_agree_on_batches(op_name: str, impl_set: dict[str, Any]
         if not any(_key(seen) == _key(divergence) for seen in SEEN):
             SEEN.append(divergence)
     assert not result.new, "unexpected divergence(s):\n" + "\n\n".join(
-        details_of(i, d.to_json()) for i, d in enumerate(result.new, 1))
+        details_of(i, ClassRecord.of_divergence(d)) for i, d in enumerate(result.new, 1))
 
 
 def test_expected_divergences_still_happen(impl_set: dict[str, Any], versions: dict[str, dict[str, str]]) -> None:

@@ -1,0 +1,155 @@
+"""Divergence reports, the kind ``Kind.DIVERGENCES``: the document (schema:
+schemas/divergence-report-v2.schema.json: v1 and the run's envelope; a v1 report is still read), written only
+over another, and the join of shard reports (``merge_classes``, ``merged_document``). Its classes are
+``harness.classes.record.ClassRecord``; the report's own camelCase names live here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from harness.classes.book import ClassBook
+from harness.classes.record import ClassRecord
+from harness.differential.explain import Divergence
+from harness.differential.outcomes import agreeing
+from harness.model import envelope, schemas
+from harness.model.files import write_document
+from harness.testees.findings import Findings
+
+SCHEMA = "divergence-report-v2"
+READABLE = ("divergence-report-v1", SCHEMA)  # what report diff, expected update and promote read
+
+
+def document(profile: str, versions: dict[str, dict[str, str]], divergences: list[Divergence | ClassRecord],
+             examples: int,
+             seconds: float, expected_problems: list[str], seed: int | None = None,
+             unexpected_passes: list[dict[str, str]] | None = None, findings: list[dict[str, Any]] | None = None,
+             cut: list[str] | None = None, taken_out: list[str] | None = None,
+             batches_refused: dict[str, int] | None = None,
+             described: dict[str, dict[str, Any] | None] | None = None) -> dict[str, Any]:
+    """The report; ``described``: each implementation's self-description (envelope.descriptions; default:
+    none known, a test double's); ``findings``: about testees (harness/testees/findings.py), never divergences;
+    ``cut``: work the budget cut; ``taken_out``: implementations taken out of the run;
+    ``batches_refused``: testees that refuse batch lines (legitimate), counted."""
+    for divergence in divergences:
+        if isinstance(divergence, Divergence) and agreeing(divergence.op, divergence.responses):
+            raise ValueError(f"a {divergence.op} divergence ({divergence.cause}) whose recorded outputs agree: "
+                             "the verdict stage let it through (a harness bug)")
+    records = [d if isinstance(d, ClassRecord) else ClassRecord.of_divergence(d) for d in divergences]
+    new = [record for record in records if record.new]
+    return {
+        "schema": SCHEMA,
+        "run": envelope.build(described if described is not None else dict.fromkeys(versions), seed),
+        "profile": profile,
+        "seed": seed,
+        "implementations": versions,
+        "examples": examples,
+        "seconds": round(seconds, 3),
+        "ok": not new and not expected_problems and not findings,
+        "divergences": [record.to_json() for record in records],
+        "findings": findings or [],
+        "cut": cut or [],
+        "takenOut": taken_out or [],
+        "batchLinesRefused": batches_refused or {},
+        "expectedCheck": {"problems": expected_problems, "unexpectedPasses": unexpected_passes or []},
+    }
+
+
+def write(path: Path, report: dict[str, Any]) -> None:
+    """Write a divergence report, only over nothing or another divergence report (files.check_replaceable:
+    a --report that names a source file, an expected list or a fixture is refused, status 2)."""
+    write_document(path, report, replaces=READABLE, what="divergence report")
+
+
+def validate(report: dict[str, Any]) -> list[str]:
+    """Each way ``report`` breaks its schema (v2, or v1 for an older report), with where."""
+    if report.get("schema") not in READABLE:
+        return [f"schema {report.get('schema')!r}: not a divergence report ({', '.join(READABLE)})"]
+    return schemas.problems(report)
+
+
+def classes(report: dict[str, Any]) -> list[ClassRecord]:
+    """A report's classes, as records (the report validated against its schema before)."""
+    return [ClassRecord.from_json(divergence) for divergence in report.get("divergences", [])]
+
+
+def unexpected_passes(report: dict[str, Any]) -> list[dict[str, str]]:
+    """The expected entries the run found passing: {impl, id} each."""
+    return list(report.get("expectedCheck", {}).get("unexpectedPasses", []))
+
+
+def expected_problems(report: dict[str, Any]) -> list[str]:
+    return list(report.get("expectedCheck", {}).get("problems", []))
+
+
+def taken_out(report: dict[str, Any]) -> list[str]:
+    return list(report.get("takenOut", []))
+
+
+def batch_lines_refused(report: dict[str, Any]) -> dict[str, int]:
+    return dict(report.get("batchLinesRefused", {}))
+
+
+def check_alike(reports: list[dict[str, Any]], profile: str) -> None:
+    """ValueError unless every report is of ``profile`` and compared the same implementations."""
+    if not reports:
+        raise ValueError("nothing to merge")
+    for report in reports:
+        if report.get("profile") != profile:
+            raise ValueError(f"only {profile} reports can be merged here; one is a {report.get('profile')} report")
+    base = reports[0]
+    for report in reports[1:]:
+        if set(report["implementations"]) != set(base["implementations"]):
+            raise ValueError("the reports compared different implementations")
+
+
+def merge_classes(reports: list[dict[str, Any]]) -> list[ClassRecord]:
+    """Every class of every report once, by its class key (op, the share's implementations, cause, detail,
+    step): a class one shard saw only on inputs some host could not hold names fewer implementations and is
+    still the same class (``ClassBook``), named by the union, its witness one that reached all of them; two
+    sightings joined by ``ClassRecord.merge`` (the smaller witness, the stricter coverage, extents summed)."""
+    book: ClassBook[ClassRecord] = ClassBook(list(reports[0]["implementations"]))
+    for report in reports:
+        for record in classes(report):
+            absent = frozenset(report["implementations"]) - frozenset(record.witness.outputs)
+
+            key, held, created = book.file(record.key, absent, new=lambda key, record=record: record,
+                                           join=lambda into, other: into.merge(other),
+                                           grow=lambda held, key, record=record: held.named_by(key, record))
+            if not created:
+                book.held[key] = held.merge(record)
+    return list(book.held.values())
+
+
+def merged_document(reports: list[dict[str, Any]], records: list[ClassRecord]) -> dict[str, Any]:
+    """The first report with the joined classes and every count summed, findings merged per (implementation,
+    kind); a run of its own (this command, now), each shard's commit kept beside (``shard_commits``)."""
+    base = reports[0]
+    out = dict(base)
+    described = next((r["run"]["implementations"] for r in reports if "run" in r),
+                     dict.fromkeys(base["implementations"]))
+    seeds = {r.get("seed") for r in reports}
+    out["schema"], out["run"] = SCHEMA, envelope.build(described, seeds.pop() if len(seeds) == 1 else None)
+    out["divergences"] = [record.to_json() for record in records]
+    out["examples"] = sum(r["examples"] for r in reports)
+    out["seconds"] = round(sum(r["seconds"] for r in reports), 3)
+    book = Findings()
+    for report in reports:
+        book.merge(report.get("findings", []))
+    out["findings"] = book.to_json()
+    out["takenOut"] = sorted({name for report in reports for name in taken_out(report)})
+    out["cut"] = [line for report in reports for line in report.get("cut", [])]
+    refused: dict[str, int] = {}
+    for report in reports:
+        for name, count in batch_lines_refused(report).items():
+            refused[name] = refused.get(name, 0) + count
+    out["batchLinesRefused"] = refused
+    problems = list(dict.fromkeys(p for r in reports for p in expected_problems(r)))
+    passes = {(p["impl"], p["id"]): p for r in reports for p in unexpected_passes(r)}
+    out["expectedCheck"] = {"problems": problems, "unexpectedPasses": list(passes.values())}
+    out["ok"] = not any(record.new for record in records) and not out["findings"] and not problems
+    return out
+
+
+def shard_commits(reports: list[dict[str, Any]]) -> list[str]:
+    return sorted({r["run"]["project"]["commit"] or "unknown" for r in reports if "run" in r})

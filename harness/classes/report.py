@@ -5,11 +5,13 @@ over another, and the join of shard reports (``merge_classes``, ``merged_documen
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from harness.classes.book import ClassBook
 from harness.classes.record import ClassRecord
+from harness.differential import expected
 from harness.differential.explain import Divergence
 from harness.differential.outcomes import agreeing
 from harness.model import envelope, schemas
@@ -153,3 +155,54 @@ def merged_document(reports: list[dict[str, Any]], records: list[ClassRecord]) -
 
 def shard_commits(reports: list[dict[str, Any]]) -> list[str]:
     return sorted({r["run"]["project"]["commit"] or "unknown" for r in reports if "run" in r})
+
+
+def update_from_report(report: dict[str, Any], directory: Path | None = None) -> list[str]:
+    """``expected update``: the report's new classes added to the lists (``expected.update``), the entries it
+    found passing dropped; returns what changed."""
+    found = [expected.NewClass(r.op, r.cause, r.detail, r.step, r.divergent, r.characters, r.witness.args,
+                               r.witness.explanation, r.coverage.own_details)
+             for r in classes(report) if r.new]
+    stale = {(p["impl"], p["id"]) for p in unexpected_passes(report)}
+    return expected.update(report.get("implementations", {}), stale, found, report.get("profile", "a run"), directory)
+
+
+def with_shard_commits(section: dict[str, Any], reports: list[dict[str, Any]]) -> dict[str, Any]:
+    """A merged run's section (``sweep``, ``fuzz``) with each shard's commit beside."""
+    return {**section, "shardCommits": shard_commits(reports)}
+
+
+@dataclass(frozen=True)
+class Campaign:
+    """A fuzz report's ``fuzz`` section: which share of which task stream it ran (the stream: the seed and the
+    ops, in their order), and whether a Ctrl-C stopped it (None, not known: as in reports written before it)."""
+
+    seed: int | None
+    max_examples: int | None
+    ops: tuple[str, ...]
+    shards: tuple[str, ...]
+    interrupted: bool | None = None
+    commits: tuple[str, ...] | None = None  # a merge's: each shard's commit
+
+    STREAM = ("seed", "max_examples", "ops")  # what the shards of one campaign share
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"seed": self.seed, "maxExamples": self.max_examples, "ops": list(self.ops),
+                               "shards": list(self.shards)}
+        if self.interrupted is not None:
+            out["interrupted"] = self.interrupted
+        if self.commits is not None:
+            out["shardCommits"] = list(self.commits)
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Campaign:
+        commits = data.get("shardCommits")
+        return cls(data.get("seed"), data.get("maxExamples"), tuple(data.get("ops", ())), tuple(data["shards"]),
+                   data.get("interrupted"), None if commits is None else tuple(commits))
+
+    def merged(self, shards: list[str], runs: list[Campaign], reports: list[dict[str, Any]]) -> Campaign:
+        """The campaign of a merge: its shards, each one's commit; interrupted when one of its shards was."""
+        known = [run.interrupted for run in runs if run.interrupted is not None]
+        return replace(self, shards=tuple(shards), interrupted=any(known) if known else None,
+                       commits=tuple(shard_commits(reports)))

@@ -669,7 +669,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_expected(args: argparse.Namespace) -> int:
-    from harness.differential.expected import load, migrate, recheck, update_from_report
+    from harness.classes.report import update_from_report
+    from harness.differential.expected import load, migrate, recheck
     from harness.differential.explain import unicode_versions_of
 
     if args.action == "update":

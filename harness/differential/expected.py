@@ -356,11 +356,27 @@ def migrate(impls: dict[str, Testee], versions: dict[str, dict[str, str]],
     return changes
 
 
-def update_from_report(report: dict[str, Any], directory: Path | None = None) -> list[str]:
-    """Add the report's new divergences (each entry with its step and characters), drop entries it found
-    passing; returns what changed."""
+@dataclass(frozen=True)
+class NewClass:
+    """A class a run found new, as ``update`` adds it to the lists (harness.classes.report.update_from_report
+    reads it from a report)."""
+
+    op: str
+    cause: str
+    detail: str | None
+    step: str | None
+    divergent: tuple[str, ...]
+    chars: frozenset[int]
+    args: dict[str, Any]  # host-value encoded, as a list's witness
+    explanation: str
+    own_details: dict[str, str | None]
+
+
+def update(versions: dict[str, dict[str, str]], stale: set[tuple[str, str]], found: list[NewClass],
+           found_by: str, directory: Path | None = None) -> list[str]:
+    """Add each new class (an entry per divergent implementation, with its step and characters), drop the
+    entries ``stale`` names ((impl, id): found passing); returns what changed."""
     changes: list[str] = []
-    versions: dict[str, dict[str, str]] = report.get("implementations", {})
     by_impl: dict[str, list[dict[str, Any]]] = {}
     validators = _validators()
     for impl in versions:  # every list read whole before one is written
@@ -369,37 +385,33 @@ def update_from_report(report: dict[str, Any], directory: Path | None = None) ->
         path = path_for(impl, directory)
         document = read_list(path, impl, validators) if path.exists() else _document(impl, [])
         by_impl[impl] = document["entries"]
-    stale = {(p["impl"], p["id"]) for p in report.get("expectedCheck", {}).get("unexpectedPasses", [])}
     for impl, entries in by_impl.items():
         kept = [e for e in entries if (impl, e["id"]) not in stale]
         changes += [f"{impl}: removed {e['id']} (no longer diverges)" for e in entries if (impl, e["id"]) in stale]
         entries[:] = kept
-    for divergence in report.get("divergences", []):
-        if divergence.get("status") != "new":
-            continue
-        chars = parse_char_ranges(divergence.get("characters", []))
-        for impl in divergence["divergent"]:
+    for divergence in found:
+        for impl in divergence.divergent:
             entries = by_impl.setdefault(impl, [])
-            mine = divergence.get("ownDetails", {}).get(impl, divergence.get("detail"))
+            mine = divergence.own_details.get(impl, divergence.detail)
             if mine == UNEXPLAINED:
-                changes.append(f"{impl}: not added ({divergence['op']}, {divergence['cause']}): its share is not "
+                changes.append(f"{impl}: not added ({divergence.op}, {divergence.cause}): its share is not "
                                "explained by its Unicode versions; look at it by hand")
                 continue
-            steps = entry_details(divergence["cause"], mine)  # a skew in several steps: one entry per step
+            steps = entry_details(divergence.cause, mine)  # a skew in several steps: one entry per step
             for step in steps:
-                if any(e["op"] == divergence["op"] and e["cause"] == divergence["cause"] and
+                if any(e["op"] == divergence.op and e["cause"] == divergence.cause and
                        e.get("detail") in (None, step) and class_step(e.get("step")) == class_step(
-                           divergence.get("step")) for e in entries):
+                           divergence.step) for e in entries):
                     continue
-                new_id = entry_id(divergence["op"], divergence["cause"],
-                                  {**divergence["args"], "$detail": step} if len(steps) > 1 else divergence["args"])
-                entries.append({"id": new_id, "op": divergence["op"], "cause": divergence["cause"],
-                                "detail": step, "step": divergence.get("step"),
-                                "characters": entry_characters(impl, divergence["cause"], step, chars, versions),
-                                "args": divergence["args"],
-                                "note": f"TODO: explain. Found by {report.get('profile', 'a run')}: "
-                                        f"{divergence.get('explanation', '')}"})
-                changes.append(f"{impl}: added {new_id} ({divergence['op']}, {divergence['cause']}, {step})")
+                new_id = entry_id(divergence.op, divergence.cause,
+                                  {**divergence.args, "$detail": step} if len(steps) > 1 else divergence.args)
+                entries.append({"id": new_id, "op": divergence.op, "cause": divergence.cause,
+                                "detail": step, "step": divergence.step,
+                                "characters": entry_characters(impl, divergence.cause, step, divergence.chars,
+                                                               versions),
+                                "args": divergence.args,
+                                "note": f"TODO: explain. Found by {found_by}: {divergence.explanation}"})
+                changes.append(f"{impl}: added {new_id} ({divergence.op}, {divergence.cause}, {step})")
     for impl, entries in by_impl.items():
         _write(path_for(impl, directory), _document(impl, entries))
     return changes

@@ -9,18 +9,15 @@ from __future__ import annotations
 from typing import Any
 
 from harness.classes import report as divergence_report
+from harness.classes.report import Campaign
 from harness.fuzzing.sweep import parse_shard
 
 
 def campaign(seed: int | None, max_examples: int | None, shard: tuple[int, int], ops: list[str],
              interrupted: bool | None = None) -> dict[str, Any]:
-    """A fuzz report's ``fuzz`` section: which share of which task stream it ran (the stream: the seed and
-    the ops, in their order), and whether a Ctrl-C stopped it (``FuzzResult.interrupted``: a partial run;
-    None, not known: no ``interrupted`` at all, as in reports written before it)."""
-    section = {"seed": seed, "maxExamples": max_examples, "ops": list(ops), "shards": [f"{shard[0]}/{shard[1]}"]}
-    if interrupted is not None:
-        section["interrupted"] = interrupted
-    return section
+    """A fuzz report's ``fuzz`` section (``harness.classes.report.Campaign``): which share of which task stream
+    it ran, and whether a Ctrl-C stopped it (``FuzzResult.interrupted``: a partial run)."""
+    return Campaign(seed, max_examples, tuple(ops), (f"{shard[0]}/{shard[1]}",), interrupted).to_json()
 
 
 def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
@@ -32,12 +29,12 @@ def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
     for report in reports:
         if not report.get("fuzz"):
             raise ValueError("a report without a fuzz section (written before campaigns): run its shard again")
-        runs.append(report["fuzz"])
-    for field in ("seed", "maxExamples", "ops"):
-        if len({repr(run.get(field)) for run in runs}) > 1:
+        runs.append(Campaign.from_json(report["fuzz"]))
+    for field in Campaign.STREAM:
+        if len({repr(getattr(run, field)) for run in runs}) > 1:
             raise ValueError(f"the reports ran different {field}: "
-                             + ", ".join(sorted({repr(run.get(field)) for run in runs})))
-    shares = [parse_shard(shard) for run in runs for shard in run["shards"]]
+                             + ", ".join(sorted({repr(getattr(run, field)) for run in runs})))
+    shares = [parse_shard(shard) for run in runs for shard in run.shards]
     sizes = {n for _, n in shares}
     if len(sizes) > 1:
         raise ValueError(f"the reports split the stream in different numbers of shares: {sorted(sizes)}")
@@ -45,15 +42,10 @@ def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
     taken = [k for k, _ in shares]
     if len(set(taken)) < len(taken):
         raise ValueError(f"a shard is given twice: {', '.join(sorted(f'{k}/{total}' for k in taken))}")
-
     # A fuzz class's characters are its witness's (Found.chars): they go with the witness kept.
     out = divergence_report.merged_document(reports, divergence_report.merge_classes(reports))
     missing = [f"{k}/{total}" for k in range(1, total + 1) if k not in taken]
     if missing:
         out["cut"] = [*out["cut"], f"shards {', '.join(missing)} of the campaign are not in this merge"]
-    out["fuzz"] = {**runs[0], "shards": sorted(f"{k}/{total}" for k in taken),
-                   "shardCommits": divergence_report.shard_commits(reports)}
-    out["fuzz"].pop("interrupted", None)
-    if any("interrupted" in run for run in runs):  # a merge is interrupted when one of its shards was
-        out["fuzz"]["interrupted"] = any(run.get("interrupted", False) for run in runs)
+    out["fuzz"] = runs[0].merged(sorted(f"{k}/{total}" for k in taken), runs, reports).to_json()
     return out

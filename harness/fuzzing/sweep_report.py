@@ -79,8 +79,7 @@ def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
                 inexpressible.setdefault(impl, {})[template] = inexpressible.get(impl, {}).get(template, 0) + count
     sweep["inexpressible"] = inexpressible
     sweep["interrupted"] = any(r["sweep"].get("interrupted") for r in reports)
-    sweep["shardCommits"] = divergence_report.shard_commits(reports)
-    out["sweep"] = sweep
+    out["sweep"] = divergence_report.with_shard_commits(sweep, reports)
     return out
 
 

@@ -22,6 +22,8 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.classes.record import ClassRecord
+from harness.classes.report import classes as report_classes
 from harness.tools.mutants import (
     REFERENCE_MUTATIONS,
     ROOT,
@@ -419,31 +421,31 @@ def run_plant(plant: Plant, seconds: float, fuzzing: bool = True) -> tuple[bool,
         failing = []
         for name in _checked_impls(plant):
             failing += [f"{name}:{case}" for case in check_failing(name, tree, env, 900)[0]]
-    new = [d for d in report["divergences"] if d["status"] == "new"]
+    new = [record for record in report_classes(report) if record.new]
     if not plant.cause_checked:  # a measured baseline: found within the budget, whatever the causes
-        return (any(d["foundAfterSeconds"] is not None and d["foundAfterSeconds"] <= seconds for d in new),
+        return (any(d.extent.found_after is not None and d.extent.found_after <= seconds for d in new),
                 report, output, failing)
     # One bug, one report per op it shows in, with the plant's cause (any other cause is a wrong explanation),
     # the first within the budget. Narrowed, that op is the plant's; unnarrowed, the bug may show first
     # through another op (the strict-JSON parser every op shares), and the run stops soon after it.
     ops = [_one_per(report, d) for d in new]
-    first = min((d["foundAfterSeconds"] for d in new if d["foundAfterSeconds"] is not None), default=None)
-    found = bool(new) and all(d["cause"] == plant.cause for d in new) and len(set(ops)) == len(ops) and \
-        (plant.op in {d["op"] for d in new} or not plant.narrow) and first is not None and first <= seconds
+    first = min((d.extent.found_after for d in new if d.extent.found_after is not None), default=None)
+    found = bool(new) and all(d.cause == plant.cause for d in new) and len(set(ops)) == len(ops) and \
+        (plant.op in {d.op for d in new} or not plant.narrow) and first is not None and first <= seconds
     return found, report, output, failing
 
 
-def _one_per(report: dict, divergence: dict) -> tuple:
+def _one_per(report: dict, divergence: ClassRecord) -> tuple:
     """What "one report per op" counts: the op; for a version skew, the op and the Unicode versions its
     share reads the skewed steps with. A skew is one per version pair (explain.name_shares): an oracle
     planted with NFC of 14.0 is Rust's skew against 18.0 and Pyodide's against 16.0, two classes."""
-    if divergence["cause"] != "unicode_version_skew":
-        return (divergence["op"],)
+    if divergence.cause != "unicode_version_skew":
+        return (divergence.op,)
     described = report.get("run", {}).get("implementations", {})
-    parts = (divergence.get("detail") or "").split("+")
+    parts = (divergence.detail or "").split("+")
     versions = {tuple(((described.get(impl) or {}).get("unicode") or {}).get(part) for part in parts)
-                for impl in divergence["divergent"]}
-    return divergence["op"], tuple(sorted(versions, key=str))
+                for impl in divergence.divergent}
+    return divergence.op, tuple(sorted(versions, key=str))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -475,10 +477,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"== {plant.name}: {caught}")
             status |= 1 if missed else 0
             continue
-        new = [d for d in report["divergences"] if d["status"] == "new"]
+        new = [record for record in report_classes(report) if record.new]
         if not plant.cause_checked:
-            right = sum(1 for d in new if d["cause"] == plant.cause)
-            ops = [d["op"] for d in new]
+            right = sum(1 for d in new if d.cause == plant.cause)
+            ops = [d.op for d in new]
             once = bool(new) and right == len(new) and len(set(ops)) == len(ops)
             verdict = (f"FOUND (baseline: {len(new)} report(s), {right} with the right cause, "
                        f"{'once per op' if once else 'not once per op with the right cause'})" if found
@@ -487,13 +489,13 @@ def main(argv: list[str] | None = None) -> int:
             verdict = "FOUND, ONE REPORT" if found else ("NOT FOUND" if not new else "FOUND, BUT NOT AS ONE REPORT")
         print(f"== {plant.name}: {verdict} ({plant.op}, {plant.cause}) in {report['examples']:,} examples; {caught}")
         for d in new:
-            fallback = d.get("fallbackCause")
+            fallback = d.witness.fallback
             beside = "" if fallback is None else (
-                f"; counterfactuals {'agree' if fallback['cause'] == d['cause'] else 'say ' + fallback['cause']}")
-            print(f"   new: {d['op']} {d['cause']} ({d['detail']}) at {d.get('step') or 'no trace'} "
-                  f"[{d.get('rule') or 'counterfactuals'}{beside}] after {d['foundAfterSeconds']}s, "
-                  f"args {json.dumps(d['args'], ensure_ascii=True)[:200]}")
-            agreement[0] += fallback is not None and fallback["cause"] == d["cause"]
+                f"; counterfactuals {'agree' if fallback[0] == d.cause else 'say ' + fallback[0]}")
+            print(f"   new: {d.op} {d.cause} ({d.detail}) at {d.step or 'no trace'} "
+                  f"[{d.witness.rule or 'counterfactuals'}{beside}] after {d.extent.found_after}s, "
+                  f"args {json.dumps(d.witness.args, ensure_ascii=True)[:200]}")
+            agreement[0] += fallback is not None and fallback[0] == d.cause
             agreement[1] += fallback is not None
         if not found or missed:
             status = 1

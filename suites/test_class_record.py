@@ -1,0 +1,152 @@
+"""The class record (harness/classes/record.py): its JSON form is the report's, read back into the same record;
+two sightings merge into the smaller witness, the stricter coverage and the summed extent; and no module outside
+the classes layer reads or writes a report's camelCase names (each scan planted and seen failing)."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from harness.classes import report as divergence_report
+from harness.classes.record import ClassRecord, Coverage, Extent, Swept
+from harness.differential.explain import Divergence, code_points
+from harness.model import paths
+
+ROOT = paths.ROOT
+VERSIONS = {"reference": {"unicode": "15.1.0"}, "bugged": {"unicode": "15.1.0"}}
+
+
+def _divergence(text: str, **fields: object) -> Divergence:
+    args = {"text": text}
+    responses = {"reference": {"ok": text.strip()}, "bugged": {"ok": text}}
+    return Divergence("normalize_fact_text", args, responses, ["bugged"], "whitespace_definition",
+                      "U+001C is whitespace to one side", code_points(args, VERSIONS), None,
+                      step="norm.edges", rule="edges-whitespace", fallback=("whitespace_definition", None),
+                      chars=("\x1c",), trace_at={"reference": {"index": 2, "step": "norm.edges", "value": "a"}},
+                      **fields)  # type: ignore[arg-type]
+
+
+def _swept(record: ClassRecord, inputs: int, ranges: tuple[tuple[int, int], ...]) -> ClassRecord:
+    from dataclasses import replace
+
+    swept = Swept(inputs, 1, ranges, {"alone": inputs}, {"reference": "ok", "bugged": "ok"})
+    return replace(record, extent=Extent(swept=swept), characters=frozenset(
+        cp for first, last in ranges for cp in range(first, last + 1)))
+
+
+def test_a_class_reads_back_from_its_json_as_the_same_record() -> None:
+    fuzz = ClassRecord.of_divergence(_divergence("a\x1c", found_after=1.25, own_details={"bugged": None}))
+    sweep = _swept(ClassRecord.of_divergence(_divergence("b\x1d")), 40, ((0x1C, 0x1F), (0x85, 0x85)))
+    for record in (fuzz, sweep):
+        data = record.to_json()
+        assert json.loads(json.dumps(data)) == data  # plain JSON
+        back = ClassRecord.from_json(data)
+        assert back.to_json() == data
+        assert back.key == record.key and back.witness.code_points == record.witness.code_points
+    assert fuzz.to_json()["foundAfterSeconds"] == 1.2 and fuzz.to_json()["ownDetails"] == {"bugged": None}
+    data = sweep.to_json()
+    assert (data["codePointCount"], data["codePointRangeCount"], data["ranges"]) == (5, 2, [[0x1C, 0x1F], [0x85, 0x85]])
+    assert data["codePointRanges"][1] == {"first": "U+0085", "last": "U+0085", "count": 1, "firstName": "<control>"}
+    report = divergence_report.document("sweep", VERSIONS, [fuzz, sweep], 2, 1.0, [])
+    assert divergence_report.validate(report) == []
+    assert [r.to_json() for r in divergence_report.classes(report)] == report["divergences"]
+
+
+def test_a_merge_keeps_the_smaller_witness_the_stricter_coverage_and_sums_the_extent() -> None:
+    big = ClassRecord.of_divergence(_divergence("long text\x1c", found_after=9.0, own_details={"bugged": "x"}))
+    small = ClassRecord.of_divergence(_divergence("a\x1c", found_after=3.0, status="expected",
+                                                  expected_entries=["bugged/e1"]))
+    joined = big.merge(small)
+    assert joined.witness == small.witness and joined.coverage.own_details == small.coverage.own_details
+    assert joined.extent.found_after == 3.0
+    assert joined.status == "new" and joined.coverage.entries == ()  # new in one sighting: new in the join
+    both_expected = small.merge(small)
+    assert both_expected.status == "expected" and both_expected.coverage.entries == ("bugged/e1",)
+    # A smaller witness that did not reach every implementation the class names is not kept.
+    from dataclasses import replace
+
+    short = replace(small, witness=replace(small.witness, outputs={"reference": small.witness.outputs["reference"]}))
+    assert big.merge(short).witness == big.witness
+    # Sweep classes: counts summed, runs and characters united whichever witness is kept.
+    one = _swept(big, 10, ((0x1C, 0x1D),))
+    two = _swept(small, 5, ((0x1E, 0x1F), (0x85, 0x85)))
+    swept = one.merge(two)
+    assert swept.extent.swept is not None
+    assert (swept.extent.swept.inputs, swept.extent.swept.ranges) == (15, ((0x1C, 0x1F), (0x85, 0x85)))
+    assert swept.extent.swept.templates == {"alone": 15} and swept.characters == one.characters | two.characters
+    assert Coverage().stricter(Coverage("expected", ("a/b",))).status == "new"
+
+
+def test_shard_reports_merge_through_the_records() -> None:
+    first = divergence_report.document("fuzz", VERSIONS, [_divergence("long text\x1c", found_after=5.0)], 10, 1.0, [])
+    second = divergence_report.document("fuzz", VERSIONS, [_divergence("a\x1c", found_after=2.0)], 10, 1.0, [])
+    merged = divergence_report.merged_document([first, second], divergence_report.merge_classes([first, second]))
+    assert divergence_report.validate(merged) == []
+    (only,) = merged["divergences"]
+    assert only["args"] == {"text": "a\x1c"} and only["foundAfterSeconds"] == 2.0 and merged["examples"] == 20
+
+
+# No report key outside the classes layer: the report kinds' camelCase names (every property their schemas
+# name), as string constants anywhere in the harness outside harness/classes/.
+REPORT_SCHEMAS = ("divergence-report-v1", "divergence-report-v2", "fixture-results-v1", "parity-ran-v1",
+                  "run-summary-v1")
+ALLOWED = ("harness/classes/",)
+
+
+def report_names() -> set[str]:
+    names: set[str] = set()
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "properties" and isinstance(value, dict):
+                    names.update(value)
+                if key == "required" and isinstance(value, list):
+                    names.update(item for item in value if isinstance(item, str))
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    for schema in REPORT_SCHEMAS:
+        walk(json.loads((ROOT / "schemas" / f"{schema}.schema.json").read_text(encoding="utf-8")))
+    return {name for name in names if re.search(r"[a-z][A-Z]", name)}
+
+
+def uses(source: str, names: set[str]) -> list[tuple[int, str]]:
+    return [(node.lineno, node.value) for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in names]
+
+
+def outside_uses(root: Path) -> list[str]:
+    names = report_names()
+    found = []
+    for path in sorted((root / "harness").rglob("*.py")):
+        where = path.relative_to(root).as_posix()
+        if where.startswith(ALLOWED):
+            continue
+        found += [f"{where}:{line}: {name!r}" for line, name in uses(path.read_text(encoding="utf-8"), names)]
+    return found
+
+
+def test_no_report_key_is_read_or_written_outside_the_classes_layer() -> None:
+    names = report_names()
+    assert {"ownDetails", "traceAtStep", "expectedCheck", "codePoints", "foundAfterSeconds"} <= names
+    assert outside_uses(ROOT) == [], "report keys outside harness/classes (read them through ClassRecord and " \
+                                     "harness/classes/report.py)"
+
+
+@pytest.mark.parametrize("planted", ['x = divergence["ownDetails"]', 'return report.get("expectedCheck", {})',
+                                     'out = {"traceAtStep": at}'])
+def test_the_key_scan_sees_a_planted_read(tmp_path: Path, planted: str) -> None:
+    module = tmp_path / "harness" / "cli" / "planted.py"
+    module.parent.mkdir(parents=True)
+    module.write_text(f"def f(divergence, report, at):\n    {planted}\n", encoding="utf-8")
+    (tmp_path / "harness" / "classes").mkdir()
+    (tmp_path / "harness" / "classes" / "fine.py").write_text(f"def f(divergence, report, at):\n    {planted}\n")
+    found = outside_uses(tmp_path)
+    assert len(found) == 1 and found[0].startswith("harness/cli/planted.py:2:")

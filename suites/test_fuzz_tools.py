@@ -225,7 +225,7 @@ def test_a_skew_in_two_steps_is_covered_per_implementation_and_step() -> None:
     every = [entry("pyo3", "case_mapping"), entry("pyodide", "case_mapping"), entry("pyodide", "normalization")]
     covering = ExpectedSet(every, [])
     assert covering.covers(["pyo3", "pyodide"], "normalize_fact_text", skew, "case_mapping+normalization", own)
-    assert cover(covering, faithful, divergence, versions) and divergence.status == "expected"
+    assert cover(covering, divergence) and divergence.status == "expected"
     # Without the per-implementation details the class's detail matches no single entry.
     assert not covering.covers(["pyo3", "pyodide"], "normalize_fact_text", skew, "case_mapping+normalization")
     # A step an implementation does not list is not covered by its other step's entry.
@@ -241,7 +241,7 @@ def test_a_skew_in_two_steps_is_covered_per_implementation_and_step() -> None:
     both_steps = ExpectedSet(every + [entry("pyo3", "normalization")], [])
     assert not both_steps.covers(["pyo3", "pyodide"], "normalize_fact_text", skew, "case_mapping+normalization",
                                  own_details(buggy, "normalize_fact_text", args, skew, ["pyo3", "pyodide"], versions))
-    assert not cover(both_steps, buggy, divergence, versions) and divergence.status == "new"
+    assert not cover(both_steps, divergence) and divergence.status == "new"
     # Only a version skew is split into steps.
     json_entries = [Entry("pyo3", f"j-{d}", "build_dedup_context", "json_strictness", {}, "n", d)
                     for d in ("duplicate_keys", "nan")]
@@ -355,7 +355,7 @@ def test_update_and_recheck_write_and_read_one_entry_per_skew_step(tmp_path: Pat
              "pyodide": _impl("pyodide", normalize_fact_text=_nfc_16(_lowercase_16))}
     divergence = examine(impls, "normalize_fact_text", {"text": "\u1c89a\u05c8\u0323"}, versions)
     assert divergence is not None
-    cover(ExpectedSet([], []), impls, divergence, versions)
+    cover(ExpectedSet([], []), divergence)
     report = document("fuzz", versions, [divergence], 1, 1.0, [])
     validate(report)
     assert report["divergences"][0]["ownDetails"] == {"pyo3": "case_mapping", "pyodide": "case_mapping+normalization"}
@@ -524,7 +524,7 @@ def test_no_skew_entry_covers_a_bug_placed_next_to_its_skew(step: str, other_ver
     divergence = examine(impls, "decide_write", args, versions)
     assert divergence is not None
     entry = Entry("other", f"other-{step}", "decide_write", "unicode_version_skew", args, "n", step)
-    assert not cover(ExpectedSet([entry], []), impls, divergence, versions)
+    assert not cover(ExpectedSet([entry], []), divergence)
     assert divergence.status == "new" and divergence.cause != "unicode_version_skew", divergence.cause
 
 

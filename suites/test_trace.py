@@ -653,11 +653,11 @@ def test_an_expected_entry_covers_only_its_step_and_its_characters() -> None:
         return Entry("quotes", "q", "normalize_fact_text", "quote_dash_map", hostvalues_args(args), "n", None, step,
                      frozenset(characters))
 
-    assert cover(ExpectedSet([entry("norm.quote_dash", {0x2019})], []), impls, divergence, versions)
-    assert not cover(ExpectedSet([entry("norm.quote_dash", {0x2018})], []), impls, divergence, versions)
+    assert cover(ExpectedSet([entry("norm.quote_dash", {0x2019})], []), divergence)
+    assert not cover(ExpectedSet([entry("norm.quote_dash", {0x2018})], []), divergence)
     assert divergence.status == "new"
-    assert not cover(ExpectedSet([entry("norm.nfc", {0x2019})], []), impls, divergence, versions)
-    assert not cover(ExpectedSet([entry(None, {0x2019})], []), impls, divergence, versions)
+    assert not cover(ExpectedSet([entry("norm.nfc", {0x2019})], []), divergence)
+    assert not cover(ExpectedSet([entry(None, {0x2019})], []), divergence)
     problems = recheck(ExpectedSet([entry("norm.nfc", {0x2019}), entry("norm.quote_dash", {0x2018})], []), impls,
                        versions)
     assert "now diverges at step norm.quote_dash, not norm.nfc" in problems[0]

@@ -21,7 +21,7 @@ from harness.classes.book import ClassBook
 from harness.classes.key import ClassKey
 from harness.classes.shrink import shrink
 from harness.differential.expected import ExpectedSet, cover
-from harness.differential.explain import Divergence, Share, code_points, masked, name_shares
+from harness.differential.explain import Divergence, Share, code_points, masked, name_shares, with_own_details
 from harness.differential.outcomes import agreeing, divergent
 from harness.differential.verdict import gate, outcome_kinds
 from harness.testees.findings import Findings
@@ -128,7 +128,7 @@ class Sightings:
                                     code_points(small, self.versions), detail, found_after=found_after,
                                     step=found.step, rule=found.rule, fallback=found.fallback, chars=found.chars,
                                     trace_at=found.trace_at)
-            cover(self.expected, impls, divergence, self.versions)
+            cover(self.expected, with_own_details(impls, divergence, self.versions))
             self.divergences.append(divergence)
             return divergence
 
@@ -137,7 +137,7 @@ class Sightings:
             grown.args, grown.responses, grown.divergent = small, small_responses, list(key.impls)
             grown.explanation, grown.code_points = explanation, code_points(small, self.versions)
             grown.chars, grown.trace_at = found.chars, found.trace_at
-            cover(self.expected, impls, grown, self.versions)
+            cover(self.expected, with_own_details(impls, grown, self.versions))
 
         def moved(old: ClassKey, key: ClassKey) -> None:
             self.seen[key] = self.seen.pop(old) + self.seen.get(key, 0)

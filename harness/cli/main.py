@@ -482,7 +482,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         versions = unicode_versions_of(opened)
         divergences = examine_all(opened, op.name, call_args, versions)  # one per share (explain.name_shares)
         for divergence in divergences:
-            cover(expected, opened, divergence, versions)
+            cover(expected, divergence)  # its own details worked out by examine_all
         responses = observe(opened, op.name, call_args)
         described = envelope.descriptions(opened)
         # What a testee did wrong as a program (a protocol fault, a crash, a hang) is a finding about it: it

@@ -28,7 +28,7 @@ from typing import Any
 
 import jsonschema
 
-from harness.differential.counterfactual.skew import UNEXPLAINED, own_details_at
+from harness.differential.counterfactual.skew import UNEXPLAINED
 from harness.differential.explain import char_ranges, class_step, examine_all, parse_char_ranges
 from harness.model import hostvalues, paths, unicode_tables, untrusted
 from harness.model.files import atomic_write
@@ -122,13 +122,10 @@ class ExpectedSet:
         return [entry for entries in found for entry in entries or []] if found and all(found) else []
 
 
-def cover(expected: ExpectedSet, impls: dict[str, Testee], divergence: Any,
-          versions: dict[str, dict[str, str]]) -> Entry | None:
-    """Mark a divergence expected or new (the one place that decides it): each divergent implementation's
-    own share is worked out first (``counterfactual.skew.own_details``, kept on the divergence for reports and
-    ``expected update``), then every one of them must list it."""
-    divergence.own_details = own_details_at(impls, divergence.op, divergence.args, divergence.cause,
-                                            divergence.detail, divergence.step, divergence.divergent, versions)
+def cover(expected: ExpectedSet, divergence: Any) -> Entry | None:
+    """Mark a divergence expected or new (the one place that decides it), from the lists alone: its own
+    details were worked out when it was made (``explain.with_own_details``), and every divergent
+    implementation must list its share. Nothing is asked of an implementation here."""
     entries = expected.covering(divergence.divergent, divergence.op, divergence.cause, divergence.detail,
                                 divergence.own_details, divergence.step, divergence.chars)
     names = list(dict.fromkeys(f"{entry.impl}/{entry.id}" for entry in entries))
@@ -248,8 +245,7 @@ def recheck_detailed(expected: ExpectedSet, impls: dict[str, Testee],
                              {"impl": entry.impl, "id": entry.id}))
         else:
             # Its own share of the divergence (a skew in two steps: one entry per step, each matching).
-            mine = own_details_at(impls, entry.op, args, divergence.cause, divergence.detail, divergence.step,
-                                  divergence.divergent, versions).get(entry.impl, divergence.detail)
+            mine = divergence.own_details.get(entry.impl, divergence.detail)  # explain.with_own_details
             parts = entry_details(divergence.cause, mine)
             if not any(entry.matches(entry.op, divergence.cause, part) for part in parts) or mine == UNEXPLAINED:
                 problems.append((f"{entry.impl}/{entry.id}: the witness now diverges for {divergence.cause} "

@@ -18,7 +18,7 @@ from harness.differential.causes.characters import UNICODE_STEP
 from harness.differential.counterfactual import classify
 from harness.differential.counterfactual.characters import named_characters
 from harness.differential.counterfactual.rewrite import all_strings, oracle_role, replace_chars
-from harness.differential.counterfactual.skew import skewed_between
+from harness.differential.counterfactual.skew import own_details_at, skewed_between
 from harness.differential.outcomes import FAILURES, Responses, divergent, observe
 from harness.model import hostvalues, unicode_tables, untrusted
 from harness.model.registry import OPS, Op, step_titles
@@ -326,10 +326,21 @@ def examine_all(impls: dict[str, Testee], op_name: str, args: dict[str, Any],
     """Run ``args`` everywhere; one Divergence per share of the disagreement (none when all agree)."""
     responses = observe(impls, op_name, args)
     points = code_points(args, versions)
-    return [Divergence(op_name, args, responses, list(share.impls), share.found.cause, share.found.explanation,
-                       points, share.found.detail, step=share.found.step, rule=share.found.rule,
-                       fallback=share.found.fallback, chars=share.found.chars, trace_at=share.found.trace_at)
+    return [with_own_details(impls, Divergence(
+        op_name, args, responses, list(share.impls), share.found.cause, share.found.explanation, points,
+        share.found.detail, step=share.found.step, rule=share.found.rule, fallback=share.found.fallback,
+        chars=share.found.chars, trace_at=share.found.trace_at), versions)
             for share in name_shares(impls, op_name, args, responses, versions)]
+
+
+def with_own_details(impls: dict[str, Testee], divergence: Divergence,
+                     versions: dict[str, dict[str, str]]) -> Divergence:
+    """The divergence with each divergent implementation's own share of a version skew worked out
+    (``counterfactual.skew.own_details_at``, which may ask the implementations again), so that its coverage is
+    then a lookup in the expected lists alone (harness/differential/expected.py, ``cover``)."""
+    divergence.own_details = own_details_at(impls, divergence.op, divergence.args, divergence.cause,
+                                            divergence.detail, divergence.step, divergence.divergent, versions)
+    return divergence
 
 
 def examine(impls: dict[str, Testee], op_name: str, args: dict[str, Any],

@@ -9,7 +9,7 @@ from harness.classes import report as divergence_report
 from harness.classes.report import document
 from harness.classes.shrink import shrink
 from harness.differential.expected import ExpectedSet, cover
-from harness.differential.explain import name_shares
+from harness.differential.explain import name_shares, with_own_details
 from harness.fuzzing import classes
 from harness.fuzzing.sweep import SweepRun, groups, position_in_batch
 from harness.fuzzing.templates import BY_NAME
@@ -34,7 +34,7 @@ def build_report(run: SweepRun, opened: dict[str, Testee], expected: ExpectedSet
         shares = name_shares(opened, sweep_class.op, args, responses, versions, fallback=False)
         share = next((s for s in shares if set(s.impls) & set(sweep_class.divergent)), None)
         divergences.append(classes.to_record(sweep_class, args, responses, versions, names,
-                                             lambda found: cover(expected, opened, found, versions),
+                                             lambda found: cover(expected, with_own_details(opened, found, versions)),
                                              share.found.chars if share else (),
                                              share.found.trace_at if share else None))
     findings.merge(harvest(opened).findings)

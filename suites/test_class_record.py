@@ -150,3 +150,33 @@ def test_the_key_scan_sees_a_planted_read(tmp_path: Path, planted: str) -> None:
     (tmp_path / "harness" / "classes" / "fine.py").write_text(f"def f(divergence, report, at):\n    {planted}\n")
     found = outside_uses(tmp_path)
     assert len(found) == 1 and found[0].startswith("harness/cli/planted.py:2:")
+
+
+# The Unicode version skew in one place: its name as a string and its detail's "+" split only in its module
+# (harness/differential/counterfactual/skew.py), the two rule tables that name it, and the plants (each names
+# its cause).
+SKEW_PLACES = ("harness/differential/counterfactual/skew.py", "harness/differential/causes/characters.py",
+               "harness/differential/counterfactual/characters.py", "harness/tools/plants.py")
+
+
+def skew_uses(root: Path) -> list[str]:
+    found = []
+    for path in sorted((root / "harness").rglob("*.py")):
+        where = path.relative_to(root).as_posix()
+        if where in SKEW_PLACES:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value == "unicode_version_skew":
+                found.append(f"{where}:{node.lineno}: the skew's name")
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "split" \
+                    and node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value == "+":
+                found.append(f"{where}:{node.lineno}: a detail split on '+'")
+    return found
+
+
+def test_the_skew_is_named_and_split_in_its_module_only(tmp_path: Path) -> None:
+    assert skew_uses(ROOT) == [], "ask harness/differential/counterfactual/skew.py (SKEW, steps_of, share_steps)"
+    planted = tmp_path / "harness" / "fuzzing" / "planted.py"
+    planted.parent.mkdir(parents=True)
+    planted.write_text('def f(d):\n    return d.cause == "unicode_version_skew" and d.detail.split("+")\n')
+    assert len(skew_uses(tmp_path)) == 2

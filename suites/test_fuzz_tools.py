@@ -572,7 +572,7 @@ def test_an_implementation_that_agrees_through_a_skew_does_not_split_a_class() -
     all three (a plant run had two classes of one reference bug)."""
     from harness.classes.book import ClassBook
     from harness.classes.key import ClassKey
-    from harness.differential.explain import masked
+    from harness.differential.counterfactual.skew import masked
 
     versions = {"reference": {"case_mapping": "14.0.0", "normalization": "18.0.0"},
                 "pyo3": {"case_mapping": "17.0.0", "normalization": "18.0.0"},

@@ -2,7 +2,7 @@
 
 An input an implementation's host cannot hold (a high and a low lone half, in a UTF-16 host) is not sent
 there, and an implementation that reads the witness with other Unicode data may agree only for that
-(``explain.masked``): the same bug seen on such an input names fewer implementations. A sighting is a known
+(``counterfactual.skew.masked``): the same bug seen on such an input names fewer implementations. A sighting is a known
 class when op, cause, detail and step are the same and the same implementations disagree among those both
 reached; the class is then named by the union. ``file`` keeps what a caller holds per class (a sweep's
 member runs, a fuzz run's report entry, a merged report's class) and moves it when the class's key grows:

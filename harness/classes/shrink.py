@@ -31,6 +31,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from harness.differential.counterfactual.skew import narrower_or_equal
 from harness.differential.explain import name_shares
 from harness.differential.outcomes import divergent, observe
 from harness.differential.verdict import outcome_kinds
@@ -174,7 +175,7 @@ def shrink(opened: dict[str, Testee], op: str, args: dict[str, Any], versions: d
         for part in name_shares(opened, op, candidate, got, versions, fallback=False):
             if set(names) <= set(part.impls):
                 found = part.found
-                return got if found.cause == cause[0] and _narrower_or_equal(found.detail, cause[1]) else None
+                return got if found.cause == cause[0] and narrower_or_equal(found.detail, cause[1]) else None
         return None
 
     optional = [param.name for param in get_op(op).params if not param.required]
@@ -281,16 +282,6 @@ def _order(args: dict[str, Any]) -> tuple[int, str]:
     """A well-founded order on witnesses: smaller first, then (same size) the lesser text. Every
     accepted step goes down it, so shrinking ends (no cycle such as [1] -> [1.0] -> [1])."""
     return size(args), json.dumps(hostvalues.encode_args(args), sort_keys=True, ensure_ascii=True)
-
-
-def _narrower_or_equal(detail: str | None, wanted: str | None) -> bool:
-    """The same detail, or fewer of the "+"-joined steps (a skew witness may shed the characters of a
-    step that does not matter: "case_mapping+normalization" -> "normalization")."""
-    if detail == wanted or wanted is None:
-        return detail == wanted
-    if detail is None:
-        return False
-    return set(detail.split("+")) < set(wanted.split("+"))
 
 
 def size(value: Any) -> int:

@@ -20,8 +20,9 @@ from typing import Any
 from harness.classes.book import ClassBook
 from harness.classes.key import ClassKey
 from harness.classes.shrink import shrink
+from harness.differential.counterfactual.skew import masked, share_steps
 from harness.differential.expected import ExpectedSet, cover
-from harness.differential.explain import Divergence, Share, code_points, masked, name_shares, with_own_details
+from harness.differential.explain import Divergence, Share, code_points, name_shares, with_own_details
 from harness.differential.outcomes import agreeing, divergent
 from harness.differential.verdict import gate, outcome_kinds
 from harness.testees.findings import Findings
@@ -121,7 +122,7 @@ class Sightings:
         # So does an implementation that agrees only because it reads the witness with other Unicode data.
         absent = frozenset(impls) - frozenset(small_responses) | \
             masked(op, small, small_responses, share.impls, self.versions,
-                   detail if cause == "unicode_version_skew" else None)
+                   share_steps(cause, detail))
 
         def new(key: ClassKey) -> Divergence:
             divergence = Divergence(op, small, small_responses, list(key.impls), cause, explanation,

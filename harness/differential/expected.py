@@ -28,7 +28,7 @@ from typing import Any
 
 import jsonschema
 
-from harness.differential.counterfactual.skew import UNEXPLAINED
+from harness.differential.counterfactual.skew import SKEW, UNEXPLAINED, entry_details, steps_of
 from harness.differential.explain import char_ranges, class_step, examine_all, parse_char_ranges
 from harness.model import hostvalues, paths, unicode_tables, untrusted
 from harness.model.files import atomic_write
@@ -41,15 +41,6 @@ from harness.testees.testee import Testee
 EXPECTED_DIR = paths.EXPECTED
 SCHEMA = SCHEMAS / "expected-divergences-v2.schema.json"
 SCHEMA_V1 = SCHEMAS / "expected-divergences-v1.schema.json"  # still read: `expected update` migrates it
-
-
-def entry_details(cause: str, detail: str | None) -> list[str | None]:
-    """The details an implementation's share is listed under: one per Unicode step for a version skew
-    ("case_mapping+normalization": one entry each), the detail itself otherwise. An unexplained share
-    is not split (no entry lists it)."""
-    if cause == "unicode_version_skew" and detail and detail != UNEXPLAINED:
-        return list(detail.split("+"))
-    return [detail]
 
 
 @dataclass(frozen=True)
@@ -288,8 +279,8 @@ def entry_characters(impl: str, cause: str, detail: str | None, chars: frozenset
     """What a new or migrated entry lists: the characters its witness's divergence is about, and for a
     version skew every code point whose data for its step differs between the oracle's and its versions, on
     any platform either declares (unicode_platforms: the reference's case mapping on each Python it supports)."""
-    if cause == "unicode_version_skew" and detail and detail != UNEXPLAINED:
-        steps = detail.split("+")
+    if cause == SKEW and detail and detail != UNEXPLAINED:
+        steps = list(steps_of(detail))
         sides = tuple({step: platform_versions(name, step) for step in steps} for name in (oracle(), impl))
         chars = chars | skew_scope(steps, versions.get(oracle(), {}), versions.get(impl, {}), sides)  # type: ignore[arg-type]
     return char_ranges(chars)

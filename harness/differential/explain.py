@@ -13,12 +13,11 @@ from typing import Any
 
 from harness.differential import causes, counterfactual
 from harness.differential.causes import Stats as CauseStats
-from harness.differential.causes import TraceCause, cause_from_traces
-from harness.differential.causes.characters import UNICODE_STEP
-from harness.differential.counterfactual import classify
+from harness.differential.causes import cause_from_traces
+from harness.differential.counterfactual import classify, skew
 from harness.differential.counterfactual.characters import named_characters
 from harness.differential.counterfactual.rewrite import all_strings, oracle_role, replace_chars
-from harness.differential.counterfactual.skew import own_details_at, skewed_between
+from harness.differential.counterfactual.skew import own_details_at
 from harness.differential.outcomes import FAILURES, Responses, divergent, observe
 from harness.model import hostvalues, unicode_tables, untrusted
 from harness.model.registry import OPS, Op, step_titles
@@ -113,7 +112,7 @@ def name_shares(impls: dict[str, Testee], op_name: str, args: dict[str, Any], re
         cause, why, detail = classify(impls, op_name, args, responses, versions, stats)
         return [Share(tuple(names), Found(cause, why, detail, chars=named_characters(cause, args, versions)))]
     for name in names:
-        seen = _behind_a_skew(impls, op_name, args, oracle, name, traced, versions)
+        seen = skew.behind_a_skew(impls, op_name, args, oracle, name, traced, versions)
         if seen is not None:
             firsts[name] = seen
     groups: dict[tuple[Any, ...], list[str]] = {}
@@ -122,19 +121,19 @@ def name_shares(impls: dict[str, Testee], op_name: str, args: dict[str, Any], re
         assert first is not None
         # A version skew is one per version pair: implementations that read a step with other data of the
         # same Unicode version share it; one of another version is a skew of its own (its own expected entry).
-        skewed = tuple(versions.get(name, {}).get(part) for part in (first.detail or "").split("+")) \
-            if first.cause == "unicode_version_skew" else None
-        groups.setdefault((first.step, first.cause, first.detail, skewed), []).append(name)
+        groups.setdefault((first.step, first.cause, first.detail, skew.version_pair(first.cause, first.detail,
+                                                                                    versions.get(name, {}))),
+                          []).append(name)
     shares: list[Share] = []
     for members in groups.values():
         first = firsts[members[0]]
         assert first is not None
         part = {oracle: impls[oracle], **{name: impls[name] for name in members}}
-        if first.cause == "unicode_version_skew" and depth < 2:
+        if first.cause == skew.SKEW and depth < 2:
             # A skew where the traces part first may ride along with a bug further on (two differences at
             # once): with the characters whose data differs between these sides' versions replaced, a
             # divergence that remains is the one they are reported under.
-            peeled = replace_chars(args, _skewed_at(first, op_name, args, oracle, members, versions),
+            peeled = replace_chars(args, skew.skewed_at(first.detail, op_name, args, oracle, members, versions),
                                    oracle_role(versions))
             after = observe(part, op_name, peeled) if peeled != args else {}
             still = divergent(op_name, after) if after else []
@@ -173,86 +172,11 @@ def _trace_at(step: str, traced: dict[str, Any], oracle: str, members: list[str]
     return out
 
 
-def _skewed_at(first: TraceCause, op_name: str, args: dict[str, Any], oracle: str, members: list[str],
-               versions: dict[str, dict[str, str]]) -> Any:
-    """The characters a skew the traces named at one Unicode step is about: those whose data for that step
-    differs between the oracle's version and a member's (so a second skew, in another step, or a bug is left
-    to name); every character whose data differs in some step where a version has no table."""
-    data = first.detail or ""
-    mine = versions.get(oracle, {}).get(data)
-    points: set[int] = set()
-    for name in members:
-        theirs = versions.get(name, {}).get(data)
-        if not (mine and theirs and unicode_tables.has(mine, data) and unicode_tables.has(theirs, data)):
-            return skewed_between(op_name, args, members, versions)
-        points |= unicode_tables.differing_set(data, mine, theirs)
-    return lambda ch: ord(ch) in points
-
-
-def _unicode_steps_only(trace: dict[str, Any]) -> dict[str, Any]:
-    """The trace with only its args and the steps that read Unicode data (NFC, lowercase)."""
-    titles = step_titles()
-    kept = [entry for number, entry in enumerate(trace["steps"])
-            if number == 0 or getattr(titles.get(entry.get("step", "")), "role", None) in UNICODE_STEP]
-    return {**trace, "steps": kept}
-
-
-def _behind_a_skew(impls: dict[str, Testee], op_name: str, args: dict[str, Any], oracle: str, name: str,
-                   traced: dict[str, Any], versions: dict[str, dict[str, str]]) -> TraceCause | None:
-    """The skew an implementation's output divergence comes from when its traces part first elsewhere: a
-    difference the output does not show (the oracle's own bug in a step whose result this input never uses)
-    can come before the Unicode step that decides it. When the implementation reads the input's characters
-    with other data than the oracle, and with just those characters replaced it agrees, the divergence is
-    that skew, named where the Unicode steps of the two traces part; None otherwise."""
-    first = cause_from_traces(op_name, traced[oracle], traced[name], args, versions.get(oracle, {}),
-                              versions.get(name, {}))
-    if first is None or first.cause == "unicode_version_skew":
-        return None
-    skewed = skewed_between(op_name, args, [name], versions)
-    if not any(skewed(ch) for text in all_strings(args) for ch in text):
-        return None
-    peeled = replace_chars(args, skewed, oracle_role(versions))
-    if peeled == args or divergent(op_name, observe({oracle: impls[oracle], name: impls[name]}, op_name, peeled)):
-        return None
-    seen = cause_from_traces(op_name, _unicode_steps_only(traced[oracle]), _unicode_steps_only(traced[name]), args,
-                             versions.get(oracle, {}), versions.get(name, {}))
-    return seen if seen is not None and seen.cause == "unicode_version_skew" else None
-
-
 def name_cause(impls: dict[str, Testee], op_name: str, args: dict[str, Any], responses: Responses,
                versions: dict[str, dict[str, str]] | None = None, fallback: bool = True,
                stats: CauseStats | None = None) -> Found:
     """The cause of a divergence's first share (``name_shares``)."""
     return name_shares(impls, op_name, args, responses, versions, fallback, stats)[0].found
-
-
-def masked(op_name: str, args: dict[str, Any], present: Any, names: Any,
-           versions: dict[str, dict[str, str]], skew: str | None = None) -> frozenset[str]:
-    """The implementations of ``present`` outside the share ``names`` that read some of the input's characters
-    with other Unicode data than the oracle: whether they have the share's bug this input cannot tell (the
-    skew can hide it, as Pyodide's NFC of 16.0 leaves a reordered candidate unequal to the text like a buggy
-    raw comparison of the oracle does; or it shows as a skew share of their own), so a class seen without them
-    is still the same class (``ClassBook``, like a host that could not be sent the input).
-
-    ``skew``: for a share that is a version skew, its Unicode step(s): an implementation whose version of that
-    data differs from the oracle's agrees on this witness only because its data has these characters as the
-    oracle's does (a reference with NFC of 14.0 against Rust's 18.0 and Pyodide's 16.0: a mark new in 17.0
-    skews Rust alone), so it is no evidence either."""
-    oracle = oracle_name()
-    chars = {ch for text in all_strings(args) for ch in text}
-    steps = skew.split("+") if skew else []
-    out = set()
-    for name in present:
-        if name == oracle or name in names:
-            continue
-        mine, theirs = versions.get(oracle, {}), versions.get(name, {})
-        if any(mine.get(step) != theirs.get(step) for step in steps):
-            out.add(name)
-            continue
-        skewed = skewed_between(op_name, args, [name], versions)
-        if any(skewed(ch) for ch in chars):
-            out.add(name)
-    return frozenset(out)
 
 
 def class_step(step: str | None) -> str | None:

@@ -28,13 +28,13 @@ from typing import Any
 from harness.classes.book import ClassBook
 from harness.classes.key import ClassKey
 from harness.classes.record import ClassRecord, Extent, Swept
+from harness.differential.counterfactual.skew import masked, share_steps
 from harness.differential.explain import (
     Divergence,
     Share,
     class_step,
     code_point_runs,
     code_points,
-    masked,
     name_shares,
 )
 from harness.differential.outcomes import divergent
@@ -159,12 +159,12 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
 
     def absent(template: str, index: int, share: Share) -> frozenset[str]:
         """Those its input was not sent to (by template), and those outside the share that read it with other
-        Unicode data (explain.masked)."""
+        Unicode data (counterfactual.skew.masked)."""
         args = BY_NAME[template].args(index)
         if template not in absent_in:
             absent_in[template] = frozenset(name for name in opened if not expressible(name, args))
-        skew = share.found.detail if share.found.cause == "unicode_version_skew" else None
-        return absent_in[template] | masked(BY_NAME[template].op, args, opened, share.impls, versions, skew)
+        return absent_in[template] | masked(BY_NAME[template].op, args, opened, share.impls, versions,
+                                            share_steps(share.found.cause, share.found.detail))
 
     def cause_of(member: tuple[str, int], seen: tuple[tuple[str, ...], tuple[tuple[str, str], ...]]
                  ) -> tuple[Share, ...] | None:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from harness.classes.record import ClassRecord
 from harness.classes.report import classes as report_classes
+from harness.differential.counterfactual.skew import SKEW, steps_of
 from harness.tools.mutants import (
     REFERENCE_MUTATIONS,
     ROOT,
@@ -439,10 +440,10 @@ def _one_per(report: dict, divergence: ClassRecord) -> tuple:
     """What "one report per op" counts: the op; for a version skew, the op and the Unicode versions its
     share reads the skewed steps with. A skew is one per version pair (explain.name_shares): an oracle
     planted with NFC of 14.0 is Rust's skew against 18.0 and Pyodide's against 16.0, two classes."""
-    if divergence.cause != "unicode_version_skew":
+    if divergence.cause != SKEW:
         return (divergence.op,)
     described = report.get("run", {}).get("implementations", {})
-    parts = (divergence.detail or "").split("+")
+    parts = steps_of(divergence.detail)
     versions = {tuple(((described.get(impl) or {}).get("unicode") or {}).get(part) for part in parts)
                 for impl in divergence.divergent}
     return divergence.op, tuple(sorted(versions, key=str))

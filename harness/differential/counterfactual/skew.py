@@ -1,7 +1,12 @@
-"""Unicode version skew, for the counterfactual classifier: which characters' data differs between the
-versions the implementations report (exact from data/unicode-tables/, coarse heuristics for a version
-without a table), which Unicode steps of an op can explain a skew on an input, and each divergent
-implementation's own share of one (``own_details``).
+"""The Unicode version skew in one place: its name and its detail (the Unicode steps it is in, "+"-joined:
+``steps_of``, ``entry_details``, ``narrower_or_equal``); which characters' data differs between the versions
+the implementations report (exact from data/unicode-tables/, coarse heuristics for a version without a table);
+which Unicode steps of an op can explain a skew on an input; how shares are grouped (one per version pair,
+``version_pair``) and peeled (``skewed_at``: with those characters replaced, what divergence is left;
+``behind_a_skew``: a skew whose traces part first elsewhere); which implementations it masks (``masked``);
+and each divergent implementation's own share of one (``own_details``, ``own_details_at``). The two rule
+tables name it (harness/differential/causes/characters.py, counterfactual/characters.py); every other module
+asks here.
 """
 
 from __future__ import annotations
@@ -14,10 +19,12 @@ from typing import Any
 import unicodedata2
 
 from generators.unicode_stability import unstable_reason
+from harness.differential.causes import TraceCause, cause_from_traces
+from harness.differential.causes.characters import UNICODE_STEP
 from harness.differential.counterfactual.rewrite import all_strings, oracle_role, replace_chars
 from harness.differential.outcomes import divergent, observe
 from harness.model import unicode_tables
-from harness.model.registry import get_op
+from harness.model.registry import get_op, step_titles
 from harness.model.unicode_info import assigned_in, has_surrogate, is_surrogate
 from harness.testees.impls import oracle as oracle_name
 from harness.testees.testee import Testee
@@ -131,6 +138,43 @@ def skew_steps(args: dict[str, Any], versions: dict[str, dict[str, str]], op_nam
 
 
 UNEXPLAINED = "unexplained"  # an implementation's own detail when its share of a skew is not one
+SKEW = "unicode_version_skew"
+
+
+def steps_of(detail: str | None) -> tuple[str, ...]:
+    """A skew's Unicode steps ("case_mapping+normalization": two); none for no detail."""
+    return tuple(detail.split("+")) if detail else ()
+
+
+def share_steps(cause: str, detail: str | None) -> str | None:
+    """A share's skewed steps when it is a version skew (what ``masked`` is asked about), else None."""
+    return detail if cause == SKEW else None
+
+
+def version_pair(cause: str, detail: str | None, theirs: dict[str, str]) -> tuple[str | None, ...] | None:
+    """What a skew share is grouped by beside its step, cause and detail: the versions an implementation reads
+    the skewed steps with (implementations that read them with the same data share it; one of another version
+    is a skew of its own, with its own expected entry). None for every other cause."""
+    return tuple(theirs.get(part) for part in steps_of(detail)) if cause == SKEW else None
+
+
+def entry_details(cause: str, detail: str | None) -> list[str | None]:
+    """The details an implementation's share is listed under: one per Unicode step for a version skew
+    ("case_mapping+normalization": one entry each), the detail itself otherwise. An unexplained share
+    is not split (no entry lists it)."""
+    if cause == SKEW and detail and detail != UNEXPLAINED:
+        return list(steps_of(detail))
+    return [detail]
+
+
+def narrower_or_equal(detail: str | None, wanted: str | None) -> bool:
+    """The same detail, or fewer of a skew's steps (a skew witness may shed the characters of a step that does
+    not matter: "case_mapping+normalization" -> "normalization")."""
+    if detail == wanted or wanted is None:
+        return detail == wanted
+    if detail is None:
+        return False
+    return set(steps_of(detail)) < set(steps_of(wanted))
 
 
 def _differs_between(ch: str, steps: list[str], mine: dict[str, str], theirs: dict[str, str], sigma: bool) -> bool:
@@ -182,7 +226,7 @@ def own_details(impls: dict[str, Testee], op_name: str, args: dict[str, Any], ca
     otherwise it is ``UNEXPLAINED`` (a bug of its own next to the skew: no entry covers it). Empty for
     every other cause."""
     chosen = oracle_name()
-    if cause != "unicode_version_skew" or chosen not in versions or chosen not in impls:
+    if cause != SKEW or chosen not in versions or chosen not in impls:
         return {}
     out: dict[str, str | None] = {}
     for name in divergent_names:
@@ -207,7 +251,7 @@ def own_details_at(impls: dict[str, Testee], op_name: str, args: dict[str, Any],
     share is the counterfactual one (both steps, or unexplained)."""
     coarse = own_details(impls, op_name, args, cause, divergent_names, versions)
     chosen = oracle_name()
-    if cause != "unicode_version_skew" or step is None or not detail or "+" in detail or chosen not in impls:
+    if cause != SKEW or step is None or len(steps_of(detail)) != 1 or chosen not in impls:
         return coarse
     out: dict[str, str | None] = {}
     for name in divergent_names:
@@ -221,3 +265,81 @@ def own_details_at(impls: dict[str, Testee], op_name: str, args: dict[str, Any],
         settled = not divergent(op_name, observe({chosen: impls[chosen], name: impls[name]}, op_name, peeled))
         out[name] = detail if settled else coarse.get(name, UNEXPLAINED)
     return out
+
+
+def skewed_at(detail: str | None, op_name: str, args: dict[str, Any], oracle: str, members: list[str],
+               versions: dict[str, dict[str, str]]) -> Any:
+    """The characters a skew the traces named at one Unicode step is about: those whose data for that step
+    differs between the oracle's version and a member's (so a second skew, in another step, or a bug is left
+    to name); every character whose data differs in some step where a version has no table."""
+    data = detail or ""
+    mine = versions.get(oracle, {}).get(data)
+    points: set[int] = set()
+    for name in members:
+        theirs = versions.get(name, {}).get(data)
+        if not (mine and theirs and unicode_tables.has(mine, data) and unicode_tables.has(theirs, data)):
+            return skewed_between(op_name, args, members, versions)
+        points |= unicode_tables.differing_set(data, mine, theirs)
+    return lambda ch: ord(ch) in points
+
+
+
+
+
+def behind_a_skew(impls: dict[str, Testee], op_name: str, args: dict[str, Any], oracle: str, name: str,
+                   traced: dict[str, Any], versions: dict[str, dict[str, str]]) -> TraceCause | None:
+    """The skew an implementation's output divergence comes from when its traces part first elsewhere: a
+    difference the output does not show (the oracle's own bug in a step whose result this input never uses)
+    can come before the Unicode step that decides it. When the implementation reads the input's characters
+    with other data than the oracle, and with just those characters replaced it agrees, the divergence is
+    that skew, named where the Unicode steps of the two traces part; None otherwise."""
+    first = cause_from_traces(op_name, traced[oracle], traced[name], args, versions.get(oracle, {}),
+                              versions.get(name, {}))
+    if first is None or first.cause == SKEW:
+        return None
+    skewed = skewed_between(op_name, args, [name], versions)
+    if not any(skewed(ch) for text in all_strings(args) for ch in text):
+        return None
+    peeled = replace_chars(args, skewed, oracle_role(versions))
+    if peeled == args or divergent(op_name, observe({oracle: impls[oracle], name: impls[name]}, op_name, peeled)):
+        return None
+    seen = cause_from_traces(op_name, unicode_steps_only(traced[oracle]), unicode_steps_only(traced[name]), args,
+                             versions.get(oracle, {}), versions.get(name, {}))
+    return seen if seen is not None and seen.cause == SKEW else None
+
+
+def masked(op_name: str, args: dict[str, Any], present: Any, names: Any,
+           versions: dict[str, dict[str, str]], skew: str | None = None) -> frozenset[str]:
+    """The implementations of ``present`` outside the share ``names`` that read some of the input's characters
+    with other Unicode data than the oracle: whether they have the share's bug this input cannot tell (the
+    skew can hide it, as Pyodide's NFC of 16.0 leaves a reordered candidate unequal to the text like a buggy
+    raw comparison of the oracle does; or it shows as a skew share of their own), so a class seen without them
+    is still the same class (``ClassBook``, like a host that could not be sent the input).
+
+    ``skew``: for a share that is a version skew, its Unicode step(s): an implementation whose version of that
+    data differs from the oracle's agrees on this witness only because its data has these characters as the
+    oracle's does (a reference with NFC of 14.0 against Rust's 18.0 and Pyodide's 16.0: a mark new in 17.0
+    skews Rust alone), so it is no evidence either."""
+    oracle = oracle_name()
+    chars = {ch for text in all_strings(args) for ch in text}
+    steps = list(steps_of(skew))
+    out = set()
+    for name in present:
+        if name == oracle or name in names:
+            continue
+        mine, theirs = versions.get(oracle, {}), versions.get(name, {})
+        if any(mine.get(step) != theirs.get(step) for step in steps):
+            out.add(name)
+            continue
+        skewed = skewed_between(op_name, args, [name], versions)
+        if any(skewed(ch) for ch in chars):
+            out.add(name)
+    return frozenset(out)
+
+
+def unicode_steps_only(trace: dict[str, Any]) -> dict[str, Any]:
+    """The trace with only its args and the steps that read Unicode data (NFC, lowercase)."""
+    titles = step_titles()
+    kept = [entry for number, entry in enumerate(trace["steps"])
+            if number == 0 or getattr(titles.get(entry.get("step", "")), "role", None) in UNICODE_STEP]
+    return {**trace, "steps": kept}

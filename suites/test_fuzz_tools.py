@@ -18,7 +18,7 @@ from generators import FIXTURES, framework
 from generators.framework import GeneratorError
 from generators.promote import promote
 from harness.classes.report import document, update_from_report, validate
-from harness.cli.views import classes_view
+from harness.cli.reports.divergences import classes_view
 from harness.differential.counterfactual.skew import UNEXPLAINED, own_details
 from harness.differential.expected import Entry, ExpectedSet, cover, load, recheck
 from harness.differential.explain import examine, unicode_versions_of

@@ -16,8 +16,10 @@ import pytest
 from harness.classes import rundiff
 from harness.classes.key import ClassKey
 from harness.classes.record import ClassRecord
+from harness.cli import html as page_html
 from harness.cli import main as cli
 from harness.cli import page
+from harness.cli.reports import divergences, results
 from harness.model.schemas import problems
 from harness.model.status import AGREE, FOUND, USAGE
 from suites import page_reports as making
@@ -98,11 +100,11 @@ def test_a_black_box_class_has_no_trace_entries_and_the_page_says_why(tmp_path: 
     document = json.loads(done.stdout)
     (divergence,) = document["divergences"]
     assert "traceAtStep" not in divergence and divergence["step"] is None
-    source = page.Source(tmp_path / "d.json", document)
+    source = page_html.Source(tmp_path / "d.json", document)
     record = ClassRecord.from_json(divergence)
-    assert "named by counterfactuals" in page.trace_html(record, "reference")
-    seen = page.Seen(record, ((source.label, str(source.path)),))
-    assert "named by counterfactuals" in page.class_html(seen, 1, "reference", {})
+    assert "named by counterfactuals" in divergences.trace_html(record, "reference")
+    seen = divergences.Seen(record, ((source.label, str(source.path)),))
+    assert "named by counterfactuals" in divergences.class_html(seen, 1, "reference", {})
 
 
 def _marks(html: str) -> list[str]:
@@ -110,7 +112,7 @@ def _marks(html: str) -> list[str]:
 
 
 def _pair(oracle: Any, other: Any) -> tuple[str, str]:
-    shown = page.side_by_side({"reference": page.tokens(oracle), "x": page.tokens(other)}, "reference")
+    shown = page_html.side_by_side({"reference": page_html.tokens(oracle), "x": page_html.tokens(other)}, "reference")
     return shown["reference"], shown["x"]
 
 
@@ -135,20 +137,21 @@ def test_the_characters_that_differ_are_marked_whole_on_both_sides(oracle: Any, 
     assert [html_module.unescape(m) for m in _marks(mine)] == oracle_marks
     assert [html_module.unescape(m) for m in _marks(theirs)] == other_marks
     assert (GAP in mine, GAP in theirs) == (oracle_gap, other_gap)
-    same = page.side_by_side({"reference": page.tokens(oracle), "same": page.tokens(oracle)}, "reference")
+    same = page_html.side_by_side({"reference": page_html.tokens(oracle), "same": page_html.tokens(oracle)},
+                                  "reference")
     assert "<mark" not in same["same"] + same["reference"]
 
 
 def test_the_oracle_is_marked_against_the_share_first() -> None:
-    values = {"reference": page.tokens("ab"), "other": page.tokens("xb"), "mine": page.tokens("ab!")}
-    shown = page.side_by_side(values, "reference", share=["mine"])
+    values = {"reference": page_html.tokens("ab"), "other": page_html.tokens("xb"), "mine": page_html.tokens("ab!")}
+    shown = page_html.side_by_side(values, "reference", share=["mine"])
     assert GAP in shown["reference"] and _marks(shown["reference"]) == []  # against "mine", not "other"
 
 
 def test_a_failing_output_and_an_error_are_compared_as_shown() -> None:
     error = {"error": {"code": "invalid_text", "message": "bad"}}
-    assert "".join(page.output_tokens(error)) == 'error invalid_text: "bad"'
-    assert "".join(page.output_tokens({"ok": "a\x1c"})) == '"a\\u001C"'
+    assert "".join(page_html.output_tokens(error)) == 'error invalid_text: "bad"'
+    assert "".join(page_html.output_tokens({"ok": "a\x1c"})) == '"a\\u001C"'
 
 
 def _cells(html: str) -> dict[tuple[str, str, str], tuple[str, str]]:
@@ -183,7 +186,7 @@ def test_the_newest_run_of_an_implementation_wins_in_the_matrix(page_reports: ma
     (tmp_path / "older.json").write_text(json.dumps(older), encoding="utf-8")
     sources = page.read([tmp_path / "older.json", page_reports.reports["check-fake"]])
     for given in (sources, list(reversed(sources))):  # the order given does not decide, the run's end does
-        merged = page.merged_results(given)
+        merged = results.merged_results(given)
         assert merged is not None and merged["from"] == {"fake": str(page_reports.reports["check-fake"])}
         assert any(row["state"] == "fail" for row in merged["results"])
 
@@ -192,7 +195,7 @@ def test_notes_of_covering_entries_come_from_the_expected_lists(page_reports: ma
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PARITY_IMPLEMENTATIONS", str(page_reports.impls))
     sources = page.read([page_reports.reports["diff-expected"]])
-    notes = page.expected_notes(sources)
+    notes = divergences.expected_notes(sources)
     (name,) = sources[0].document["divergences"][0]["expectedEntries"]
     listed: dict[str, Any] = json.loads((page_reports.impls / "lists" / "fake.json").read_text())
     assert notes[name]["note"] == listed["entries"][0]["note"]
@@ -230,7 +233,7 @@ def test_a_sweep_class_shows_its_swept_extent_and_trace_entries(tmp_path: Path) 
     assert problems(document) == []
     divergence = next(d for d in document["divergences"] if d["cause"] == "whitespace_definition")
     assert divergence["traceAtStep"]["fake"]["step"] == "norm.edges"
-    card = page.class_html(page.Seen(ClassRecord.from_json(divergence), (("sweep run", str(report)),)), 1,
+    card = divergences.class_html(divergences.Seen(ClassRecord.from_json(divergence), (("sweep run", str(report)),)), 1,
                            "reference", {})
     assert f"{divergence['inputs']:,} swept inputs" in card and "U+001C..U+001F" in card
     assert "<table class=\"trace-at\">" in card
@@ -243,10 +246,11 @@ def test_findings_about_a_testee_are_on_the_page_never_as_a_class(tmp_path: Path
     done = run(tmp_path / "impls", "-m", "harness", "diff", "normalize_fact_text", "x", "--impls", "fake", "--json")
     document = json.loads(done.stdout)
     assert document["findings"] and not document["divergences"]
-    shown = page.findings_section([page.Source(tmp_path / "d.json", document)])
+    shown = page.findings_section([page_html.Source(tmp_path / "d.json", document)])
     for finding in document["findings"]:
         assert finding["kind"] in shown and finding["impl"] in shown
-    assert "No divergence." in page.classes_section([page.Source(tmp_path / "d.json", document)], "reference", {})
+    assert "No divergence." in divergences.classes_section([page_html.Source(tmp_path / "d.json", document)],
+                                                           "reference", {})
 
 
 def test_the_summary_counts_a_class_two_reports_saw_once_and_puts_the_oracle_first(page_reports: making.Made,
@@ -300,7 +304,7 @@ def test_report_strings_never_become_markup(page_reports: making.Made, tmp_path:
 
 def test_a_baseline_that_shares_no_implementation_is_not_compared(page_reports: making.Made) -> None:
     sources = page.read([page_reports.reports["check-reference"]])
-    shown = page.baseline_section(sources, page.read([page_reports.baseline]), page.merged_results(sources))
+    shown = page.baseline_section(sources, page.read([page_reports.baseline]), results.merged_results(sources))
     assert "no report of that kind to compare it with" in shown and "tr class=\"change\"" not in shown
 
 
@@ -370,7 +374,7 @@ def test_a_data_block_cannot_be_ended_by_what_it_holds() -> None:
     """The page's data (its run, a large page's card details) is JSON in a script element of another type:
     no text in it ends the element or opens a comment, and it reads back as it was."""
     value = {"a": "</script><!--<script>x</SCRIPT>", "b": "\\</", "c": "<\\/"}
-    block = page.data_block("d", value)
+    block = page_html.data_block("d", value)
     inner = block[block.index(">") + 1:block.rindex("</script>")]
     assert "<" not in inner
     assert json.loads(inner) == value
@@ -442,3 +446,19 @@ def test_each_implementation_row_counts_this_run(page_reports: making.Made) -> N
     classes = [d for name in ("diff-new", "diff-expected") for d in page_reports.document(name)["divergences"]]
     new = sum(d["status"] == "new" for d in classes)
     assert f"cases: {cases}; <a href='#f:class-impl=fake'>{len(classes)} class(es)</a> ({new} new)" in row.group(1)
+
+
+def test_the_runs_notes_are_shown_in_the_tests_section_not_the_covering_entries(tmp_path: Path) -> None:
+    """The run's notes (rundiff.read_run: what of a run was not read with it) go to the tests section; the
+    covering entries' notes go to the class cards (once both were called ``notes`` in render, and the tests
+    section listed the entries' names in place of the run's notes)."""
+    note = "reports/parity-junit.xml: not read, from another run"
+    shown = page.render([], notes=[note])
+    tests = shown[shown.index("<section id='tests'>"):]
+    tests = tests[:tests.index("</section>")]
+    assert f"<li>{note}</li>" in tests
+    entries = {"pyo3/skew-1": {"note": "Rust reads 17.0"}}
+    context = page_html.PageContext([], None, [], "reference", entries, [note])
+    from harness.cli.reports import ran
+
+    assert "pyo3/skew-1" not in ran.KIND.section.render(context) and note in ran.KIND.section.render(context)

@@ -27,7 +27,9 @@ import pytest
 
 from harness.classes.key import ClassKey
 from harness.classes.record import ClassRecord
+from harness.cli import html as page_html
 from harness.cli import page, views
+from harness.cli.reports import divergences, results
 from harness.model import hostvalues
 from harness.tools import browser as browsers
 from suites import page_reports as making
@@ -213,7 +215,7 @@ def class_problems(driver: Any, made: making.Made) -> list[str]:
                 if not items or note not in items[0].text:
                     problems.append(f"{where}: covering entry {entry_name} not shown with its note")
             replay = card.find_element("css selector", "pre.replay").text
-            if replay != (divergence.get("replay") or views.replay_of(ClassRecord.from_json(divergence))):
+            if replay != (divergence.get("replay") or divergences.replay_of(ClassRecord.from_json(divergence))):
                 problems.append(f"{where}: replay {replay!r}")
     return problems
 
@@ -399,7 +401,7 @@ def test_filters_live_in_the_url_and_an_anchor_opens_its_class(driver: Any, site
 
 def test_a_page_of_many_classes_fills_each_card_as_the_inline_page_shows_it(
         driver: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """From page.LAZY_FROM classes on, a card's details are data the script fills in: opened (by a click, by
+    """From divergences.LAZY_FROM classes on, a card's details are data the script fills in: opened (by a click, by
     its anchor) or near the window, each card shows what the same page made inline shows; the class table
     is built when asked for and the filters count its rows; the browser logs no error (the data block is
     data under the page's policy, never a script)."""
@@ -409,10 +411,10 @@ def test_a_page_of_many_classes_fills_each_card_as_the_inline_page_shows_it(
     from harness.tools import page_bench
 
     report = tmp_path / "many.json"
-    classes = page.LAZY_FROM + 20
+    classes = divergences.LAZY_FROM + 20
     write_document(report, page_bench.report(classes), replaces=("divergence-report-v2",), what="report")
     lazy = page.write(tmp_path / "lazy", page.read([report]))
-    monkeypatch.setattr(page, "LAZY_FROM", classes + 1)
+    monkeypatch.setattr(divergences, "LAZY_FROM", classes + 1)
     inline = page.write(tmp_path / "inline", page.read([report]))
     assert "id='card-bodies'" in lazy.read_text() and "id='card-bodies'" not in inline.read_text()
 
@@ -452,19 +454,19 @@ def test_the_page_benchmark_gives_its_figures(driver: Any, tmp_path: Path,
     the browser, written only where it is told."""
     from harness.tools import page_bench
 
-    assert page_bench.main(["--classes", "3", "--classes", str(page.LAZY_FROM), "--repeat", "1", "--json",
+    assert page_bench.main(["--classes", "3", "--classes", str(divergences.LAZY_FROM), "--repeat", "1", "--json",
                             "--out", str(tmp_path)]) == 0
     figures = json.loads(capsys.readouterr().out)
-    assert [row["classes"] for row in figures] == [3, page.LAZY_FROM]
+    assert [row["classes"] for row in figures] == [3, divergences.LAZY_FROM]
     assert all(row["bytes"] > 0 and row["elements"] > 0 and row["load"]["best"] > 0 for row in figures), figures
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        [f"report-{page.LAZY_FROM}.json", "report-3.json", f"site-{page.LAZY_FROM}", "site-3"])
+        [f"report-{divergences.LAZY_FROM}.json", "report-3.json", f"site-{divergences.LAZY_FROM}", "site-3"])
 
 
 # -- every check fails on a page with a bug planted in its making -----------------------------------------------
 
 def _flip_a_failing_cell(monkeypatch: pytest.MonkeyPatch) -> None:
-    merged = page.merged_results
+    merged = results.merged_results
 
     def planted(sources: Any) -> Any:
         found = merged(sources)
@@ -476,7 +478,7 @@ def _flip_a_failing_cell(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _show_a_skipped_case_as_passing(monkeypatch: pytest.MonkeyPatch) -> None:
-    merged = page.merged_results
+    merged = results.merged_results
 
     def planted(sources: Any) -> Any:
         found = merged(sources)
@@ -489,33 +491,33 @@ def _show_a_skipped_case_as_passing(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _count_no_skips(monkeypatch: pytest.MonkeyPatch) -> None:
-    counts = page._counts_html
-    monkeypatch.setattr(page, "_counts_html", lambda tallies: counts(dict(tallies, skip=0)))
+    counts = page_html.counts_html
+    monkeypatch.setattr(results, "counts_html", lambda tallies: counts(dict(tallies, skip=0)))
 
 
 def _drop_the_marks(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(page, "side_by_side", lambda values, *_, **__: {
+    monkeypatch.setattr(divergences, "side_by_side", lambda values, *_, **__: {
         name: html.escape("".join(value)) for name, value in values.items()})
 
 
 def _drop_a_covering_entry(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(page, "entries_html", lambda divergence, notes: "<ul class='entries'></ul>")
+    monkeypatch.setattr(divergences, "entries_html", lambda divergence, notes: "<ul class='entries'></ul>")
 
 
 def _show_the_oracles_output_everywhere(monkeypatch: pytest.MonkeyPatch) -> None:
-    outputs = page.outputs_html
+    outputs = divergences.outputs_html
 
     def planted(record: ClassRecord, oracle: str) -> str:
         same = {name: record.witness.outputs[oracle] for name in record.witness.outputs}
         return outputs(replace(record, witness=replace(record.witness, outputs=same)), oracle)
 
-    monkeypatch.setattr(page, "outputs_html", planted)
+    monkeypatch.setattr(divergences, "outputs_html", planted)
 
 
 def _mark_every_field(monkeypatch: pytest.MonkeyPatch) -> None:
-    fields = page.fields_html
-    monkeypatch.setattr(page, "fields_html", lambda *a: fields(*a).replace("<tr data-field=", "<tr class='differs' "
-                                                                                                "data-field="))
+    fields = divergences.fields_html
+    monkeypatch.setattr(divergences, "fields_html",
+                        lambda *a: fields(*a).replace("<tr data-field=", "<tr class='differs' data-field="))
 
 
 def _a_request_outside_the_folder(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from harness.classes import rundiff
-from harness.cli import views
+from harness.cli import reports, views
+from harness.cli.reports import divergences
+from harness.model import paths
 from harness.model.schemas import problems
 from suites.test_plugins import declare, run
 
@@ -67,7 +69,7 @@ def test_a_run_against_itself_changes_nothing(sweeps: dict[str, Path]) -> None:
     proc = run(ROOT, "-m", "harness", "report", "diff", str(sweeps["good"]), str(sweeps["again"]))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "nothing changed" in proc.stdout
-    found = rundiff.diff(json.loads(sweeps["buggy"].read_text()), json.loads(sweeps["buggy"].read_text()))
+    found = reports.diff(json.loads(sweeps["buggy"].read_text()), json.loads(sweeps["buggy"].read_text()))
     assert found.changes == [] and found.unchanged == 1
 
 
@@ -94,15 +96,15 @@ def test_the_baseline_option_prints_the_same_diff(sweeps: dict[str, Path], tmp_p
 def test_a_class_missing_from_a_fuzz_run_is_not_seen_never_fixed(sweeps: dict[str, Path]) -> None:
     old = json.loads(sweeps["buggy"].read_text())
     new = dict(old, profile="fuzz", divergences=[])
-    assert [c.change for c in rundiff.diff(old, new).changes] == ["not seen"]
+    assert [c.change for c in reports.diff(old, new).changes] == ["not seen"]
 
 
 def test_a_class_that_is_expected_now_is_changed_and_one_no_longer_covered_is_new(sweeps: dict[str, Path]) -> None:
     old = json.loads(sweeps["buggy"].read_text())
     covered = json.loads(json.dumps(old))
     covered["divergences"][0].update(status="expected", expectedEntry="fake/x", expectedEntries=["fake/x"])
-    assert [(c.change, c.blocking) for c in rundiff.diff(old, covered).changes] == [("changed", False)]
-    assert [(c.change, c.blocking) for c in rundiff.diff(covered, old).changes] == [("changed", True)]
+    assert [(c.change, c.blocking) for c in reports.diff(old, covered).changes] == [("changed", False)]
+    assert [(c.change, c.blocking) for c in reports.diff(covered, old).changes] == [("changed", True)]
 
 
 def test_a_v1_report_is_still_read(sweeps: dict[str, Path], tmp_path: Path) -> None:
@@ -127,14 +129,14 @@ def test_fixture_results_diff_by_case(tmp_path: Path) -> None:
     good, buggy = tmp_path / "good.json", tmp_path / "buggy.json"
     run(tmp_path / "good", "-m", "harness", "check", "--impl", "fake", "--results", str(good))
     run(tmp_path / "buggy", "-m", "harness", "check", "--impl", "fake", "--results", str(buggy))
-    broke = rundiff.diff(json.loads(good.read_text()), json.loads(buggy.read_text()))
+    broke = reports.diff(json.loads(good.read_text()), json.loads(buggy.read_text()))
     assert broke.new and all(c.kind == "case" and c.change == "new" and c.after.startswith("fail")
                              for c in broke.new)
-    mended = rundiff.diff(json.loads(buggy.read_text()), json.loads(good.read_text()))
+    mended = reports.diff(json.loads(buggy.read_text()), json.loads(good.read_text()))
     assert not mended.new and {c.change for c in mended.changes} == {"fixed"}
     assert len(mended.changes) == len(broke.new)
     with pytest.raises(ValueError, match="cannot compare"):
-        rundiff.diff(json.loads(good.read_text()), {"schema": "divergence-report-v2", "divergences": []})
+        reports.diff(json.loads(good.read_text()), {"schema": "divergence-report-v2", "divergences": []})
 
 
 def test_a_broken_report_is_refused_naming_the_file(tmp_path: Path) -> None:
@@ -153,7 +155,7 @@ def test_astral_characters_show_as_one_code_point_and_lone_surrogates_as_units()
 
 def test_tables_stay_within_120_columns_and_markdown_escapes_pipes(sweeps: dict[str, Path]) -> None:
     document = json.loads(sweeps["buggy"].read_text())
-    text = views.classes_view(document, "text", "all")
+    text = divergences.classes_view(document, "text", "all")
     assert max(len(line) for line in text.splitlines()) <= 120, text
     assert "whitespace_definition" in text.splitlines()[3] or "whitespace_definition" in text
     markdown = views.markdown_table(("a", "witness"), [["x|y", "p|q"]])
@@ -242,7 +244,7 @@ def test_a_class_is_the_same_class_whatever_order_a_run_listed_its_implementatio
         divergence["divergent"] = ["reference-b", *divergence["divergent"]]
     for divergence in new["divergences"]:
         divergence["divergent"] = [*divergence["divergent"], "reference-b"]
-    assert rundiff.diff(old, new).changes == []
+    assert reports.diff(old, new).changes == []
 
 
 def test_markdown_for_ci_job_summaries(sweeps: dict[str, Path], tmp_path: Path) -> None:
@@ -270,7 +272,7 @@ def test_a_long_status_is_wrapped_never_cut_at_the_edge(sweeps: dict[str, Path])
     entries = ["pyo3/case-mapping-unicode-17-normalize", "wasm/case-mapping-unicode-17-normalize"]
     divergence.update(status="expected", expectedEntry=entries[0], expectedEntries=entries,
                       divergent=["pyo3", "wasm"], detail="case_mapping", step="norm.lowercase")
-    text = views.classes_view(document)
+    text = divergences.classes_view(document)
     assert max(len(line) for line in text.splitlines()) <= 120, text
     assert "(pyo3, wasm)" in text and "normalize" in text, text
 
@@ -281,13 +283,13 @@ def test_a_class_that_moved_to_another_step_says_so(sweeps: dict[str, Path]) -> 
     new = json.loads(json.dumps(old))
     step = old["divergences"][0]["step"]
     new["divergences"][0]["step"] = "norm.collapse" if step != "norm.collapse" else "norm.trim"
-    found = rundiff.diff(old, new)
+    found = reports.diff(old, new)
     assert [c.change for c in found.changes] == ["moved"] and found.unchanged == 0, found
     assert found.changes[0].before.startswith(f"at {step}: ")
     assert found.changes[0].after.startswith(f"at {new['divergences'][0]['step']}: ")
     other = json.loads(json.dumps(new))  # another cause at another step: a new class and a gone one
     other["divergences"][0]["cause"] = "rule_difference"
-    assert sorted(c.change for c in rundiff.diff(old, other).changes) == ["fixed", "new"]  # a sweep: fixed
+    assert sorted(c.change for c in reports.diff(old, other).changes) == ["fixed", "new"]  # a sweep: fixed
 
 
 def test_a_changed_class_names_the_characters_it_gained_and_lost(sweeps: dict[str, Path]) -> None:
@@ -295,7 +297,7 @@ def test_a_changed_class_names_the_characters_it_gained_and_lost(sweeps: dict[st
     old["divergences"][0]["characters"] = ["U+0085", "U+00A0"]
     new = json.loads(json.dumps(old))
     new["divergences"][0]["characters"] = ["U+00A0", "U+1680", "U+2000..U+200A"]
-    [change] = rundiff.diff(old, new).changes
+    [change] = reports.diff(old, new).changes
     assert change.change == "changed" and change.before != change.after
     assert change.after.endswith("; +2 U+1680 U+2000..U+200A; -1 U+0085"), change.after
 
@@ -303,14 +305,14 @@ def test_a_changed_class_names_the_characters_it_gained_and_lost(sweeps: dict[st
 def test_what_the_baseline_never_ran_is_not_in_the_baseline(sweeps: dict[str, Path], tmp_path: Path) -> None:
     old = json.loads(sweeps["buggy"].read_text())
     never = dict(old, implementations={"reference": old["implementations"]["reference"]}, divergences=[])
-    assert [(c.change, c.blocking) for c in rundiff.diff(never, old).changes] == [("not in the baseline", True)]
-    assert [c.change for c in rundiff.diff(dict(never, implementations=old["implementations"]), old).changes] \
+    assert [(c.change, c.blocking) for c in reports.diff(never, old).changes] == [("not in the baseline", True)]
+    assert [c.change for c in reports.diff(dict(never, implementations=old["implementations"]), old).changes] \
         == ["new"]
     declare(tmp_path / "buggy", bug="capitalize")
     results = tmp_path / "buggy.json"
     run(tmp_path / "buggy", "-m", "harness", "check", "--impl", "fake", "--results", str(results))
     document = json.loads(results.read_text())
-    found = rundiff.diff(dict(document, results=[]), document)
+    found = reports.diff(dict(document, results=[]), document)
     assert found.changes and {c.change for c in found.changes} == {"not in the baseline"}
     assert {c.blocking for c in found.changes if c.after.startswith("fail")} == {True}
 
@@ -320,15 +322,55 @@ def test_every_report_kind_has_its_row_in_every_table() -> None:
     JUnit pseudo-schema), its label, its part in the verdict and its view in report show; a kind added
     without one of them fails here, not on a user's report."""
     from harness.classes.kinds import BY_SCHEMA, Kind
-    from harness.cli import views
     from harness.model.paths import SCHEMAS
 
     for kind in Kind:
         assert kind.schemas and kind.label, kind
-        assert kind in views.PARTS and kind in views.VIEWS, kind
+        row = reports.KINDS[kind]
+        assert row.kind is kind and callable(row.part) and callable(row.view), kind
         for schema in kind.schemas:
             assert BY_SCHEMA[schema] is kind
             assert schema == "junit-xml" or (SCHEMAS / f"{schema}.schema.json").is_file(), schema
-    assert set(rundiff.DIFFS) <= set(Kind)
+    assert set(reports.COMPARABLE) == {Kind.DIVERGENCES, Kind.RESULTS}
+    assert {section.ident for section in reports.sections()} == {"matrix", "tests", "classes"}
     with pytest.raises(ValueError, match="not a report the harness reads"):
         rundiff.kind_of({"schema": "run-summary-v1"})
+
+
+def _change_table() -> dict[str, list[str]]:
+    """docs/architecture.md, "What a change takes": change -> the files its row names."""
+    import re
+
+    text = (paths.ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    part = text[text.index("## What a change takes"):]
+    rows = {}
+    for line in part.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 2 and cells[0] not in ("change", "---"):
+            rows[cells[0]] = re.findall(r"`([^`]+\.(?:py|json))`", cells[1])
+    return rows
+
+
+def test_the_docs_say_what_a_new_report_kind_and_a_new_witness_field_take() -> None:
+    """The table of docs/architecture.md is the code's: each file it names exists (NAME: a kind's module, one
+    per kind here, each declaring its kind), and the witness's fields live in the record it names."""
+    import dataclasses
+
+    from harness.classes.kinds import Kind
+    from harness.classes.record import Witness
+
+    table = _change_table()
+    assert set(table) == {"a new field of a witness", "a new report kind"}, table
+    for files in table.values():
+        for name in files:
+            if "NAME" not in name:
+                assert (paths.ROOT / name).is_file(), name
+    kind_files = table["a new report kind"]
+    assert "harness/cli/reports/NAME.py" in kind_files and "harness/classes/kinds.py" in kind_files
+    modules = sorted(p.stem for p in (paths.ROOT / "harness" / "cli" / "reports").glob("*.py")
+                     if p.stem not in ("__init__", "kind"))
+    assert sorted(module.__name__.rsplit(".", 1)[1] for module in reports.MODULES) == modules
+    assert {module.KIND.kind for module in reports.MODULES} == set(Kind) and len(reports.MODULES) == len(Kind)
+    record = (paths.ROOT / table["a new field of a witness"][0]).read_text(encoding="utf-8")
+    for witness_field in dataclasses.fields(Witness):
+        assert f"witness.{witness_field.name}" in record, witness_field.name  # written by to_json there

@@ -22,7 +22,9 @@ from typing import Any
 import pytest
 
 from harness.classes.rundiff import Change, RunDiff
+from harness.cli import html as page_html
 from harness.cli import page, trace_view, views
+from harness.cli.reports import divergences, results
 from harness.fixtures.runner import results_document
 from harness.model import envelope
 from harness.model.printable import printable, printable_block, printable_lines
@@ -158,7 +160,7 @@ def results_report() -> dict[str, Any]:
 
 @pytest.mark.parametrize("fmt", ["text", "markdown"])
 def test_a_divergence_report_shows_every_text_escaped(fmt: str) -> None:
-    shown = views.classes_view(divergence_report(), fmt, "all")
+    shown = divergences.classes_view(divergence_report(), fmt, "all")
     shown = plain(shown) if fmt == "markdown" else shown
     assert_safe(shown)
     assert "\\u001B[31m" in shown and "ESCAPE\\u0007\\u0008" in shown and "norm.edges\\u001B[2J" in shown
@@ -167,9 +169,9 @@ def test_a_divergence_report_shows_every_text_escaped(fmt: str) -> None:
 
 
 def test_the_markdown_keeps_one_row_per_line_and_no_fence_ends_early() -> None:
-    shown = views.classes_view(divergence_report(), "markdown", "all")
+    shown = divergences.classes_view(divergence_report(), "markdown", "all")
     row = next(line for line in shown.splitlines() if line.startswith("| 1 |"))
-    assert len(re.findall(r"(?<!\\)\|", row)) == len(views.CLASS_HEADERS) + 1, row
+    assert len(re.findall(r"(?<!\\)\|", row)) == len(divergences.CLASS_HEADERS) + 1, row
     # The explanation holds ```: the details' fence is longer, and closes only after the replay line.
     opening = next(line for line in shown.splitlines() if re.fullmatch("`{3,}", line))
     assert len(opening) > 3
@@ -181,7 +183,7 @@ def test_the_markdown_keeps_one_row_per_line_and_no_fence_ends_early() -> None:
 
 @pytest.mark.parametrize("fmt", ["text", "markdown"])
 def test_fixture_results_show_every_mismatch_escaped(fmt: str) -> None:
-    shown = views.results_view(results_report(), fmt, "all")
+    shown = results.results_view(results_report(), fmt, "all")
     shown = plain(shown) if fmt == "markdown" else shown
     assert_safe(shown)
     assert "\\u000Asecond line" in shown and "case\\u001B[2J" in shown  # one row each, the newline visible
@@ -268,8 +270,8 @@ def test_a_copy_of_the_reports_is_left_as_it_was() -> None:
     """The views read the documents: they escape what they print, never the report itself."""
     document = divergence_report()
     before = copy.deepcopy(document)
-    views.classes_view(document, "text", "all")
-    page.findings_section([page.Source(Path("d.json"), document)])
+    divergences.classes_view(document, "text", "all")
+    page.findings_section([page_html.Source(Path("d.json"), document)])
     assert document == before
 
 

@@ -72,7 +72,7 @@ class Change:
 
 @dataclass
 class RunDiff:
-    kind: Kind  # a kind of DIFFS
+    kind: Kind  # the kind of the two reports compared (harness/cli/reports: a kind with a diff)
     changes: list[Change] = field(default_factory=list)
     unchanged: int = 0
     implementations: list[str] = field(default_factory=list)  # lines: an implementation's description changed
@@ -228,22 +228,6 @@ def diff_results(old: dict[str, Any], new: dict[str, Any]) -> RunDiff:
         if key not in after:
             result.changes.append(Change("case", "not seen", (key[0],), f"{key[1]}/{key[2]}", _case_state(row), None))
     return result
-
-
-# The kinds report diff and --baseline compare, each by its own diff.
-DIFFS = {Kind.DIVERGENCES: diff_divergences, Kind.RESULTS: diff_results}
-
-
-def diff(old: dict[str, Any], new: dict[str, Any]) -> RunDiff:
-    """What changed from ``old`` to ``new`` (two reports of one kind); ValueError when they are not."""
-    both = kind_of(old), kind_of(new)
-    for kind in both:
-        if kind not in DIFFS:
-            raise ValueError(f"cannot compare {kind}: report diff and --baseline compare divergence reports or "
-                             "fixture results")
-    if both[0] != both[1]:
-        raise ValueError(f"cannot compare {both[0]} with {both[1]}")
-    return DIFFS[both[0]](old, new)
 
 
 def read(path: Any) -> dict[str, Any]:

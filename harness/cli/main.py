@@ -28,7 +28,9 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from harness.classes.kinds import Kind
-from harness.cli import views
+from harness.cli import reports, views
+from harness.cli.reports import divergences as divergences_kind
+from harness.cli.reports import results as results_kind
 from harness.cli.tools import close_all, impl_error, open_impls, parse_typed, request_deadline, split_names, unescape
 from harness.model import envelope
 from harness.model import paths as project_paths
@@ -323,7 +325,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     document = results_document({args.impl: [r.to_json(args.impl) for r in results]}, described, findings)
     write_document(out, document, replaces=(SCHEMA,), what=RESULTS_WHAT)
     failures = [r for r in results if r.state == "fail"]
-    print(views.results_view(document, args.format, args.show))
+    print(results_kind.results_view(document, args.format, args.show))
     for note in notes:
         print(note)
     count = sum(r.state != "skip" for r in results)
@@ -508,7 +510,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         if findings:
             print("findings about testees (not divergences):\n" + render_findings(findings))
     else:
-        print(views.classes_view(report, args.format, args.show))
+        print(divergences_kind.classes_view(report, args.format, args.show))
         if args.baseline:
             print("\n" + _baseline_view(args, report))
     return 1 if findings or any(divergence.status == "new" for divergence in divergences) else 0
@@ -528,7 +530,7 @@ def _merge_fuzz(args: argparse.Namespace) -> int:
     if problems:
         raise RuntimeError("the merged report does not match its schema (a harness bug): " + "; ".join(problems[:3]))
     write(args.report, report)
-    print(views.classes_view(report, args.format, args.show))
+    print(divergences_kind.classes_view(report, args.format, args.show))
     print(f"merged {len(reports)} reports (shards {', '.join(report['fuzz']['shards'])}) into {args.report}: "
           f"{report['examples']:,} examples")
     if args.baseline:
@@ -584,7 +586,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     report["fuzz"] = campaign(result.seed, args.max_examples, shard, split_names(args.ops) or comparable_ops(),
                               interrupted=result.interrupted)
     write(args.report, report)
-    print(views.classes_view(report, args.format, args.show))
+    print(divergences_kind.classes_view(report, args.format, args.show))
     for line in result.cut:
         print(f"cut by the budget: {line}")
     for name, count in result.batches_refused.items():
@@ -621,7 +623,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             raise UsageError(f"cannot merge: {exc}") from None
         out = args.report or Path("reports/sweep-report.json")
         write(out, report)
-        print(sweep_report.summary(report) + "\n\n" + views.classes_view(report, args.format, args.show))
+        print(sweep_report.summary(report) + "\n\n" + divergences_kind.classes_view(report, args.format, args.show))
         print(f"merged {len(args.merge)} reports into {out}")
         if args.baseline:
             print("\n" + _baseline_view(args, report))
@@ -659,7 +661,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if problems:
         raise RuntimeError("the sweep's report does not match its schema (a harness bug): " + "; ".join(problems[:3]))
     write(out, report)
-    print(sweep_report.summary(report) + "\n\n" + views.classes_view(report, args.format, args.show))
+    print(sweep_report.summary(report) + "\n\n" + divergences_kind.classes_view(report, args.format, args.show))
     if args.baseline:
         print("\n" + _baseline_view(args, report))
     print(f"report: {out}" + ("  (interrupted: run the same command again to resume)" if run.interrupted else ""))
@@ -782,7 +784,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         if len(documents) != 2:
             raise UsageError(f"report diff takes two reports, OLD and NEW; given {len(documents)}")
         try:
-            found = rundiff.diff(documents[0], documents[1])
+            found = reports.diff(documents[0], documents[1])
         except ValueError as exc:
             raise UsageError(f"{args.reports[0]} and {args.reports[1]}: {exc}") from None
         if args.format == "json":
@@ -803,7 +805,7 @@ def _report_show(args: argparse.Namespace) -> int:
         run = rundiff.read_run(args.reports)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    verdict = views.run_verdict(run.documents, run.problems)
+    verdict = reports.run_verdict(run.documents, run.problems)
     if args.format == "json":
         for _, document in run.given:
             print(json.dumps(document, indent=2, ensure_ascii=True))
@@ -815,13 +817,13 @@ def _report_show(args: argparse.Namespace) -> int:
         made = ("a JUnit XML file" if rundiff.kind_of(document) == Kind.JUNIT
                 else envelope_of.get("command", "no run envelope (a v1 report)"))
         print(printable(f"{path}: {document['schema']}, {made}"))
-        print(views.report_view(document, args.format, args.show))
+        print(reports.report_view(document, args.format, args.show))
     for path, document, option in run.others:
         print("\n" + printable(f"{path}: {document['schema']}, of the same run (its command line names it: {option})"))
         if rundiff.kind_of(document).test_run:
-            print(views.report_view(document, args.format, args.show))
+            print(reports.report_view(document, args.format, args.show))
         else:
-            print(views.part_line(views.part_of(path, document, rundiff.kind_of(document)))
+            print(views.part_line(reports.part_of(path, document, rundiff.kind_of(document)))
                   + f" (python -m harness report show {path})")
     for note in run.notes:
         print(printable(f"note: {note}"))
@@ -885,10 +887,9 @@ def _output_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _baseline_view(args: argparse.Namespace, document: dict[str, Any]) -> str:
-    from harness.classes import rundiff
 
     try:
-        return views.diff_view(rundiff.diff(args.baseline_document, document), args.format)
+        return views.diff_view(reports.diff(args.baseline_document, document), args.format)
     except ValueError as exc:
         raise UsageError(f"--baseline {args.baseline}: {exc}") from None
 
@@ -998,7 +999,7 @@ def main(argv: list[str] | None = None) -> int:
                 args.baseline_document = rundiff.read(args.baseline)
             except ValueError as exc:
                 raise UsageError(f"--baseline: {exc}") from None
-            if rundiff.kind_of(args.baseline_document) not in rundiff.DIFFS:
+            if rundiff.kind_of(args.baseline_document) not in reports.COMPARABLE:
                 raise UsageError(f"--baseline {args.baseline}: a {args.baseline_document['schema']} document; a "
                                  "baseline is a divergence report or fixture results")
         return COMMANDS[args.command](args)

@@ -26,7 +26,6 @@ text a report brings goes through ``escape``: its control characters made visibl
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -36,55 +35,22 @@ from typing import Any
 
 from harness.classes import history, rundiff
 from harness.classes.kinds import Kind
-from harness.classes.record import ClassRecord
-from harness.classes.report import classes as report_classes
-from harness.classes.report import expected_problems
-from harness.cli import views
-from harness.differential.explain import char_ranges, code_point_runs
-from harness.model import envelope, hostvalues, untrusted
+from harness.cli import reports, views
+from harness.cli.html import PageContext, Source, attrs, badge, code, data_block, escape, html_table, section, slug
+from harness.cli.reports.divergences import expected_notes, run_name, seen_classes
+from harness.cli.reports.results import merged_results, results_part
+from harness.model import envelope, untrusted
 from harness.model.files import atomic_write
-from harness.model.printable import printable, printable_block
-from harness.model.unicode_info import describe
+from harness.model.printable import printable_block
 
 ASSETS = Path(__file__).with_name("page_assets")  # page.css and page.js, inlined into the page
-RANGES_SHOWN = 12  # a class's character ranges listed with names; the rest counted
 GENERATOR = "memgate-parity report html"  # the page's generator meta (harness/tools/reports_check.py knows it by it)
 GENERATOR_META = f"<meta name='generator' content='{GENERATOR}'>"
-VALUE_LIMIT = 4000  # characters of one shown value (an output, an argument, a trace value)
 EVIDENCE_LIMIT = 600  # characters of one evidence field of a finding (findings.render's)
 
 
-def escape(text: str, quote: bool = True) -> str:
-    """A text for the page: its control characters (C0, DEL, C1, bidi controls, newlines too) made visible
-    as ``report show`` prints them (harness/model/printable.py), then HTML-escaped; every text a report
-    brings goes through here."""
-    return html_escape(printable(text), quote)
 
 
-@dataclass(frozen=True)
-class Source:
-    """One report the page is made from."""
-
-    path: Path
-    document: dict[str, Any]
-
-    @property
-    def kind(self) -> Kind:
-        return rundiff.kind_of(self.document)
-
-    @property
-    def run(self) -> dict[str, Any]:
-        if self.kind == Kind.JUNIT:  # a JUnit file has no envelope: its testsuite properties and start
-            properties = self.document.get("properties") or {}
-            return {"session": properties.get("session"), "project": {"commit": properties.get("commit")},
-                    "ended": self.document.get("timestamp")}
-        return self.document.get("run") or {}
-
-    @property
-    def label(self) -> str:
-        if self.kind == Kind.DIVERGENCES:
-            return f"{self.document.get('profile', '?')} run"
-        return self.kind.label
 
 
 def read(paths: Iterable[Path]) -> list[Source]:
@@ -115,7 +81,7 @@ def read_baselines(paths: Iterable[Path]) -> list[Source]:
     ValueError naming it."""
     sources = read(paths)
     for source in sources:
-        if source.kind not in rundiff.DIFFS:
+        if source.kind not in reports.COMPARABLE:
             raise ValueError(f"--baseline {source.path}: a {source.document['schema']} document; a baseline is a "
                              "divergence report or fixture results")
     return sources
@@ -155,176 +121,34 @@ def latest_reports(directory: Path) -> list[Path]:
 
 # -- values shown as tokens, so that the characters that differ can be marked ------------------------------
 
-def text_tokens(text: str) -> list[str]:
-    """A string as views.show_text shows it, one token per code point (an escape is one token, marked whole)."""
-    return [views.show_char(char) for char in text]
 
 
-def tokens(value: Any) -> list[str]:
-    """A decoded host value as the tables show it (views.show_value), in tokens (``text_tokens``), so that two
-    values compared token by token are marked where they differ."""
-    if isinstance(value, str):
-        return ['"', *text_tokens(value), '"']
-    if isinstance(value, list | tuple):
-        out = ["["]
-        for number, item in enumerate(value):
-            out += ([", "] if number else []) + tokens(item)
-        return out + ["]"]
-    if isinstance(value, dict):
-        out = ["{"]
-        for number, (key, item) in enumerate(value.items()):
-            out += ([", "] if number else []) + tokens(str(key)) + [": "] + tokens(item)
-        return out + ["}"]
-    return list(json.dumps(hostvalues.encode(value)))  # as views.show_value has it (ASCII JSON)
 
 
-def output_tokens(output: dict[str, Any]) -> list[str]:
-    """A report's output of one implementation (``{"ok": host value}`` or ``{"error": {code, message}}``)."""
-    if "ok" in output:
-        return tokens(hostvalues.decode(output["ok"]))
-    error = output.get("error") or {}
-    return text_tokens(f"error {error.get('code')}: ") + tokens(str(error.get("message", "")))
 
 
-@dataclass
-class Differs:
-    """Where one side of a comparison differs from the other: its tokens that differ (``spans``, [first,
-    last) pairs), and the places where the other side has tokens this one lacks (``gaps``: index -> whether
-    the missing tokens are letters or digits, a part of a word)."""
-
-    spans: list[tuple[int, int]]
-    gaps: dict[int, bool]
 
 
-def _wordy(token: str) -> bool:
-    return len(token) == 1 and token.isascii() and token.isalnum()
 
 
-def compare(oracle: list[str], other: list[str]) -> tuple[Differs, Differs]:
-    """Where ``other`` and ``oracle`` differ, token by token (difflib): (the oracle's side, the other's)."""
-    mine, theirs = Differs([], {}), Differs([], {})
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, oracle, other, autojunk=False).get_opcodes():
-        if tag == "equal":
-            continue
-        if i2 > i1:
-            mine.spans.append((i1, i2))
-        else:
-            mine.gaps[i1] = any(map(_wordy, other[j1:j2]))
-        if j2 > j1:
-            theirs.spans.append((j1, j2))
-        else:
-            theirs.gaps[j1] = any(map(_wordy, oracle[i1:i2]))
-    return mine, theirs
 
 
-def marked(mine: list[str], differs: Differs | None = None) -> str:
-    """HTML of ``mine`` with the tokens that differ inside <mark>, and an empty gap mark where the other side
-    has more; cut at VALUE_LIMIT characters. A word (a run of ASCII letters and digits) that differs in part
-    is marked whole, on both sides: "store" against "skip", "stor" against "store", never "s" kept and "tore"
-    marked; a gap between two characters that are not a word's own letters stays a gap ("a" and "b" around
-    the U+001C the other side has)."""
-    differs = differs or Differs([], {})
-    inside: set[int] = set()
-    for first, last in differs.spans:
-        inside.update(range(first, last))
-    gaps = dict(differs.gaps)
-    for first, last in _words(mine):
-        touched = inside.intersection(range(first, last)) or any(
-            wordy for at, wordy in differs.gaps.items() if first <= at <= last)
-        if touched:
-            inside.update(range(first, last))
-            for at in range(first, last + 1):
-                if gaps.get(at):
-                    del gaps[at]  # the word is marked whole instead
-    out, length, open_ = [], 0, False
-    gap = '<mark class="gap" title="the other side has more here"></mark>'
-    for index, token in enumerate(mine):
-        if index in gaps:
-            out.append(gap)
-        if index in inside and not open_:
-            out.append("<mark>")
-            open_ = True
-        elif index not in inside and open_:
-            out.append("</mark>")
-            open_ = False
-        out.append(escape(token))
-        length += len(token)
-        if length > VALUE_LIMIT:
-            out.append(("</mark>" if open_ else "") + '<span class="cut">... (cut)</span>')
-            return "".join(out)
-    if open_:
-        out.append("</mark>")
-    if len(mine) in gaps:
-        out.append(gap)
-    return "".join(out)
 
 
-def _words(shown: list[str]) -> list[tuple[int, int]]:
-    """The runs of tokens that are single ASCII letters or digits, as [first, last) index pairs."""
-    runs: list[tuple[int, int]] = []
-    start = None
-    for index, token in enumerate([*shown, ""]):
-        if _wordy(token) and start is None:
-            start = index
-        elif not _wordy(token) and start is not None:
-            runs.append((start, index))
-            start = None
-    return runs
 
 
-def side_by_side(values: dict[str, list[str]], oracle: str, share: Sequence[str] = (),
-                 comparable: Sequence[str] | None = None) -> dict[str, str]:
-    """Each implementation's shown value as HTML, where it differs from the oracle's marked (whether or not it
-    is of the class's ``share``: another share's difference shows too), and the oracle's side marked against
-    the first of the share that differs (else the first that does: one comparison, never two mixed).
-    ``comparable``: the implementations whose value may be compared with the oracle's (default: all)."""
-    shown: dict[str, str] = {}
-    base = values.get(oracle)
-    oracle_side: Differs | None = None
-    order = sorted(values, key=lambda name: name not in share)  # the share first, each group in its order
-    for name in order:
-        value = values[name]
-        if name == oracle or base is None or value == base or (comparable is not None and name not in comparable):
-            continue
-        mine, theirs = compare(base, value)
-        shown[name] = marked(value, theirs)
-        oracle_side = oracle_side or mine
-    for name, value in values.items():
-        if name not in shown:
-            shown[name] = marked(value, oracle_side if name == oracle else None)
-    return {name: shown[name] for name in values}
 
 
 # -- pieces of HTML ----------------------------------------------------------------------------------------
 
-def attrs(**values: Any) -> str:
-    """HTML attributes, escaped: ``data_impl="x"`` -> ` data-impl="x"`; None and False are left out."""
-    out = []
-    for name, value in values.items():
-        if value is None or value is False:
-            continue
-        key = name.rstrip("_").replace("_", "-")
-        out.append(f' {key}="{escape(str(value), quote=True)}"')
-    return "".join(out)
 
 
-def html_table(headers: Sequence[str], rows: Iterable[Sequence[str]], **table_attrs: Any) -> str:
-    """A table whose cells are HTML already (escape them before)."""
-    head = "".join(f"<th>{escape(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
-    return f"<table{attrs(**table_attrs)}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def code(text: str) -> str:
-    return f"<code>{escape(text)}</code>"
 
 
-def badge(text: str, kind: str) -> str:
-    return f'<span class="badge {escape(kind)}">{escape(text)}</span>'
 
 
-def slug(*parts: str) -> str:
-    return "-".join("".join(ch if ch.isalnum() else "_" for ch in part) for part in parts)
 
 
 # -- the sections ------------------------------------------------------------------------------------------
@@ -343,372 +167,44 @@ def implementations_of(sources: Sequence[Source]) -> list[str]:
     return list(names)
 
 
-def merged_results(sources: Sequence[Source]) -> dict[str, Any] | None:
-    """One fixture-results document from every one given: each implementation's rows from the newest run
-    that has it (by the run's end, then the order given); None without any."""
-    documents = [s for s in sources if s.kind == Kind.RESULTS]
-    if not documents:
-        return None
-    ordered = sorted(enumerate(documents), key=lambda pair: ((pair[1].run.get("ended") or ""), pair[0]))
-    rows_of: dict[str, tuple[Source, list[dict[str, Any]]]] = {}
-    for _, source in ordered:
-        by_impl: dict[str, list[dict[str, Any]]] = {}
-        for row in source.document["results"]:
-            by_impl.setdefault(row["implementation"], []).append(row)
-        for impl, rows in by_impl.items():
-            rows_of[impl] = (source, rows)
-    results = [row for _, rows in rows_of.values() for row in rows]
-    return {"schema": rundiff.RESULTS_SCHEMA, "results": results,
-            "from": {impl: str(source.path) for impl, (source, _) in rows_of.items()}}
 
 
-def matrix_section(merged: dict[str, Any] | None, impls: Sequence[str]) -> str:
-    if merged is None:
-        return section("matrix", "Fixture cases", "<p class='none'>No fixture results among the reports "
-                       "(<code>nox -s parity</code> writes <code>reports/fixture-results.json</code>; "
-                       "<code>python -m harness check --impl NAME</code> one implementation's).</p>")
-    columns = [name for name in impls if name in merged["from"]]
-    cases: dict[tuple[str, str], dict[str, Any]] = {}
-    cells: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for row in merged["results"]:
-        key = (row["fixture"], row["case"])
-        cases.setdefault(key, {"op": row["op"], "steps": row["steps"]})
-        cells[(row["implementation"], *key)] = row
-    ordered = sorted(cases, key=lambda key: key[0])  # by fixture, each fixture's cases in their file's order
-    families = sorted({fixture for fixture, _ in cases})
-    steps = sorted({step for case in cases.values() for step in case["steps"]})
-    counts = {name: {"pass": 0, "fail": 0, "skip": 0} for name in columns}
-    groups: dict[tuple[str, str], list[tuple[str, bool]]] = {}  # (fixture, op) -> its rows (and whether each
-    # passes everywhere), in the order of the cases
-    group_counts: dict[tuple[str, str], dict[str, dict[str, int]]] = {}
-    failures, skips = [], {}
-    for fixture, case in ordered:
-        info = cases[(fixture, case)]
-        group = (fixture, info["op"])
-        tallies = group_counts.setdefault(group, {name: {"pass": 0, "fail": 0, "skip": 0} for name in columns})
-        tds = []
-        states = set()
-        for impl in columns:
-            row = cells.get((impl, fixture, case))
-            state = row["state"] if row else "absent"
-            why = (row or {}).get("why") or ("not in this implementation's results" if row is None else "")
-            states.add(state)
-            if state in counts[impl]:
-                counts[impl][state] += 1
-                tallies[impl][state] += 1
-            anchor = slug("case", impl, fixture, case)
-            label = {"pass": "pass", "fail": "FAIL", "skip": "skip", "absent": "-"}[state]
-            inner = f'<a href="#{anchor}">{label}</a>' if state == "fail" else label
-            tds.append(f"<td{attrs(class_=f'cell {state}', data_impl=impl, data_state=state, title=why)}>"
-                       f"{inner}</td>")
-            if state == "fail":
-                failures.append((anchor, impl, fixture, case, info, why))
-            elif state == "skip":
-                skips.setdefault(why, []).append(f"{impl}: {fixture}/{case}")
-        passing = states <= {"pass", "absent"}  # nothing to look at: folded in its group until asked for
-        row_attrs = attrs(class_="case passing" if passing else "case", data_fixture=fixture, data_case=case,
-                          data_op=info["op"], data_steps=" ".join(info["steps"]))
-        groups.setdefault(group, []).append((
-            f"<tr{row_attrs}><th scope='row'><span class='family'>{escape(fixture)}</span> {escape(case)}</th>"
-            f"<td class='op'>{escape(info['op'])}</td>{''.join(tds)}</tr>", passing))
-    body = []
-    for (fixture, op), rows in groups.items():
-        tallies = group_counts[(fixture, op)]
-        head_cells = "".join(f"<td{attrs(class_='group-counts', data_impl=impl)}>{_counts_html(tallies[impl])}</td>"
-                             for impl in columns)
-        folded = sum(passing for _, passing in rows)
-        toggle = (f"<button type='button' class='unfold'>{folded} passing case(s)</button>" if folded else "")
-        body.append(f"<tbody{attrs(class_='group', data_fixture=fixture, data_op=op)}>"
-                    f"<tr class='group-head'><th scope='rowgroup'>{escape(fixture)} <b>{escape(op)}</b>: "
-                    f"{len(rows)} case(s) {toggle}</th><td class='op'></td>{head_cells}</tr>"
-                    f"{''.join(row for row, _ in rows)}</tbody>")
-    head = "".join(f"<th{attrs(data_impl=impl)}>{escape(impl)}<br>{_counts_html(counts[impl])}</th>"
-                   for impl in columns)
-    filters = (
-        "<form class='filters' id='matrix-filters' onsubmit='return false'>"
-        + _select("filter-impl", "implementation", columns)
-        + _select("filter-family", "family", families)
-        + _select("filter-state", "state", ["fail", "skip", "pass"])
-        + _select("filter-step", "step", steps)
-        + "<label>case <input id='filter-text' type='search' placeholder='id contains'></label>"
-        + "<span id='matrix-count' aria-live='polite'></span></form>")
-    table = (f"<div class='scroll'><table id='matrix-table'><thead><tr><th>case</th><th>op</th>{head}</tr></thead>"
-             f"{''.join(body)}</table></div>")
-    fail_html = "".join(
-        f"<li{attrs(id=anchor, class_='failure', data_impl=impl, data_fixture=fixture, data_case=case)}>"
-        f"<b>{escape(impl)}</b> {code(f'{fixture}/{case}')} ({escape(info['op'])}; steps "
-        f"{escape(', '.join(info['steps']) or '-')})<pre class='mismatch'>{escape(why)}</pre></li>"
-        for anchor, impl, fixture, case, info, why in failures)
-    failing = (f"<h3>Failing cases ({len(failures)})</h3><ol id='failures'>{fail_html}</ol>" if failures
-               else "<p id='failures' class='ok'>No fixture case fails.</p>")
-    skip_html = "".join(
-        f"<li><b>{len(which)}</b> {escape(why)}<details><summary>which</summary>{escape(', '.join(which))}"
-        "</details></li>" for why, which in sorted(skips.items(), key=lambda item: -len(item[1])))
-    skipped = (f"<details id='skips'><summary>Skipped cases, by reason ({sum(map(len, skips.values()))})"
-               f"</summary><ul>{skip_html}</ul></details>" if skips else "")
-    sources = "; ".join(f"{escape(impl)} from {code(path)}" for impl, path in merged["from"].items())
-    intro = (f"<p>{len(ordered)} cases x {len(columns)} implementations ({sources}), grouped by fixture and op "
-             "with each group's counts; the cases every implementation passes are folded into their group until "
-             "it is unfolded or a filter asks for them. A cell's tooltip is its mismatch or skip reason; a failing "
-             "cell links to its mismatch below.</p>")
-    return section("matrix", "Fixture cases", intro + filters + table + failing + skipped)
 
 
-def _counts_html(counts: dict[str, int]) -> str:
-    return (f"<span class='counts'>{counts['pass']} pass"
-            + (f", <b class='fail'>{counts['fail']} fail</b>" if counts["fail"] else "")
-            + (f", {counts['skip']} skip" if counts["skip"] else "") + "</span>")
 
 
-def _select(ident: str, label: str, options: Sequence[str]) -> str:
-    opts = "".join(f"<option{attrs(value=option)}>{escape(option)}</option>" for option in options)
-    return f"<label>{escape(label)} <select id='{ident}'><option value=''>all</option>{opts}</select></label>"
 
 
-def extent_html(record: ClassRecord) -> str:
-    """The class's reach: a sweep's inputs and code point runs; the characters the cause is about, as ranges
-    with the first and last one's name and age."""
-    parts = []
-    swept = record.extent.swept
-    if swept is not None:
-        parts.append(f"<p>{swept.inputs:,} swept inputs, {swept.code_point_count:,} code points in "
-                     f"{len(swept.ranges):,} runs"
-                     + (f", {swept.surrogate_pairs:,} surrogate pairs" if swept.surrogate_pairs else "")
-                     + "; templates: " + escape(", ".join(f"{t} {n:,}" for t, n in swept.templates.items())) + "</p>")
-    runs = code_point_runs(record.characters)
-    if runs:
-        rows = []
-        for first, last in runs[:RANGES_SHOWN]:
-            low, high = describe(first, {}), describe(last, {}) if last != first else None
-            names = escape(low.name) + (f" .. {escape(high.name)}" if high else "")
-            ages = escape(str(low.age)) + (f" .. {escape(str(high.age))}" if high and high.age != low.age else "")
-            rows.append([code(f"U+{first:04X}" if first == last else f"U+{first:04X}..U+{last:04X}"),
-                         str(last - first + 1), names, ages])
-        more = len(runs) - RANGES_SHOWN
-        parts.append(html_table(("characters", "count", "names", "age"), rows, class_="extent")
-                     + (f"<p>+{more} more ranges (the report has all {len(runs)})</p>" if more > 0 else ""))
-    elif not parts:
-        parts.append("<p>not about characters</p>")
-    return "".join(parts)
 
 
-def witness_html(record: ClassRecord) -> str:
-    rows = [[code(name), f"<code class='value'>{marked(tokens(value))}</code>"]
-            for name, value in hostvalues.decode_args(record.witness.args).items()]
-    return html_table(("argument", "value"), rows, class_="witness")
 
 
-def json_fields(record: ClassRecord) -> dict[str, dict[str, Any]] | None:
-    """An op whose result is a JSON text (the registry's ``result_kind``: decide_write), every output a JSON
-    object: each implementation's fields (name -> value); None where any output is not one (an error, a text
-    that is not JSON or no object): it is then shown as text."""
-    from harness.model import registry
-
-    op = registry.OPS.get(record.op)
-    if op is None or op.result_kind != "json":
-        return None
-    fields = {}
-    for name, output in record.witness.outputs.items():
-        value = hostvalues.decode(output["ok"]) if "ok" in output else None
-        try:
-            parsed = json.loads(value) if isinstance(value, str) else None
-        except ValueError:
-            return None
-        if not isinstance(parsed, dict):
-            return None
-        fields[name] = parsed
-    return fields
 
 
-def fields_html(record: ClassRecord, oracle: str, fields: dict[str, dict[str, Any]]) -> str:
-    """A JSON result's fields, a row each (in the oracle's order, then the others'), a column per
-    implementation; a field whose value differs from the oracle's is marked (``tr.differs``), and within it
-    the characters that differ, as in a text output."""
-    names = list(dict.fromkeys(key for name in (oracle, *fields) for key in fields.get(name, {})))
-    heads = "".join(f"<th{attrs(data_impl=name, class_='divergent' if name in record.divergent else None)}>"
-                    f"{escape(name)}{' (oracle)' if name == oracle else ''}</th>" for name in fields)
-    rows = []
-    missing = object()
-    for key in names:
-        values = {name: fields[name].get(key, missing) for name in fields}
-        differs = any(value != values.get(oracle, missing) for value in values.values())
-        shown = side_by_side({name: tokens(value) if value is not missing else ["(absent)"]
-                              for name, value in values.items()}, oracle, record.divergent)
-        cells = "".join(f"<td{attrs(data_impl=name)}><code class='value'>{html}</code></td>"
-                        for name, html in shown.items())
-        rows.append(f"<tr{attrs(data_field=key, class_='differs' if differs else None)}><th scope='row'>"
-                    f"{escape(key)}</th>{cells}</tr>")
-    return (f"<table class='outputs fields'><thead><tr><th>field</th>{heads}</tr></thead><tbody>{''.join(rows)}"
-            "</tbody></table>")
 
 
-def outputs_html(record: ClassRecord, oracle: str) -> str:
-    """Each implementation's output side by side, the characters that differ from the oracle's marked; a
-    JSON result (``json_fields``) field by field, the fields that differ marked, under the outputs as sent."""
-    fields = json_fields(record)
-    values = {name: output_tokens(output) for name, output in record.witness.outputs.items()}
-    shown = side_by_side(values, oracle, record.divergent)
-    heads = "".join(f"<th{attrs(data_impl=name, class_='divergent' if name in record.divergent else None)}>"
-                    f"{escape(name)}{' (oracle)' if name == oracle else ''}</th>" for name in shown)
-    cells = "".join(f"<td{attrs(data_impl=name, class_='divergent' if name in record.divergent else None)}>"
-                    f"<code class='value'>{html}</code></td>" for name, html in shown.items())
-    sent = f"<table class='outputs'><thead><tr>{heads}</tr></thead><tbody><tr>{cells}</tr></tbody></table>"
-    if fields is None:
-        return sent
-    return (fields_html(record, oracle, fields)
-            + f"<details class='as-sent'><summary>the outputs as sent</summary>{sent}</details>")
 
 
-def trace_html(record: ClassRecord, oracle: str) -> str:
-    found = record.witness.trace_at
-    if not found:
-        return ("<p class='none'>No trace on some side: the cause was named by counterfactuals (a black box, "
-                "or a crash).</p>")
-    values = {name: tokens(entry["value"]) for name, entry in found.items()}
-    # Entries are compared with the oracle's only at the same place in the trace (an implementation that
-    # parts elsewhere is shown as it is).
-    at = found.get(oracle, {}).get("index")
-    shown = side_by_side(values, oracle, record.divergent,
-                         comparable=[name for name, entry in found.items() if entry["index"] == at])
-    rows = [[escape(name), str(found[name]["index"]), code(found[name]["step"]),
-             f"<code class='value'>{shown[name]}</code>"] for name in found]
-    return html_table(("implementation", "entry", "step", "value"), rows, class_="trace-at")
 
 
-def entries_html(record: ClassRecord, notes: dict[str, dict[str, Any]]) -> str:
-    named = record.coverage.entries
-    if not named:
-        return "<p class='entries none'>No expected entry covers it: it is new.</p>"
-    items = []
-    for name in named:
-        entry = notes.get(name)
-        note = escape(entry.get("note") or "") if entry else "(not found in the expected lists read)"
-        items.append(f"<li{attrs(data_entry=name)}>{code(name)}: {note}</li>")
-    return f"<ul class='entries'>{''.join(items)}</ul>"
 
 
-@dataclass(frozen=True)
-class Seen:
-    """A class as the page shows it: once, whichever reports saw it (each a label and its path), by one of
-    its sightings (``pick``: uncovered before covered, then the smallest witness)."""
-
-    record: ClassRecord
-    reports: tuple[tuple[str, str], ...]
-
-    @property
-    def seen_in(self) -> str:
-        return ", ".join(f"{label} ({Path(path).name})" for label, path in self.reports)
-
-    @property
-    def anchor(self) -> str:
-        return self.record.key.anchor
 
 
-def seen_classes(sources: Sequence[Source]) -> list[Seen]:
-    """Every class of the divergence reports once, new ones first, in the order the reports first show them."""
-    found: dict[tuple[Any, ...], tuple[ClassRecord, list[tuple[str, str]]]] = {}
-    for source in sources:
-        if source.kind != Kind.DIVERGENCES:
-            continue
-        for record in report_classes(source.document):
-            key = record.key.identity
-            report = (source.label, str(source.path))
-            if key not in found:
-                found[key] = (record, [report])
-                continue
-            shown, reports = found[key]
-            if report not in reports:
-                reports.append(report)
-            found[key] = (pick(shown, record), reports)
-    classes = [Seen(record, tuple(reports)) for record, reports in found.values()]
-    return sorted(classes, key=lambda seen: not seen.record.new)  # stable: first seen first
 
 
-def pick(one: ClassRecord, other: ClassRecord) -> ClassRecord:
-    """The sighting a class is shown by: one no entry covers (some run found it new), else the smaller witness."""
-    def rank(record: ClassRecord) -> tuple[bool, int]:
-        return not record.new, len(json.dumps(record.witness.args, ensure_ascii=True))
-
-    return other if rank(other) < rank(one) else one
 
 
-LAZY_FROM = 100  # from this many classes on, a card's details are filled in when it is opened or comes near
 
 
-def class_body(seen: Seen, oracle: str, notes: dict[str, dict[str, Any]]) -> str:
-    """A class's details: who is in its share and what named it, the explanation, witness, outputs, where the
-    traces part, extent, covering entries and the replay command."""
-    record = seen.record
-    rule, fallback = record.witness.rule, record.witness.fallback
-    named_by = f"named by the trace rule {code(rule)}" if rule else "named by counterfactuals"
-    if fallback:
-        other = fallback[0] + (f" ({fallback[1]})" if fallback[1] else "")
-        named_by += f"; the counterfactual classifier says {code(other)}"
-    return "".join([
-        f"<p class='impls'>Implementations of this share: <b>{escape(', '.join(record.divergent))}</b>"
-        f" against the oracle {escape(oracle)}; {named_by}.</p>",
-        f"<p class='explanation'>{escape(record.witness.explanation)}</p>",
-        "<h4>Witness</h4>", witness_html(record),
-        "<h4>Outputs</h4>", outputs_html(record, oracle),
-        "<h4>Where the traces part</h4>", trace_html(record, oracle),
-        "<h4>Extent</h4>", extent_html(record),
-        "<h4>Expected entries</h4>", entries_html(record, notes),
-        "<h4>Replay</h4>", f"<pre class='replay'>{escape(views.replay_of(record))}"
-        "</pre>",
-    ])
 
 
-def class_html(seen: Seen, number: int, oracle: str, notes: dict[str, dict[str, Any]],
-               bodies: dict[str, str] | None = None, since: str = "") -> str:
-    """A class's card: its one-line head (always shown, its anchor a link to it), its details folded for an
-    expected class (``<details>``, opened when the page is opened at its anchor) and open for a new one.
-    ``bodies`` given (a page of many classes): the details go there, by anchor, and the card holds an empty
-    slot the page's script fills when the card is opened or comes near the window."""
-    record = seen.record
-    cause = record.cause + (f" ({record.detail})" if record.detail else "")
-    status = record.status
-    anchor = seen.anchor
-    head = (f"<h3><a href='#{anchor}'>#{number}</a> {code(record.op)} "
-            f"<span class='cause'>{escape(cause)}</span> at <span class='step'>"
-            f"{escape(record.step or '- (counterfactuals)')}</span> "
-            f"{badge(status, status)} <span class='seen-in'>seen in {escape(seen.seen_in)}</span>{since}</h3>")
-    body = class_body(seen, oracle, notes)
-    if bodies is not None:
-        bodies[anchor] = body
-        body = "<div class='card-body' data-lazy='1'>(its details come with the page's script)</div>"
-    folded = "" if status == "new" else " class='folded'"
-    article = attrs(id=anchor, data_op=record.op, data_reports=" ".join(path for _, path in seen.reports)) \
-        + class_attrs(record, f"class {status}")
-    summary = "details" if status == "new" else "details (an expected entry covers it)"
-    return (f"<article{article}>{head}<details{folded}{' open' if status == 'new' else ''}><summary>{summary}"
-            f"</summary>{body}</details></article>")
 
 
-def data_block(ident: str, value: Any) -> str:
-    """A JSON value the page carries as data (never run as a script): every "<" escaped (``\\u003c``, the same
-    text to JSON; a "<" can only be inside a JSON string), so that no text in it can end the block or open
-    a comment, whatever a browser makes of "<" there."""
-    text = json.dumps(value, ensure_ascii=True).replace("<", "\\u003c")
-    return f"<script type='application/json' id='{ident}'>{text}</script>"
 
 
-def _run_name(summary: dict[str, Any]) -> str:
-    ended = summary.get("ended") or summary["run"]["ended"]
-    commit = (summary.get("commit") or "")[:8]
-    return f"{ended}" + (f" ({commit})" if commit else "")
 
 
-def since_html(seen: Seen, past: history.Past | None) -> str:
-    """Since when a class is seen, in the runs of the history: since an earlier run, or new in this one."""
-    if past is None or not past.runs:
-        return ""
-    first = past.first_seen(seen.anchor)
-    times = sum(past.seen(seen.anchor))
-    if first is None:
-        return (f" <span{attrs(class_='since new-here', data_since='')}>not in the last run "
-                f"({times} of the {len(past.runs)} before)</span>")
-    return (f" <span{attrs(class_='since', data_since=_run_name(first))}>since {escape(_run_name(first))}, in "
-            f"{times} of the {len(past.runs)} runs before</span>")
 
 
 def run_summary(sources: Sequence[Source], merged: dict[str, Any] | None, judged: views.Verdict) -> dict[str, Any]:
@@ -754,7 +250,7 @@ def history_section(now: dict[str, Any], past: history.Past | None) -> str:
         return ""
     runs = [summary for _, summary in past.runs] + [now]
     names = sorted({name for summary in runs for name in summary["implementations"]})
-    head = "".join(f"<th>{escape(_run_name(summary))}</th>" for summary in runs[:-1]) + "<th>this run</th>"
+    head = "".join(f"<th>{escape(run_name(summary))}</th>" for summary in runs[:-1]) + "<th>this run</th>"
     verdicts = "".join(f"<td>{escape(summary['verdict'])}</td>" for summary in runs)
     rows = [f"<tr class='verdicts'><th scope='row'>verdict</th>{verdicts}</tr>"]
     rows += [f"<tr{attrs(data_impl=name)}><th scope='row'>{escape(name)}</th>"
@@ -775,78 +271,10 @@ def history_section(now: dict[str, Any], past: history.Past | None) -> str:
     return section("history", "History", body)
 
 
-def classes_section(sources: Sequence[Source], oracle: str, notes: dict[str, dict[str, Any]],
-                    past: history.Past | None = None) -> str:
-    """The reports that hold classes (a line each: how many, how much they checked, their expected-list
-    problems), then every class once: a table row and a card, anchored by its identity."""
-    reports = [s for s in sources if s.kind == Kind.DIVERGENCES]
-    if not reports:
-        return section("classes", "Divergence classes", "<p class='none'>No divergence reports among the reports "
-                       "(<code>nox -s parity</code>, <code>nox -s fuzz</code>, <code>nox -s sweep</code> write "
-                       "them).</p>")
-    lines = []
-    for source in reports:
-        document = source.document
-        divergences = report_classes(document)
-        new = sum(record.new for record in divergences)
-        evidence = views.divergence_evidence(document)
-        checked = views.amount(evidence) if evidence else "no examples counted (a parity report: its tests are)"
-        summary = (f"{len(divergences)} class(es), {new} new; {checked} in {document.get('seconds', 0)} s"
-                   + (f"; seed {document['seed']}" if document.get("seed") is not None else ""))
-        problems = expected_problems(document)
-        problem_html = ("<ul class='problems'>" + "".join(f"<li>{escape(p)}</li>" for p in problems) + "</ul>"
-                        if problems else "")
-        lines.append(f"<li{attrs(class_='report', data_report=source.label)}><b>{escape(source.label)}</b> "
-                     f"({code(str(source.path))}): {escape(summary)}{problem_html}</li>")
-    every = seen_classes(sources)
-    rows = "".join(
-        f"<tr{class_attrs(seen.record, 'class-row')}><td><a href='#{seen.anchor}'>{n}</a></td>"
-        + "".join(f"<td>{escape(cell)}</td>" for cell in row[1:7])
-        + f"<td>{badge(row[7], seen.record.status)}</td>"
-        f"<td{attrs(title=seen.seen_in)}>{len(seen.reports)}</td></tr>"
-        for n, (row, seen) in enumerate(zip(views.class_rows([s.record for s in every]), every, strict=True), 1))
-    head = "".join(f"<th>{escape(h)}</th>" for h in (*views.CLASS_HEADERS, "reports"))
-    table = (f"<table class='classes-table'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
-             if rows else "<p class='ok'>No divergence.</p>")
-    if len(every) >= LAZY_FROM:  # parsed, not laid out, until asked for: a long table's layout is slow
-        table = (f"<p><button type='button' id='show-class-table'>show the table of the {len(every):,} classes"
-                 f"</button></p><template id='class-table'>{table}</template>")
-    bodies: dict[str, str] | None = {} if len(every) >= LAZY_FROM else None
-    cards = "".join(class_html(seen, n, oracle, notes, bodies, since_html(seen, past))
-                    for n, seen in enumerate(every, 1))
-    if bodies is not None:
-        cards += data_block("card-bodies", bodies)
-    filters = ""
-    if every:
-        shown = [seen.record for seen in every]
-        filters = ("<form class='filters' id='class-filters' onsubmit='return false'>"
-                   + _select("class-impl", "implementation", sorted({i for r in shown for i in r.divergent}))
-                   + _select("class-status", "status", sorted({r.status for r in shown}))
-                   + _select("class-cause", "cause", sorted({r.cause for r in shown}))
-                   + "<label>search <input id='class-text' type='search' placeholder='U+001C, a name, a witness'>"
-                   "</label><span id='class-count' aria-live='polite'></span></form>")
-    intro = (f"<p>{len(every)} class(es) in {len(reports)} report(s), each shown once (a class is known by op, "
-             "implementations, cause, detail and step; its anchor is the same in every run that sees it)"
-             + (f"; with {LAZY_FROM} classes or more, a card's details are filled in by the page's script when it "
-                "is opened or comes near" if len(every) >= LAZY_FROM else "") + ".</p>"
-             f"<ul class='reports'>{''.join(lines)}</ul>")
-    return section("classes", "Divergence classes", intro + filters + table + cards)
 
 
-def search_text(record: ClassRecord) -> str:
-    """What the class search matches (lowercase): op, cause, detail, step, the characters (as U+XXXX and
-    ranges), the witness's code points with their names, and the witness as the tables show it."""
-    points = [f"{p.code_point} {p.name}" for p in record.witness.code_points]
-    parts = [record.op, record.cause, record.detail or "", record.step or "", *char_ranges(record.characters),
-             *points, views.witness(record.witness.args, 400)]
-    return " ".join(parts).lower()
 
 
-def class_attrs(record: ClassRecord, kind: str) -> str:
-    """What the class filters read (page.js): the share's implementations, the status, the cause, the text
-    the search matches."""
-    return attrs(class_=kind, data_impls=" ".join(record.divergent), data_status=record.status,
-                 data_cause=record.cause, data_search=search_text(record))
 
 
 def findings_section(sources: Sequence[Source]) -> str:
@@ -930,7 +358,7 @@ def baseline_section(sources: Sequence[Source], baselines: Sequence[Source], mer
             parts.append(f"<p class='none'>{code(str(old.path))} ({escape(old.label)}): no report of that kind "
                          "to compare it with.</p>")
             continue
-        found = rundiff.diff(old.document, new_doc)
+        found = reports.diff(old.document, new_doc)
         rows = []
         order = views.CHANGE_ORDER
         for change in sorted(found.changes, key=lambda c: (order[c.change], c.kind, c.subject)):
@@ -990,17 +418,17 @@ def verdict(sources: Sequence[Source], baselines: Sequence[Source] = (), merged:
     per parity-ran document and JUnit file (a failed or errored test); red too for each blocking change since a
     baseline and each of the runs' ``problems`` (a report a run always writes, not there)."""
     merged = merged if merged is not None else merged_results(sources)
-    parts = [views.part_of(s.path, s.document, s.kind) for s in sources if s.kind != Kind.RESULTS]
+    parts = [reports.part_of(s.path, s.document, s.kind) for s in sources if s.kind != Kind.RESULTS]
     if merged is not None:
         shown = set(merged["from"].values())  # the results the page shows
         findings = [f for s in sources if s.kind == Kind.RESULTS and str(s.path) in shown
                     for f in s.document.get("findings") or []]
-        parts.insert(0, views.results_part(", ".join(sorted(shown)), merged["results"], findings))
+        parts.insert(0, results_part(", ".join(sorted(shown)), merged["results"], findings))
     found = list(problems)
     for old in baselines:
         document, label = _counterpart(old, sources, merged)
         if document is not None:
-            new = rundiff.diff(old.document, document).new
+            new = reports.diff(old.document, document).new
             if new:
                 found.append(f"{label}: {len(new)} new change(s) since the baseline {old.path}")
     return views.Verdict(parts, found)
@@ -1017,7 +445,7 @@ def new_since(sources: Sequence[Source], baselines: Sequence[Source], merged: di
     merged = merged if merged is not None else merged_results(sources)
     for old in baselines:
         document, _ = _counterpart(old, sources, merged)
-        if document is not None and rundiff.diff(old.document, document).new:
+        if document is not None and reports.diff(old.document, document).new:
             return True
     return False
 
@@ -1091,56 +519,10 @@ def summary_section(sources: Sequence[Source], merged: dict[str, Any] | None, im
                    f"<ul class='summary'>{''.join(rows)}</ul>")
 
 
-def tests_section(sources: Sequence[Source], notes: Sequence[str] = ()) -> str:
-    """The parity run's own result: each parity-ran document's counts per implementation and each JUnit
-    file's counts and failing tests (with their messages)."""
-    parts = []
-    for source in sources:
-        document = source.document
-        if source.kind == Kind.RAN:
-            rows = [[escape(impl), str(got["passed"]), str(got["failed"]), str(got["skipped"])]
-                    for impl, got in document["counts"].items()]
-            parts.append(f"<h3>Per implementation ({code(str(source.path))})</h3>"
-                         + html_table(views.RAN_HEADERS, rows, class_="ran-table"))
-        elif source.kind == Kind.JUNIT:
-            failing = "".join(
-                f"<li{attrs(class_='failing-test', data_outcome=item['outcome'])}><b>{escape(item['outcome'])}</b> "
-                f"{code(item['test'])}<pre class='mismatch'>{escape(item['message'])}</pre></li>"
-                for item in document["failing"])
-            parts.append(f"<h3>JUnit ({code(str(source.path))})</h3><p>{document['tests']:,} tests: "
-                         f"{document['passed']:,} passed, {document['failures']:,} failed, "
-                         f"{views.counted(document['errors'], 'error')}, {document['skipped']:,} skipped.</p>"
-                         + (f"<ol class='failing-tests'>{failing}</ol>" if failing
-                            else "<p class='ok'>No test failed or errored.</p>"))
-    noted = "".join(f"<li>{escape(note)}</li>" for note in notes)
-    if not parts:
-        return section("tests", "Parity tests", "<p class='none'>No parity tests among the reports (<code>nox -s "
-                       "parity</code> writes <code>reports/parity-ran.json</code> and <code>reports/parity-junit.xml"
-                       "</code>).</p>" + (f"<ul class='notes'>{noted}</ul>" if noted else ""))
-    return section("tests", "Parity tests", "".join(parts) + (f"<ul class='notes'>{noted}</ul>" if noted else ""))
 
 
-def section(ident: str, title: str, body: str) -> str:
-    return f"<section id='{ident}'><h2>{escape(title)}</h2>{body}</section>"
 
 
-def expected_notes(sources: Sequence[Source]) -> dict[str, dict[str, Any]]:
-    """The covering entries the reports name, ``IMPL/ID`` -> the entry as its list has it (its note), read from
-    each implementation's expected list (harness/differential/expected.path_for); a list that cannot be read
-    gives none (the page says so at the entry)."""
-    from harness.differential.expected import path_for, read_list
-
-    wanted = {name.partition("/")[0] for s in sources if s.kind == Kind.DIVERGENCES for r in report_classes(s.document)
-              for name in r.coverage.entries}
-    notes: dict[str, dict[str, Any]] = {}
-    for impl in sorted(wanted):
-        try:  # read whole and valid, or not at all (a BadDocument is a ValueError)
-            document = read_list(path_for(impl), impl)
-        except ValueError:
-            continue
-        for entry in document.get("entries", []):
-            notes[f"{impl}/{entry['id']}"] = entry
-    return notes
 
 
 def oracle_of(impls: Sequence[str]) -> str:
@@ -1168,23 +550,22 @@ def render(sources: Sequence[Source], baselines: Sequence[Source] = (), title: s
     oracle = oracle_of(named)
     impls = [oracle, *(name for name in named if name != oracle)] if oracle in named else named
     merged = merged_results(sources)
-    notes = expected_notes(sources)
+    page = PageContext(sources, merged, impls, oracle, expected_notes(sources), notes, past)
     css = (ASSETS / "page.css").read_text(encoding="utf-8")
     script = (ASSETS / "page.js").read_text(encoding="utf-8")
     ended = max((s.run.get("ended") or "" for s in sources), default="")
-    nav = "".join(f"<a href='#{ident}'>{label}</a>" for ident, label in (
-        ("summary", "Summary"), ("matrix", "Fixture cases"), ("tests", "Parity tests"),
-        ("history", "History"), ("classes", "Divergence classes"),
-        ("findings", "Findings"), ("implementations", "Implementations"), ("baseline", "Baseline"),
-        ("sources", "Reports")) if (ident != "baseline" or baselines) and (ident != "history" or past))
+    kinds = reports.sections()  # each report kind's section (harness/cli/reports/)
+    shown = [("summary", "Summary"), *((s.ident, s.title) for s in kinds), ("history", "History"),
+             ("findings", "Findings"), ("implementations", "Implementations"), ("baseline", "Baseline"),
+             ("sources", "Reports")]
+    nav = "".join(f"<a href='#{ident}'>{label}</a>" for ident, label in shown
+                  if (ident != "baseline" or baselines) and (ident != "history" or past))
     judged = verdict(sources, baselines, merged, problems)
     now = now if now is not None else run_summary(sources, merged, judged)
     body = "".join([
         summary_section(sources, merged, impls, judged),
-        matrix_section(merged, impls),
-        tests_section(sources, notes),
+        *(kind.render(page) for kind in kinds),
         history_section(now, past) if past is not None else "",
-        classes_section(sources, oracle, notes, past),
         findings_section(sources),
         implementations_section(sources, impls, now),
         baseline_section(sources, baselines, merged),

@@ -14,19 +14,14 @@ import re
 import shutil
 import sys
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from harness.classes import rundiff
 from harness.classes.kinds import Kind
-from harness.classes.record import ClassRecord, Swept
-from harness.classes.report import classes as report_classes
-from harness.classes.report import expected_problems
-from harness.differential.explain import char_ranges
 from harness.model import hostvalues
 from harness.model.printable import escape_char, printable
-from harness.model.unicode_info import describe
 
 MAX_WIDTH = 120  # without a terminal to say otherwise (a CI log, a pipe)
 
@@ -80,40 +75,14 @@ def witness(args: dict[str, Any], limit: int = 48) -> str:
     return ", ".join(f"{name}={show_value(value, 24)}" for name, value in decoded.items())[:limit]
 
 
-def status_of(record: ClassRecord) -> str:
-    """new, or expected with every covering entry named: ``expected: ID (impl, impl); ID2 (impl)``."""
-    if record.status != "expected":
-        return record.status
-    by_id: dict[str, list[str]] = {}
-    for entry in record.coverage.entries:
-        impl, _, entry_id = entry.partition("/")
-        by_id.setdefault(entry_id, []).append(impl)
-    named = "; ".join(f"{entry_id} ({', '.join(owners)})" for entry_id, owners in by_id.items())
-    return f"expected: {named}" if named else "expected"
 
 
-def cause_text(record: ClassRecord) -> str:
-    return record.cause + (f" ({record.detail})" if record.detail else "")
 
 
-def extent(record: ClassRecord) -> str:
-    """How far a class reaches: a sweep's code points and inputs; otherwise the characters it is about."""
-    swept = record.extent.swept
-    if swept is not None:
-        return f"{swept.code_point_count:,} cp, {len(swept.ranges):,} runs"
-    chars = char_ranges(record.characters)
-    if not chars:
-        return "-"
-    return ", ".join(chars[:3]) + (f" +{len(chars) - 3}" if len(chars) > 3 else "")
 
 
-CLASS_HEADERS = ("#", "op", "impls", "cause", "step", "extent", "witness", "status")
 
 
-def class_rows(records: Sequence[ClassRecord]) -> list[list[str]]:
-    return [[str(number), record.op, ", ".join(record.divergent), cause_text(record), record.step or "-",
-             extent(record), witness(record.witness.args), status_of(record)]
-            for number, record in enumerate(records, 1)]
 
 
 ONE_LINE = {"#", "op", "step", "change", "kind", "fixture", "pass", "fail", "skip", "passed", "failed", "skipped",
@@ -189,85 +158,12 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], fmt: str, title
     return text_table(headers, rows, title)
 
 
-def classes_view(report: dict[str, Any], fmt: str = "text", show: str = "new") -> str:
-    """A divergence report: the table of its classes, then details of the new ones (``show='all'``: of
-    every one), then the expected-list problems and the findings."""
-    from harness.testees.findings import render as render_findings
-
-    divergences = report_classes(report)
-    out = []
-    if divergences:
-        out.append(table(CLASS_HEADERS, class_rows(divergences), fmt, title=f"{len(divergences)} divergence class(es)"))
-    else:
-        out.append("no divergences")
-    details = [(n, d) for n, d in enumerate(divergences, 1) if show == "all" or d.new]
-    for number, divergence in details:
-        out.append(details_of(number, divergence, fmt))
-    problems = expected_problems(report)
-    if problems:
-        listed = "\n".join(f"  - {printable(p)}" for p in problems)
-        out.append("expected-divergence list problems:\n" + (fenced(listed) if fmt == "markdown" else listed))
-    if report.get("findings"):
-        rendered = render_findings(report["findings"])
-        out.append("findings about testees (not divergences):\n"
-                   + (fenced(rendered) if fmt == "markdown" else rendered))
-    return "\n\n".join(out)
 
 
-def ranges_text(swept: Swept, limit: int = 4) -> str:
-    """A sweep class's code points as runs: the first ``limit``, then how many more; surrogate pairs."""
-    shown = []
-    for first, last in swept.ranges[:limit]:
-        if first == last:
-            shown.append(f"U+{first:04X} {describe(first, {}).name}")
-        else:
-            shown.append(f"U+{first:04X}..U+{last:04X} ({last - first + 1})")
-    more = len(swept.ranges) - len(shown)
-    if more > 0:
-        shown.append(f"+{more} more runs")
-    if swept.surrogate_pairs:
-        shown.append(f"{swept.surrogate_pairs:,} surrogate pairs")
-    return "; ".join(shown)
 
 
-def replay_of(record: ClassRecord) -> str:
-    """The command that runs a class's witness again: the sweep's (on the implementations it swept), else on
-    every implementation (its arguments as host-value JSON, exactly as the report holds them)."""
-    import shlex
-
-    if record.witness.replay:
-        return record.witness.replay
-    named = " ".join(f"--arg {shlex.quote(name + '=' + json.dumps(value, ensure_ascii=True))}"
-                     for name, value in record.witness.args.items())
-    return f"python -m harness diff {record.op} {named}"
 
 
-def details_of(number: int, record: ClassRecord, fmt: str = "text") -> str:
-    """One class in full: the explanation, each implementation's output, the code points, the replay; every
-    line safe to print (``printable``) and at most MAX_WIDTH columns."""
-    witness = record.witness
-    lines = [f"#{number} {record.op}  {cause_text(record)}  [{status_of(record)}]"]
-    # Made printable before it is wrapped: textwrap would turn a CR or a tab into a space, unseen.
-    lines += textwrap.wrap(printable(witness.explanation), MAX_WIDTH - 3, initial_indent="   ",
-                           subsequent_indent="   ")
-    for name, value in hostvalues.decode_args(witness.args).items():
-        lines.append(f"   {name} = {show_value(value, 100)}")
-    for impl, output in witness.outputs.items():
-        mark = "*" if impl in record.divergent else " "
-        if "ok" in output:
-            shown = "ok    " + show_value(hostvalues.decode(output["ok"]), 90)
-        else:
-            shown = f"error {output['error']['code']}: {output['error'].get('message', '')[:80]}"
-        lines.append(f"   {mark} {impl:<10} {shown}")
-    swept = record.extent.swept
-    if swept is not None:  # a sweep class: its extent and templates
-        lines.append(f"   {swept.inputs:,} inputs, {swept.code_point_count:,} code points: {ranges_text(swept)}")
-        lines.append("   templates: " + ", ".join(f"{t} {n:,}" for t, n in swept.templates.items()))
-    for info in witness.code_points[:8]:
-        lines.append(f"   {info.code_point:<8} {info.general_category}  {info.name[:40]:<40} age {info.age}")
-    lines.append(f"   replay: {replay_of(record)}")
-    text = "\n".join(printable(line, MAX_WIDTH) for line in lines)
-    return fenced(text) if fmt == "markdown" else text
 
 
 DIFF_HEADERS = ("change", "kind", "implementations", "what", "before", "after", "witness")
@@ -301,31 +197,8 @@ def diff_view(found: Any, fmt: str = "text") -> str:
     return "\n\n".join(lines)
 
 
-RESULT_HEADERS = ("implementation", "fixture", "pass", "fail", "skip")
-FAILURE_HEADERS = ("implementation", "case", "steps", "mismatch")
 
 
-def results_view(document: dict[str, Any], fmt: str = "text", show: str = "new") -> str:
-    """Fixture results: a row per implementation x fixture, then the failing cases (``show='all'``: the
-    skipped ones too, with their reasons), then the findings about testees when the document has them."""
-    counts: dict[tuple[str, str], dict[str, int]] = {}
-    for row in document["results"]:
-        per = counts.setdefault((row["implementation"], row["fixture"]), {"pass": 0, "fail": 0, "skip": 0})
-        per[row["state"]] += 1
-    rows = [[impl, fixture, str(c["pass"]), str(c["fail"]), str(c["skip"])] for (impl, fixture), c in counts.items()]
-    out = [table(RESULT_HEADERS, rows, fmt, title="fixture cases")]
-    shown = [row for row in document["results"] if row["state"] == "fail" or (show == "all" and row["state"] == "skip")]
-    if shown:
-        out.append(table(FAILURE_HEADERS, [[r["implementation"], f"{r['fixture']}/{r['case']}", ", ".join(r["steps"]),
-                                            f"{r['state']}: {r['why']}"] for r in shown], fmt,
-                         title="failing cases" + (" and skipped ones" if show == "all" else "")))
-    if document.get("findings"):  # check's (a file of schema fixture-results-v1 may hold the run's findings)
-        from harness.testees.findings import render as render_findings
-
-        rendered = render_findings(document["findings"])
-        out.append("findings about testees (not failures of a case):\n"
-                   + (fenced(rendered) if fmt == "markdown" else rendered))
-    return "\n\n".join(out)
 
 
 IMPL_HEADERS = ("implementation", "language", "runs", "contracts", "available", "unicode")
@@ -384,69 +257,16 @@ class Part:
         return not self.uncounted and not any(self.evidence.values())
 
 
-def part_of(path: Any, document: dict[str, Any], kind: Kind) -> Part:
-    """A report's part in the verdict (``kind``: rundiff.kind_of's), by the table of its kind (PARTS)."""
-    return PARTS[kind](str(path), document)
 
 
-def _ran_part(path: str, document: dict[str, Any]) -> Part:
-    red = []
-    for impl, got in document["counts"].items():
-        if got["failed"]:
-            red.append(f"{counted(got['failed'], 'parity test')} failed on {impl}")
-        elif got["passed"] + got["failed"] == 0:
-            red.append(f"no parity test ran on {impl}")
-    tests = sum(got["passed"] + got["failed"] for got in document["counts"].values())
-    return Part(path, Kind.RAN.label, {"test": tests}, red)
 
 
-def _junit_part(path: str, document: dict[str, Any]) -> Part:
-    red = []
-    for outcome, said, key in (("failed", "failed", "failures"), ("error", "errored", "errors")):
-        if document[key]:
-            names = [item["test"] for item in document["failing"] if item["outcome"] == outcome]
-            more = document[key] - min(len(names), 3)
-            listed = ", ".join(names[:3]) + (f" +{more} more" if more > 0 else "")
-            red.append(f"{counted(document[key], 'test')} {said}" + (f" ({listed})" if names else ""))
-    return Part(path, Kind.JUNIT.label, {"test": document["tests"] - document["skipped"]}, red)
 
 
-def _results_part_of(path: str, document: dict[str, Any]) -> Part:
-    return results_part(path, document["results"], document.get("findings") or [], document.get("ok", True))
 
 
-def _divergence_part(path: str, document: dict[str, Any]) -> Part:
-    new = sum(record.new for record in report_classes(document))
-    problems = expected_problems(document)
-    findings = sum(f.get("count", 1) for f in document.get("findings") or [])
-    red = []
-    if new:
-        red.append(f"{new} new divergence class(es)")
-    if problems:
-        red.append(f"{len(problems)} expected-list problem(s)")
-    if findings:
-        red.append(f"{findings} finding(s) about testees")
-    if not red and not document.get("ok", True):
-        red.append("not ok (see the report)")
-    evidence = divergence_evidence(document)
-    return Part(path, f"{document.get('profile', '?')} run", evidence, red,
-                uncounted=not evidence and document.get("profile") == "ci")
 
 
-def results_part(path: str, rows: Sequence[dict[str, Any]], findings: Sequence[dict[str, Any]],
-                 ok: bool = True) -> Part:
-    """Fixture results' part: the cases that passed or failed are its evidence; each implementation's failing
-    cases and the findings are red."""
-    failing: dict[str, int] = {}
-    for row in rows:
-        if row["state"] == "fail":
-            failing[row["implementation"]] = failing.get(row["implementation"], 0) + 1
-    red = [f"{counted(number, 'fixture case')} fail on {impl}" for impl, number in failing.items()]
-    if findings:
-        red.append(f"{sum(f.get('count', 1) for f in findings)} finding(s) about testees")
-    if not red and not ok:
-        red.append("not ok (see the report)")
-    return Part(path, Kind.RESULTS.label, {"fixture case": sum(row["state"] != "skip" for row in rows)}, red)
 
 
 @dataclass
@@ -520,45 +340,14 @@ class Verdict:
         return "\n".join(lines)
 
 
-RAN_HEADERS = ("implementation", "passed", "failed", "skipped")
-JUNIT_HEADERS = ("test", "outcome", "message")
-JUNIT_SHOWN = 50  # failing tests listed (--show all: every one)
 
 
-def ran_view(document: dict[str, Any], fmt: str = "text") -> str:
-    """parity-ran counts: a row per implementation."""
-    rows = [[impl, str(got["passed"]), str(got["failed"]), str(got["skipped"])]
-            for impl, got in document["counts"].items()]
-    return table(RAN_HEADERS, rows, fmt, title="parity tests per implementation")
 
 
-def junit_view(document: dict[str, Any], fmt: str = "text", show: str = "new") -> str:
-    """A JUnit file: its counts, then its failing and erroring tests with their messages' first lines."""
-    out = [printable(f"{counted(document['tests'], 'test')}: {document['passed']:,} passed, {document['failures']:,} "
-                     f"failed, {counted(document['errors'], 'error')}, {document['skipped']:,} skipped")]
-    failing = document["failing"]
-    shown = failing if show == "all" else failing[:JUNIT_SHOWN]
-    if shown:
-        rows = [[item["test"], item["outcome"], (item["message"].splitlines() or [""])[0][:200]] for item in shown]
-        out.append(table(JUNIT_HEADERS, rows, fmt, title="failing tests"))
-        if len(failing) > len(shown):
-            out.append(f"+{len(failing) - len(shown)} more failing tests (--show all lists them)")
-    return "\n\n".join(out)
 
 
-def run_verdict(documents: Sequence[tuple[Any, dict[str, Any]]], problems: Sequence[str] = ()) -> Verdict:
-    """The verdict of the reports ``documents`` ((path, document) pairs: the ones given and the others of
-    their runs) and the runs' ``problems`` (rundiff.RunReports)."""
-    from harness.classes.rundiff import kind_of
-
-    return Verdict([part_of(path, document, kind_of(document)) for path, document in documents], list(problems))
 
 
-def report_view(document: dict[str, Any], fmt: str = "text", show: str = "new") -> str:
-    """A report of any kind the harness reads, as ``report show`` prints it."""
-    from harness.classes.rundiff import kind_of
-
-    return VIEWS[kind_of(document)](document, fmt, show)
 
 
 def part_line(part: Part) -> str:
@@ -568,11 +357,3 @@ def part_line(part: Part) -> str:
 
 
 # Each kind of report: its part in the verdict and its view in report show (harness/classes/kinds.py).
-PARTS: dict[Kind, Callable[[str, dict[str, Any]], Part]] = {
-    Kind.DIVERGENCES: _divergence_part, Kind.RESULTS: _results_part_of, Kind.RAN: _ran_part,
-    Kind.JUNIT: _junit_part}
-VIEWS: dict[Kind, Callable[[dict[str, Any], str, str], str]] = {
-    Kind.DIVERGENCES: lambda document, fmt, show: classes_view(document, fmt, show),
-    Kind.RESULTS: lambda document, fmt, show: results_view(document, fmt, show),
-    Kind.RAN: lambda document, fmt, show: ran_view(document, fmt),
-    Kind.JUNIT: lambda document, fmt, show: junit_view(document, fmt, show)}

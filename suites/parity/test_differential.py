@@ -15,7 +15,7 @@ from hypothesis import given
 from harness.classes.key import ClassKey
 from harness.classes.record import ClassRecord
 from harness.classes.report import document, write
-from harness.cli.views import details_of
+from harness.cli.reports.divergences import details_of
 from harness.differential.expected import cover, load, recheck_detailed
 from harness.differential.explain import Divergence, examine, unicode_versions_of
 from harness.differential.strategies import args_for, comparable_ops

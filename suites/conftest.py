@@ -108,7 +108,7 @@ def findings_of(name: str) -> list[dict[str, object]]:
 
 
 # The folder the guard below watches: reports/ (PARITY_REPORTS_GUARD names another one only for the guard's
-# own test, suites/test_reports.py, which plants a write into a temporary folder and sees the session fail).
+# own test, suites/classes/test_reports.py, which plants a write into a temporary folder and sees the session fail).
 REPORTS = Path(os.environ.get("PARITY_REPORTS_GUARD") or Path(__file__).resolve().parent.parent / "reports")
 _REPORTS_BEFORE: dict[str, tuple[int, int]] = {}
 REPORT_OPTIONS = ("--ran-report", "--parity-report", "--fixture-results", "--junitxml")
@@ -175,8 +175,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 @pytest.fixture(scope="session")
 def page_reports(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
     """Reports made by the real command line on a fake with a planted traced bug, for the page's tests
-    (suites/page_reports.py), once per session, in a temporary folder."""
-    from suites import page_reports as making
+    (suites/cli/page_reports.py), once per session, in a temporary folder."""
+    from suites.cli import page_reports as making
 
     return making.make(tmp_path_factory.mktemp("page-reports"))
 

@@ -1,7 +1,7 @@
 """A minimal command testee: the protocol of docs/protocol.md in one small file, no harness code.
 
 It serves the project's Python reference, but the shape is the same in any language: read a line,
-answer a line. suites/test_plugins.py declares it and runs `python -m harness selftest` on it.
+answer a line. suites/testees/test_plugins.py declares it and runs `python -m harness selftest` on it.
 """
 
 import json

@@ -3,7 +3,7 @@
 The search (strategies, sweep templates, cause classifier) must not take what it looks for from the
 implementation it tests: a reference that loses an edge-punctuation character would otherwise stop
 generating that character too, and the bug would never be found. So these sets are copied from the
-contract here, independently of ``reference/unicode_data.py``; ``suites/test_harness.py`` checks that
+contract here, independently of ``reference/unicode_data.py``; ``suites/model/test_harness.py`` checks that
 the two copies agree on the unplanted reference.
 """
 

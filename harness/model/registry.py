@@ -59,7 +59,7 @@ class Decision:
 @dataclass(frozen=True)
 class Step:
     """One named step of an op, in the order the contract applies it (docs/contract.md lists the same
-    ids in the same order; suites/test_contract_doc.py checks it). The id is stable: code, fixture cases
+    ids in the same order; suites/model/test_contract_doc.py checks it). The id is stable: code, fixture cases
     and reports cite it; a step is never renamed, only added in a later contract version."""
 
     id: str  # "<prefix>.<name>": norm., gate., ctx., nfc., versions., json.

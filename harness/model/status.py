@@ -1,7 +1,7 @@
 """Exit statuses: one meaning each, for every command of ``python -m harness`` and the tools.
 
 The table below is the one place they are defined; README.md ("Exit statuses") lists it and
-suites/test_exit_statuses.py holds every command to it.
+suites/cli/test_exit_statuses.py holds every command to it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The headless browser the page's tests drive (suites/test_page_browser.py): Debian's ``chromium`` and its
+"""The headless browser the page's tests drive (suites/cli/test_page_browser.py): Debian's ``chromium`` and its
 ``chromium-driver``, nothing downloaded from anywhere else (selenium is told to stay offline).
 
     python -m harness.tools.browser            find both; when missing, install them with apt-get if allowed
@@ -79,7 +79,7 @@ def may_install() -> tuple[bool, str]:
 def install(log: Callable[[str], object] = print) -> float:
     """apt-get install the packages; the seconds it took (CalledProcessError when apt-get fails)."""
     log(f"installing Debian packages with apt-get, as root: {' '.join(PACKAGES)}; why: the page's browser tests "
-        "(suites/test_page_browser.py) drive a headless Chromium through its driver, and nothing may download "
+        "(suites/cli/test_page_browser.py) drive a headless Chromium through its driver, and nothing may download "
         "a browser from elsewhere; PARITY_INSTALL_TOOLCHAIN=0 turns installs off")
     started = time.monotonic()
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")

@@ -1,6 +1,6 @@
 """The table of hostile testees (harness/tools/hostile_testee.py): each fault, the trigger it takes and the
 verdict the harness must give it. Every command that talks to testees is checked against it
-(suites/test_hostile.py); ``declare`` writes one as an implementation, through PARITY_IMPLEMENTATIONS,
+(suites/testees/test_hostile.py); ``declare`` writes one as an implementation, through PARITY_IMPLEMENTATIONS,
 like any implementation in any language.
 """
 
@@ -58,7 +58,7 @@ FAULTS = (
     Fault("bom_start", "not_json", family="unavailable"),
     Fault("killed_start", "", family="retried"),
     Fault("killed_restart", "flaky_crash", family="retried"),
-    # issue 31, part 9: a trace claim shown false (family "trace": held in suites/test_trace_claims.py)
+    # issue 31, part 9: a trace claim shown false (family "trace": held in suites/testees/test_trace_claims.py)
     Fault("refuse_trace", "handshake_lie", family="trace"),
 )
 BY_NAME = {fault.name: fault for fault in FAULTS}

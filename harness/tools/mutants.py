@@ -2,7 +2,7 @@
 
 ``python -m harness.tools.mutants`` applies each mutation to a scratch copy of the reference, runs every
 fixture case on it (``python -m harness check --impl reference``) and prints the case ids that fail.
-``suites/test_mutants.py`` asserts that every mutation is caught by the cases listed here.
+``suites/tools/test_mutants.py`` asserts that every mutation is caught by the cases listed here.
 """
 
 from __future__ import annotations

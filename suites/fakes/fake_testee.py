@@ -1,4 +1,4 @@
-"""A whole fake implementation, for the plug-in tests (suites/test_plugins.py): a command testee that
+"""A whole fake implementation, for the plug-in tests (suites/testees/test_plugins.py): a command testee that
 serves the protocol with the reference's functions, one of them broken on purpose when FAKE_BUG says so.
 
     FAKE_BUG=            a faithful copy of the reference

@@ -1,5 +1,5 @@
 """A slow testee: the reference served faithfully, late on purpose, for the deadline tests
-(suites/test_deadlines.py).
+(suites/testees/test_deadlines.py).
 
     SLOW_START      seconds after this process began (its exec, read from /proc, so the interpreter's own
                     start counts) before it answers ``start``; default 0

@@ -4,7 +4,7 @@ schema) to its ``ReportKind``, the row its module declares: its part in a run's 
 views, the diff and the page iterate over this table, never over kinds of their own.
 
 A new kind of report is one module here (its ``KIND``, added to ``MODULES``), its schema (schemas/, named in
-``harness/classes/kinds.py``) and its tests; docs/architecture.md lists the files, and suites/test_reports.py
+``harness/classes/kinds.py``) and its tests; docs/architecture.md lists the files, and suites/classes/test_reports.py
 holds every kind to every column."""
 
 from __future__ import annotations

@@ -64,7 +64,7 @@ CHARACTER_RULES: dict[str, tuple[Callable[[str], bool], Callable[[str], str] | N
 
 
 # The sweep templates (harness/fuzzing/templates.py) each character cause needs, so that the exhaustive
-# sweep puts every code point where that rule can see it. suites/test_sweep.py fails when a template
+# sweep puts every code point where that rule can see it. suites/fuzzing/test_sweep.py fails when a template
 # named here is missing from the sweep, or a character rule or cause has no entry.
 SWEEP_TEMPLATES: dict[str, tuple[str, ...]] = {
     "line_breaks": ("dedup-id", "dedup-text-line-edges"),

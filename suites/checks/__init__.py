@@ -1,0 +1,1 @@
+"""Checks of one implementation beyond the fixtures (harness/checks/): check's reproduction gate, the bench."""

@@ -1,0 +1,1 @@
+"""The classes layer (harness/classes/): class records, their JSON, merges, report kinds and diffs."""

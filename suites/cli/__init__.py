@@ -1,0 +1,1 @@
+"""The command line (harness/cli/): the page, the tables, the entry point, exit statuses, verdicts."""

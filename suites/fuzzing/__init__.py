@@ -1,0 +1,1 @@
+"""Searching for divergences (harness/fuzzing/): the sweep, the fuzzer, checkpoints, pools, interruption."""

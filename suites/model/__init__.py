@@ -1,0 +1,2 @@
+"""The contract as data (harness/model/): host values, the protocol, the untrusted reader, atomic writes, Unicode
+tables, the specification."""

@@ -1,0 +1,1 @@
+"""The reference (reference/): its step traces."""

@@ -1,0 +1,2 @@
+"""Maintainer tools and the project's own rules (harness/tools/): mutants, the parity plan, the workflow, the
+import layers."""

@@ -8,7 +8,7 @@ import pytest
 
 from harness.checks import bench
 from harness.model.schemas import problems
-from suites.testees.test_plugins import declare
+from suites.fake_impl import declare
 
 
 def test_bench_reports_bare_and_harness_costs_side_by_side(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,7 +18,7 @@ from harness.cli import page
 from harness.model.schemas import problems
 from harness.testees import impls
 from harness.tools import hostile_faults as hostile
-from suites.testees.test_plugins import declare as declare_fake
+from suites.fake_impl import declare as declare_fake
 
 ROOT = impls.ROOT
 

@@ -18,7 +18,7 @@ from harness.cli import reports, views
 from harness.cli.reports import divergences
 from harness.model import paths
 from harness.model.schemas import problems
-from suites.testees.test_plugins import declare, run
+from suites.fake_impl import declare, run
 
 ROOT = Path(__file__).resolve().parents[2]
 SWEEP = ["--templates", "alone,leading-edge", "--range", "U+0000..U+007F", "--workers", "1"]

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from suites.testees.test_plugins import declare
+from suites.fake_impl import declare
 
 ROOT = Path(__file__).resolve().parents[2]
 WITNESS = "A\\x1c"  # U+001C at an edge: whitespace to str.strip(), not to the contract

@@ -14,7 +14,7 @@ import pytest
 from harness.cli import main as cli
 from harness.model.schemas import problems
 from harness.model.status import AGREE, FOUND, INTERNAL, INTERRUPTED, STATUSES, UNAVAILABLE, USAGE
-from suites.testees.test_plugins import declare, run
+from suites.fake_impl import declare, run
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -92,7 +92,7 @@ def test_reports_carry_each_sides_trace_entry_where_the_traces_part(page_reports
 
 
 def test_a_black_box_class_has_no_trace_entries_and_the_page_says_why(tmp_path: Path) -> None:
-    from suites.testees.test_plugins import declare, run
+    from suites.fake_impl import declare, run
 
     declare(tmp_path / "impls", bug="strip")  # the same bug outside the steps, and no traces served
     done = run(tmp_path / "impls", "-m", "harness", "diff", "normalize_fact_text", making.WITNESS, "--impls", "fake",
@@ -222,7 +222,7 @@ def test_the_reports_check_knows_the_page_by_its_own_run(page_reports: making.Ma
 def test_a_sweep_class_shows_its_swept_extent_and_trace_entries(tmp_path: Path) -> None:
     """A sweep on the fake with the traced bug: its class carries the swept runs and templates, and each side's
     trace entry (sweep_report passes the share's through); the card shows both."""
-    from suites.testees.test_plugins import declare, run
+    from suites.fake_impl import declare, run
 
     declare(tmp_path / "impls", bug="edges")
     report = tmp_path / "sweep.json"
@@ -240,7 +240,7 @@ def test_a_sweep_class_shows_its_swept_extent_and_trace_entries(tmp_path: Path) 
 
 
 def test_findings_about_a_testee_are_on_the_page_never_as_a_class(tmp_path: Path) -> None:
-    from suites.testees.test_plugins import declare, run
+    from suites.fake_impl import declare, run
 
     declare(tmp_path / "impls", bug="protocol")  # answers "result" where the protocol says "ok"
     done = run(tmp_path / "impls", "-m", "harness", "diff", "normalize_fact_text", "x", "--impls", "fake", "--json")

@@ -18,7 +18,7 @@ import pytest
 from harness.fuzzing import sweep
 from harness.model.status import UsageError
 from harness.testees.inprocess import InProcess
-from suites.testees.test_plugins import declare, run
+from suites.fake_impl import declare, run
 
 SETTINGS = sweep.Settings(("reference", "fake"), ("alone", "leading-edge"), 0, 0x1FFF, (1, 1))
 CHUNKS = len(sweep.plan(SETTINGS))  # 4

@@ -624,7 +624,7 @@ def test_merged_fuzz_shards_find_the_classes_of_one_run(tmp_path: Path) -> None:
     reference); shards of two campaigns, or overlapping ones, are refused; a missing one is said."""
     from harness.classes import rundiff
     from harness.model.schemas import problems
-    from suites.testees.test_plugins import declare, run
+    from suites.fake_impl import declare, run
 
     declare(tmp_path / "impls", bug="edges")
     common = ("--impls", "fake", "--seed", "11", "--max-examples", "4000", "--workers", "1", "--seconds", "300")
@@ -664,7 +664,7 @@ def test_merged_fuzz_shards_find_the_classes_of_one_run(tmp_path: Path) -> None:
 def test_a_malformed_expected_list_stops_every_command_with_status_2(tmp_path: Path, kind: str) -> None:
     """fuzz, diff, expected check and expected update (with and without a report) on a fake whose list (in its
     declaration's folder) is malformed: status 2, the file named, no traceback, no report, the list untouched."""
-    from suites.testees.test_plugins import declare, run
+    from suites.fake_impl import declare, run
 
     folder = tmp_path / "impls"
     declare(folder, expected="lists/fake.json")

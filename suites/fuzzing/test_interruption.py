@@ -22,7 +22,7 @@ import pytest
 
 from harness.classes.report import validate
 from harness.fuzzing import fuzz_report
-from suites.testees.test_plugins import ROOT, declare
+from suites.fake_impl import ROOT, declare
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc; process groups")
 

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from harness.fuzzing import pools
-from suites.testees.test_plugins import ROOT, declare
+from suites.fake_impl import ROOT, declare
 
 FORK_WARNING = "use of fork() may lead to deadlocks"
 PROBE = "PARITY_POOL_START_PROBE"

@@ -12,7 +12,7 @@ import pytest
 from harness.classes.report import validate
 from harness.fuzzing import sweep, sweep_report
 from harness.fuzzing.templates import BY_NAME, TEMPLATES, select
-from suites.testees.test_plugins import declare, run
+from suites.fake_impl import declare, run
 
 NARROW = ["--templates", "alone,leading-edge,trailing-edge,between-letters", "--range", "U+0000..U+00FF"]
 

@@ -122,7 +122,7 @@ def test_a_version_with_no_table_is_a_configuration_error_naming_it_and_the_comm
 
 
 def test_fuzz_with_a_platform_of_no_table_is_status_2_and_writes_nothing(tmp_path: Path) -> None:
-    from suites.testees.test_plugins import declare, run
+    from suites.fake_impl import declare, run
 
     folder = tmp_path / "impls"
     declare(folder, start={"command": ["{python}", str(ROOT / "suites" / "fakes" / "fake_testee.py")],

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.tools import chaos
-from suites.testees.test_plugins import declare
+from suites.fake_impl import declare
 
 
 def test_kills_from_outside_cost_no_request(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,43 +7,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from harness.testees import impls
-
-ROOT = Path(__file__).resolve().parents[2]
-FAKE = ROOT / "suites" / "fakes" / "fake_testee.py"
-
-
-def declare(folder: Path, name: str = "fake", bug: str = "", **changes: object) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    declaration = {
-        "schema": "implementation-v1",
-        "name": name,
-        "description": "a fake implementation (test double)",
-        "language": "Python",
-        "oracle": False,
-        "contracts": ["v1"],
-        "start": {"command": ["{python}", str(FAKE)], "env": {"FAKE_BUG": bug}},
-        "build": [],
-        "expected": None,
-        "deadlines": {"startup": 30, "request": 10},
-        "hint": "suites/fakes/fake_testee.py is part of the test suite",
-        **changes,
-    }
-    path = folder / f"{name}.json"
-    path.write_text(json.dumps(declaration, indent=2), encoding="utf-8")
-    return path
-
-
-def run(folder: Path, *command: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PARITY_IMPLEMENTATIONS=str(folder), HYPOTHESIS_PROFILE="ci")
-    return subprocess.run([sys.executable, *command], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=600, check=False)
+from suites.fake_impl import ROOT, declare, run
 
 
 @pytest.mark.parametrize("bug", ["", "capitalize"])

@@ -1,6 +1,6 @@
 """The kinds of report the harness reads, as a table keyed by schema: ``Kind`` (one name each, compared as a
 string where a report says its kind), the schemas each is read from, and how the page and the verdict name a
-report of it. Each kind's part in a verdict, table, diff, merge and page section are its module's
+report of it. Each kind's part in a verdict, table, diff and page section are its module's
 (harness/cli/reports/: ``KINDS``); readers (``rundiff.read``) and everything else dispatch on ``Kind``, never on a
 string of their own."""
 

@@ -1,6 +1,6 @@
 """The report kinds, one module each: ``KINDS`` maps every ``Kind`` (harness/classes/kinds.py: the kinds by
 schema) to its ``ReportKind``, the row its module declares: its part in a run's verdict, its table for
-``report show``, its diff (``report diff``, ``--baseline``), its merge and its page section. The verdict, the
+``report show``, its diff (``report diff``, ``--baseline``) and its page section. The verdict, the
 views, the diff and the page iterate over this table, never over kinds of their own.
 
 A new kind of report is one module here (its ``KIND``, added to ``MODULES``), its schema (schemas/, named in

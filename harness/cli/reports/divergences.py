@@ -386,7 +386,7 @@ def class_html(seen: Seen, number: int, oracle: str, notes: dict[str, dict[str, 
     ``bodies`` given (a page of many classes): the details go there, by anchor, and the card holds an empty
     slot the page's script fills when the card is opened or comes near the window."""
     record = seen.record
-    cause = record.cause + (f" ({record.detail})" if record.detail else "")
+    cause = cause_text(record)
     status = record.status
     anchor = seen.anchor
     head = (f"<h3><a href='#{anchor}'>#{number}</a> {code(record.op)} "
@@ -517,19 +517,6 @@ def expected_notes(sources: Sequence[Source]) -> dict[str, dict[str, Any]]:
     return notes
 
 
-def merge_shards(reports: list[dict[str, Any]]) -> dict[str, Any]:
-    """Shard reports of one search joined into one (``sweep --merge``, ``fuzz --merge``), by their profile."""
-    from harness.fuzzing import fuzz_report, sweep_report
-
-    profiles = {report.get("profile") for report in reports}
-    merge = {"sweep": sweep_report.merge, "fuzz": fuzz_report.merge}.get(profiles.pop() if len(profiles) == 1
-                                                                        else "")
-    if merge is None:
-        raise ValueError("only shard reports of one sweep or of one fuzz campaign can be merged")
-    return merge(reports)
-
-
 KIND = ReportKind(Kind.DIVERGENCES, part=_divergence_part, view=classes_view, diff=rundiff.diff_divergences,
-                  merge=merge_shards,
                   section=Section("classes", "Divergence classes",
                                   lambda page: classes_section(page.sources, page.oracle, page.entries, page.past)))

@@ -27,5 +27,4 @@ class ReportKind:
     part: Callable[[str, dict[str, Any]], Part]  # its part in a run's verdict (path, document)
     view: Callable[[dict[str, Any], str, str], str]  # report show: (document, fmt, show)
     diff: Callable[[dict[str, Any], dict[str, Any]], rundiff.RunDiff] | None = None  # report diff, --baseline
-    merge: Callable[..., Any] | None = None  # reports of one run (or its shards) joined into one
     section: Section | None = None  # its section of the page (None: shown in another kind's)

@@ -183,5 +183,4 @@ def matrix_section(merged: dict[str, Any] | None, impls: Sequence[str]) -> str:
 
 
 KIND = ReportKind(Kind.RESULTS, part=_results_part_of, view=results_view, diff=rundiff.diff_results,
-                  merge=merged_results,
                   section=Section("matrix", "Fixture cases", lambda page: matrix_section(page.merged, page.impls)))

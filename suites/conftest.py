@@ -41,7 +41,35 @@ _IMPL_OF: dict[str, str] = {}
 LAST = "suites/parity/test_testee_health.py"  # its tests read the findings every other test of the session made
 
 
+def _op_of(params: dict[str, object]) -> str | None:
+    """The op a parametrized test is about: its ``op_name`` or ``op``, or its fixture case's op (or the op its
+    ``@pytest.mark.op(name)`` names)."""
+    for key in ("op_name", "op"):
+        if isinstance(params.get(key), str):
+            return str(params[key])
+    op = getattr(params.get("case"), "op", None)
+    return op if isinstance(op, str) else None
+
+
+def _not_served(item: pytest.Item) -> bool:
+    """A test of an implementation about an op its declaration does not serve: never run, never a skip."""
+    callspec = getattr(item, "callspec", None)
+    if callspec is None or "impl_name" not in callspec.params:
+        return False
+    marked = item.get_closest_marker("op")
+    ops = list(marked.args) if marked is not None and marked.args else [_op_of(callspec.params)]
+    try:
+        declared = impls.declaration(callspec.params["impl_name"])
+        return any(op is not None and not declared.serves_op(op) for op in ops)
+    except impls.ImplementationUnavailable:
+        return False
+
+
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    unserved = [item for item in items if _not_served(item)]
+    if unserved:  # deselected (pytest counts them as such), not skipped: a pass rate never includes them
+        config.hook.pytest_deselected(items=unserved)
+        items[:] = [item for item in items if not _not_served(item)]
     items.sort(key=lambda item: item.nodeid.startswith(LAST))  # stable: every other test keeps its place
     for item in items:
         callspec = getattr(item, "callspec", None)

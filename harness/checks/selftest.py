@@ -133,7 +133,7 @@ def selftest(name: str) -> Report:
     finally:
         raw.close()
     if declared.command is not None:
-        _crash_check(report, name)
+        _crash_check(report, name, probe_request(first_requests(declared)))
     return report
 
 
@@ -157,12 +157,7 @@ def _protocol_checks(report: Report, declared: Implementation, raw: _Raw) -> Non
     report.check(set(declared.contracts) <= served, "the testee serves the contracts its declaration names",
                  f"declared {sorted(declared.contracts)}, testee says {sorted(served)}")
 
-    # One request per op: its first fixture case, else its required parameters as plain text.
-    first: dict[str, tuple[str, dict[str, Any]]] = {}
-    for case in all_cases():
-        first.setdefault(case.op, (case.full_id, case.raw_args))
-    for op in OPS.values():
-        first.setdefault(op.name, (f"{op.name}(plain text)", {p.name: "Abc" for p in op.params if p.required}))
+    first = first_requests(declared)
     answers: dict[str, dict[str, Any]] = {}
     for number, (op_name, (label, args)) in enumerate(first.items()):
         answer = answers[op_name] = raw.ask(json.dumps({"id": number, "op": op_name, "args": args}))
@@ -172,7 +167,7 @@ def _protocol_checks(report: Report, declared: Implementation, raw: _Raw) -> Non
             problem = (f"ok is {untrusted.type_name(answer['ok'])}: {op_name} returns a {OPS[op_name].returns} "
                        "(the op table)")
         report.check(not problem, f"request {label}: a valid response with its id", problem)
-    _trace_checks(report, raw, served_traces, first, answers)
+    _trace_checks(report, raw, served_traces, first, answers, declared)
 
     batch = [{"id": f"b{i}", "op": op_name, "args": args} for i, (op_name, (_, args)) in enumerate(first.items())]
     answer = raw.ask(json.dumps({"id": "batch", "batch": batch}), batch=len(batch))
@@ -182,12 +177,16 @@ def _protocol_checks(report: Report, declared: Implementation, raw: _Raw) -> Non
         problem = f"answers out of order or missing: {[r.get('id') for r in answer['batch']]}"
     report.check(not problem, f"a batch of {len(batch)}: answered in order", problem)
 
+    probe, (_, probe_args) = probe_request(first)
+    required = [p.name for p in OPS[probe].params if p.required]
     bad = [
         ("not JSON", "{not json"),
         ("an unknown op", json.dumps({"id": 90, "op": "no_such_op", "args": {}})),
-        ("an unknown argument", json.dumps({"id": 91, "op": "normalize_fact_text", "args": {"txt": "a"}})),
-        ("a missing argument", json.dumps({"id": 92, "op": "normalize_fact_text", "args": {}})),
-        ("args that are not an object", json.dumps({"id": 93, "op": "normalize_fact_text", "args": [1]})),
+        ("an unknown argument", json.dumps({"id": 91, "op": probe, "args": {**probe_args, "no_such_argument": "a"}})),
+        *([("a missing argument", json.dumps({"id": 92, "op": probe,
+                                              "args": {k: v for k, v in probe_args.items() if k != required[0]}}))]
+          if required else []),
+        ("args that are not an object", json.dumps({"id": 93, "op": probe, "args": [1]})),
         ("a start with another protocol version",
          json.dumps({"id": 94, "op": "start", "args": {"protocol": PROTOCOL_VERSION + 1, "ops": {}}})),
     ]
@@ -197,12 +196,37 @@ def _protocol_checks(report: Report, declared: Implementation, raw: _Raw) -> Non
         if not problem and answer.get("error", {}).get("code") != "bad_request":
             problem = f"answered {json.dumps(answer)[:200]}"
         report.check(not problem, f"{what}: answered bad_request", problem)
-    answer = raw.ask(json.dumps({"id": 95, "op": "unicode_versions", "args": {}}))
-    report.check("ok" in answer, "still answering after the bad requests", json.dumps(answer)[:200])
+    answer = raw.ask(json.dumps({"id": 95, "op": probe, "args": probe_args}))
+    report.check(not _problem("response", answer) and same_id(answer.get("id"), 95),
+                 "still answering after the bad requests", json.dumps(answer)[:200])
+
+
+def first_requests(declared: Implementation) -> dict[str, tuple[str, dict[str, Any]]]:
+    """One request per op it serves (an op it does not serve is never sent to it), in the fixtures' order:
+    (a label, the raw args) of its first fixture case with a result (else its first), else its required
+    parameters as plain text."""
+    cases = [case for case in all_cases() if declared.serves_op(case.op)]
+    order = list(dict.fromkeys(case.op for case in cases))  # the ops in the fixtures' order, then the rest
+    order += [op for op in OPS if op not in order and declared.serves_op(op)]
+    chosen: dict[str, tuple[str, dict[str, Any]]] = {}
+    for case in sorted(cases, key=lambda case: "result" not in case.expect):  # a case with a result first
+        chosen.setdefault(case.op, (case.full_id, case.raw_args))
+    plain = {op.name: (f"{op.name}(plain text)", {p.name: "Abc" for p in op.params if p.required})
+             for op in OPS.values()}
+    return {op: chosen.get(op, plain[op]) for op in order}
+
+
+def probe_request(first: dict[str, tuple[str, dict[str, Any]]]) -> tuple[str, tuple[str, dict[str, Any]]]:
+    """The request the checks that need one valid call send: of the ops it serves, the first that takes a
+    required argument (its first fixture case), else the first op it serves."""
+    for op_name, request in first.items():
+        if any(p.required for p in OPS[op_name].params):
+            return op_name, request
+    return next(iter(first.items()))
 
 
 def _trace_checks(report: Report, raw: _Raw, traced: list[str], first: dict[str, tuple[str, dict[str, Any]]],
-                  answers: dict[str, dict[str, Any]]) -> None:
+                  answers: dict[str, dict[str, Any]], declared: Implementation) -> None:
     """Each op the testee says it traces: one trace request (its first fixture case), a valid response whose
     trace passes harness/testees/traces.py against the op's own answer; an op it does not list is refused."""
     if not traced:
@@ -210,7 +234,8 @@ def _trace_checks(report: Report, raw: _Raw, traced: list[str], first: dict[str,
         return
     for number, op_name in enumerate(traced):
         if op_name not in first:
-            report.check(False, f"traces lists {op_name!r}, which is not an op of the table", "")
+            report.check(False, f"traces lists {op_name!r}, which is not an op of the table" if op_name not in OPS
+                         else f"traces lists {op_name!r}, which its declaration does not serve", "")
             continue
         label, args = first[op_name]
         answer = raw.ask(json.dumps({"id": 200 + number, "op": TRACE_OP, "args": {"op": op_name, "args": args}}))
@@ -220,14 +245,14 @@ def _trace_checks(report: Report, raw: _Raw, traced: list[str], first: dict[str,
             own_response = {"ok": hostvalues.decode(own["ok"])} if "ok" in own else {"error": own.get("error", {})}
             problem = "; ".join(trace_problems(op_name, answer, own_response))
         report.check(not problem, f"trace of {label}: a valid trace that ends in the op's own answer", problem)
-    untraced = next((op for op in OPS if op not in traced), None)
+    untraced = next((op for op in declared.ops if op not in traced), None)
     if untraced is not None:
         answer = raw.ask(json.dumps({"id": 299, "op": TRACE_OP, "args": {"op": untraced, "args": {}}}))
         report.check(answer.get("error", {}).get("code") == "bad_request",
                      f"a trace of {untraced}, which it does not list: answered bad_request", json.dumps(answer)[:200])
 
 
-def _crash_check(report: Report, name: str) -> None:
+def _crash_check(report: Report, name: str, probe: tuple[str, tuple[str, dict[str, Any]]]) -> None:
     """The harness's client survives the testee dying: a process killed from outside never gives the
     request it was handling a crash; it is retried alone on a fresh process (a flaky_crash finding)."""
     impl = get_impl(name)
@@ -238,12 +263,14 @@ def _crash_check(report: Report, name: str) -> None:
                             "; ".join(f"{f['kind']}: {f['message']}" for f in before)[:500]) or impl._proc is None:
             return
         impl._proc.popen.kill()
-        after = impl.call("normalize_fact_text", {"text": "after a crash"})
+        op_name, (_, raw_args) = probe
+        args = hostvalues.decode_args(raw_args)
+        after = impl.call(op_name, args)
         kinds = [finding["kind"] for finding in impl.findings.to_json()]
         report.check("ok" in after and kinds == ["flaky_crash"],
                      "a testee killed from outside: a fresh process answers that request (a flaky_crash finding)",
                      f"{json.dumps(after)[:200]}, findings {kinds}")
-        alive = impl.call("normalize_fact_text", {"text": "Hello"})
+        alive = impl.call(op_name, args)
         report.check("ok" in alive and impl.restarts == 1, "then the same process answers the next one",
                      f"{json.dumps(alive)[:200]}, restarts {impl.restarts}")
     finally:

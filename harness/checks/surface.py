@@ -24,15 +24,20 @@ from harness.testees.testee import Testee
 _MISSING = inspect.Parameter.empty
 
 
-def python_surface(module: ModuleType | Any, label: str) -> list[str]:
+def python_surface(module: ModuleType | Any, label: str, ops: tuple[str, ...] = tuple(OPS),
+                   functions: dict[str, str] | None = None) -> list[str]:
+    """The module's functions against the ops it serves (``ops``), each under its own name or the one
+    ``functions`` maps it to. A module that serves every op under its own name (a binding of this project)
+    exports nothing else; a module of another library (a name map) may."""
     problems = []
     exported = {name for name in dir(module) if not name.startswith("_") and callable(getattr(module, name))
                 and not inspect.ismodule(getattr(module, name)) and not inspect.isclass(getattr(module, name))}
-    expected = set(OPS)
+    named = {(functions or {}).get(op, op): op for op in ops}  # function name -> the op it serves
+    expected = set(named)
     for name in sorted(expected - exported):
-        problems.append(f"{label}: missing export {name}")
-    for name in sorted(exported - expected - {TRACE_OP}):
-        problems.append(f"{label}: extra export {name} (not in harness/model/registry.py)")
+        problems.append(f"{label}: missing export {name}" + ("" if named[name] == name else f" (for {named[name]})"))
+    for name in sorted(exported - expected - {TRACE_OP} if not functions else set()):
+        problems.append(f"{label}: extra export {name} (not an op it serves: its declaration's ops)")
     if TRACE_OP in exported:  # the optional diagnostic: trace(op, args)
         try:
             params = list(inspect.signature(getattr(module, TRACE_OP)).parameters)
@@ -41,7 +46,7 @@ def python_surface(module: ModuleType | Any, label: str) -> list[str]:
         if params != ["op", "args"]:
             problems.append(f"{label}: {TRACE_OP} should take (op, args), takes ({', '.join(params)})")
     for name in sorted(expected & exported):
-        op = OPS[name]
+        op = OPS[named[name]]
         try:
             signature = inspect.signature(getattr(module, name))
         except (TypeError, ValueError) as exc:
@@ -60,14 +65,15 @@ def python_surface(module: ModuleType | Any, label: str) -> list[str]:
     return problems
 
 
-def js_surface(exports: dict[str, list[str] | None], label: str = "wasm") -> list[str]:
+def js_surface(exports: dict[str, list[str] | None], label: str = "wasm", ops: tuple[str, ...] = tuple(OPS)
+               ) -> list[str]:
     problems = []
-    expected = {op.js_name: op for op in OPS.values()}
+    expected = {OPS[op].js_name: OPS[op] for op in ops}
     functions = {name: params for name, params in exports.items() if params is not None}
     for name in sorted(set(expected) - set(functions)):
         problems.append(f"{label}: missing export {name}")
     for name in sorted(set(functions) - set(expected) - {TRACE_OP}):
-        problems.append(f"{label}: extra export {name} (not in harness/model/registry.py)")
+        problems.append(f"{label}: extra export {name} (not an op it serves: its declaration's ops)")
     if TRACE_OP in functions and (functions[TRACE_OP] or [None])[0] != "op":  # trace(op, ...the op's args)
         problems.append(f"{label}: {TRACE_OP}({', '.join(functions[TRACE_OP] or [])}) should take op first")
     for name in sorted(set(expected) & set(functions)):
@@ -77,11 +83,13 @@ def js_surface(exports: dict[str, list[str] | None], label: str = "wasm") -> lis
     return problems
 
 
-def default_behaviour(impl: Testee, label: str, per_op: int = 12) -> list[str]:
-    """Omitting a defaulted argument must equal passing the registry's default explicitly."""
+def default_behaviour(impl: Testee, label: str, per_op: int = 12, ops: tuple[str, ...] = tuple(OPS)) -> list[str]:
+    """Omitting a defaulted argument must equal passing the registry's default explicitly (the ops it serves)."""
     problems = []
     seen: dict[str, int] = {}
     for case in all_cases():
+        if case.op not in ops:
+            continue
         op = OPS[case.op]
         defaulted = [p for p in op.params if not p.required and p.name not in case.raw_args]
         if not defaulted or seen.get(case.op, 0) >= per_op:
@@ -101,11 +109,12 @@ def check(impl_name: str, impl: Testee) -> list[str]:
     in-process one, or the exports a command testee reports in its answer to `start`."""
     declared = declaration(impl_name)
     if declared.python_module is not None:
-        problems = python_surface(importlib.import_module(declared.python_module), impl_name)
+        problems = python_surface(importlib.import_module(declared.python_module), impl_name, declared.ops,
+                                  declared.functions)
     else:
         surface = impl.description.get("surface") if isinstance(impl.description, dict) else None
         if isinstance(surface, dict) and surface.get("kind") == "js" and isinstance(surface.get("exports"), dict):
-            problems = js_surface(surface["exports"], impl_name)
+            problems = js_surface(surface["exports"], impl_name, declared.ops)
         else:
             problems = []  # the testee reports no surface of its own: only its behaviour is checked
-    return problems + default_behaviour(impl, impl_name)
+    return problems + default_behaviour(impl, impl_name, ops=declared.ops)

@@ -303,6 +303,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         NOT_REPRODUCED,
         SCHEMA,
         case_results,
+        not_served,
         results_document,
         skipped_counts,
     )
@@ -315,14 +316,17 @@ def cmd_check(args: argparse.Namespace) -> int:
     found = Findings()
     try:
         declared = impls.declaration(args.impl)
-        results = case_results(impl, all_cases(), declared.contracts, declared.can_express)
+        cases = list(all_cases())
+        results = case_results(impl, cases, declared.contracts, declared.can_express, declared.serves_op)
+        unserved = not_served(cases, declared.serves_op)
         described = envelope.descriptions({args.impl: impl})
     finally:
         impl.close()
     fixture_gate.keep_findings(impl, found)
     results, notes = fixture_gate.gate(args.impl, results, found, lambda: _one_impl(args.impl))
     findings = found.to_json()
-    document = results_document({args.impl: [r.to_json(args.impl) for r in results]}, described, findings)
+    document = results_document({args.impl: [r.to_json(args.impl) for r in results]}, described, findings,
+                                {args.impl: unserved})
     write_document(out, document, replaces=(SCHEMA,), what=RESULTS_WHAT)
     failures = [r for r in results if r.state == "fail"]
     print(results_kind.results_view(document, args.format, args.show))
@@ -331,6 +335,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     count = sum(r.state != "skip" for r in results)
     print(f"{args.impl}: {count - len(failures)}/{count} fixture cases pass"
           + (f"; {len(findings)} finding(s) about the testee" if findings else ""))
+    if unserved:
+        print(f"{args.impl}: not served (its declaration's ops), never sent: "
+              + ", ".join(f"{number} case(s) of {op}" for op, number in unserved.items()))
     for contract, number in sorted(skipped_counts(results).items()):
         if contract == INEXPRESSIBLE:
             print(f"{args.impl}: {number} case(s) skipped: its host ({declared.host_strings} strings) cannot hold "
@@ -475,10 +482,12 @@ def cmd_diff(args: argparse.Namespace) -> int:
     from harness.differential.expected import cover, load
     from harness.differential.explain import examine_all, unicode_versions_of
     from harness.differential.outcomes import observe
-    from harness.testees.fanout import expressible, harvest
+    from harness.testees.fanout import expressible, harvest, serving
 
     op, call_args = _call_args(args.op, args.args, args.arg, loose=False)
     opened = open_impls(split_names(args.impls), require_all=args.require_all)
+    unserved = [name for name in opened if name not in serving(opened, op.name)]
+    close_all({name: opened.pop(name) for name in unserved})  # an op it does not serve is never sent to it
     try:
         expected = load(list(opened))  # a malformed list stops the command (status 2) before anything is run
         versions = unicode_versions_of(opened)
@@ -503,6 +512,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
         print(f"all {len(responses)} implementations that answered agree ({', '.join(responses)}):")
         if cannot_hold:
             print(f"  (not run on {', '.join(cannot_hold)}: its host cannot hold these arguments, see host_strings)")
+        if unserved:
+            print(f"  (not served by {', '.join(unserved)}: not among its declaration's ops)")
         if unanswered:
             print(f"  (no answer from {', '.join(unanswered)}: see the findings below)")
         for name, response in responses.items():

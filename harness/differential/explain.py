@@ -24,6 +24,7 @@ from harness.model.registry import OPS, Op, step_titles
 from harness.model.traces import parse as parse_trace
 from harness.model.traces import parting_entries
 from harness.model.unicode_info import CharInfo, describe, interesting
+from harness.testees.fanout import serves
 from harness.testees.impls import check_platforms
 from harness.testees.impls import oracle as oracle_name
 from harness.testees.testee import Testee
@@ -277,6 +278,9 @@ def examine(impls: dict[str, Testee], op_name: str, args: dict[str, Any],
 def unicode_versions_of(impls: dict[str, Testee]) -> dict[str, dict[str, str]]:
     out = {}
     for name, impl in impls.items():
+        if not serves(name, "unicode_versions"):  # it reads no Unicode data the contract names
+            out[name] = {}
+            continue
         response = impl.call("unicode_versions", {})
         try:  # a testee's answer: the untrusted reader (an object, bounded, no NaN)
             out[name] = untrusted.loads(response["ok"], want=dict) if "ok" in response else {}

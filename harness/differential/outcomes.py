@@ -7,7 +7,7 @@ from typing import Any
 
 from harness.model.compare import parse_result, same_json
 from harness.testees.errors import answered
-from harness.testees.fanout import expressible
+from harness.testees.fanout import expressible, serves
 from harness.testees.impls import oracle as oracle_name
 from harness.testees.testee import Testee
 
@@ -18,9 +18,11 @@ FAILURES = frozenset({"crash", "timeout"})
 
 
 def observe(impls: dict[str, Testee], op_name: str, args: dict[str, Any]) -> Responses:
-    """Every implementation's response; one whose host cannot express ``args`` is left out, and so is one
+    """Every implementation's response; one that does not serve the op or whose host cannot express ``args`` is
+    left out, and so is one
     that gave no answer (harness/testees/errors.NO_ANSWER: a finding, or work cut by the budget)."""
-    got = {name: impl.call(op_name, args) for name, impl in impls.items() if expressible(name, args)}
+    got = {name: impl.call(op_name, args) for name, impl in impls.items()
+           if serves(name, op_name) and expressible(name, args)}
     return {name: response for name, response in got.items() if answered(response)}
 
 

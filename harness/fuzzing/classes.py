@@ -43,7 +43,7 @@ from harness.fuzzing.templates import BY_NAME, SURROGATE_PAIRS, TEMPLATES
 from harness.model import hostvalues, unicode_tables
 from harness.model.contract_sets import white_space_like
 from harness.model.unicode_info import is_surrogate
-from harness.testees.fanout import expressible
+from harness.testees.fanout import expressible, serves
 from harness.testees.findings import Findings
 from harness.testees.testee import Testee
 
@@ -162,7 +162,9 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
         Unicode data (counterfactual.skew.masked)."""
         args = BY_NAME[template].args(index)
         if template not in absent_in:
-            absent_in[template] = frozenset(name for name in opened if not expressible(name, args))
+            op = BY_NAME[template].op
+            absent_in[template] = frozenset(name for name in opened
+                                            if not serves(name, op) or not expressible(name, args))
         return absent_in[template] | masked(BY_NAME[template].op, args, opened, share.impls, versions,
                                             share_steps(share.found.cause, share.found.detail))
 

@@ -221,6 +221,9 @@ class Op:
     # The type of its return value (a key of RETURN_TYPES): an answer holding another type is a protocol
     # fault of the testee (malformed_answer), never compared.
     returns: str = "string"
+    # The op family it belongs to: the ops one contract specifies, released together (a declaration may
+    # name the family for all of its ops: "ops": ["memgate"]).
+    family: str = "memgate"
 
     def returns_ok(self, value: Any) -> bool:
         """Whether a decoded return value is of the op's declared return type."""
@@ -330,6 +333,24 @@ OPS: dict[str, Op] = {
         ),
     )
 }
+
+
+def families() -> dict[str, tuple[str, ...]]:
+    """Each op family -> its ops, in registry order."""
+    out: dict[str, tuple[str, ...]] = {}
+    for op in OPS.values():
+        out[op.family] = (*out.get(op.family, ()), op.name)
+    return out
+
+
+def served_ops(names: list[str] | None) -> tuple[tuple[str, ...], list[str]]:
+    """(the ops that ``names`` stand for: op names and family names, in registry order; the names that are
+    neither). None: every op."""
+    if names is None:
+        return tuple(OPS), []
+    groups = families()
+    wanted = {op for name in names for op in (groups[name] if name in groups else (name,) if name in OPS else ())}
+    return tuple(op for op in OPS if op in wanted), [name for name in names if name not in OPS and name not in groups]
 
 
 def step_titles() -> dict[str, Step]:

@@ -49,11 +49,26 @@ def expressible(name: str, args: dict[str, Any]) -> bool:
         return True
 
 
+def serves(name: str, op: str) -> bool:
+    """Whether implementation ``name`` serves ``op`` (its declaration's ``ops``); one without a declaration
+    (a test double) is taken to serve every op."""
+    try:
+        return declaration(name).serves_op(op)
+    except ImplementationUnavailable:
+        return True
+
+
+def serving(opened: dict[str, Testee], op: str) -> dict[str, Testee]:
+    """The implementations of ``opened`` that serve ``op``: the only ones it is sent to and compared across."""
+    return {name: impl for name, impl in opened.items() if serves(name, op)}
+
+
 def answer_each(opened: dict[str, Testee], op: str, batch: list[dict[str, Any]],
                 ) -> tuple[dict[str, list[Response | None]], dict[str, int]]:
     """``op`` on every input of ``batch`` everywhere at once, except where a host cannot hold the input:
     (implementation -> one answer per input, None where not sent or not answered (a request faulted
     twice, cut by the budget, its testee taken out: never compared); implementation -> inputs not sent)."""
+    opened = serving(opened, op)  # an op it does not serve is never sent to it, nor counted as not sent
     sendable = {name: [j for j, args in enumerate(batch) if expressible(name, args)] for name in opened}
     got = call_all(opened, {name: [(op, batch[j]) for j in sendable[name]] for name in opened})
     columns: dict[str, list[Response | None]] = {}

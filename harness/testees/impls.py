@@ -44,7 +44,7 @@ import jsonschema
 from harness.model import hostvalues, paths, untrusted
 from harness.model.names import did_you_mean
 from harness.model.paths import SCHEMAS
-from harness.model.registry import OPS
+from harness.model.registry import OPS, served_ops
 from harness.model.status import UsageError, exit_with
 from harness.testees.command import DEFAULT_MAX_LINE_BYTES, CommandTestee
 from harness.testees.errors import HARNESS_CODES, ImplementationUnavailable, UnknownImplementation
@@ -90,6 +90,16 @@ class Implementation:
     max_faults: int = DEFAULT_MAX_FAULTS  # limits.faults_in_a_row
     # unicode_platforms: step -> platform -> the Unicode version it reads there (where that depends on the platform)
     unicode_platforms: dict[str, dict[str, str]] = field(default_factory=dict)
+    ops: tuple[str, ...] = tuple(OPS)  # the ops it serves ("ops": op and family names, resolved)
+    functions: dict[str, str] = field(default_factory=dict)  # in process: op -> its function's name there
+
+    def serves_op(self, op: str) -> bool:
+        """Whether it serves ``op`` (its declaration's ``ops``): an op it does not serve is never sent to it."""
+        return op in self.ops
+
+    def function_of(self, op: str) -> str:
+        """The name of the function serving ``op`` in its in-process module."""
+        return self.functions.get(op, op)
 
     def platform_versions(self, step: str) -> tuple[str, ...]:
         """The Unicode versions it may read for ``step`` on the platforms it supports (none declared: ())."""
@@ -154,7 +164,24 @@ def _load(path: Path) -> Implementation:
                                "rename the file or the implementation")
     here = path.parent
     start = data["start"]
+    served, unknown = served_ops(data.get("ops"))
+    if unknown:
+        from harness.model.registry import families
+        known = [*families(), *OPS]
+        raise DeclarationError(f"{path}: field ops: {', '.join(map(repr, unknown))} is neither an op nor an op family"
+                               f"{did_you_mean(unknown[0], known)}; fix: name ops ({', '.join(OPS)}) or families "
+                               f"({', '.join(families())})")
+    functions = dict(data.get("functions", {}))
+    if functions and "python" not in start:
+        raise DeclarationError(f"{path}: field functions: only an in-process implementation (start.python) has "
+                               "functions; fix: remove the field (a command testee is sent each op by its name)")
+    stray = sorted(set(functions) - set(served))
+    if stray:
+        raise DeclarationError(f"{path}: field functions: {', '.join(stray)} is not an op it serves (ops: "
+                               f"{', '.join(served)}); fix: remove it or serve the op")
     return Implementation(
+        ops=served,
+        functions=functions,
         name=data["name"],
         description=data["description"],
         language=data["language"],
@@ -347,13 +374,17 @@ def _in_process(declared: Implementation) -> InProcess:
         raise ImplementationUnavailable(
             f"{declared.name}: the module {declared.python_module!r} is not importable ({exc}); {declared.hint}"
         ) from None
-    missing = [op.name for op in OPS.values() if not callable(getattr(module, op.name, None))]
+    missing = [declared.function_of(op) + ("" if declared.function_of(op) == op else f" (for {op})")
+               for op in declared.ops if not callable(getattr(module, declared.function_of(op), None))]
     if missing:
         raise ImplementationUnavailable(
-            f"{declared.name}: {declared.python_module} does not export {', '.join(missing)}")
+            f"{declared.name}: {declared.python_module} does not export {', '.join(missing)}; its declaration "
+            f"({declared.source}) says it serves {', '.join(declared.ops)}: name what it serves in `ops`, and a "
+            "function of another name in `functions`")
     tracer = getattr(module, "trace", None)
-    impl = InProcess(declared.name, lambda op: getattr(module, op.name), tracer=tracer if callable(tracer) else None)
-    versions = impl.call("unicode_versions", {})
+    impl = InProcess(declared.name, lambda op: getattr(module, declared.function_of(op.name)),
+                     tracer=tracer if callable(tracer) else None, serves=frozenset(declared.ops))
+    versions = impl.call("unicode_versions", {}) if declared.serves_op("unicode_versions") else {"ok": "{}"}
     impl.description = {
         "protocol": PROTOCOL_VERSION,
         "name": declared.python_module,
@@ -401,6 +432,8 @@ def check_handshake(testee: CommandTestee, declared: Implementation) -> None:
     if not isinstance(served, list) or not set(declared.contracts) <= set(served):
         testee.findings.add(declared.name, "handshake_lie", f"its start answer serves contracts {served!r}; its "
                             f"declaration ({declared.source.name}) says {list(declared.contracts)}")
+    if not declared.serves_op("unicode_versions"):
+        return
     answer = testee.call("unicode_versions", {})
     try:
         versions = untrusted.loads(answer["ok"]) if isinstance(answer.get("ok"), str) else None

@@ -38,6 +38,7 @@ class InProcess:
     description: dict[str, Any] = field(default_factory=dict)  # what a command testee answers to `start`
     # trace(op, args) -> the trace's JSON text: the optional diagnostic, for the ops description["traces"] lists
     tracer: Callable[[str, dict[str, Any]], Any] | None = None
+    serves: frozenset[str] | None = None  # the ops its declaration says it serves (None: every op)
 
     def call(self, op_name: str, args: dict[str, Any]) -> dict[str, Any]:
         """One op; ``trace`` (TRACE_OP) with ``{"op", "args"}`` is the trace of one call of that op."""
@@ -47,6 +48,8 @@ class InProcess:
                     message = f"{self.name} does not trace {args.get('op')!r}"
                     return {"error": {"code": "bad_request", "message": message}}
                 return {"ok": self.tracer(args["op"], args["args"])}
+            if self.serves is not None and op_name not in self.serves:
+                return {"error": {"code": "bad_request", "message": f"{self.name} does not serve {op_name!r}"}}
             function = self.resolve(get_op(op_name))
             return {"ok": function(**args)}
         except Exception as exc:  # noqa: BLE001 (every failure becomes a reported result, never an aborted run)

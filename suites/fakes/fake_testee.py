@@ -9,6 +9,9 @@ serves the protocol with the reference's functions, one of them broken on purpos
                          edges), and the fake serves step traces (the reference's, made by the same planted
                          code): a divergence whose cause the traces show, at norm.edges
 
+FAKE_SERVES (ops, comma-separated) makes it a testee of only those ops: any other is answered bad_request, as
+a program that knows nothing of it would (its declaration's ``ops`` names them, so the harness never sends one).
+
 FAKE_UNICODE (a JSON object) stands in for the Unicode versions it describes itself with and answers
 unicode_versions with (a platform whose version the harness has no table of).
 
@@ -35,6 +38,7 @@ from harness.testees.impls import InProcess
 
 BUG = os.environ.get("FAKE_BUG", "")
 UNICODE = os.environ.get("FAKE_UNICODE", "")
+SERVES = frozenset(op for op in os.environ.get("FAKE_SERVES", "").split(",") if op) or None
 
 
 def capitalized(text: Any) -> str:
@@ -69,7 +73,7 @@ def main() -> int:
     description = {"protocol": PROTOCOL_VERSION, "name": "fake-testee", "version": BUG or "faithful",
                    "language": "Python (a test double)", "unicode": json.loads(UNICODE or reference.unicode_versions()),
                    "contracts": ["v1"], **({"traces": list(reference.TRACED)} if traced else {})}
-    impl = InProcess("fake", resolve, description, tracer=reference.trace if traced else None)
+    impl = InProcess("fake", resolve, description, tracer=reference.trace if traced else None, serves=SERVES)
     if BUG != "protocol":
         return protocol.serve(impl, sys.stdin, sys.stdout, description)
     for line in sys.stdin:

@@ -1,5 +1,6 @@
 """Every fixture case on every requested implementation, through the one call path (``impl.call``) every
-suite uses; cases of a contract version the implementation does not serve are skipped and counted."""
+suite uses; cases of a contract version the implementation does not serve are skipped and counted; cases of an
+op it does not serve are not collected for it (suites/conftest.py deselects them)."""
 
 from __future__ import annotations
 
@@ -41,7 +42,8 @@ def _answer(impl_name: str, impl, case) -> dict:  # type: ignore[no-untyped-def]
     """The implementation's response to ``case``, from one batch of every case it can take."""
     if impl_name not in _ANSWERS:
         declared = impls.declaration(impl_name)
-        runnable = [c for c in CASES if c.contract in declared.contracts and declared.can_express(c.args)]
+        runnable = [c for c in CASES if c.contract in declared.contracts and declared.can_express(c.args)
+                    and declared.serves_op(c.op)]
         responses = impl.call_batch([(c.op, c.args) for c in runnable])
         _ANSWERS[impl_name] = {c.full_id: r for c, r in zip(runnable, responses, strict=True)}
     return _ANSWERS[impl_name][case.full_id]

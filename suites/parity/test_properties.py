@@ -7,6 +7,7 @@ import json
 import re
 from typing import Any
 
+import pytest
 import unicodedata2
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -26,6 +27,7 @@ def _ok(impl: Any, op: str, **args: Any) -> Any:
     return response["ok"]
 
 
+@pytest.mark.op("normalize_fact_text", "unicode_versions")
 def test_normalize_idempotent_and_nfc(impl: Any) -> None:
     """The output is NFC in the implementation's own normalization version: checked with the harness's
     newest tables (unicodedata2) on outputs whose characters that version assigns, where the stability
@@ -47,6 +49,7 @@ sections = st.lists(st.fixed_dictionaries({"id": texts(allow_surrogates=False), 
                     max_size=8).map(dumps)
 
 
+@pytest.mark.op("build_dedup_context")
 def test_dedup_context_invariants(impl: Any) -> None:
     @FEWER
     @given(topical=sections, pinned=sections, recent=sections, cap=st.integers(0, 12))
@@ -89,6 +92,7 @@ def _decide(impl: Any, inputs: dict[str, Any], candidates: list[dict[str, Any]],
     return json.loads(response["ok"]) if "ok" in response else None
 
 
+@pytest.mark.op("decide_write")
 def test_decide_write_invariants(impl: Any) -> None:
     @FEWER
     @given(inputs=gate_inputs(), mode=st.sampled_from(["auto", "explicit", "mirror", "reconcile"]))

@@ -19,6 +19,7 @@ def normalization_test() -> tuple[str, list[tuple[str, ...]]]:
     return load()
 
 
+@pytest.mark.op("unicode_nfc", "unicode_versions")
 def test_nfc_conformance(impl_name: str, impl: Any) -> None:
     """Against the file of the version it reports (or the newest older one there is)."""
     reported = json.loads(impl.call("unicode_versions", {})["ok"])["normalization"]

@@ -157,12 +157,13 @@ def shard_commits(reports: list[dict[str, Any]]) -> list[str]:
     return sorted({r["run"]["project"]["commit"] or "unknown" for r in reports if "run" in r})
 
 
-def update_from_report(report: dict[str, Any], directory: Path | None = None) -> list[str]:
-    """``expected update``: the report's new classes added to the lists (``expected.update``), the entries it
-    found passing dropped; returns what changed."""
+def update_from_report(report: dict[str, Any], directory: Path | None = None,
+                       causes: frozenset[str] | None = None) -> list[str]:
+    """``expected update``: the report's new classes (of ``causes`` only, when given) added to the lists
+    (``expected.update``), the entries it found passing dropped; returns what changed."""
     found = [expected.NewClass(r.op, r.cause, r.detail, r.step, r.divergent, r.characters, r.witness.args,
                                r.witness.explanation, r.coverage.own_details)
-             for r in classes(report) if r.new]
+             for r in classes(report) if r.new and (causes is None or r.cause in causes)]
     stale = {(p["impl"], p["id"]) for p in unexpected_passes(report)}
     return expected.update(report.get("implementations", {}), stale, found, report.get("profile", "a run"), directory)
 

@@ -198,6 +198,9 @@ def _parser() -> argparse.ArgumentParser:
                                "drop the entries it found passing; without it, update only migrates v1 lists")
     expected.add_argument("--impls", help="comma-separated implementations to run witnesses on (default: all "
                                           "available)")
+    expected.add_argument("--cause", action="append", default=None, metavar="CAUSE",
+                          help="update: add only the report's new classes of this cause (repeatable): the expected "
+                               "differences, say unicode_version_skew, and never the real ones beside them")
     promote = _command(sub, 'promote',
                        'turn a reported divergence into a fixture case',
                        'promote --report reports/fuzz-report.json --index 1 --id nft-fs-1c --steps norm.edges')
@@ -686,6 +689,7 @@ def cmd_expected(args: argparse.Namespace) -> int:
     from harness.differential.expected import load, migrate, recheck
     from harness.differential.explain import unicode_versions_of
 
+    causes = _causes(args.cause)  # a misuse stops the command before anything is run
     if args.action == "update":
         # Entries of a v1 list get their step and characters from their witnesses first (run on the
         # implementations), then the report's new divergences are added and its unexpected passes dropped.
@@ -696,7 +700,7 @@ def cmd_expected(args: argparse.Namespace) -> int:
         finally:
             close_all(opened)
         if report is not None:
-            changes += update_from_report(report)
+            changes += update_from_report(report, causes=causes)
         print("\n".join(changes) if changes else "expected lists already up to date")
         return 0
     opened = open_impls(split_names(args.impls))
@@ -706,6 +710,19 @@ def cmd_expected(args: argparse.Namespace) -> int:
         close_all(opened)
     print("\n".join(problems) if problems else "every expected divergence still happens, for its listed cause")
     return 1 if problems else 0
+
+
+def _causes(named: list[str] | None) -> frozenset[str] | None:
+    """``--cause`` values, each a cause of the classifier (a usage error, status 2, names one that is not)."""
+    if not named:
+        return None
+    from harness.differential.explain import CAUSES
+
+    unknown = [cause for cause in named if cause not in CAUSES]
+    if unknown:
+        raise UsageError(f"--cause {unknown[0]!r} is not a cause{did_you_mean(unknown[0], CAUSES)}; causes: "
+                         f"{', '.join(CAUSES)}")
+    return frozenset(named)
 
 
 def cmd_promote(args: argparse.Namespace) -> int:

@@ -476,8 +476,10 @@ def summary_section(sources: Sequence[Source], merged: dict[str, Any] | None, im
         cells = []
         if merged is not None:
             states = [r["state"] for r in merged["results"] if r["implementation"] == name]
-            fails = states.count("fail")
-            cells.append(badge(f"{states.count('pass')}/{len(states)} cases pass", "fail" if fails else "pass")
+            fails, skips = states.count("fail"), states.count("skip")
+            judged_cases = len(states) - skips  # a skip is not judged: never in the denominator of a pass rate
+            cells.append(badge(f"{states.count('pass')}/{judged_cases} cases pass"
+                               + (f", {skips} skipped" if skips else ""), "fail" if fails else "pass")
                          if states else badge("no fixture results", "skip"))
         # A class two reports both saw (a parity run and a fuzz run) is one class: known by its identity.
         classes = [seen.record for seen in every if name in seen.record.divergent]

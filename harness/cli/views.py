@@ -103,23 +103,69 @@ def _wrapped(cell: str, limit: int | None) -> str:
 CODE = {"witness"}  # Markdown: shown as code (a witness's escapes read as written)
 
 
+NARROWEST = 6  # a wrapped column is never made narrower than this (or its header)
+
+
+def _fitted(headers: Sequence[str], cells: list[list[str]], columns: int) -> dict[str, int] | None:
+    """Each column's wrap limit so that the table fits ``columns``: the widest wrappable column narrowed first,
+    down to its MIN_WIDTH, then down to NARROWEST; None when even that does not fit (too many columns)."""
+    longest = [max([len(header), *(len(line) for row in cells for line in (row[i].splitlines() or [""]))])
+               for i, header in enumerate(headers)]
+    limits = {header: min(longest[i], WRAP.get(header, longest[i])) for i, header in enumerate(headers)}
+
+    def shown(header: str) -> int:
+        return max(len(header), limits[header])
+
+    for floor in (lambda h: max(len(h), MIN_WIDTH.get(h, 0), NARROWEST), lambda h: max(len(h), NARROWEST)):
+        while 1 + sum(shown(h) for h in headers) + 2 * (len(headers) - 1) > columns:
+            narrowable = [h for h in headers if h not in ONE_LINE and limits[h] > floor(h)]
+            if not narrowable:
+                break
+            widest = max(narrowable, key=lambda h: limits[h])
+            limits[widest] -= 1
+        else:
+            return {header: shown(header) for header in headers}
+    return None
+
+
+def _records(headers: Sequence[str], cells: list[list[str]], title: str | None, columns: int) -> str:
+    """A table too wide for ``columns`` at any wrapping, as one block per row ("header: value" lines, folded):
+    nothing of any cell is lost, the status included."""
+    out = [title] if title else []
+    for row in cells:
+        out.append("")
+        for header, cell in zip(headers, row, strict=True):
+            lead = f"{header}: "
+            width_left = max(columns - len(lead), NARROWEST)
+            for number, line in enumerate(_wrapped(cell, width_left).splitlines() or [""]):
+                out.append((lead if number == 0 else " " * len(lead)) + line)
+    return "\n".join(line.rstrip() for line in out).strip("\n")
+
+
 def text_table(headers: Sequence[str], rows: Sequence[Sequence[str]], title: str | None = None,
                columns: int | None = None) -> str:
-    """The table as text (rich), within ``columns`` (default: width()); no trailing blanks."""
+    """The table as text (rich), within ``columns`` (default: width()); no trailing blanks. Every character of
+    every cell is shown: cells are wrapped to widths that fit (``_fitted``), and a table that fits at no
+    wrapping is shown as records (``_records``); rich is never left to cut a line at the edge."""
     from rich import box
     from rich.console import Console
     from rich.table import Table
 
+    columns = columns or width()
+    cells = [[printable(cell) for cell in row] for row in rows]
+    limits = _fitted(headers, cells, columns)
+    if limits is None:
+        return _records(headers, cells, title, columns)
     table = Table(title=title, title_justify="left", show_lines=False, header_style="bold", expand=False,
                   box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1), collapse_padding=True)
     for header in headers:
-        table.add_column(header, overflow="fold", no_wrap=header in ONE_LINE,
-                         min_width=max(len(header), MIN_WIDTH.get(header, 0)))
-    for row in rows:
-        table.add_row(*[_escape_markup(_wrapped(printable(cell), WRAP.get(header)))
+        table.add_column(header, overflow="fold", no_wrap=header in ONE_LINE, min_width=limits[header])
+    for row in cells:
+        table.add_row(*[_escape_markup(_wrapped(cell, limits[header]))
                         for cell, header in zip(row, headers, strict=True)])
     out = io.StringIO()
-    Console(file=out, width=columns or width(), color_system=None, highlight=False, soft_wrap=False).print(table)
+    wide = max(columns, 1 + sum(limits.values()) + 2 * len(headers))  # never cropped by rich
+    Console(file=out, width=wide, color_system=None, highlight=False, soft_wrap=False).print(table)
     return "\n".join(line.rstrip() for line in out.getvalue().rstrip("\n").splitlines())
 
 

@@ -30,11 +30,13 @@ import jsonschema
 
 from harness.differential.counterfactual.skew import SKEW, UNEXPLAINED, entry_details, steps_of
 from harness.differential.explain import char_ranges, class_step, examine_all, parse_char_ranges
+from harness.differential.outcomes import observe
 from harness.model import hostvalues, paths, unicode_tables, untrusted
 from harness.model.files import atomic_write
 from harness.model.paths import SCHEMAS
 from harness.model.registry import OPS
 from harness.model.untrusted import BadDocument
+from harness.testees.fanout import serves
 from harness.testees.impls import ImplementationUnavailable, declaration, oracle, platform_versions
 from harness.testees.testee import Testee
 
@@ -230,7 +232,14 @@ def recheck_detailed(expected: ExpectedSet, impls: dict[str, Testee],
         # The share of the witness's divergence this implementation is in (explain.name_shares).
         divergence = next((d for d in examine_all(impls, entry.op, args, versions) if entry.impl in d.divergent),
                           None)
-        if divergence is None:
+        if divergence is None and entry.impl not in observe(impls, entry.op, args):
+            # Never advice to delete a correct entry: a witness it did not answer (taken out of the run, a fault,
+            # work the budget cut) or an op it does not serve says nothing about the entry.
+            why = (f"its declaration does not serve {entry.op} (an entry it can never match: remove it only if "
+                   "it is not to serve the op)" if not serves(entry.impl, entry.op) else
+                   "it gave no answer to the witness (taken out of the run, or a fault: see the findings)")
+            problems.append((f"{entry.impl}/{entry.id}: not checked: {why}; the entry is kept", None))
+        elif divergence is None:
             problems.append((f"{entry.impl}/{entry.id}: unexpected pass: the witness no longer diverges; "
                              "remove the entry (python -m harness expected update)",
                              {"impl": entry.impl, "id": entry.id}))

@@ -45,6 +45,7 @@ MISUSES = [
     (("tracecheck", "--examples", "0"), "at least 1"),
     (("promote", "--report", "/no/such/report.json", "--index", "1", "--id", "x"), "cannot read the report"),
     (("expected", "update", "--report", "/no/such/report.json", "--impls", "reference"), "cannot read the report"),
+    (("expected", "update", "--cause", "whitespace", "--impls", "reference"), "'whitespace' is not a cause"),
     (("report", "show", "/no/such/report.json"), "cannot read the report"),
     (("report", "diff", "/no/such/a.json", "/no/such/b.json"), "cannot read the report"),
     (("report", "show"), "takes at least one report"),

@@ -462,3 +462,18 @@ def test_the_runs_notes_are_shown_in_the_tests_section_not_the_covering_entries(
     from harness.cli.reports import ran
 
     assert "pyo3/skew-1" not in ran.KIND.section.render(context) and note in ran.KIND.section.render(context)
+
+
+def test_the_pass_badge_counts_only_judged_cases(page_reports: making.Made, tmp_path: Path) -> None:
+    """A skipped case (a contract not served, a host that cannot hold it) is never in a pass rate's denominator."""
+    document = json.loads(page_reports.reports["check-reference"].read_text(encoding="utf-8"))
+    rows = [row for row in document["results"] if row["implementation"] == "reference"]
+    for row in rows[:3]:
+        row["state"], row["why"] = "skip", "the implementation does not serve contract v9"
+    document["counts"]["reference"] = {state: sum(r["state"] == state for r in rows)
+                                       for state in ("pass", "fail", "skip")}
+    path = tmp_path / "check-skips.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    shown = page.render(page.read([path]))
+    badge = re.search(r'<li data-impl="reference">(.*?)</li>', shown)
+    assert badge is not None and f"{len(rows) - 3}/{len(rows) - 3} cases pass, 3 skipped" in badge.group(1), badge

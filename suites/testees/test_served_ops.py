@@ -81,7 +81,7 @@ def test_an_in_process_module_serves_one_op_under_its_own_name(tmp_path: Path) -
     pinned = sum(case.op == "normalize_fact_text" for case in all_cases())
     others = {op: sum(case.op == op for case in all_cases()) for op in ("decide_write", "build_dedup_context")}
     assert document["counts"]["normonly"] == {"pass": pinned, "fail": 0, "skip": 0}
-    assert document["notServed"] == {"normonly": others}
+    assert document["unserved"] == {"normonly": others}
     assert {row["op"] for row in document["results"]} == {"normalize_fact_text"}
     assert f"normonly: {pinned}/{pinned} fixture cases pass" in result.stdout
     # its bug is found, on the op it serves

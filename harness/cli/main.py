@@ -485,11 +485,11 @@ def cmd_diff(args: argparse.Namespace) -> int:
     from harness.differential.expected import cover, load
     from harness.differential.explain import examine_all, unicode_versions_of
     from harness.differential.outcomes import observe
-    from harness.testees.fanout import expressible, harvest, serving
+    from harness.testees.fanout import expressible, harvest, serves
 
     op, call_args = _call_args(args.op, args.args, args.arg, loose=False)
     opened = open_impls(split_names(args.impls), require_all=args.require_all)
-    unserved = [name for name in opened if name not in serving(opened, op.name)]
+    unserved = [name for name in opened if not serves(name, op.name)]
     close_all({name: opened.pop(name) for name in unserved})  # an op it does not serve is never sent to it
     try:
         expected = load(list(opened))  # a malformed list stops the command (status 2) before anything is run

@@ -44,7 +44,7 @@ import jsonschema
 from harness.model import hostvalues, paths, untrusted
 from harness.model.names import did_you_mean
 from harness.model.paths import SCHEMAS
-from harness.model.registry import OPS, served_ops
+from harness.model.registry import OPS, families, served_ops
 from harness.model.status import UsageError, exit_with
 from harness.testees.command import DEFAULT_MAX_LINE_BYTES, CommandTestee
 from harness.testees.errors import HARNESS_CODES, ImplementationUnavailable, UnknownImplementation
@@ -166,11 +166,9 @@ def _load(path: Path) -> Implementation:
     start = data["start"]
     served, unknown = served_ops(data.get("ops"))
     if unknown:
-        from harness.model.registry import families
-        known = [*families(), *OPS]
         raise DeclarationError(f"{path}: field ops: {', '.join(map(repr, unknown))} is neither an op nor an op family"
-                               f"{did_you_mean(unknown[0], known)}; fix: name ops ({', '.join(OPS)}) or families "
-                               f"({', '.join(families())})")
+                               f"{did_you_mean(unknown[0], [*families(), *OPS])}; fix: name ops ({', '.join(OPS)}) or "
+                               f"families ({', '.join(families())})")
     functions = dict(data.get("functions", {}))
     if functions and "python" not in start:
         raise DeclarationError(f"{path}: field functions: only an in-process implementation (start.python) has "

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.model import hostvalues, paths, unicode_tables
+from harness.model import fixture_schema, hostvalues, paths, unicode_tables
 from harness.model.files import atomic_write
 from harness.model.registry import check_args, get_op
 from harness.testees.impls import declaration, oracle
@@ -201,8 +201,26 @@ def canonical(document: Any) -> str:
     return json.dumps(document, indent=2, ensure_ascii=True, allow_nan=False) + "\n"
 
 
+def schema_problems(document: dict[str, Any]) -> list[str]:
+    """Each way a fixture document breaks its schema (schemas/fixture-v1.schema.json with the per-op rules of
+    the op registry, harness/model/fixture_schema.py), with where."""
+    import jsonschema
+
+    schema = fixture_schema.derive(json.loads((paths.SCHEMAS / "fixture-v1.schema.json").read_text(encoding="utf-8")))
+    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(document), key=lambda e: list(e.absolute_path))
+    return [f"at {'/'.join(str(p) for p in error.absolute_path) or '(top level)'}: {error.message[:300]}"
+            for error in errors]
+
+
 def render(spec: FixtureSpec, status: str = "unreleased") -> str:
-    return canonical(build_document(spec, status))
+    """The fixture file's text; a GeneratorError when the document would break its schema (nothing is
+    written: every writer renders first)."""
+    document = build_document(spec, status)
+    problems = schema_problems(document)
+    if problems:
+        raise GeneratorError(f"{spec.name}: the generated fixture breaks its schema ({len(problems)} problem(s)); "
+                             f"first: {problems[0]}; fix the generator's cases or the op's family file")
+    return canonical(document)
 
 
 def sha256(text: str) -> str:

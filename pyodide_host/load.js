@@ -1,6 +1,7 @@
 // Loads the project's Python reference into Pyodide (CPython compiled to WebAssembly) under Node.
 //
-// Writes the project's `reference/` and `harness/` Python files into Pyodide's in-memory file system,
+// Writes the project's `reference/` and `harness/` Python files and its op families (`families/*.json`)
+// into Pyodide's in-memory file system,
 // with the `unicodedata2` stand-in (pyodide_host/unicodedata2_stand_in.py, written as unicodedata2.py) and the boot module
 // (pyodide_host/boot.py), and imports the boot module. The npm package `pyodide` is pinned in
 // pyodide_host/package.json and package-lock.json and installed with `npm ci` by
@@ -59,6 +60,11 @@ async function loadReference() {
     for (const file of pythonFiles(path.join(ROOT, pkg))) {
       put(`${SITE}/${path.relative(ROOT, file).split(path.sep).join('/')}`, file);
     }
+  }
+  // the op families the registry is built from (families/*.json): the harness that starts this testee has
+  // checked them against their schema
+  for (const file of fs.readdirSync(path.join(ROOT, 'families')).filter((name) => name.endsWith('.json')).sort()) {
+    put(`${SITE}/families/${file}`, path.join(ROOT, 'families', file));
   }
   put(`${STAND_INS}/unicodedata2.py`, path.join(__dirname, 'unicodedata2_stand_in.py'));
   put(`${SITE}/memgate_pyodide_boot.py`, path.join(__dirname, 'boot.py'));

@@ -5,7 +5,7 @@ from __future__ import annotations
 from . import strict_json
 from .errors import ContractError
 from .host import require_cap
-from .steps import note
+from .steps import note, traced
 from .unicode_data import LINE_BREAKS, WHITE_SPACE
 
 HEADER = (
@@ -112,6 +112,7 @@ def render(topical: list[Item], pinned: list[Item], recent: list[Item], cap: int
     return out
 
 
+@traced
 def build_dedup_context(topical_json: object, pinned_json: object, recent_json: object, cap: object = 30) -> str:
     """Validate in signature order (topical, pinned, recent, cap) and render the block."""
     topical = parse_section(topical_json, "topical_json")

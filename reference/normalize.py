@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .errors import ContractError
-from .steps import note
+from .steps import note, traced
 from .unicode_data import EDGE_PUNCTUATION, QUOTE_DASH_MAP, WHITE_SPACE, has_lone_surrogate, nfc
 
 
@@ -59,10 +59,12 @@ def normalize_valid(text: str) -> str:
     return text
 
 
+@traced
 def normalize_fact_text(text: object) -> str:
     return normalize_valid(require_text(text))
 
 
+@traced
 def unicode_nfc(text: object) -> str:
     """Diagnostic op (not in contract v1): NFC alone, with the data unicode_versions() reports."""
     result = nfc(require_text(text, "nfc.text"))

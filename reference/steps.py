@@ -8,11 +8,22 @@ else, so the ops that ship cost what they did; inside it, the values are kept in
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 _RECORD: list[tuple[str, Any]] | None = None
+Function = TypeVar("Function", bound=Callable[..., Any])
+
+# Each op whose function notes its steps -> that function: filled by ``@traced`` where the function is
+# defined, so the list of traced ops is never kept apart from the code (``reference/tracing.py`` serves it).
+TRACED_FUNCTIONS: dict[str, Callable[..., Any]] = {}
+
+
+def traced(function: Function) -> Function:
+    """Mark an op's function as noting its steps: ``trace(op, args)`` serves the op of its name."""
+    TRACED_FUNCTIONS[function.__name__] = function
+    return function
 
 
 def note(step: str, value: Any) -> None:

@@ -7,7 +7,7 @@ with the step that raised it. Values are written so that no host re-encodes them
 ``{"$f64": float.hex()}`` (bit-exact), a string holding a surrogate as ``{"$codepoints": [...]}``, tuples
 as arrays.
 
-The reference traces every op but unicode_versions (``TRACED``); a step that
+The reference traces every op whose function is marked ``@traced`` (``TRACED``: all but unicode_versions); a step that
 runs once per candidate notes once per candidate, and decide_write's normalizations note their own
 ``norm.*`` steps (``gate.normalize``'s, then each candidate's before ``gate.exact``). build_dedup_context
 notes its per-item steps once per item it reaches, in the order the reference applies them (the cap is
@@ -19,16 +19,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .dedup_context import build_dedup_context
+from . import dedup_context, normalize, write_gate
 from .errors import ContractError
-from .normalize import normalize_fact_text, unicode_nfc
-from .steps import recording
-from .write_gate import decide_write
+from .steps import TRACED_FUNCTIONS, recording
 
 SCHEMA = "trace-v1"
-_FUNCTIONS = {"normalize_fact_text": normalize_fact_text, "decide_write": decide_write,
-              "build_dedup_context": build_dedup_context, "unicode_nfc": unicode_nfc}
-TRACED = tuple(_FUNCTIONS)  # the ops trace() serves
+_MODULES = (normalize, write_gate, dedup_context)  # imported for their @traced functions
+_FUNCTIONS = dict(TRACED_FUNCTIONS)
+TRACED = tuple(_FUNCTIONS)  # the ops trace() serves: every function marked @traced (reference/steps.py)
 
 
 def encode(value: Any) -> Any:

@@ -18,7 +18,7 @@ from . import strict_json
 from .errors import ContractError
 from .host import require_force, require_mode, require_threshold
 from .normalize import normalize_valid, require_text
-from .steps import note
+from .steps import note, traced
 
 _BINARY32 = struct.Struct("<f")
 
@@ -185,6 +185,7 @@ def _decided(result: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+@traced
 def decide_write(
     text: object,
     embedding_json: object,

@@ -22,6 +22,14 @@ from harness.testees.findings import Findings
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """No test runs with an op family missing: a family file that does not load stops the session."""
+    from harness.model.registry import family_problems
+
+    if family_problems():
+        raise pytest.UsageError("\n".join(family_problems()))
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--impl", action="append", default=None, help="implementation to test (repeatable)")
     parser.addoption("--parity-report", default=None, metavar="PATH",

@@ -5,9 +5,10 @@ Unicode scalar value and every lone surrogate) into every template of the ops it
 each instance to every implementation. Each template isolates a rule of the contract where a single
 code point can matter; docs/fuzzing.md lists them with the rule each one exercises.
 
-``{c}`` below is the swept code point. Templates are data: a name, the op, the rule, and a function
-from the swept string to the op's arguments. A template's name is stable: checkpoints, filters and
-reports use it.
+Templates are data, in each op family's file (families/*.json, "templates"): a name, the op, the rule,
+the op's arguments with the swept value's placeholders (``{c}`` as it is, ``{c:json}`` inside a JSON
+string, ``{c:u}`` as ``\\u`` escapes) and the causes it serves. A template's name is stable: checkpoints,
+filters and reports use it.
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from harness.differential.counterfactual.characters import CHARACTER_RULES, SWEEP_TEMPLATES
+from harness.differential.counterfactual.characters import CHARACTER_RULES
 from harness.differential.explain import CAUSES
 from harness.model.names import did_you_mean
-from harness.model.registry import OPS
+from harness.model.registry import FAMILIES, OPS
 
 CODE_POINTS = 0x110000  # U+0000..U+10FFFF, surrogates included (as lone halves of host strings)
 SURROGATE_PAIRS = 1024 * 1024  # every high surrogate followed by every low one
@@ -44,69 +45,10 @@ class Template:
         return self.build(self.value(index))
 
 
-def _json(value: Any) -> str:
-    """JSON text as a caller writes it: raw non-ASCII, escapes only where JSON requires them."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def _text(template: str) -> Callable[[str], dict[str, Any]]:
-    return lambda c: {"text": template.replace("{c}", c)}
-
-
-_NORMALIZE = "normalize_fact_text"
-_NFC = "unicode_nfc"
-_GATE = "decide_write"
-_DEDUP = "build_dedup_context"
-
-TEMPLATES: tuple[Template, ...] = (
-    # normalize_fact_text: every step of the pipeline, one code point at a time.
-    Template("alone", _NORMALIZE, "steps 1-7 on the code point alone", _text("{c}")),
-    Template("between-letters", _NORMALIZE, "steps 2-6 inside a word (kept, mapped, lowercased, collapsed)",
-             _text("a{c}b")),
-    Template("leading-edge", _NORMALIZE, "step 7: stripped or kept at the start", _text("{c}ab")),
-    Template("trailing-edge", _NORMALIZE, "step 7: stripped or kept at the end", _text("ab{c}")),
-    Template("after-leading-space", _NORMALIZE, "steps 6-7: next to White_Space at the start", _text(" {c}ab")),
-    Template("before-trailing-space", _NORMALIZE, "steps 6-7: next to White_Space at the end", _text("ab{c} ")),
-    Template("after-leading-punctuation", _NORMALIZE, "step 7: next to edge punctuation at the start",
-             _text(".{c}ab")),
-    Template("before-trailing-punctuation", _NORMALIZE, "step 7: next to edge punctuation at the end",
-             _text("ab{c}.")),
-    Template("after-capital-sigma", _NORMALIZE, "step 4: the code point decides whether a word-final \u03a3 is final",
-             _text("\u0391\u03a3{c}")),
-    Template("before-capital-sigma", _NORMALIZE, "step 4: the code point between a cased letter and \u03a3",
-             _text("\u0391{c}\u03a3")),
-    Template("doubled", _NORMALIZE, "steps 2-7 on a run of two (collapse, composition, case)", _text("{c}{c}")),
-    Template("surrogate-pair", _NORMALIZE,
-             "step 1: a high lone surrogate followed by a low one (two lone halves in a code-point host string)",
-             _text("{c}"), size=SURROGATE_PAIRS),
-    # unicode_nfc: composition and canonical ordering around the code point.
-    Template("nfc-alone", _NFC, "NFC of the code point alone", _text("{c}")),
-    Template("nfc-before-acute", _NFC, "NFC composition with a following U+0301", _text("{c}\u0301")),
-    Template("nfc-after-marks", _NFC, "canonical ordering after U+0323 U+0301", _text("a\u0301\u0323{c}")),
-    # decide_write: the exact-match rule, the new text against a candidate's text.
-    Template("exact-match-plain", _GATE, "rule 1: 'x{c}' against a candidate 'x' (does the code point normalize away?)",
-             lambda c: {"text": "x" + c, "embedding_json": "null",
-                        "candidates_json": _json([{"id": "m", "text": "x"}])}),
-    Template("exact-match-same", _GATE, "rule 1 and empty_text: '{c}' against a candidate '{c}'",
-             lambda c: {"text": c, "embedding_json": "null", "candidates_json": _json([{"id": "m", "text": c}])}),
-    # build_dedup_context: line collapse and trim of ids and texts, and the strict JSON parser.
-    Template("dedup-id", _DEDUP, "id collapse and trim, empty and bracket ids skipped",
-             lambda c: {"topical_json": _json([{"id": c, "text": "t"}]), "pinned_json": "null",
-                        "recent_json": "null"}),
-    Template("dedup-text-line-edges", _DEDUP, "text split on line breaks, each piece trimmed at both edges",
-             lambda c: {"topical_json": _json([{"id": "a", "text": "x" + c + "\ny" + c + "z"}]), "pinned_json": "null",
-                        "recent_json": "null"}),
-    Template("json-raw-in-string", _DEDUP, "JSON: the code point raw inside a string (control characters must be "
-             "escaped, a lone surrogate is invalid)",
-             lambda c: {"topical_json": '[{"id":"a","text":"' + c + '"}]', "pinned_json": "null",
-                        "recent_json": "null"}),
-    Template("json-between-tokens", _DEDUP, "JSON: the code point between tokens (only the four JSON whitespace "
-             "characters are allowed)",
-             lambda c: {"topical_json": "[" + c + "]", "pinned_json": "null", "recent_json": "null"}),
-    Template("json-escape", _DEDUP, "JSON: the code point as a \\u escape (escaped lone surrogates are invalid)",
-             lambda c: {"topical_json": '[{"id":"a","text":"' + _escape(c) + '"}]', "pinned_json": "null",
-                        "recent_json": "null"}),
-)
+def _json_inside(c: str) -> str:
+    """``c`` as the inside of a JSON string literal, as a caller writes it: raw, escaped only where JSON
+    requires it (a quote, a backslash, a control character)."""
+    return json.dumps(c, ensure_ascii=False)[1:-1]
 
 
 def _escape(c: str) -> str:
@@ -116,6 +58,41 @@ def _escape(c: str) -> str:
         cp -= 0x10000
         return f"\\u{0xD800 | (cp >> 10):04x}\\u{0xDC00 | (cp & 0x3FF):04x}"
     return f"\\u{cp:04x}"
+
+
+# A template's placeholders (harness/model/families.py, PLACEHOLDERS) -> how the swept value is written there.
+_FORMS: dict[str, Callable[[str], str]] = {"{c}": lambda c: c, "{c:json}": _json_inside, "{c:u}": _escape}
+
+
+def _builder(args: dict[str, Any]) -> Callable[[str], dict[str, Any]]:
+    """The function from the swept string to an op's arguments, for a family file's template ``args``."""
+    def build(c: str) -> dict[str, Any]:
+        out = {}
+        for name, value in args.items():
+            if isinstance(value, str):
+                for placeholder, form in _FORMS.items():
+                    if placeholder in value:
+                        value = value.replace(placeholder, form(c))
+            out[name] = value
+        return out
+    return build
+
+
+def _templates() -> tuple[tuple[Template, ...], dict[str, tuple[str, ...]]]:
+    """Every family's sweep templates, in family order; and each cause -> the templates that serve it."""
+    out, causes = [], {}
+    for family in FAMILIES:
+        for data in family.templates:
+            size = SURROGATE_PAIRS if data.get("values") == "surrogate-pairs" else CODE_POINTS
+            out.append(Template(data["name"], data["op"], data["rule"], _builder(data["args"]), size))
+            for cause in data.get("causes", ()):
+                causes[cause] = (*causes.get(cause, ()), data["name"])
+    return tuple(out), causes
+
+
+# The templates, and the templates each cause needs so that the exhaustive sweep puts every code point where
+# that cause's rule can see it: both from the family files' templates ("causes").
+TEMPLATES, SWEEP_TEMPLATES = _templates()
 
 
 BY_NAME = {template.name: template for template in TEMPLATES}
@@ -131,7 +108,8 @@ def select(ops: list[str] | None = None, names: list[str] | None = None) -> list
             raise ValueError(f"unknown op {op!r}{did_you_mean(op, OPS)}; ops: {', '.join(OPS)}")
         if not any(t.op == op for t in TEMPLATES):
             raise ValueError(f"op {op!r} has no sweep templates; swept ops: "
-                             f"{', '.join(dict.fromkeys(t.op for t in TEMPLATES))}")
+                             f"{', '.join(dict.fromkeys(t.op for t in TEMPLATES))}; an op's templates go in its "
+                             f"family file ({_family_path(op)}, \"templates\": docs/implementers.md)")
     for name in names or []:
         if name not in BY_NAME:
             raise ValueError(f"unknown template {name!r}{did_you_mean(name, BY_NAME)}; templates: {', '.join(BY_NAME)}")
@@ -141,14 +119,21 @@ def select(ops: list[str] | None = None, names: list[str] | None = None) -> list
     return chosen
 
 
+def _family_path(op: str) -> str:
+    return next((str(family.path) for family in FAMILIES if any(data["name"] == op for data in family.ops)), "?")
+
+
 def missing_templates(templates: tuple[Template, ...] = TEMPLATES) -> list[str]:
-    """One line per sweep template a cause needs (SWEEP_TEMPLATES in harness/differential/counterfactual/
-    characters.py) that `templates` lacks, and per character rule with no entry there."""
+    """One line per sweep template a cause needs (SWEEP_TEMPLATES: the family files' templates' causes) that
+    `templates` lacks, and per character rule an op goes through that no template serves."""
     have = {template.name for template in templates}
     problems = [f"cause {cause} needs sweep template {name!r}, which the sweep lacks"
                 for cause, names in SWEEP_TEMPLATES.items() for name in names if name not in have]
-    problems += [f"character rule {rule} names no sweep template (SWEEP_TEMPLATES)"
-                 for rule in CHARACTER_RULES if rule not in SWEEP_TEMPLATES]
+    used = dict.fromkeys(rule for op in OPS.values() if op.differential for rule in op.char_rules)
+    problems += [f"character rule {rule} ({', '.join(op.name for op in OPS.values() if rule in op.char_rules)}) "
+                 f"has no sweep template: add one to the op's family file, its \"causes\" naming {rule}"
+                 for rule in used if rule not in SWEEP_TEMPLATES]
+    problems += [f"{rule!r} is not a character rule" for rule in used if rule not in CHARACTER_RULES]
     problems += [f"SWEEP_TEMPLATES names {cause!r}, which is not a cause" for cause in SWEEP_TEMPLATES
                  if cause not in CAUSES]
     return problems

@@ -22,7 +22,8 @@ SOURCE = PACKAGE.parent  # a source checkout's root, when the harness runs from 
 ENV = "PARITY_PROJECT"  # --project DIR sets it, before this module is imported
 
 
-def _resource(name: str) -> Path:
+def resource(name: str) -> Path:
+    """The harness's own data folder ``name``: in a wheel under harness/resources/, else in the checkout."""
     installed = PACKAGE / "resources" / name
     return installed if installed.is_dir() else SOURCE / name
 
@@ -61,8 +62,8 @@ def _project() -> tuple[Path, str | None]:
                               f"--project DIR (or {ENV})")
 
 
-SCHEMAS = _resource("schemas")  # every JSON Schema of the harness
-DATA = _resource("data")  # data tables the harness reads (Unicode tables and ages, NormalizationTest.txt)
+SCHEMAS = resource("schemas")  # every JSON Schema of the harness
+DATA = resource("data")  # data tables the harness reads (Unicode tables and ages, NormalizationTest.txt)
 ROOT, PROBLEM = _project()  # the project root, and why it is not one (None when it is)
 FIXTURES = ROOT / "fixtures"  # fixture files and their release pins
 IMPLEMENTATIONS = ROOT / "implementations"  # one declaration per implementation

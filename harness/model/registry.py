@@ -1,18 +1,20 @@
-"""The op registry: every op of the contract, declared once.
+"""The op registry: every op of every op family, declared once, in its family's file (families/*.json).
 
-Fixture generators, the fixture runner, implementations and (later) the differential suites and the
-fuzzer are generic over this table. Adding an op means one reference function, one entry here and its
-bindings.
+Fixture generators, the fixture runner, implementations, the differential suites and the fuzzer are
+generic over this table. It is built from the family files harness/model/families.py reads; what is the
+harness's own stays here: the parameter kinds' plain values and boundaries, the step roles, the return
+types and the strictness rules every JSON parameter follows. Adding an op family means a family file, its
+reference and its implementations' bindings; no file of the harness (docs/implementers.md).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-import reference
+from harness.model import families as family_files
 from harness.model.names import did_you_mean
 from harness.model.unicode_info import has_surrogate
 
@@ -54,6 +56,12 @@ class Decision:
     similarity: str = "similarity"  # the match's similarity: a number, or null for an exact match
     threshold: str = "threshold"  # the parameter the similarity is compared with
     flag: str = "pinned"  # the candidates' flag a mode's rule reads
+
+
+# What kind of step a step is (Step.role), for naming the cause where two traces part there; the family
+# schema's enum of roles is this list (suites/model/test_families.py).
+ROLES: tuple[str, ...] = ("host", "json", "shape", "nfc", "quote_dash", "lowercase", "white_space", "edges",
+                          "line_breaks", "trim", "binary32", "similarity", "near", "rule")
 
 
 @dataclass(frozen=True)
@@ -121,69 +129,6 @@ JSON_RULES = _steps(
     ("json.depth", "at most 100 levels of nested arrays and objects", "invalid_json"),
 )
 
-# normalize_fact_text's steps 1-7, shared by decide_write (gate.normalize, gate.normalize_candidates).
-NORMALIZE_STEPS = _steps(
-    ("norm.text", "a string of Unicode scalar values", "invalid_text", "host", "text"),
-    ("norm.nfc", "NFC", None, "nfc"),
-    ("norm.quote_dash", "typographic quotes and dashes to ASCII", None, "quote_dash"),
-    ("norm.lowercase", "full default lowercase mapping, final sigma by context", None, "lowercase"),
-    ("norm.nfc_again", "NFC again", None, "nfc"),
-    ("norm.white_space", "every run of White_Space to one space", None, "white_space"),
-    ("norm.edges", "strip White_Space and edge punctuation at both ends", None, "edges"),
-)
-
-DECIDE_WRITE_STEPS = _steps(
-    ("gate.text", "text: a string of Unicode scalar values", "invalid_text", "host", "text"),
-    ("gate.embedding_json", "embedding_json: a string holding strict JSON", "invalid_json", "json",
-     "embedding_json"),
-    ("gate.embedding", "embedding: null or a non-empty array of numbers", "invalid_embedding", "shape"),
-    ("gate.binary32", "each embedding number: binary64 to binary32, never infinite", "invalid_embedding",
-     "binary32"),
-    ("gate.candidates_json", "candidates_json: a string holding strict JSON", "invalid_json", "json",
-     "candidates_json"),
-    ("gate.candidates", "candidates: null or an array", "invalid_shape", "shape"),
-    ("gate.candidate.object", "each candidate, in array order: an object", "invalid_shape", "shape"),
-    ("gate.candidate.id", "its id: a non-empty string", "invalid_shape", "shape"),
-    ("gate.candidate.text", "its text: a string", "invalid_shape", "shape"),
-    ("gate.candidate.pinned", "its pinned: absent, null or a boolean", "invalid_shape", "shape"),
-    ("gate.candidate.embedding", "its embedding: absent, null or as gate.embedding and gate.binary32",
-     "invalid_embedding", "shape"),
-    ("gate.threshold", "threshold: a number in [0, 1], not a boolean", "invalid_threshold", "host", "threshold"),
-    ("gate.mode", "mode: auto, explicit, mirror or reconcile", "invalid_mode", "host", "mode"),
-    ("gate.force", "force: a boolean", "invalid_force", "host", "force"),
-    ("gate.normalize", "the new text through norm.nfc .. norm.edges"),
-    ("gate.empty_text", "a new text that normalizes to the empty string", "empty_text"),
-    ("gate.normalize_candidates", "each candidate's text through norm.nfc .. norm.edges"),
-    ("gate.exact", "exact match: the first candidate whose normalized text equals the new one"),
-    ("gate.similarity", "cosine similarity of each compared candidate, plain binary64 sums", None, "similarity"),
-    ("gate.near", "near match: the best compared candidate (auto leaves pinned out), if >= threshold", None,
-     "near"),
-    ("gate.decision", "action, reason and match from the mode table"),
-)
-
-BUILD_DEDUP_CONTEXT_STEPS = _steps(
-    ("ctx.topical_json", "topical_json: a string holding strict JSON", "invalid_json", "json", "topical_json"),
-    ("ctx.topical", "topical: null or an array of objects whose id and text are absent, null or strings",
-     "invalid_shape", "shape"),
-    ("ctx.pinned_json", "pinned_json: a string holding strict JSON", "invalid_json", "json", "pinned_json"),
-    ("ctx.pinned", "pinned: as ctx.topical", "invalid_shape", "shape"),
-    ("ctx.recent_json", "recent_json: a string holding strict JSON", "invalid_json", "json", "recent_json"),
-    ("ctx.recent", "recent: as ctx.topical", "invalid_shape", "shape"),
-    ("ctx.cap", "cap: an integral number in [0, 2^32 - 1], not a boolean", "invalid_cap", "host", "cap"),
-    ("ctx.order", "items in the order pinned, topical, recent, each section in the caller's order"),
-    ("ctx.cap_limit", "no more than cap lines: checked before each item, which stops the block"),
-    ("ctx.split", "each id and text split on the line breaks", None, "line_breaks"),
-    ("ctx.trim", "each piece trimmed of White_Space", None, "trim"),
-    ("ctx.join", "empty pieces dropped, the rest joined with one space"),
-    ("ctx.skip_empty", "an item whose collapsed id or text is empty is skipped"),
-    ("ctx.skip_bracket", "an item whose collapsed id holds [ or ] is skipped"),
-    ("ctx.skip_duplicate", "an item whose collapsed id was emitted before is skipped"),
-    ("ctx.line", "the line: [ID: id] text, with the pinned mark for a pinned item"),
-    ("ctx.output", "the header and the lines; the empty string when no line is left"),
-    ("ctx.pin_note", "the pin note after the lines when a pinned line was emitted"),
-)
-
-
 def _version_number(contract: str) -> int:
     if not (contract.startswith("v") and contract[1:].isdigit()):
         raise ValueError(f"a contract version is v<number>, not {contract!r}")
@@ -224,6 +169,8 @@ class Op:
     # The op family it belongs to: the ops one contract specifies, released together (a declaration may
     # name the family for all of its ops: "ops": ["memgate"]).
     family: str = "memgate"
+    # A JSON Schema of a fixture case's result, where the family gives one (harness/fixtures/lint.py).
+    result_schema: dict[str, Any] | None = field(default=None, compare=False, hash=False)
 
     def returns_ok(self, value: Any) -> bool:
         """Whether a decoded return value is of the op's declared return type."""
@@ -257,82 +204,39 @@ class Op:
         return [p.name for p in self.params if p.name in args and code in p.codes]
 
 
-OPS: dict[str, Op] = {
-    op.name: op
-    for op in (
-        Op(
-            name="normalize_fact_text",
-            js_name="normalizeFactText",
-            params=(Param("text", "text", "invalid_text", "text"),),
-            reference=reference.normalize_fact_text,
-            result_kind="text",
-            fixture="write-gate",
-            plain=(("text", "The user likes tea"),),
-            steps=NORMALIZE_STEPS,
-        ),
-        Op(
-            name="decide_write",
-            js_name="decideWrite",
-            params=(
-                Param("text", "text", "invalid_text", "text"),
-                Param("embedding_json", "embeddingJson", "invalid_json", "embedding_json"),
-                Param("candidates_json", "candidatesJson", "invalid_json", "candidates_json"),
-                Param("threshold", "threshold", "invalid_threshold", "threshold", 0.85),
-                Param("mode", "mode", "invalid_mode", "mode", "auto"),
-                Param("force", "force", "invalid_force", "force", False),
-            ),
-            reference=reference.decide_write,
-            result_kind="json",
-            fixture="write-gate",
-            via="normalize_fact_text",
-            plain=(("text", "The user likes tea"), ("embedding_json", "[1,0]"), ("candidates_json", "null")),
-            steps=DECIDE_WRITE_STEPS,
-            decision=Decision(),
-        ),
-        Op(
-            name="build_dedup_context",
-            js_name="buildDedupContext",
-            params=(
-                Param("topical_json", "topicalJson", "invalid_json", "section_json"),
-                Param("pinned_json", "pinnedJson", "invalid_json", "section_json"),
-                Param("recent_json", "recentJson", "invalid_json", "section_json"),
-                Param("cap", "cap", "invalid_cap", "cap", 30),
-            ),
-            reference=reference.build_dedup_context,
-            result_kind="text",
-            fixture="dedup-context",
-            unicode_steps=(),  # line breaks and White_Space are the contract's fixed sets
-            char_rules=("line_breaks", "whitespace_definition"),
-            plain=(("topical_json", "null"), ("pinned_json", "null"), ("recent_json", "null")),
-            steps=BUILD_DEDUP_CONTEXT_STEPS,
-        ),
-        Op(
-            name="unicode_versions",
-            js_name="unicodeVersions",
-            params=(),
-            reference=reference.unicode_versions,
-            result_kind="json",
-            fixture=None,
-            differential=False,  # differs between implementations by design; reported, not compared
-            steps=_steps(("versions.report", "the Unicode version of each Unicode-dependent step")),
-        ),
-        Op(
-            # Diagnostic, not in contract v1: NFC alone, for the NormalizationTest.txt conformance check
-            # (suites/parity/test_unicode_conformance.py); compared across implementations like the others.
-            name="unicode_nfc",
-            js_name="unicodeNfc",
-            params=(Param("text", "text", "invalid_text", "text"),),
-            reference=reference.unicode_nfc,
-            result_kind="text",
-            fixture=None,
-            unicode_steps=("normalization",),
-            char_rules=("normalization",),
-            plain=(("text", "plain"),),
-            steps=_steps(("nfc.text", "a string of Unicode scalar values", "invalid_text", "host", "text"),
-                         ("nfc.nfc", "NFC", None, "nfc")),
-        ),
-    )
-}
+def _op(family: family_files.Family, data: dict[str, Any]) -> Op:
+    """One op of a family file (harness/model/families.py has checked it)."""
+    module = family.module
+    params = tuple(Param(p["name"], p["js_name"], p["error_code"], p["kind"], p.get("default", _REQUIRED))
+                   for p in data["params"])
+    steps = tuple(Step(step["id"], step["title"], step.get("code"), step.get("role", "rule"), step.get("param"))
+                  for step in data["steps"])
+    return Op(name=data["name"], js_name=data["js_name"], params=params,
+              reference=getattr(module, data.get("function", data["name"])), result_kind=data["result"],
+              fixture=data.get("fixture"), differential=data.get("differential", True),
+              later=tuple((version, getattr(module, function)) for version, function in data.get("later", {}).items()),
+              unicode_steps=tuple(data.get("unicode_steps", ())), char_rules=tuple(data.get("char_rules", ())),
+              via=data.get("via"), plain=tuple(data.get("plain", {}).items()), steps=steps,
+              decision=Decision(**{key: tuple(value) if isinstance(value, list) else value
+                                   for key, value in data["decision"].items()}) if "decision" in data else None,
+              returns=data.get("returns", "string"), family=family.name, result_schema=data.get("result_schema"))
+
+
+def _registry() -> tuple[dict[str, Op], tuple[family_files.Family, ...], tuple[str, ...]]:
+    found, problems = family_files.load()
+    problems += family_files.check_vias(found)
+    ops = {data["name"]: _op(family, data) for family in found for data in family.ops}
+    return ops, tuple(found), tuple(problems)
+
+
+# Every op of every family that loads, in loading order (the memgate family first); the families; and one
+# line per family file that does not load (every command stops on one: `family_problems`).
+OPS, FAMILIES, _PROBLEMS = _registry()
+
+
+def family_problems() -> tuple[str, ...]:
+    """What is wrong with each family file that does not load (harness/model/families.py), or ()."""
+    return _PROBLEMS
 
 
 def families() -> dict[str, tuple[str, ...]]:

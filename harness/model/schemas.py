@@ -49,3 +49,12 @@ def problems(document: Any, name: str | None = None) -> list[str]:
         return [str(exc.args[0])]
     return [f"{'/'.join(str(p) for p in error.absolute_path) or '(top)'}: {error.message}"
             for error in checker.iter_errors(document)]
+
+
+def schema_problem(schema: Any) -> str | None:
+    """Why ``schema`` is not a draft 2020-12 JSON Schema, or None."""
+    try:
+        jsonschema.Draft202012Validator.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        return str(exc.message)
+    return None

@@ -59,6 +59,7 @@ def exit_with(main: Callable[[], int]) -> NoReturn:
     harness's own failure: its traceback, a last line saying so, and INTERNAL (never 1, which is a verdict:
     "found something new")."""
     try:
+        _check_families()
         status = main()
     except CommandError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -72,6 +73,18 @@ def exit_with(main: Callable[[], int]) -> NoReturn:
     except Exception as exc:  # noqa: BLE001 - every exception the harness did not expect ends here
         status = internal_error(exc)
     sys.exit(status)
+
+
+def _check_families() -> None:
+    """A UsageError naming every family file that does not load (harness/model/families.py): no command runs
+    with an op family missing. Help and version need none."""
+    if sys.argv[1:2] and sys.argv[1] in ("-h", "--help", "-V", "--version"):
+        return
+    from harness.model.registry import family_problems  # here: the registry's families import this module
+
+    problems = family_problems()
+    if problems:
+        raise UsageError("\n".join(problems))
 
 
 def _quiet_stdout() -> None:

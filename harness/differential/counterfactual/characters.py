@@ -63,24 +63,6 @@ CHARACTER_RULES: dict[str, tuple[Callable[[str], bool], Callable[[str], str] | N
 }
 
 
-# The sweep templates (harness/fuzzing/templates.py) each character cause needs, so that the exhaustive
-# sweep puts every code point where that rule can see it. suites/fuzzing/test_sweep.py fails when a template
-# named here is missing from the sweep, or a character rule or cause has no entry.
-SWEEP_TEMPLATES: dict[str, tuple[str, ...]] = {
-    "line_breaks": ("dedup-id", "dedup-text-line-edges"),
-    "quote_dash_map": ("between-letters", "alone"),
-    "final_sigma": ("after-capital-sigma", "before-capital-sigma"),
-    "case_mapping": ("alone", "between-letters", "doubled"),
-    "normalization": ("nfc-alone", "nfc-before-acute", "nfc-after-marks", "doubled"),
-    "edge_punctuation": ("leading-edge", "trailing-edge", "after-leading-punctuation", "before-trailing-punctuation"),
-    "whitespace_definition": ("between-letters", "leading-edge", "trailing-edge", "after-leading-space",
-                              "before-trailing-space", "dedup-text-line-edges"),
-    "json_strictness": ("json-raw-in-string", "json-between-tokens", "json-escape"),
-    "unicode_version_skew": ("alone", "nfc-alone"),
-    "rule_difference": ("exact-match-plain", "exact-match-same"),
-}
-
-
 # Among character rules that all explain a divergence and whose undoing reconciles the results: the
 # most specific statement first (canonical equivalence is stronger than equality after casefolding).
 _SPECIFICITY = ["normalization", "final_sigma", "quote_dash_map", "line_breaks", "edge_punctuation",

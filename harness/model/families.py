@@ -1,0 +1,259 @@
+"""Op families: the files that declare the ops (schemas/family-v1.schema.json), read and checked in one place.
+
+A family file lists its ops (parameters and their kinds, return type, steps with roles, the fields the cause
+rules and the sweep read), its sweep templates and its reference module, named by module or by path. The
+files come, in this order, from the harness's own ``families/`` (the memgate family: in a wheel under
+``harness/resources/families``), the project's ``families/`` and ``PARITY_FAMILIES`` (files or folders,
+separated like PATH). harness/model/registry.py builds the op registry from them.
+
+Everything here is untrusted: a file that does not parse, breaks its schema, repeats a name another family
+has, cites a parameter or an op that does not exist, or names a reference that does not import or lacks a
+function is a ``FamilyError`` naming the file, the place in it and the fix. The registry keeps the
+families that load and the problems of those that do not; every command stops on a problem (status 2).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from harness.model import paths
+from harness.model.names import did_you_mean
+from harness.model.status import UsageError
+
+ENV = "PARITY_FAMILIES"
+OWN = paths.resource("families")  # the harness's own families (memgate)
+PLACEHOLDER = re.compile(r"\{c(?::([a-z]+))?\}")
+PLACEHOLDERS = ("{c}", "{c:json}", "{c:u}")  # a template's swept value: as it is, inside a JSON string, as \u escapes
+MAX_BYTES = 4 * 1024 * 1024
+
+
+class FamilyError(UsageError, ValueError):
+    """A family file that cannot be used; the message names the file, where and the fix (status 2)."""
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    path: Path
+    description: str
+    module: ModuleType  # the reference
+    ops: tuple[dict[str, Any], ...]  # as the file gives them, checked
+    templates: tuple[dict[str, Any], ...]
+    contract: Path | None = None  # its specification, when it names one
+
+
+def family_files() -> list[Path]:
+    """Every family file, in loading order: the harness's own, the project's, then PARITY_FAMILIES'."""
+    folders = [OWN]
+    own_project = paths.ROOT / "families"
+    if own_project.resolve() != OWN.resolve():
+        folders.append(own_project)
+    out: list[Path] = []
+    for folder in folders:
+        if folder.is_dir():
+            out += sorted(folder.glob("*.json"))
+    for item in (p for p in os.environ.get(ENV, "").split(os.pathsep) if p):
+        named = Path(item).expanduser()
+        if named.is_dir():
+            out += sorted(named.glob("*.json"))
+        else:
+            out.append(named)  # a missing file is reported by read()
+    seen: set[Path] = set()
+    unique = []
+    for path in out:
+        key = path.resolve()
+        if key not in seen:
+            seen.add(key)
+            unique.append(path)
+    return unique
+
+
+def _validation() -> ModuleType:
+    """harness/model/schemas.py, imported by name when a file is checked: the protocol's server side, which
+    imports the registry, runs inside Pyodide, where jsonschema is not (pyproject.toml's import contract keeps
+    its import graph free of it); there the files are the ones the harness that started it has checked."""
+    return importlib.import_module("harness.model.schemas")
+
+
+def _fail(path: Path, where: str, problem: str, fix: str) -> FamilyError:
+    return FamilyError(f"family file {path}: {where}: {problem}; fix: {fix}")
+
+
+def _document(path: Path) -> dict[str, Any]:
+    from harness.model import untrusted  # the strict reader: no duplicate keys, no NaN, bounded
+
+
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise _fail(path, "(file)", f"cannot be read ({exc.strerror or exc})",
+                    f"name an existing family file in {ENV}, or remove it") from None
+    if len(data) > MAX_BYTES:
+        raise _fail(path, "(file)", f"{len(data)} bytes, over the limit of {MAX_BYTES}", "split the family")
+    try:
+        document = untrusted.loads(data, unique_keys=True)
+    except untrusted.Refused as exc:
+        raise _fail(path, "(file)", f"not strict JSON ({exc})", "write it as JSON (docs/implementers.md)") from None
+    # Inside Pyodide (no jsonschema there) the files are the ones the harness that started it has checked.
+    problems = [] if sys.platform == "emscripten" else _validation().problems(document, "family-v1")
+    if problems:
+        raise _fail(path, problems[0].split(": ", 1)[0], problems[0].split(": ", 1)[-1][:300],
+                    "follow schemas/family-v1.schema.json" + (f" ({len(problems) - 1} more problem(s))"
+                                                             if len(problems) > 1 else ""))
+    if document["family"] != path.stem:
+        raise _fail(path, "family", f"{document['family']!r} is not the file's name ({path.stem!r})",
+                    f"name the file {document['family']}.json, or the family {path.stem!r}")
+    return document
+
+
+def _reference(path: Path, family: str, named: dict[str, str]) -> ModuleType:
+    """The family's reference module: imported by name, or loaded from its path (a .py file or a package)."""
+    try:
+        if "module" in named:
+            return importlib.import_module(named["module"])
+        target = (path.parent / named["path"]).resolve()
+        init = target / "__init__.py" if target.is_dir() else target
+        if not init.is_file():
+            raise _fail(path, "reference/path", f"{named['path']!r} is neither a .py file nor a package folder "
+                        f"({target})", "name the reference's file or folder, from the family file's folder")
+        name = f"parity_family_{family}"
+        if name in sys.modules and getattr(sys.modules[name], "__file__", None) == str(init):
+            return sys.modules[name]
+        spec = importlib.util.spec_from_file_location(
+            name, init, submodule_search_locations=[str(target)] if target.is_dir() else None)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
+        return module
+    except FamilyError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the reference's own import failing: its message, not a traceback
+        raise _fail(path, "reference", f"{named} does not import ({type(exc).__name__}: {exc})",
+                    "make the reference importable (its module name on sys.path, or its path right)") from None
+
+
+def _check_op(path: Path, where: str, op: dict[str, Any], module: ModuleType) -> None:
+    params = [param["name"] for param in op["params"]]
+    if len(set(params)) != len(params):
+        raise _fail(path, f"{where}/params", "a parameter name is given twice", "name each parameter once")
+    ids = [step["id"] for step in op["steps"]]
+    if len(set(ids)) != len(ids):
+        raise _fail(path, f"{where}/steps", "a step id is given twice", "give each step its own id")
+    for index, step in enumerate(op["steps"]):
+        if step.get("role") in ("host", "json") and step.get("param") not in params:
+            raise _fail(path, f"{where}/steps/{index}", f"a {step['role']} step checks a parameter: "
+                        f"{step.get('param')!r} is not one of {params}", "name the parameter it checks in 'param'")
+        if "param" in step and step["param"] not in params:
+            raise _fail(path, f"{where}/steps/{index}/param", f"{step['param']!r} is not a parameter"
+                        f"{did_you_mean(step['param'], params)}", f"name one of {params}")
+    for name in op.get("plain", {}):
+        if name not in params:
+            raise _fail(path, f"{where}/plain", f"{name!r} is not a parameter{did_you_mean(name, params)}",
+                        f"name one of {params}")
+    functions = {"function": op.get("function", op["name"])}
+    functions.update((f"later/{version}", function) for version, function in op.get("later", {}).items())
+    for field, function in functions.items():
+        if not callable(getattr(module, function, None)):
+            raise _fail(path, f"{where}/{field}", f"the reference {module.__name__} has no function {function!r}",
+                        f"define {function}() in the reference, or name its function in 'function'")
+    if "result_schema" in op and sys.platform != "emscripten":
+        problem = _validation().schema_problem(op["result_schema"])
+        if problem:
+            raise _fail(path, f"{where}/result_schema", f"not a JSON Schema ({problem[:200]})",
+                        "write a draft 2020-12 schema")
+
+
+def _check_template(path: Path, where: str, template: dict[str, Any], ops: dict[str, dict[str, Any]]) -> None:
+    if template["op"] not in ops:
+        raise _fail(path, f"{where}/op", f"{template['op']!r} is not an op of this family"
+                    f"{did_you_mean(template['op'], ops)}", f"name one of {', '.join(ops)}")
+    params = {param["name"]: param for param in ops[template["op"]]["params"]}
+    unknown = [name for name in template["args"] if name not in params]
+    missing = [name for name, param in params.items() if "default" not in param and name not in template["args"]]
+    if unknown or missing:
+        raise _fail(path, f"{where}/args", f"unknown {unknown} / missing {missing} argument(s) of {template['op']}",
+                    f"give the op's parameters: {', '.join(params)}")
+    swept = False
+    for name, value in template["args"].items():
+        if not isinstance(value, str):
+            continue
+        for match in PLACEHOLDER.finditer(value):
+            if match.group(0) not in PLACEHOLDERS:
+                raise _fail(path, f"{where}/args/{name}", f"unknown placeholder {match.group(0)!r}",
+                            f"use {', '.join(PLACEHOLDERS)}")
+            swept = True
+    if not swept:
+        raise _fail(path, f"{where}/args", "no argument holds the swept value",
+                    f"put {PLACEHOLDERS[0]} (or {', '.join(PLACEHOLDERS[1:])}) where the code point goes")
+
+
+def read(path: Path) -> Family:
+    """The family of one file, checked; FamilyError naming what is wrong and where."""
+    document = _document(path)
+    module = _reference(path, document["family"], document["reference"])
+    ops = {}
+    for index, op in enumerate(document["ops"]):
+        if op["name"] in ops:
+            raise _fail(path, f"ops/{index}/name", f"op {op['name']!r} is declared twice", "declare each op once")
+        _check_op(path, f"ops/{index}", op, module)
+        ops[op["name"]] = op
+    names: set[str] = set()
+    for index, template in enumerate(document.get("templates", [])):
+        if template["name"] in names:
+            raise _fail(path, f"templates/{index}/name", f"template {template['name']!r} is given twice",
+                        "name each template once")
+        names.add(template["name"])
+        _check_template(path, f"templates/{index}", template, ops)
+    contract = (path.parent / document["contract"]).resolve() if "contract" in document else None
+    return Family(document["family"], path, document["description"], module, tuple(document["ops"]),
+                  tuple(document.get("templates", [])), contract)
+
+
+def _names(family: Family) -> list[tuple[str, str]]:
+    """Every name the family takes, with its kind: its own, its ops', its steps' and its templates'."""
+    return [("family", family.name), *(("op", op["name"]) for op in family.ops),
+            *(("step", step["id"]) for op in family.ops for step in op["steps"]),
+            *(("template", template["name"]) for template in family.templates)]
+
+
+def load() -> tuple[list[Family], list[str]]:
+    """(the families that load, in loading order; one problem line per file that does not). A family or an
+    op, step or template name that an earlier family has is a problem of the later file."""
+    found: list[Family] = []
+    problems: list[str] = []
+    owner: dict[tuple[str, str], Path] = {}
+    for path in family_files():
+        try:
+            family = read(path)
+            taken = [key for key in _names(family) if key in owner]
+            if taken:
+                kind, name = taken[0]
+                raise _fail(path, kind, f"{kind} {name!r} is declared by {owner[(kind, name)]} already",
+                            f"give the {kind} another name (names are shared by every family)")
+            owner.update((key, path) for key in _names(family))
+            found.append(family)
+        except FamilyError as exc:
+            problems.append(str(exc))
+    return found, problems
+
+
+def check_vias(found: list[Family]) -> list[str]:
+    """One problem per op whose ``via`` names no op of any family that loaded."""
+    ops = {op["name"] for family in found for op in family.ops}
+    return [f"family file {family.path}: op {op['name']}: via {op['via']!r} is not an op{did_you_mean(op['via'], ops)}"
+            "; fix: name an op of a family that loads" for family in found for op in family.ops
+            if "via" in op and op["via"] not in ops]
+

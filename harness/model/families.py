@@ -234,6 +234,9 @@ def load() -> tuple[list[Family], list[str]]:
     op, step or template name that an earlier family has is a problem of the later file."""
     found: list[Family] = []
     problems: list[str] = []
+    if not OWN.is_dir():  # a broken install or checkout: the harness would run with no op at all
+        problems.append(f"the harness's own op families are missing ({OWN}): reinstall memgate-parity, or restore "
+                        "families/ in the checkout from version control")
     owner: dict[tuple[str, str], Path] = {}
     for path in family_files():
         try:

@@ -28,7 +28,7 @@ def test_every_package_is_listed_for_the_wheel() -> None:
                for top in ("reference", "generators", "harness") for init in (ROOT / top).rglob("__init__.py")
                if "__pycache__" not in init.parts}
     assert on_disk <= listed, sorted(on_disk - listed)
-    assert {"harness.resources.schemas", "harness.resources.data"} <= listed
+    assert {"harness.resources.schemas", "harness.resources.data", "harness.resources.families"} <= listed
 
 
 def test_the_project_is_found_from_the_working_directory_up(tmp_path: Path) -> None:
@@ -87,6 +87,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with zipfile.ZipFile(wheels[0]) as wheel:
         names = set(wheel.namelist())
     assert "harness/resources/schemas/fixture-v1.schema.json" in names and "harness/tools/plants.py" in names
+    assert {"harness/resources/families/memgate.json", "harness/resources/schemas/family-v1.schema.json"} <= names
     subprocess.run([sys.executable, "-m", "venv", str(where / "venv")], check=True, timeout=300)
     pip = subprocess.run([str(where / "venv" / "bin" / "python"), "-m", "pip", "install", "--quiet", str(wheels[0])],
                          capture_output=True, text=True, timeout=900, env=env, check=False)

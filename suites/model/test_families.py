@@ -143,3 +143,10 @@ def test_every_command_stops_on_a_broken_family_with_status_2(tmp_path: Path) ->
         assert done.returncode == 2, (command, done.stdout, done.stderr)
         assert "error: family file" in done.stderr and "has no function 'squash'" in done.stderr
         assert "Traceback" not in done.stderr
+
+
+def test_the_harness_without_its_own_families_says_so(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(families, "OWN", tmp_path / "gone")
+    monkeypatch.delenv(families.ENV, raising=False)
+    found, problems = families.load()
+    assert len(problems) == 1 and "op families are missing" in problems[0], problems  # found: the project's own

@@ -145,7 +145,7 @@ def test_a_failure_of_pyodide_itself_is_a_crash_of_that_request_only(tmp_path: P
 
     copy = _host_without_package(tmp_path)
     os.symlink(HOST / "node_modules", copy / "node_modules")
-    for name in ("reference", "harness", "pyproject.toml"):
+    for name in ("reference", "harness", "families", "pyproject.toml"):
         os.symlink(ROOT / name, tmp_path / name)
     testee = copy / "testee.js"
     source = testee.read_text()

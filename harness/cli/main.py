@@ -624,7 +624,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from harness.classes.report import validate, write
     from harness.differential.expected import load
     from harness.differential.explain import unicode_versions_of
-    from harness.fuzzing import sweep, sweep_report, templates
+    from harness.fuzzing import reach, sweep, sweep_report, templates
 
     if args.list:
         for template in templates.TEMPLATES:
@@ -644,6 +644,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         return 0 if report["ok"] else 1
     try:
         chosen = templates.select(split_names(args.ops), split_names(args.templates))
+        for line in reach.unreached(dict.fromkeys(template.op for template in chosen)):
+            print(f"warning: {line}", file=sys.stderr)  # the sweep cannot see that role's differences
         first, last = sweep.parse_range(args.range)
         shard = sweep.parse_shard(args.shard)
     except ValueError as exc:

@@ -109,7 +109,7 @@ def select(ops: list[str] | None = None, names: list[str] | None = None) -> list
         if not any(t.op == op for t in TEMPLATES):
             raise ValueError(f"op {op!r} has no sweep templates; swept ops: "
                              f"{', '.join(dict.fromkeys(t.op for t in TEMPLATES))}; an op's templates go in its "
-                             f"family file ({_family_path(op)}, \"templates\": docs/implementers.md)")
+                             f"family file ({family_path(op)}, \"templates\": docs/implementers.md)")
     for name in names or []:
         if name not in BY_NAME:
             raise ValueError(f"unknown template {name!r}{did_you_mean(name, BY_NAME)}; templates: {', '.join(BY_NAME)}")
@@ -119,7 +119,7 @@ def select(ops: list[str] | None = None, names: list[str] | None = None) -> list
     return chosen
 
 
-def _family_path(op: str) -> str:
+def family_path(op: str) -> str:
     return next((str(family.path) for family in FAMILIES if any(data["name"] == op for data in family.ops)), "?")
 
 

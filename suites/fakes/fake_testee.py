@@ -8,6 +8,8 @@ serves the protocol with the reference's functions, one of them broken on purpos
     FAKE_BUG=edges       the reference's edge-stripping step also applies str.strip() (U+001C-U+001F go at the
                          edges), and the fake serves step traces (the reference's, made by the same planted
                          code): a divergence whose cause the traces show, at norm.edges
+    FAKE_BUG=whitespace  the reference's White_Space step with another set, traced: U+0085 is not White_Space
+                         to it and U+FEFF is (a JavaScript twin's set): two differences, one per direction
 
 FAKE_SERVES (ops, comma-separated) makes it a testee of only those ops: any other is answered bad_request, as
 a program that knows nothing of it would (its declaration's ``ops`` names them, so the harness never sends one).
@@ -61,13 +63,19 @@ def resolve(op: Op) -> Callable[..., Any]:
 
 
 def plant_in_the_steps() -> None:
-    """FAKE_BUG=edges: the bug inside the reference's own step, so that its traces show it where it is."""
-    edges = reference.normalize.strip_edges
-    reference.normalize.strip_edges = lambda text: edges(text).strip()
+    """FAKE_BUG=edges or whitespace: the bug inside the reference's own step, so that its traces show it where
+    it is."""
+    if BUG == "edges":
+        edges = reference.normalize.strip_edges
+        reference.normalize.strip_edges = lambda text: edges(text).strip()
+    else:
+        collapse = reference.normalize.collapse_white_space
+        reference.normalize.collapse_white_space = lambda text: "\x85".join(
+            collapse(part) for part in text.replace("\ufeff", " ").split("\x85"))
 
 
 def main() -> int:
-    traced = BUG == "edges"
+    traced = BUG in ("edges", "whitespace")
     if traced:
         plant_in_the_steps()
     description = {"protocol": PROTOCOL_VERSION, "name": "fake-testee", "version": BUG or "faithful",

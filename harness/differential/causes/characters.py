@@ -20,7 +20,17 @@ import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
 
-from harness.differential.causes.facts import Facts, Span, context_of, differing_chars, spans, strings
+from harness.differential.causes.facts import (
+    DIVERGENT_ONLY,
+    ORACLE_ONLY,
+    Facts,
+    Span,
+    acting_side,
+    context_of,
+    differing_chars,
+    spans,
+    strings,
+)
 from harness.differential.rule import Rule, Verdict
 from harness.model import unicode_tables
 from harness.model.contract_sets import LINE_BREAKS, NEAR_WHITE_SPACE, QUOTE_DASH, WHITE_SPACE, white_space_like
@@ -135,23 +145,41 @@ def _skew(facts: Facts) -> Verdict | None:
                    "characters it treats differently are ones whose data differs between them", tuple(skewed))
 
 
+_SIDES = {ORACLE_ONLY: "on the oracle's side only (the other keeps them)",
+          DIVERGENT_ONLY: "on the divergent side only (the oracle keeps them)"}
+
+
+def _about(facts: Facts, chars: list[str]) -> tuple[str | None, list[str]]:
+    """(the side the step acted on, the characters it is about): where one side acted (``acting_side``, the
+    step's input being the entry before it, or the call's arguments where that holds no string), the characters the other side kept,
+    not what the acting side wrote in their place; else every differing one. The side is the class's detail,
+    so that a character in a rule's set on one side only is one class per direction."""
+    a, b = facts.values()
+    where, kept = acting_side(facts.before if strings(facts.before) else facts.args, a, b)
+    return where, ([ch for ch in chars if ch in kept] or kept or chars) if where else chars
+
+
+def _differently(where: str | None, chars: list[str]) -> str:
+    return f"{_shown(chars)} " + (_SIDES[where] if where else "differently")
+
+
 def _character_rule(role: str, cause: str, what: str) -> Rule:
     def fires(facts: Facts) -> Verdict | None:
         if facts.role != role or not one_input(facts):
             return None
-        chars = unexplained_chars(facts)
-        return Verdict(cause, None, f"{facts.step} ({what}) treats {_shown(chars)} differently", tuple(chars))
+        where, chars = _about(facts, unexplained_chars(facts))
+        return Verdict(cause, where, f"{facts.step} ({what}) acts on {_differently(where, chars)}", tuple(chars))
     return Rule(role.replace("_", "-"), (cause,), fires, f"the traces part at a {role} step")
 
 
 def _lowercase(facts: Facts) -> Verdict | None:
     if facts.role != "lowercase" or not one_input(facts):
         return None
-    chars = unexplained_chars(facts)
+    where, chars = _about(facts, unexplained_chars(facts))
     if any(ch in SIGMAS for ch in chars):
-        return Verdict("final_sigma", None, f"{facts.step} lowercases a capital sigma differently ({_shown(chars)})",
+        return Verdict("final_sigma", where, f"{facts.step} lowercases a capital sigma: {_differently(where, chars)}",
                        tuple(chars))
-    return Verdict("case_mapping", None, f"{facts.step} lowercases {_shown(chars)} differently", tuple(chars))
+    return Verdict("case_mapping", where, f"{facts.step} lowercases {_differently(where, chars)}", tuple(chars))
 
 
 def _outermost(x: str, i1: int, i2: int, y: str, j1: int, j2: int) -> str:
@@ -165,13 +193,12 @@ def _outermost(x: str, i1: int, i2: int, y: str, j1: int, j2: int) -> str:
 def _edges(facts: Facts) -> Verdict | None:
     if facts.role != "edges" or not one_input(facts):
         return None
-    chars = differing_chars(*facts.values())
+    where, chars = _about(facts, differing_chars(*facts.values()))
     decisive = [_outermost(*span) for span in spans(*facts.values()) if span[1] < span[2] or span[4] < span[5]]
     if any(ch in WHITE_SPACE or ch in NEAR_WHITE_SPACE or ch.isspace() for ch in decisive):
-        return Verdict("whitespace_definition", None,
-                       f"{facts.step} strips {_shown(chars)} on one side only: what counts as White_Space",
-                       tuple(chars))
-    return Verdict("edge_punctuation", None, f"{facts.step} strips {_shown(chars)} on one side only", tuple(chars))
+        return Verdict("whitespace_definition", where,
+                       f"{facts.step} strips {_differently(where, chars)}: what counts as White_Space", tuple(chars))
+    return Verdict("edge_punctuation", where, f"{facts.step} strips {_differently(where, chars)}", tuple(chars))
 
 
 RULES = [

@@ -34,6 +34,7 @@ class Facts:
     args: dict[str, Any]  # the call's arguments (decoded host values)
     versions_a: dict[str, str] = field(default_factory=dict)
     versions_b: dict[str, str] = field(default_factory=dict)
+    before: Any = None  # the value of the entry before the parting one, the same on both sides (the step's input)
 
     def erred_here(self, side: str) -> bool:
         """Whether that side's trace ended at this entry with an error this step raises."""
@@ -71,8 +72,9 @@ def facts(op: str, parting: Parting, trace_a: dict[str, Any], trace_b: dict[str,
     declared = step_titles().get(parting.step)
     role = ARGS if parting.step == ARGS else OUTCOME if parting.step == OUTCOME else \
         (declared.role if declared is not None else "rule")
+    before = trace_a["steps"][index - 1].get("value") if 0 < index <= len(trace_a["steps"]) else None
     return Facts(op, parting.step, role, declared.param if declared else None, declared.code if declared else None,
-                 entry_a, entry_b, trace_a["outcome"], trace_b["outcome"], args, versions_a, versions_b)
+                 entry_a, entry_b, trace_a["outcome"], trace_b["outcome"], args, versions_a, versions_b, before)
 
 
 def strings(value: Any) -> list[str]:
@@ -125,6 +127,57 @@ def spans(a: Any, b: Any) -> list[Span]:
             if tag != "equal":
                 out.append((x, i1, i2, y, j1, j2))
     return out
+
+
+# Which side a character rule acts on where two values differ (a class's detail: a character in the rule's set
+# on one side only is one class per direction, harness/classes/key.py).
+ORACLE_ONLY = "oracle-only"
+DIVERGENT_ONLY = "divergent-only"
+
+
+def _single(found: list[Span]) -> list[Span]:
+    """The spans, those of equal length one position each (two characters side by side, each changed on
+    another side, are two differences)."""
+    return [(x, i1 + k, i1 + k + 1, y, j1 + k, j1 + k + 1) if i2 - i1 == j2 - j1 else (x, i1, i2, y, j1, j2)
+            for x, i1, i2, y, j1, j2 in found for k in range(i2 - i1 if i2 - i1 == j2 - j1 else 1)]
+
+
+def acting_side(inputs: Any, a: Any, b: Any) -> tuple[str | None, list[str]]:
+    """Which side's rule acted on the characters where ``a`` (the oracle's value) and ``b`` differ, and the
+    characters the other side kept: ``ORACLE_ONLY`` when in every differing span ``b`` kept what the input
+    held there (``inputs``: the strings the step received, and the call's) and ``a`` did not,
+    ``DIVERGENT_ONLY`` the other way round, None when both sides changed it (a map or a mapping applied
+    differently) or the spans say neither. A value that shows both directions is the first span's, a span that
+    shows both (each side kept an input character the other changed) ``ORACLE_ONLY``'s: two differences at
+    once, whose witness the shrinker keeps in that class, shedding the other's characters. A span is kept when, with a character of context on each side, it
+    is a piece of an input string; where that tells neither (both sides changed the context), the span alone;
+    then when it alone holds characters of the input the other span lacks."""
+    held = strings(inputs)
+    known = {ch for text in held for ch in text}
+
+    def piece(text: str, start: int, end: int, context: int) -> bool:
+        found = text[max(0, start - context):end + context]
+        return start < end and any(found in s for s in held)
+
+    def own(mine: str, other: str) -> list[str]:
+        return [ch for ch in dict.fromkeys(mine) if ch in known and ch not in other]
+
+    sides: set[str] = set()
+    kept: list[str] = []
+    for x, i1, i2, y, j1, j2 in _single(spans(a, b)):
+        left, right = x[i1:i2], y[j1:j2]
+        verdicts = [(piece(x, i1, i2, context), piece(y, j1, j2, context)) for context in (1, 0)]
+        verdicts.append((bool(own(left, right)), bool(own(right, left))))
+        decided = next(((l_kept, r_kept) for l_kept, r_kept in verdicts if l_kept != r_kept),
+                       (False, True) if all(verdicts[-1]) else None)  # each kept its own: both ways, the oracle's first
+        if decided is None:
+            return None, []
+        side = ORACLE_ONLY if decided[1] else DIVERGENT_ONLY
+        if sides and side not in sides:
+            break  # both directions at once: the witness is the first one's (shrinking keeps that one alone)
+        sides.add(side)
+        kept += own(right, left) if decided[1] else own(left, right)
+    return (sides.pop(), list(dict.fromkeys(kept))) if sides else (None, [])
 
 
 def only_numbers_differ(a: Any, b: Any) -> bool:

@@ -17,6 +17,7 @@ from typing import Any
 from harness.classes.key import ClassKey
 from harness.classes.shrink import size
 from harness.differential.explain import Divergence, char_ranges, code_point_runs, encode_response, parse_char_ranges
+from harness.differential.outcomes import same_outcome
 from harness.model import hostvalues
 from harness.model.unicode_info import CharInfo, describe
 
@@ -31,6 +32,11 @@ def char_info_json(info: CharInfo) -> dict[str, Any]:
 def char_info_of(data: dict[str, Any]) -> CharInfo:
     return CharInfo(data["codePoint"], data["name"], data["generalCategory"], data.get("age"),
                     data.get("versions", {}))
+
+
+def _decoded(output: dict[str, Any]) -> dict[str, Any]:
+    """An answer as a report holds it (``explain.encode_response``) as the testee gave it."""
+    return {"ok": hostvalues.decode(output["ok"])} if "ok" in output else output
 
 
 @dataclass(frozen=True)
@@ -56,6 +62,23 @@ class Witness:
     def reaches(self, impls: Any) -> bool:
         """Whether every one of ``impls`` answered it (an input some host cannot hold reaches fewer)."""
         return set(impls) <= set(self.outputs)
+
+    def sides(self, op: str, impls: Any) -> list[list[str]]:
+        """The pairwise view: ``impls`` (a class's divergent implementations) grouped by the answer they gave
+        on this witness, in their order; one group when they agree with each other (one behaviour, the
+        oracle's the odd one out or theirs a shared bug), several when each differs its own way."""
+        groups: list[list[str]] = []
+        for name in impls:
+            if name not in self.outputs:
+                continue
+            answer = _decoded(self.outputs[name])
+            home = next((group for group in groups if same_outcome(op, _decoded(self.outputs[group[0]]), answer)),
+                        None)
+            if home is None:
+                groups.append([name])
+            else:
+                home.append(name)
+        return groups
 
 
 @dataclass(frozen=True)
@@ -209,6 +232,8 @@ class ClassRecord:
         }
         if coverage.own_details:
             out["ownDetails"] = coverage.own_details
+        if len(self.divergent) > 1:
+            out["divergentSides"] = witness.sides(self.op, self.divergent)
         if witness.trace_at:
             out["traceAtStep"] = witness.trace_at
         swept = self.extent.swept

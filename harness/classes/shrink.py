@@ -163,7 +163,8 @@ def shrink(opened: dict[str, Testee], op: str, args: dict[str, Any], versions: d
     one share with that cause; the others may come to agree (a skew riding along falls away)."""
     responses = observe(opened, op, args)
     names = tuple(n for n in share if n in responses) if share is not None else tuple(divergent(op, responses))
-    oracle = oracle_name() if oracle_name() in responses else next(iter(responses))
+    chosen = oracle_name(op)
+    oracle = chosen if chosen in responses else next(iter(responses))
     watched = {oracle, *names}
     kinds = outcome_kinds({name: r for name, r in responses.items() if name in watched})
 

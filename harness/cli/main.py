@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import textwrap
@@ -420,7 +421,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
                 problems.setdefault(name, []).append(f"finding {finding['kind']}: {finding['message']}")
     finally:
         close_all(opened)
-    oracle = impls.oracle()
+    oracle = impls.oracle(op.name)
     if oracle not in documents:
         print(f"error: the oracle {oracle} gave no trace: {'; '.join(problems.get(oracle, []))}", file=sys.stderr)
         return FOUND  # a finding about the oracle's testee
@@ -991,6 +992,14 @@ def _check_project(args: argparse.Namespace) -> None:
         raise UsageError(project_paths.data_problem())
     if getattr(args, "command", None) != "report" and project_paths.PROBLEM:
         raise UsageError(project_paths.PROBLEM)
+    if getattr(args, "command", None) != "report" or os.environ.get(impls.ORACLE_ENV):
+        try:  # --oracle and --context name declared implementations (read only where the run names them)
+            if os.environ.get(impls.ORACLE_ENV):
+                impls.oracle()
+            if os.environ.get(impls.CONTEXT_ENV):
+                impls.context()
+        except impls.UnknownImplementation as exc:
+            raise UsageError(str(exc)) from None
 
 
 def _command_of(argv: list[str]) -> argparse.Namespace:

@@ -50,7 +50,7 @@ def open_impls(names: list[str] | None, cutoff: float | None = None, require_all
     time.monotonic() after which no command testee waits (the run's budget)."""
     require_all = require_all or os.environ.get(REQUIRE_ALL_ENV) == "1"
     if names:
-        chosen = list(dict.fromkeys([impls.oracle(), *names]))
+        chosen = list(dict.fromkeys([*impls.oracles(), *names]))
         opened = {}
         for name in chosen:
             try:
@@ -61,7 +61,7 @@ def open_impls(names: list[str] | None, cutoff: float | None = None, require_all
         return opened
     opened = {}
     left_out = []
-    for name in [impls.oracle(), *[n for n in impls.names() if n != impls.oracle()]]:
+    for name in dict.fromkeys([*impls.oracles(), *impls.names()]):
         try:
             opened[name] = impls.get_impl(name, cutoff=cutoff)
         except impls.ImplementationUnavailable as exc:
@@ -89,7 +89,7 @@ def request_deadline(names: list[str] | None) -> float:
     """The largest request deadline of the implementations a command will open (D of a budget)."""
     chosen = names or impls.names()
     found = []
-    for name in dict.fromkeys([impls.oracle(), *chosen]):
+    for name in dict.fromkeys([*impls.oracles(), *chosen]):
         try:
             found.append(impls.request_deadline_of(impls.declaration(name)))
         except (impls.ImplementationUnavailable, impls.DeclarationError):

@@ -103,7 +103,8 @@ def name_shares(impls: dict[str, Testee], op_name: str, args: dict[str, Any], re
         return []
     crashed = any("error" in r and r["error"].get("code") in FAILURES for r in responses.values())
     # The oracle as divergent() takes it: responses need not start with it (the sweep's gate orders them by name).
-    oracle = oracle_name() if oracle_name() in responses else next(iter(responses))
+    chosen = oracle_name(op_name)
+    oracle = chosen if chosen in responses else next(iter(responses))
     traced = None if crashed else _traces(impls, op_name, args, [oracle, *names])
     firsts = {} if traced is None else {
         name: cause_from_traces(op_name, traced[oracle], traced[name], args, versions.get(oracle, {}),
@@ -111,6 +112,14 @@ def name_shares(impls: dict[str, Testee], op_name: str, args: dict[str, Any], re
     if traced is None or any(first is None for first in firsts.values()):
         # No traces, or traces that agree where the outputs do not (a trace hiding a step: checked, so rare).
         cause, why, detail = classify(impls, op_name, args, responses, versions, stats)
+        if len(names) > 1 and cause != skew.SKEW:
+            # Each disagreeing implementation's own share (a skew has its own: own_details), by its traces
+            # where it and the oracle serve them and by counterfactuals where not: a black box is blamed only
+            # for what it does itself, never for a difference another implementation brings to the witness.
+            return _joined([share for name in names for share in name_shares(
+                {oracle: impls[oracle], name: impls[name]}, op_name, args,
+                {oracle: responses[oracle], name: responses[name]}, versions, fallback, stats, depth)],
+                names, versions)
         return [Share(tuple(names), Found(cause, why, detail, chars=named_characters(cause, args, versions)))]
     for name in names:
         seen = skew.behind_a_skew(impls, op_name, args, oracle, name, traced, versions)
@@ -156,6 +165,26 @@ def name_shares(impls: dict[str, Testee], op_name: str, args: dict[str, Any], re
                                                   _trace_at(first.step, traced, oracle, members))))
     order = {name: number for number, name in enumerate(names)}
     return sorted(shares, key=lambda share: order[share.impls[0]])
+
+
+def _joined(shares: list[Share], names: list[str], versions: dict[str, dict[str, str]]) -> list[Share]:
+    """Shares of one implementation each, those of one cause, detail and step (and, for a skew, version pair)
+    joined into one share (one bug several implementations have), in the order of ``names``."""
+    groups: dict[tuple[Any, ...], Share] = {}
+    for share in shares:
+        found = share.found
+        key = (found.step, found.cause, found.detail,
+               skew.version_pair(found.cause, found.detail, versions.get(share.impls[0], {})))
+        if key not in groups:
+            groups[key] = share
+            continue
+        held = groups[key].found
+        trace_at = {**(held.trace_at or {}), **(found.trace_at or {})} or None
+        groups[key] = Share((*groups[key].impls, *share.impls), replace(
+            held, trace_at=trace_at, chars=tuple(dict.fromkeys((*held.chars, *found.chars)))))
+    order = {name: number for number, name in enumerate(names)}
+    return sorted((replace(share, impls=tuple(sorted(share.impls, key=order.__getitem__))) for share in groups.values()),
+                  key=lambda share: order[share.impls[0]])
 
 
 def _trace_at(step: str, traced: dict[str, Any], oracle: str, members: list[str]) -> dict[str, dict[str, Any]]:

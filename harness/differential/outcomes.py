@@ -8,6 +8,7 @@ from typing import Any
 from harness.model.compare import parse_result, same_json
 from harness.testees.errors import answered
 from harness.testees.fanout import expressible, serves
+from harness.testees.impls import context
 from harness.testees.impls import oracle as oracle_name
 from harness.testees.testee import Testee
 
@@ -50,12 +51,15 @@ def same_outcome(op_name: str, a: dict[str, Any], b: dict[str, Any]) -> bool:
 
 
 def divergent(op_name: str, responses: Responses) -> list[str]:
-    """Implementations whose outcome differs from the oracle's (or from the first one's)."""
+    """Implementations whose outcome differs from the oracle's (or from the first one's), but for those the run
+    shows for context only (``--context``)."""
     names = list(responses)
     if not names:
         return []
-    oracle = oracle_name() if oracle_name() in responses else names[0]
-    return [n for n in names if n != oracle and not same_outcome(op_name, responses[oracle], responses[n])]
+    chosen = oracle_name(op_name)
+    oracle = chosen if chosen in responses else names[0]
+    shown = context()  # shown beside the witness, never judged (--context)
+    return [n for n in names if n != oracle and n not in shown and not same_outcome(op_name, responses[oracle], responses[n])]
 
 
 def kind(op_name: str, response: dict[str, Any]) -> tuple[str, Any]:

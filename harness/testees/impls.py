@@ -57,6 +57,8 @@ ROOT = paths.ROOT
 DECLARATIONS = paths.IMPLEMENTATIONS
 SCHEMA = SCHEMAS / "implementation-v1.schema.json"
 EXTRA_ENV = "PARITY_IMPLEMENTATIONS"
+ORACLE_ENV = "PARITY_ORACLE"  # --oracle NAME (harness/model/project_option.py): this run's oracle
+CONTEXT_ENV = "PARITY_CONTEXT"  # --context NAMES: implementations shown beside a witness, never judged
 MAX_DECLARATION_BYTES = 1 << 20  # a declaration is a few hundred bytes; a bigger file is not one
 
 
@@ -300,10 +302,16 @@ def _read_all(fingerprint: tuple[tuple[str, int, int], ...]) -> _Read:
                                      f"{found[declared.name].source}; fix: remove one of them")
             continue
         found[declared.name] = declared
-    oracles = [d.name for d in found.values() if d.oracle]
-    if len(oracles) != 1:
-        raise DeclarationError(f"exactly one implementation must be the oracle; declared: {oracles or 'none'}"
+    oracles = [d for d in found.values() if d.oracle]
+    if not oracles:
+        raise DeclarationError("no implementation is declared the oracle (\"oracle\": true)"
                                + (f" (broken: {'; '.join(broken.values())})" if broken else ""))
+    for op in OPS:
+        serving = [d.name for d in oracles if d.serves_op(op)]
+        if len(serving) > 1:
+            raise DeclarationError(f"op {op} has {len(serving)} oracles ({', '.join(serving)}): an op family's "
+                                   "oracle is the one implementation serving it that is declared \"oracle\": true; "
+                                   "fix: name what each oracle serves in its \"ops\", or drop \"oracle\" from one")
     return _Read(found, dict(sorted(broken.items())))
 
 
@@ -320,8 +328,41 @@ def names() -> list[str]:
     return sorted((name for name in found if name not in read.broken), key=lambda name: (not found[name].oracle, name))
 
 
-def oracle() -> str:
-    return next(d.name for d in _current().found.values() if d.oracle)
+def oracle(op: str | None = None) -> str:
+    """The implementation the others are compared with, for ``op``: the one this run names (``--oracle NAME``,
+    ``PARITY_ORACLE``) where it serves the op, else the declared oracle that serves it (each op family may
+    have its own: the implementation declared ``"oracle": true`` whose ``ops`` hold it), else the first
+    declared oracle. Without an op: the run's, else the first declared. An unknown name is a usage error."""
+    found = _current().found
+    named = os.environ.get(ORACLE_ENV)
+    if named:
+        if named not in found:
+            raise UnknownImplementation(f"--oracle {named} ({ORACLE_ENV}): unknown implementation"
+                                        f"{did_you_mean(named, found)}; declared: {', '.join(found)}")
+        if op is None or found[named].serves_op(op):
+            return named
+    oracles = [d for d in found.values() if d.oracle]
+    return next((d.name for d in oracles if op is not None and d.serves_op(op)), oracles[0].name)
+
+
+def context() -> frozenset[str]:
+    """The implementations this run shows for context only (``--context NAMES``, ``PARITY_CONTEXT``, comma-
+    separated): their answers go beside every witness and they are never divergent, so a run can compare two
+    named implementations with the reference as context. An unknown name is a usage error."""
+    named = [name for name in os.environ.get(CONTEXT_ENV, "").split(",") if name]
+    found = _current().found
+    unknown = [name for name in named if name not in found]
+    if unknown:
+        raise UnknownImplementation(f"--context {unknown[0]} ({CONTEXT_ENV}): unknown implementation"
+                                    f"{did_you_mean(unknown[0], found)}; declared: {', '.join(found)}")
+    return frozenset(named)
+
+
+def oracles() -> list[str]:
+    """Every declared oracle (one per op family at most), and the run's (``--oracle``) first."""
+    found = _current().found
+    named = os.environ.get(ORACLE_ENV)
+    return list(dict.fromkeys([*([named] if named in found else []), *(d.name for d in found.values() if d.oracle)]))
 
 
 def declaration(name: str) -> Implementation:

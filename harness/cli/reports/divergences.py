@@ -154,6 +154,9 @@ def details_of(number: int, record: ClassRecord, fmt: str = "text") -> str:
         else:
             shown = f"error {output['error']['code']}: {output['error'].get('message', '')[:80]}"
         lines.append(f"   {mark} {impl:<10} {shown}")
+    said = sides_text(record)  # the pairwise view: do the divergent sides agree with each other?
+    if said:
+        lines.append(f"   {said}")
     swept = record.extent.swept
     if swept is not None:  # a sweep class: its extent and templates
         lines.append(f"   {swept.inputs:,} inputs, {swept.code_point_count:,} code points: {ranges_text(swept)}")
@@ -356,6 +359,21 @@ def pick(one: ClassRecord, other: ClassRecord) -> ClassRecord:
 LAZY_FROM = 100  # from this many classes on, a card's details are filled in when it is opened or comes near
 
 
+def sides_text(record: ClassRecord) -> str | None:
+    """The pairwise view of a class of several implementations, in words (None for one implementation)."""
+    if len(record.divergent) < 2:
+        return None
+    sides = record.witness.sides(record.op, record.divergent)
+    if len(sides) == 1:
+        return "the divergent sides agree with each other"
+    return "the divergent sides differ from each other too: " + " | ".join(" = ".join(side) for side in sides)
+
+
+def sides_html(record: ClassRecord) -> str:
+    said = sides_text(record)
+    return f"<p class='sides'>{escape(said)}.</p>" if said else ""
+
+
 def class_body(seen: Seen, oracle: str, notes: dict[str, dict[str, Any]]) -> str:
     """A class's details: who is in its share and what named it, the explanation, witness, outputs, where the
     traces part, extent, covering entries and the replay command."""
@@ -367,7 +385,7 @@ def class_body(seen: Seen, oracle: str, notes: dict[str, dict[str, Any]]) -> str
         named_by += f"; the counterfactual classifier says {code(other)}"
     return "".join([
         f"<p class='impls'>Implementations of this share: <b>{escape(', '.join(record.divergent))}</b>"
-        f" against the oracle {escape(oracle)}; {named_by}.</p>",
+        f" against the oracle {escape(oracle)}; {named_by}.</p>", sides_html(record),
         f"<p class='explanation'>{escape(record.witness.explanation)}</p>",
         "<h4>Witness</h4>", witness_html(record),
         "<h4>Outputs</h4>", outputs_html(record, oracle),

@@ -206,7 +206,7 @@ def skewed_between(op_name: str, args: dict[str, Any], names: list[str],
                     versions: dict[str, dict[str, str]]) -> Callable[[str], bool]:
     """The characters whose data differs between the oracle's versions and one of ``names``' in a step
     of the op (every version-sensitive character when the versions are not known)."""
-    chosen = oracle_name()
+    chosen = oracle_name(op_name)
     if chosen not in versions or not all(name in versions for name in names):
         return sensitive_between(versions)
     pairs = [(skew_steps(args, {chosen: versions[chosen], name: versions[name]}, op_name).split("+"),
@@ -225,7 +225,7 @@ def own_details(impls: dict[str, Testee], op_name: str, args: dict[str, Any], ca
     characters whose data differs between the two of them in those steps makes it agree with the oracle;
     otherwise it is ``UNEXPLAINED`` (a bug of its own next to the skew: no entry covers it). Empty for
     every other cause."""
-    chosen = oracle_name()
+    chosen = oracle_name(op_name)
     if cause != SKEW or chosen not in versions or chosen not in impls:
         return {}
     out: dict[str, str | None] = {}
@@ -250,7 +250,7 @@ def own_details_at(impls: dict[str, Testee], op_name: str, args: dict[str, Any],
     versions differ in (a mark whose NFC data changed but that this input never composes); otherwise its
     share is the counterfactual one (both steps, or unexplained)."""
     coarse = own_details(impls, op_name, args, cause, divergent_names, versions)
-    chosen = oracle_name()
+    chosen = oracle_name(op_name)
     if cause != SKEW or step is None or len(steps_of(detail)) != 1 or chosen not in impls:
         return coarse
     out: dict[str, str | None] = {}
@@ -320,7 +320,7 @@ def masked(op_name: str, args: dict[str, Any], present: Any, names: Any,
     data differs from the oracle's agrees on this witness only because its data has these characters as the
     oracle's does (a reference with NFC of 14.0 against Rust's 18.0 and Pyodide's 16.0: a mark new in 17.0
     skews Rust alone), so it is no evidence either."""
-    oracle = oracle_name()
+    oracle = oracle_name(op_name)
     chars = {ch for text in all_strings(args) for ch in text}
     steps = list(steps_of(skew))
     out = set()

@@ -30,7 +30,9 @@ def python_surface(module: ModuleType | Any, label: str, ops: tuple[str, ...] = 
     ``functions`` maps it to. A module that serves every op under its own name (a binding of this project)
     exports nothing else; a module of another library (a name map) may."""
     problems = []
-    exported = {name for name in dir(module) if not name.startswith("_") and callable(getattr(module, name))
+    public = getattr(module, "__all__", None)  # a module that says what it exports: that, else what it holds
+    exported = {name for name in (public if isinstance(public, (list, tuple)) else dir(module))
+                if not name.startswith("_") and callable(getattr(module, name, None))
                 and not inspect.ismodule(getattr(module, name)) and not inspect.isclass(getattr(module, name))}
     named = {(functions or {}).get(op, op): op for op in ops}  # function name -> the op it serves
     expected = set(named)

@@ -302,6 +302,7 @@ RESULTS_WHAT = "fixture-results document"
 def cmd_check(args: argparse.Namespace) -> int:
     from harness.checks import fixture_gate
     from harness.fixtures.load import all_cases
+    from harness.model.registry import get_op
     from harness.fixtures.runner import (
         INEXPRESSIBLE,
         NOT_REPRODUCED,
@@ -342,6 +343,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     if unserved:
         print(f"{args.impl}: not served (its declaration's ops), never sent: "
               + ", ".join(f"{number} case(s) of {op}" for op, number in unserved.items()))
+    unpinned = [op for op in declared.ops if get_op(op).fixture is None and get_op(op).differential]
+    if unpinned:
+        print(f"{args.impl}: no fixture pins {', '.join(unpinned)} (its family file's \"fixture\" is null): "
+              "check judges none of it; diff, fuzz and sweep compare it with its oracle")
     for contract, number in sorted(skipped_counts(results).items()):
         if contract == INEXPRESSIBLE:
             print(f"{args.impl}: {number} case(s) skipped: its host ({declared.host_strings} strings) cannot hold "
@@ -396,12 +401,15 @@ def cmd_trace(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     opened = open_impls(split_names(args.impls))
+    unserved = [name for name in opened if not impls.declaration(name).serves_op(op.name)]
     documents: dict[str, Any] = {}
     versions: dict[str, dict[str, str]] = {}
     black_boxes: dict[str, Any] = {}
     problems: dict[str, list[str]] = {}
     try:
         for name, impl in opened.items():
+            if name in unserved:
+                continue  # never sent an op it does not serve (named below)
             if not impls.declaration(name).can_express(call_args):
                 black_boxes[name] = {"not run": "its host cannot hold these arguments (host_strings)"}
             elif op.name not in traced_ops(impl):
@@ -436,6 +444,8 @@ def cmd_trace(args: argparse.Namespace) -> int:
                                      for name, c in causes.items()}}, ensure_ascii=True, indent=1))
     else:
         print(side_by_side(op.name, call_args, documents, oracle, black_boxes, problems))
+        if unserved:
+            print(f"not served by {', '.join(unserved)} (their declarations' ops): not sent")
         for name, found in causes.items():
             if found is not None:
                 print(f"{name}: cause {found.cause}" + (f" ({found.detail})" if found.detail else "")

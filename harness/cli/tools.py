@@ -50,7 +50,7 @@ def open_impls(names: list[str] | None, cutoff: float | None = None, require_all
     time.monotonic() after which no command testee waits (the run's budget)."""
     require_all = require_all or os.environ.get(REQUIRE_ALL_ENV) == "1"
     if names:
-        chosen = list(dict.fromkeys([*impls.oracles(), *names]))
+        chosen = list(dict.fromkeys([*_oracles_of(names), *names]))
         opened = {}
         for name in chosen:
             try:
@@ -75,6 +75,18 @@ def open_impls(names: list[str] | None, cutoff: float | None = None, require_all
         raise kind(f"{len(left_out)} implementation(s) left out of 'all available' and --require-all (or "
                    f"{REQUIRE_ALL_ENV}=1) is set")
     return opened
+
+
+def _oracles_of(names: list[str]) -> list[str]:
+    """The oracle of every op the named implementations serve (an op family's own, or this run's)."""
+    out: dict[str, None] = {}
+    for name in names:
+        try:
+            served = impls.declaration(name).ops
+        except (impls.ImplementationUnavailable, impls.DeclarationError):
+            continue  # named when it is opened
+        out.update(dict.fromkeys(impls.oracle(op) for op in served))
+    return list(out) or impls.oracles()[:1]
 
 
 def impl_error(exc: Exception) -> CommandError:

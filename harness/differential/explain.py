@@ -15,7 +15,8 @@ from harness.differential import causes, counterfactual
 from harness.differential.causes import Stats as CauseStats
 from harness.differential.causes import cause_from_traces
 from harness.differential.counterfactual import classify, skew
-from harness.differential.counterfactual.characters import named_characters
+from harness.differential.causes.facts import DIVERGENT_ONLY, ORACLE_ONLY
+from harness.differential.counterfactual.characters import acted_on, named_characters
 from harness.differential.counterfactual.rewrite import all_strings, oracle_role, replace_chars
 from harness.differential.counterfactual.skew import own_details_at
 from harness.differential.outcomes import FAILURES, Responses, divergent, observe
@@ -120,7 +121,8 @@ def name_shares(impls: dict[str, Testee], op_name: str, args: dict[str, Any], re
                 {oracle: impls[oracle], name: impls[name]}, op_name, args,
                 {oracle: responses[oracle], name: responses[name]}, versions, fallback, stats, depth)],
                 names, versions)
-        return [Share(tuple(names), Found(cause, why, detail, chars=named_characters(cause, args, versions)))]
+        kept = acted_on(op_name, args, responses)[1] if detail in (ORACLE_ONLY, DIVERGENT_ONLY) else ()
+        return [Share(tuple(names), Found(cause, why, detail, chars=named_characters(cause, args, versions, kept)))]
     for name in names:
         seen = skew.behind_a_skew(impls, op_name, args, oracle, name, traced, versions)
         if seen is not None:
@@ -131,8 +133,11 @@ def name_shares(impls: dict[str, Testee], op_name: str, args: dict[str, Any], re
         assert first is not None
         # A version skew is one per version pair: implementations that read a step with other data of the
         # same Unicode version share it; one of another version is a skew of its own (its own expected entry).
+        # A character rule acting on one side only is one share per set of characters: two implementations
+        # whose rules differ from the oracle's on other characters have two bugs.
         groups.setdefault((first.step, first.cause, first.detail, skew.version_pair(first.cause, first.detail,
-                                                                                    versions.get(name, {}))),
+                                                                                    versions.get(name, {})),
+                           None if first.cause == skew.SKEW or not first.detail else frozenset(first.chars)),
                           []).append(name)
     shares: list[Share] = []
     for members in groups.values():
@@ -168,13 +173,15 @@ def name_shares(impls: dict[str, Testee], op_name: str, args: dict[str, Any], re
 
 
 def _joined(shares: list[Share], names: list[str], versions: dict[str, dict[str, str]]) -> list[Share]:
-    """Shares of one implementation each, those of one cause, detail and step (and, for a skew, version pair)
-    joined into one share (one bug several implementations have), in the order of ``names``."""
+    """Shares of one implementation each, those of one cause, detail and step (and, for a skew, version pair;
+    for any other cause, the characters it is about) joined into one share (one bug several implementations
+    have; two implementations whose rules differ on other characters are two bugs), in the order of ``names``."""
     groups: dict[tuple[Any, ...], Share] = {}
     for share in shares:
         found = share.found
         key = (found.step, found.cause, found.detail,
-               skew.version_pair(found.cause, found.detail, versions.get(share.impls[0], {})))
+               skew.version_pair(found.cause, found.detail, versions.get(share.impls[0], {})),
+               None if found.cause == skew.SKEW else frozenset(found.chars))
         if key not in groups:
             groups[key] = share
             continue

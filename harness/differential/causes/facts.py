@@ -154,10 +154,11 @@ def acting_side(inputs: Any, a: Any, b: Any) -> tuple[str | None, list[str]]:
     then when it alone holds characters of the input the other span lacks."""
     held = strings(inputs)
     known = {ch for text in held for ch in text}
+    folded = [text.casefold() for text in held]  # a later step may have lowercased the context (a black box)
 
     def piece(text: str, start: int, end: int, context: int) -> bool:
         found = text[max(0, start - context):end + context]
-        return start < end and any(found in s for s in held)
+        return start < end and (any(found in s for s in held) or any(found.casefold() in s for s in folded))
 
     def own(mine: str, other: str) -> list[str]:
         return [ch for ch in dict.fromkeys(mine) if ch in known and ch not in other]

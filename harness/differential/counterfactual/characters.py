@@ -17,6 +17,7 @@ from typing import Any
 
 import unicodedata2
 
+from harness.differential.causes.facts import acting_side
 from harness.differential.counterfactual.probe import Again, Probe
 from harness.differential.counterfactual.rewrite import (
     SYMBOLS,
@@ -38,6 +39,7 @@ from harness.differential.outcomes import Responses, divergent, observe, outcome
 from harness.differential.rule import Rule, Verdict
 from harness.model.contract_sets import EDGE_PUNCTUATION, LINE_BREAKS, QUOTE_DASH, WHITE_SPACE, white_space_like
 from harness.model.registry import get_op
+from harness.testees.impls import oracle as oracle_name
 
 
 def _white_space_like(ch: str) -> bool:
@@ -156,19 +158,41 @@ def _character_rule(probe: Probe) -> Verdict | None:
     reconciled = sorted((r for r in explaining if _reconciles(r, probe.op_name, probe.responses)),
                         key=_SPECIFICITY.index)
     rule = reconciled[0] if reconciled else explaining[0]
-    return Verdict(rule, None, CHARACTER_RULES[rule][2])
+    return Verdict(rule, _side(probe), CHARACTER_RULES[rule][2])
 
 
-def named_characters(cause: str, args: dict[str, Any], versions: dict[str, dict[str, str]]) -> tuple[str, ...]:
+def _side(probe: Probe) -> str | None:
+    return acted_on(probe.op_name, probe.args, probe.responses)[0]
+
+
+def acted_on(op_name: str, args: dict[str, Any], responses: Responses) -> tuple[str | None, list[str]]:
+    """For one implementation against the oracle, both with text results: the side whose rule acted where the
+    results differ and the characters the other side kept (``causes.facts.acting_side``, the input being the
+    call's strings), as a traced class says them; (None, []) otherwise."""
+    names = divergent(op_name, responses)
+    chosen = oracle_name(op_name)
+    oracle = chosen if chosen in responses else next(iter(responses))
+    if len(names) != 1:
+        return None, []
+    (kind_a, a), (kind_b, b) = outcome(op_name, responses[oracle]), outcome(op_name, responses[names[0]])
+    if kind_a != "ok" or kind_b != "ok" or not isinstance(a, str) or not isinstance(b, str):
+        return None, []
+    return acting_side(all_strings(args), a, b)
+
+
+def named_characters(cause: str, args: dict[str, Any], versions: dict[str, dict[str, str]],
+                     kept: Any = ()) -> tuple[str, ...]:
     """The characters of the input a counterfactual cause names (those it replaces): for a version skew, those
-    whose data differs between the versions in play; for a character rule, those of its set; none else."""
+    whose data differs between the versions in play; for a character rule, those of its set (only those one
+    side kept, ``kept``, where the rule acted on one side: ``acted_on``); none else."""
     if cause == "unicode_version_skew":
         named: Callable[[str], bool] = sensitive_between(versions)
     elif cause in CHARACTER_RULES:
         named = CHARACTER_RULES[cause][0]
     else:
         return ()
-    return tuple(dict.fromkeys(ch for text in all_strings(args) for ch in text if named(ch)))
+    found = tuple(dict.fromkeys(ch for text in all_strings(args) for ch in text if named(ch)))
+    return tuple(ch for ch in found if ch in kept) or found if kept else found
 
 
 RULES: list[Rule[Probe]] = [

@@ -1,0 +1,140 @@
+"""The example op family (docs/examples/tags), declared from outside the tree as a user would: its family file
+in PARITY_FAMILIES, its three implementations (the reference in process, a Node twin, a Python toy under its
+own function name) in PARITY_IMPLEMENTATIONS, its Python on PYTHONPATH. Every command reports its known
+differences, each its own class, and nothing else: U+0085 (White_Space the twin's \\s lacks), U+FEFF (one
+its \\s has) and U+001C..U+001F (the toy's str.split()). docs/implementers.md walks through the same lines."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.differential.causes.facts import DIVERGENT_ONLY, ORACLE_ONLY
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "docs" / "examples" / "tags"
+IMPLS = "tags-ref,js-twin,py-toy"
+# (implementation, cause, the side whose rule acts, characters): the known differences, one class each.
+KNOWN = {("js-twin", "whitespace_definition", ORACLE_ONLY, ("U+0085",)),
+         ("js-twin", "whitespace_definition", DIVERGENT_ONLY, ("U+FEFF",)),
+         ("py-toy", "whitespace_definition", DIVERGENT_ONLY, ("U+001C..U+001F",))}
+
+
+@pytest.fixture(scope="module")
+def outside(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    if shutil.which("node") is None:
+        pytest.skip("node is not on PATH (the twin is a Node program)")
+    folder = tmp_path_factory.mktemp("outside") / "tags"
+    shutil.copytree(EXAMPLE, folder)
+    env = dict(os.environ, PARITY_FAMILIES=str(folder / "families"),
+               PARITY_IMPLEMENTATIONS=str(folder / "implementations"),
+               PYTHONPATH=os.pathsep.join([str(folder / "src"), *filter(None, [os.environ.get("PYTHONPATH")])]),
+               HYPOTHESIS_PROFILE="ci")
+    env.pop("PARITY_ORACLE", None)
+    env.pop("PARITY_CONTEXT", None)
+    return folder, env
+
+
+def _harness(env: dict[str, str], *command: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "harness", *command], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=timeout, check=False)
+
+
+def _classes(path: Path) -> set[tuple[Any, ...]]:
+    document = json.loads(path.read_text(encoding="utf-8"))
+    return {(*c["divergent"], c["cause"], c["detail"], tuple(c["characters"])) for c in document["divergences"]}
+
+
+def test_it_joins_with_no_edit_of_the_harness(outside: tuple[Path, dict[str, str]]) -> None:
+    _, env = outside
+    done = _harness(env, "impls")
+    assert done.returncode == 0, done.stderr
+    for name in IMPLS.split(","):
+        line = next(line for line in done.stdout.splitlines() if line.split()[:1] == [name])
+        assert "yes" in line, line
+    done = _harness(env, "selftest", "--impl", "js-twin")
+    assert done.returncode == 0 and "selftest js-twin: passed" in done.stdout, done.stdout + done.stderr
+
+
+def test_check_says_what_it_judged(outside: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
+    _, env = outside
+    done = _harness(env, "check", "--impl", "py-toy", "--results", str(tmp_path / "check.json"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "no fixture pins tag_normalize" in done.stdout and "0/0 fixture cases pass" in done.stdout
+
+
+def test_diff_names_each_known_difference_with_its_direction(outside: tuple[Path, dict[str, str]]) -> None:
+    _, env = outside
+    seen = set()
+    for text in ("a\x85b", "a\ufeffb", "a\x1eb", "Hello  World"):
+        done = _harness(env, "diff", "--impls", IMPLS, "--json", "tag_normalize", text)
+        assert done.returncode == 0, done.stderr  # each is expected (the example's expected lists)
+        found = json.loads(done.stdout)["divergences"]
+        assert all(c["status"] == "expected" for c in found)
+        seen |= {(*c["divergent"], c["cause"], c["detail"]) for c in found}
+    assert seen == {known[:3] for known in KNOWN}
+
+
+def test_fuzz_finds_the_known_differences_and_nothing_else(outside: tuple[Path, dict[str, str]],
+                                                           tmp_path: Path) -> None:
+    _, env = outside
+    report = tmp_path / "fuzz.json"
+    done = _harness(env, "fuzz", "--impls", IMPLS, "--ops", "tag_normalize", "--max-examples", "100000",
+                    "--workers", "1", "--seed", "1", "--report", str(report))
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    found = _classes(report)
+    assert {c[:3] for c in found} == {k[:3] for k in KNOWN}, found
+
+
+def test_sweep_finds_exactly_the_known_characters(outside: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
+    _, env = outside
+    report = tmp_path / "sweep.json"
+    done = _harness(env, "sweep", "--impls", IMPLS, "--range", "U+0000..U+FFFF", "--ops", "tag_normalize",
+                    "--checkpoint", str(tmp_path / "checkpoint.jsonl"), "--report", str(report))
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "warning" not in done.stderr  # its templates reach every character step of the op
+    assert _classes(report) == KNOWN
+    page = tmp_path / "site"
+    done = _harness(env, "report", "html", str(report), "--out", str(page))
+    assert done.returncode == 0, done.stdout + done.stderr
+    html = (page / "index.html").read_text(encoding="utf-8")
+    assert html.count("tag_normalize") >= 3 and "U+001C..U+001F" in html
+
+
+def test_the_other_side_as_oracle_turns_each_direction(outside: tuple[Path, dict[str, str]]) -> None:
+    _, env = outside
+    done = _harness(env, "--oracle", "js-twin", "diff", "--impls", "js-twin,tags-ref", "--json", "tag_normalize",
+                    "a\x85b")
+    (found,) = json.loads(done.stdout)["divergences"]
+    assert (found["divergent"], found["detail"]) == (["tags-ref"], DIVERGENT_ONLY)
+
+
+def test_the_parity_suites_run_on_it(outside: tuple[Path, dict[str, str]]) -> None:
+    _, env = outside
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "suites/parity",
+                           "--impl", "tags-ref", "--impl", "js-twin", "--impl", "py-toy"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert " passed" in done.stdout and "failed" not in done.stdout
+
+
+def _listed() -> list[str]:
+    """The example's files as docs/implementers.md's two tables under 'Adding an op family' list them."""
+    text = (ROOT / "docs" / "implementers.md").read_text(encoding="utf-8")
+    section = text.split("## Adding an op family", 1)[1].split("\n## ", 1)[0]
+    return [line.split("`")[1] for line in section.splitlines() if line.startswith("| `")]
+
+
+def test_the_implementers_guide_lists_the_examples_files() -> None:
+    listed = _listed()
+    present = sorted(str(path.relative_to(EXAMPLE)) for path in EXAMPLE.rglob("*")
+                     if path.is_file() and "__pycache__" not in path.parts)
+    assert len(listed) == len(set(listed)) and sorted(listed) == present, (listed, present)
+    assert "families/tags.json" in listed and "implementations/js-twin.json" in listed  # not vacuous

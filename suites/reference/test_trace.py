@@ -271,7 +271,7 @@ def test_the_trace_command_marks_the_first_differing_step(tmp_path: Any, monkeyp
     assert len(marked) == 1 and marked[0].split()[1] == "norm.quote_dash", out
     assert "first difference: entry 3 (norm.quote_dash): quotebug part from reference" in out
     assert "blackbox: a black box (no traces); the op answered" in out
-    assert "quotebug: cause quote_dash_map, by rule quote-dash at norm.quote_dash" in out
+    assert "quotebug: cause quote_dash_map (oracle-only), by rule quote-dash at norm.quote_dash" in out
     assert main(["trace", "normalize_fact_text", "It\\u2019s here", "--impls", "reference"]) == 0
     out = capsys.readouterr().out
     assert "every trace agrees with reference's, step for step" in out and ">>" not in out
@@ -609,8 +609,9 @@ def test_one_witness_of_two_bugs_is_two_shares_each_its_own_class() -> None:
     found = examine_all(impls, "normalize_fact_text", args, versions)
     assert [(d.divergent, d.cause, d.step) for d in found] == [
         (["quotes"], "quote_dash_map", "norm.quote_dash"), (["nfc"], "normalization", "norm.nfc")]
-    assert ClassKey.of_divergence(found[0]) == ClassKey.of("normalize_fact_text", ["quotes"], "quote_dash_map", None,
-                                                           "norm.quote_dash")
+    # The quote map acts on the oracle's side only (the quotes implementation keeps U+2019): its detail says so.
+    assert ClassKey.of_divergence(found[0]) == ClassKey.of("normalize_fact_text", ["quotes"], "quote_dash_map",
+                                                           "oracle-only", "norm.quote_dash")
     # One JSON parse, whichever argument shows it; at args one conversion, whichever arguments it changed.
     assert ClassKey.of("o", ["p"], "json_strictness", "bom", "ctx.topical_json") == \
         ClassKey.of("o", ["p"], "json_strictness", "bom", "ctx.recent_json")
@@ -619,7 +620,7 @@ def test_one_witness_of_two_bugs_is_two_shares_each_its_own_class() -> None:
     assert ClassKey.of("o", ["p"], "boundary_coercion", "cap", "ctx.cap") != \
         ClassKey.of("o", ["p"], "boundary_coercion", "force", "ctx.cap")
     # Shrinking one share keeps its bug and lets the other fall away.
-    small, responses = shrink(impls, "normalize_fact_text", args, versions, ("quote_dash_map", None),
+    small, responses = shrink(impls, "normalize_fact_text", args, versions, ("quote_dash_map", "oracle-only"),
                               share=("quotes",))
     assert small["text"] == "\u2019", small
     assert responses["nfc"] == responses["reference"] != responses["quotes"]

@@ -302,7 +302,6 @@ RESULTS_WHAT = "fixture-results document"
 def cmd_check(args: argparse.Namespace) -> int:
     from harness.checks import fixture_gate
     from harness.fixtures.load import all_cases
-    from harness.model.registry import get_op
     from harness.fixtures.runner import (
         INEXPRESSIBLE,
         NOT_REPRODUCED,
@@ -313,6 +312,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         skipped_counts,
     )
     from harness.model.files import check_replaceable, write_document
+    from harness.model.registry import get_op
     from harness.testees.findings import Findings
 
     out = args.results or Path(f"reports/check-{args.impl}.json")

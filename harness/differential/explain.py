@@ -14,8 +14,8 @@ from typing import Any
 from harness.differential import causes, counterfactual
 from harness.differential.causes import Stats as CauseStats
 from harness.differential.causes import cause_from_traces
-from harness.differential.counterfactual import classify, skew
 from harness.differential.causes.facts import DIVERGENT_ONLY, ORACLE_ONLY
+from harness.differential.counterfactual import classify, skew
 from harness.differential.counterfactual.characters import acted_on, named_characters
 from harness.differential.counterfactual.rewrite import all_strings, oracle_role, replace_chars
 from harness.differential.counterfactual.skew import own_details_at
@@ -190,8 +190,8 @@ def _joined(shares: list[Share], names: list[str], versions: dict[str, dict[str,
         groups[key] = Share((*groups[key].impls, *share.impls), replace(
             held, trace_at=trace_at, chars=tuple(dict.fromkeys((*held.chars, *found.chars)))))
     order = {name: number for number, name in enumerate(names)}
-    return sorted((replace(share, impls=tuple(sorted(share.impls, key=order.__getitem__))) for share in groups.values()),
-                  key=lambda share: order[share.impls[0]])
+    joined = (replace(share, impls=tuple(sorted(share.impls, key=order.__getitem__))) for share in groups.values())
+    return sorted(joined, key=lambda share: order[share.impls[0]])
 
 
 def _trace_at(step: str, traced: dict[str, Any], oracle: str, members: list[str]) -> dict[str, dict[str, Any]]:

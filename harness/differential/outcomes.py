@@ -59,7 +59,8 @@ def divergent(op_name: str, responses: Responses) -> list[str]:
     chosen = oracle_name(op_name)
     oracle = chosen if chosen in responses else names[0]
     shown = context()  # shown beside the witness, never judged (--context)
-    return [n for n in names if n != oracle and n not in shown and not same_outcome(op_name, responses[oracle], responses[n])]
+    return [n for n in names
+            if n != oracle and n not in shown and not same_outcome(op_name, responses[oracle], responses[n])]
 
 
 def kind(op_name: str, response: dict[str, Any]) -> tuple[str, Any]:

@@ -1,13 +1,13 @@
 """Which character steps of an op its sweep templates reach, seen in the reference's own step notes.
 
-The exhaustive sweep finds a difference in a character rule only where some template puts the swept code
-point in front of that rule's step. Whether a template does is observed, not declared: each template is
-run on the reference with every probe character below (``PROBES``: the contract's white space, line
-breaks, quotes and dashes, near-white-space, punctuation, cased letters, combining marks and characters
-that normalize) inside ``reference.steps.recording()``, and once with a plain letter (``NEUTRAL``). The first
-note where the probe's run, the probe written as the plain letter, parts from the plain letter's run is the
-step that treats the probe otherwise (the way the harness finds where two implementations' traces part). A template reaches a role (``Step.role``: nfc, lowercase, white_space, ...) when it
-makes one of the op's own steps of that role act.
+The exhaustive sweep finds a difference in a character rule only where some template puts the swept code point in
+front of that rule's step. Whether a template does is observed, not declared: each template is run on the reference
+with every probe character below (``PROBES``: the contract's white space, line breaks, quotes and dashes,
+near-white-space, punctuation, cased letters, combining marks and characters that normalize) inside
+``reference.steps.recording()``, and once with a plain letter (``NEUTRAL``). The first note where the probe's run,
+the probe written as the plain letter, parts from the plain letter's run is the step that treats the probe otherwise
+(the way the harness finds where two implementations' traces part). A template reaches a role (``Step.role``: nfc,
+lowercase, white_space, ...) when, for some probe, that step is one of the op's own steps of that role.
 
 ``unreached()`` names every character role of a swept op that none of the op's templates reaches, with
 the templates of other ops that reach that role (a model to copy) and the family file the template goes in.
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterable
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from harness.differential.causes.characters import REACH
@@ -78,13 +78,13 @@ def first_acting(name: str, ch: str) -> str | None:
     if ch == NEUTRAL:
         return None
     probed, plain = _notes(name, ch), _notes(name, NEUTRAL)
-    for (step, value), other in zip(probed, plain):
+    for (step, value), other in zip(probed, plain, strict=False):  # an error may end one run sooner
         if step != other[0] or _put(value, ch) != other[1]:
             return step
     return probed[len(plain)][0] if len(probed) > len(plain) else None
 
 
-@lru_cache(maxsize=None)
+@cache
 def reached(name: str) -> tuple[tuple[str, str], ...]:
     """The character roles the template ``name`` reaches: (role, the first probe that shows it), in role order.
     A template of surrogate pairs is probed with no character: it reaches none here."""

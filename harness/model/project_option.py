@@ -3,11 +3,11 @@ harness/model/paths.py), ``--oracle NAME`` (the implementation the others are co
 harness/testees/impls.py ``oracle``) and ``--context NAMES`` (implementations whose answers are shown beside
 a witness and never judged: ``impls.context``).
 
-The paths of the project are set when ``harness.model.paths`` is first imported, so the entry points
-(``python -m harness``, ``memgate-parity``) take the leading options (``--project DIR`` or
-``--project=DIR``, the same for the others, in any order) off the command line and put them in the
-environment (``PARITY_PROJECT``, ``PARITY_ORACLE``, ``PARITY_CONTEXT``) before they import anything that reads one; worker
-processes inherit them. This module imports nothing of the harness for that reason.
+The paths of the project are set when ``harness.model.paths`` is first imported, so the entry points (``python -m
+harness``, ``memgate-parity``) take the leading options (``--project DIR`` or ``--project=DIR``, the same for the
+others, in any order) off the command line and put them in the environment (``PARITY_PROJECT``, ``PARITY_ORACLE``,
+``PARITY_CONTEXT``) before they import anything that reads one; worker processes inherit them. This module imports
+nothing of the harness for that reason.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ OPTIONS = {"--project": ENV, "--oracle": ORACLE_ENV, "--context": CONTEXT_ENV}
 
 
 def take_project(argv: list[str]) -> list[str]:
-    """``argv`` without its leading ``--project DIR``, ``--oracle NAME`` and ``--context NAMES``; each value goes into its
-    environment variable. An option with nothing after it is left in place, for argparse to name."""
+    """``argv`` without its leading ``--project DIR``, ``--oracle NAME`` and ``--context NAMES``; each value goes into
+    its environment variable. An option with nothing after it is left in place, for argparse to name."""
     while argv:
         option, equals, value = argv[0].partition("=")
         if option not in OPTIONS:

@@ -151,9 +151,9 @@ _SIDES = {ORACLE_ONLY: "on the oracle's side only (the other keeps them)",
 
 def _about(facts: Facts, chars: list[str]) -> tuple[str | None, list[str]]:
     """(the side the step acted on, the characters it is about): where one side acted (``acting_side``, the
-    step's input being the entry before it, or the call's arguments where that holds no string), the characters the other side kept,
-    not what the acting side wrote in their place; else every differing one. The side is the class's detail,
-    so that a character in a rule's set on one side only is one class per direction."""
+    step's input being the entry before it, or the call's arguments where that holds no string), the characters the
+    other side kept, not what the acting side wrote in their place; else every differing one. The side is the class's
+    detail, so that a character in a rule's set on one side only is one class per direction."""
     a, b = facts.values()
     where, kept = acting_side(facts.before if strings(facts.before) else facts.args, a, b)
     return where, ([ch for ch in chars if ch in kept] or kept or chars) if where else chars

@@ -144,14 +144,14 @@ def _single(found: list[Span]) -> list[Span]:
 
 def acting_side(inputs: Any, a: Any, b: Any) -> tuple[str | None, list[str]]:
     """Which side's rule acted on the characters where ``a`` (the oracle's value) and ``b`` differ, and the
-    characters the other side kept: ``ORACLE_ONLY`` when in every differing span ``b`` kept what the input
-    held there (``inputs``: the strings the step received, and the call's) and ``a`` did not,
-    ``DIVERGENT_ONLY`` the other way round, None when both sides changed it (a map or a mapping applied
-    differently) or the spans say neither. A value that shows both directions is the first span's, a span that
-    shows both (each side kept an input character the other changed) ``ORACLE_ONLY``'s: two differences at
-    once, whose witness the shrinker keeps in that class, shedding the other's characters. A span is kept when, with a character of context on each side, it
-    is a piece of an input string; where that tells neither (both sides changed the context), the span alone;
-    then when it alone holds characters of the input the other span lacks."""
+    characters the other side kept: ``ORACLE_ONLY`` when in every differing span ``b`` kept what the input held there
+    (``inputs``: the strings the step received, and the call's) and ``a`` did not, ``DIVERGENT_ONLY`` the other way
+    round, None when both sides changed it (a map or a mapping applied differently) or the spans say neither. A value
+    that shows both directions is the first span's, a span that shows both (each side kept an input character the other
+    changed) ``ORACLE_ONLY``'s: two differences at once, whose witness the shrinker keeps in that class, shedding the
+    other's characters. A span is kept when, with a character of context on each side, it is a piece of an input string;
+    where that tells neither (both sides changed the context), the span alone; then when it alone holds characters of
+    the input the other span lacks."""
     held = strings(inputs)
     known = {ch for text in held for ch in text}
     folded = [text.casefold() for text in held]  # a later step may have lowercased the context (a black box)

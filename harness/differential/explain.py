@@ -127,20 +127,13 @@ def name_shares(impls: dict[str, Testee], op_name: str, args: dict[str, Any], re
         seen = skew.behind_a_skew(impls, op_name, args, oracle, name, traced, versions)
         if seen is not None:
             firsts[name] = seen
-    groups: dict[tuple[Any, ...], list[str]] = {}
-    for name in names:
-        first = firsts[name]
-        assert first is not None
-        # A version skew is one per version pair: implementations that read a step with other data of the
-        # same Unicode version share it; one of another version is a skew of its own (its own expected entry).
-        # A character rule acting on one side only is one share per set of characters: two implementations
-        # whose rules differ from the oracle's on other characters have two bugs.
-        groups.setdefault((first.step, first.cause, first.detail, skew.version_pair(first.cause, first.detail,
-                                                                                    versions.get(name, {})),
-                           None if first.cause == skew.SKEW or not first.detail else frozenset(first.chars)),
-                          []).append(name)
+    # A version skew is one per version pair: implementations that read a step with other data of the same
+    # Unicode version share it; one of another version is a skew of its own (its own expected entry).
+    groups = _bugs([(name, (first.step, first.cause, first.detail,
+                            skew.version_pair(first.cause, first.detail, versions.get(name, {}))), first.chars)
+                    for name, first in firsts.items() if first is not None])
     shares: list[Share] = []
-    for members in groups.values():
+    for members in groups:
         first = firsts[members[0]]
         assert first is not None
         part = {oracle: impls[oracle], **{name: impls[name] for name in members}}
@@ -172,25 +165,39 @@ def name_shares(impls: dict[str, Testee], op_name: str, args: dict[str, Any], re
     return sorted(shares, key=lambda share: order[share.impls[0]])
 
 
+def _bugs(found: list[tuple[str, tuple[Any, ...], tuple[str, ...]]]) -> list[list[str]]:
+    """Implementations grouped into bugs: (name, what its share is known by, the characters it is about) in
+    order; one group per key and set of characters that meet. Two implementations whose rules part from the
+    oracle's at one step, for one cause and in one direction, but on characters that never meet (U+FEFF for
+    one, U+001C for the other) have two bugs; a shared bug shows a character in common whatever else either
+    witness holds (characters are not compared for a skew: its version pair says it)."""
+    groups: list[tuple[tuple[Any, ...], set[str], list[str]]] = []
+    for name, key, chars in found:
+        home = next((group for group in groups if group[0] == key and (
+            key[1] == skew.SKEW or (not group[1] and not chars) or group[1] & set(chars))), None)
+        if home is None:
+            groups.append((key, set(chars), [name]))
+        else:
+            home[1].update(chars)
+            home[2].append(name)
+    return [members for _, _, members in groups]
+
+
 def _joined(shares: list[Share], names: list[str], versions: dict[str, dict[str, str]]) -> list[Share]:
-    """Shares of one implementation each, those of one cause, detail and step (and, for a skew, version pair;
-    for any other cause, the characters it is about) joined into one share (one bug several implementations
-    have; two implementations whose rules differ on other characters are two bugs), in the order of ``names``."""
-    groups: dict[tuple[Any, ...], Share] = {}
-    for share in shares:
-        found = share.found
-        key = (found.step, found.cause, found.detail,
-               skew.version_pair(found.cause, found.detail, versions.get(share.impls[0], {})),
-               None if found.cause == skew.SKEW else frozenset(found.chars))
-        if key not in groups:
-            groups[key] = share
-            continue
-        held = groups[key].found
-        trace_at = {**(held.trace_at or {}), **(found.trace_at or {})} or None
-        groups[key] = Share((*groups[key].impls, *share.impls), replace(
-            held, trace_at=trace_at, chars=tuple(dict.fromkeys((*held.chars, *found.chars)))))
+    """Shares of one implementation each joined where they are one bug (``_bugs``: one cause, detail and step,
+    for a skew one version pair, characters that meet), in the order of ``names``."""
+    held = {share.impls[0]: share for share in shares}
+    groups = _bugs([(share.impls[0], (share.found.step, share.found.cause, share.found.detail, skew.version_pair(
+        share.found.cause, share.found.detail, versions.get(share.impls[0], {}))), share.found.chars)
+        for share in shares])
+    out = []
+    for members in groups:
+        founds = [held[name].found for name in members]
+        trace_at = {key: value for found in founds for key, value in (found.trace_at or {}).items()} or None
+        chars = tuple(dict.fromkeys(ch for found in founds for ch in found.chars))
+        out.append(Share(tuple(members), replace(founds[0], trace_at=trace_at, chars=chars)))
     order = {name: number for number, name in enumerate(names)}
-    joined = (replace(share, impls=tuple(sorted(share.impls, key=order.__getitem__))) for share in groups.values())
+    joined = (replace(share, impls=tuple(sorted(share.impls, key=order.__getitem__))) for share in out)
     return sorted(joined, key=lambda share: order[share.impls[0]])
 
 

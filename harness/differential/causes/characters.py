@@ -151,11 +151,22 @@ _SIDES = {ORACLE_ONLY: "on the oracle's side only (the other keeps them)",
 
 def _about(facts: Facts, chars: list[str]) -> tuple[str | None, list[str]]:
     """(the side the step acted on, the characters it is about): where one side acted (``acting_side``, the
-    step's input being the entry before it, or the call's arguments where that holds no string), the characters the
+    step's input: the entry before it, else every entry before it, else the call's arguments), the characters the
     other side kept, not what the acting side wrote in their place; else every differing one. The side is the class's
     detail, so that a character in a rule's set on one side only is one class per direction."""
     a, b = facts.values()
-    where, kept = acting_side(facts.before if strings(facts.before) else facts.args, a, b)
+    if facts.role == "line_breaks":  # a split moves text between pieces: the joined pieces hold the break
+        a, b = "\n".join(strings(a)), "\n".join(strings(b))
+    seen = facts.before or []
+    # The step's input: the entry before it, else (a per-item step, whose item came further back) every entry
+    # before it, else the call's arguments.
+    for inputs, ties in ((seen[-1:], False), (seen, True), (facts.args, True)):
+        if strings(inputs):
+            where, kept = acting_side(inputs, a, b, ties)
+            if where is not None:
+                break
+    else:
+        where, kept = None, []
     return where, ([ch for ch in chars if ch in kept] or kept or chars) if where else chars
 
 

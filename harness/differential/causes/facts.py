@@ -34,7 +34,9 @@ class Facts:
     args: dict[str, Any]  # the call's arguments (decoded host values)
     versions_a: dict[str, str] = field(default_factory=dict)
     versions_b: dict[str, str] = field(default_factory=dict)
-    before: Any = None  # the value of the entry before the parting one, the same on both sides (the step's input)
+    # The values of the entries before the parting one, the same on both sides: what the op had made of its input
+    # so far, the step's input among them (a per-item step's is further back than the entry before it).
+    before: Any = None
 
     def erred_here(self, side: str) -> bool:
         """Whether that side's trace ended at this entry with an error this step raises."""
@@ -72,7 +74,7 @@ def facts(op: str, parting: Parting, trace_a: dict[str, Any], trace_b: dict[str,
     declared = step_titles().get(parting.step)
     role = ARGS if parting.step == ARGS else OUTCOME if parting.step == OUTCOME else \
         (declared.role if declared is not None else "rule")
-    before = trace_a["steps"][index - 1].get("value") if 0 < index <= len(trace_a["steps"]) else None
+    before = [entry.get("value") for entry in trace_a["steps"][:index]]
     return Facts(op, parting.step, role, declared.param if declared else None, declared.code if declared else None,
                  entry_a, entry_b, trace_a["outcome"], trace_b["outcome"], args, versions_a, versions_b, before)
 
@@ -142,7 +144,7 @@ def _single(found: list[Span]) -> list[Span]:
             for x, i1, i2, y, j1, j2 in found for k in range(i2 - i1 if i2 - i1 == j2 - j1 else 1)]
 
 
-def acting_side(inputs: Any, a: Any, b: Any) -> tuple[str | None, list[str]]:
+def acting_side(inputs: Any, a: Any, b: Any, ties: bool = True) -> tuple[str | None, list[str]]:
     """Which side's rule acted on the characters where ``a`` (the oracle's value) and ``b`` differ, and the
     characters the other side kept: ``ORACLE_ONLY`` when in every differing span ``b`` kept what the input held there
     (``inputs``: the strings the step received, and the call's) and ``a`` did not, ``DIVERGENT_ONLY`` the other way
@@ -151,7 +153,8 @@ def acting_side(inputs: Any, a: Any, b: Any) -> tuple[str | None, list[str]]:
     changed) ``ORACLE_ONLY``'s: two differences at once, whose witness the shrinker keeps in that class, shedding the
     other's characters. A span is kept when, with a character of context on each side, it is a piece of an input string;
     where that tells neither (both sides changed the context), the span alone; then when it alone holds characters of
-    the input the other span lacks."""
+    the input the other span lacks. ``ties=False``: a span where each side kept its own says neither (a caller
+    that can ask again with more of the input)."""
     held = strings(inputs)
     known = {ch for text in held for ch in text}
     folded = [text.casefold() for text in held]  # a later step may have lowercased the context (a black box)
@@ -170,7 +173,7 @@ def acting_side(inputs: Any, a: Any, b: Any) -> tuple[str | None, list[str]]:
         verdicts = [(piece(x, i1, i2, context), piece(y, j1, j2, context)) for context in (1, 0)]
         verdicts.append((bool(own(left, right)), bool(own(right, left))))
         decided = next(((l_kept, r_kept) for l_kept, r_kept in verdicts if l_kept != r_kept),
-                       (False, True) if all(verdicts[-1]) else None)  # each kept its own: both ways, the oracle's first
+                       (False, True) if ties and all(verdicts[-1]) else None)  # each kept its own: the oracle's first
         if decided is None:
             return None, []
         side = ORACLE_ONLY if decided[1] else DIVERGENT_ONLY

@@ -186,16 +186,17 @@ def _bugs(found: list[tuple[str, tuple[Any, ...], tuple[str, ...]]]) -> list[lis
 def _joined(shares: list[Share], names: list[str], versions: dict[str, dict[str, str]]) -> list[Share]:
     """Shares of one implementation each joined where they are one bug (``_bugs``: one cause, detail and step,
     for a skew one version pair, characters that meet), in the order of ``names``."""
-    held = {share.impls[0]: share for share in shares}
-    groups = _bugs([(share.impls[0], (share.found.step, share.found.cause, share.found.detail, skew.version_pair(
+    groups = _bugs([(str(number), (share.found.step, share.found.cause, share.found.detail, skew.version_pair(
         share.found.cause, share.found.detail, versions.get(share.impls[0], {}))), share.found.chars)
-        for share in shares])
+        for number, share in enumerate(shares)])
     out = []
     for members in groups:
-        founds = [held[name].found for name in members]
+        chosen = [shares[int(number)] for number in members]
+        founds = [share.found for share in chosen]
         trace_at = {key: value for found in founds for key, value in (found.trace_at or {}).items()} or None
         chars = tuple(dict.fromkeys(ch for found in founds for ch in found.chars))
-        out.append(Share(tuple(members), replace(founds[0], trace_at=trace_at, chars=chars)))
+        impls = tuple(dict.fromkeys(name for share in chosen for name in share.impls))
+        out.append(Share(impls, replace(founds[0], trace_at=trace_at, chars=chars)))
     order = {name: number for number, name in enumerate(names)}
     joined = (replace(share, impls=tuple(sorted(share.impls, key=order.__getitem__))) for share in out)
     return sorted(joined, key=lambda share: order[share.impls[0]])

@@ -56,3 +56,16 @@ def test_a_black_box_is_not_blamed_for_another_implementations_difference(tmp_pa
     assert [(c["divergent"], c["cause"], c["detail"], c["step"]) for c in found] == [
         (["twin"], "whitespace_definition", DIVERGENT_ONLY, "norm.white_space"),
         (["stripper"], "whitespace_definition", DIVERGENT_ONLY, None)]  # from its outputs: it strips, the oracle keeps
+
+
+def test_the_direction_is_read_against_the_steps_own_input(tmp_path: Path) -> None:
+    """decide_write normalizes its text, then each candidate: where a candidate's White_Space step parts, its input
+    is the candidate's text, not the gate's text that looks like the oracle's value (planted: reading the first
+    string most like either value named the wrong side)."""
+    folder = tmp_path / "impls"
+    declare(folder, name="twin", bug="whitespace")
+    candidates = json.dumps([{"id": "m", "text": "a\x85b"}])
+    (found,) = _classes(folder, "diff", "--impls", "reference,twin", "--json", "decide_write", "--arg", 'text="a b"',
+                        "--arg", 'embedding_json="null"', "--arg", f"candidates_json={json.dumps(candidates)}")
+    assert (found["cause"], found["detail"], found["characters"]) == ("whitespace_definition", ORACLE_ONLY,
+                                                                      ["U+0085"])

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable
+from difflib import SequenceMatcher
 from functools import lru_cache
 
 from harness.differential.causes.facts import (
@@ -149,18 +150,33 @@ _SIDES = {ORACLE_ONLY: "on the oracle's side only (the other keeps them)",
           DIVERGENT_ONLY: "on the divergent side only (the oracle keeps them)"}
 
 
+# The roles whose rule is a set of characters (in it or not, on each side): a class there has a direction. NFC and
+# the case mappings map characters to others (and read Unicode data that skews): their classes have none.
+SET_ROLES = frozenset({"white_space", "trim", "edges", "line_breaks", "quote_dash"})
+
+
 def _about(facts: Facts, chars: list[str]) -> tuple[str | None, list[str]]:
-    """(the side the step acted on, the characters it is about): where one side acted (``acting_side``, the
-    step's input: the entry before it, else every entry before it, else the call's arguments), the characters the
-    other side kept, not what the acting side wrote in their place; else every differing one. The side is the class's
-    detail, so that a character in a rule's set on one side only is one class per direction."""
+    """(the side the step acted on, the characters it is about): where one side acted (``acting_side``, read against
+    the step's input: the latest string the op held before the step most like the two values), the characters the
+    other side kept, not what the acting side wrote in their place; else every differing one. The side is the
+    class's detail (at a step whose rule is a set: ``SET_ROLES``), so that a character in a rule's set on one side
+    only is one class per direction."""
+    if facts.role not in SET_ROLES:
+        return None, chars
     a, b = facts.values()
     if facts.role == "line_breaks":  # a split moves text between pieces: the joined pieces hold the break
         a, b = "\n".join(strings(a)), "\n".join(strings(b))
-    seen = facts.before or []
-    # The step's input: the entry before it, else (a per-item step, whose item came further back) every entry
-    # before it, else the call's arguments.
-    for inputs, ties in ((seen[-1:], False), (seen, True), (facts.args, True)):
+    # The step's input: of the strings the op held before the step (every entry before it: a per-item step's item
+    # or a normalization's text inside a gate came further back than the entry before it), the latest one most
+    # like the two values; else all of them, or the call's arguments, where a tie says neither.
+    held = strings(facts.before or [])[-400:]
+    values = "\n".join(strings(a)), "\n".join(strings(b))
+
+    def likeness(text: str) -> float:
+        return max(SequenceMatcher(None, text[:400], value[:400], autojunk=False).quick_ratio() for value in values)
+
+    nearest = max(reversed(held), key=likeness, default=None)  # of equally like ones, the latest
+    for inputs, ties in (([nearest] if nearest is not None else [], True), (held, False), (facts.args, False)):
         if strings(inputs):
             where, kept = acting_side(inputs, a, b, ties)
             if where is not None:

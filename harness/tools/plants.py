@@ -24,6 +24,7 @@ from pathlib import Path
 
 from harness.classes.record import ClassRecord
 from harness.classes.report import classes as report_classes
+from harness.differential.causes.facts import DIVERGENT_ONLY, ORACLE_ONLY
 from harness.differential.counterfactual.skew import SKEW, steps_of
 from harness.tools.mutants import (
     REFERENCE_MUTATIONS,
@@ -439,7 +440,11 @@ def run_plant(plant: Plant, seconds: float, fuzzing: bool = True) -> tuple[bool,
 def _one_per(report: dict, divergence: ClassRecord) -> tuple:
     """What "one report per op" counts: the op; for a version skew, the op and the Unicode versions its
     share reads the skewed steps with. A skew is one per version pair (explain.name_shares): an oracle
-    planted with NFC of 14.0 is Rust's skew against 18.0 and Pyodide's against 16.0, two classes."""
+    planted with NFC of 14.0 is Rust's skew against 18.0 and Pyodide's against 16.0, two classes. For a rule that
+    is a set of characters, the op and the side whose rule acts: a set replaced by another differs both ways, and
+    each way is its own class (a character in the rule's set on one side only: explain's directions)."""
+    if divergence.detail in (ORACLE_ONLY, DIVERGENT_ONLY):
+        return (divergence.op, divergence.detail)
     if divergence.cause != SKEW:
         return (divergence.op,)
     described = report.get("run", {}).get("implementations", {})

@@ -312,7 +312,7 @@ def _prepare(plant: Plant, scratch: Path) -> tuple[Path, dict[str, str]]:
     env = dict(os.environ)
     tree = scratch / "tree"
     tree.mkdir()
-    for name in ("harness", "generators", "fixtures", "expected", "wasm_host"):
+    for name in ("harness", "generators", "fixtures", "expected", "families", "wasm_host"):
         os.symlink(ROOT / name, tree / name)
     if plant.kind == "reference":
         shutil.copytree(ROOT / "reference", tree / "reference")

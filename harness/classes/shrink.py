@@ -33,11 +33,10 @@ from typing import Any
 
 from harness.differential.counterfactual.skew import narrower_or_equal
 from harness.differential.explain import name_shares
-from harness.differential.outcomes import divergent, observe
+from harness.differential.outcomes import divergent, observe, oracle_of
 from harness.differential.verdict import outcome_kinds
 from harness.model import hostvalues
 from harness.model.registry import get_op
-from harness.testees.impls import oracle as oracle_name
 from harness.testees.testee import Testee
 
 MAX_STEPS = 2000
@@ -163,8 +162,7 @@ def shrink(opened: dict[str, Testee], op: str, args: dict[str, Any], versions: d
     one share with that cause; the others may come to agree (a skew riding along falls away)."""
     responses = observe(opened, op, args)
     names = tuple(n for n in share if n in responses) if share is not None else tuple(divergent(op, responses))
-    chosen = oracle_name(op)
-    oracle = chosen if chosen in responses else next(iter(responses))
+    oracle = oracle_of(op, responses)
     watched = {oracle, *names}
     kinds = outcome_kinds({name: r for name, r in responses.items() if name in watched})
 

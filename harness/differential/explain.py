@@ -19,7 +19,7 @@ from harness.differential.counterfactual import classify, skew
 from harness.differential.counterfactual.characters import acted_on, named_characters
 from harness.differential.counterfactual.rewrite import all_strings, oracle_role, replace_chars
 from harness.differential.counterfactual.skew import own_details_at
-from harness.differential.outcomes import FAILURES, Responses, divergent, observe
+from harness.differential.outcomes import FAILURES, Responses, divergent, observe, oracle_of
 from harness.model import hostvalues, unicode_tables, untrusted
 from harness.model.registry import OPS, Op, step_titles
 from harness.model.traces import parse as parse_trace
@@ -27,7 +27,6 @@ from harness.model.traces import parting_entries
 from harness.model.unicode_info import CharInfo, describe, interesting
 from harness.testees.fanout import serves
 from harness.testees.impls import check_platforms
-from harness.testees.impls import oracle as oracle_name
 from harness.testees.testee import Testee
 from harness.testees.traces import problems, request_trace, traced_ops
 
@@ -103,9 +102,7 @@ def name_shares(impls: dict[str, Testee], op_name: str, args: dict[str, Any], re
     if not names:
         return []
     crashed = any("error" in r and r["error"].get("code") in FAILURES for r in responses.values())
-    # The oracle as divergent() takes it: responses need not start with it (the sweep's gate orders them by name).
-    chosen = oracle_name(op_name)
-    oracle = chosen if chosen in responses else next(iter(responses))
+    oracle = oracle_of(op_name, responses)  # the oracle as divergent() takes it
     traced = None if crashed else _traces(impls, op_name, args, [oracle, *names])
     firsts = {} if traced is None else {
         name: cause_from_traces(op_name, traced[oracle], traced[name], args, versions.get(oracle, {}),

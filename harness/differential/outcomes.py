@@ -50,14 +50,20 @@ def same_outcome(op_name: str, a: dict[str, Any], b: dict[str, Any]) -> bool:
     return kind_a == kind_b and same_json(value_a, value_b)
 
 
+def oracle_of(op_name: str, responses: Responses) -> str:
+    """The oracle of these responses: the op's oracle (``impls.oracle``) where it answered, else the first one
+    (responses need not start with it: the sweep's gate orders them by name)."""
+    chosen = oracle_name(op_name)
+    return chosen if chosen in responses else next(iter(responses))
+
+
 def divergent(op_name: str, responses: Responses) -> list[str]:
     """Implementations whose outcome differs from the oracle's (or from the first one's), but for those the run
     shows for context only (``--context``)."""
     names = list(responses)
     if not names:
         return []
-    chosen = oracle_name(op_name)
-    oracle = chosen if chosen in responses else names[0]
+    oracle = oracle_of(op_name, responses)
     shown = context()  # shown beside the witness, never judged (--context)
     return [n for n in names
             if n != oracle and n not in shown and not same_outcome(op_name, responses[oracle], responses[n])]

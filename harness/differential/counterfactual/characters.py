@@ -35,11 +35,10 @@ from harness.differential.counterfactual.skew import (
     skew_steps,
     skewed_between,
 )
-from harness.differential.outcomes import Responses, divergent, observe, outcome
+from harness.differential.outcomes import Responses, divergent, observe, oracle_of, outcome
 from harness.differential.rule import Rule, Verdict
 from harness.model.contract_sets import EDGE_PUNCTUATION, LINE_BREAKS, QUOTE_DASH, WHITE_SPACE, white_space_like
 from harness.model.registry import get_op
-from harness.testees.impls import oracle as oracle_name
 
 
 def _white_space_like(ch: str) -> bool:
@@ -170,8 +169,7 @@ def acted_on(op_name: str, args: dict[str, Any], responses: Responses) -> tuple[
     results differ and the characters the other side kept (``causes.facts.acting_side``, the input being the
     call's strings), as a traced class says them; (None, []) otherwise."""
     names = divergent(op_name, responses)
-    chosen = oracle_name(op_name)
-    oracle = chosen if chosen in responses else next(iter(responses))
+    oracle = oracle_of(op_name, responses)
     if len(names) != 1:
         return None, []
     (kind_a, a), (kind_b, b) = outcome(op_name, responses[oracle]), outcome(op_name, responses[names[0]])

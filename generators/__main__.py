@@ -14,7 +14,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import FIXTURES
+from . import FIXTURES, PROBLEMS
 from .framework import GeneratorError, build_document, diff, read_pins, release, write
 
 
@@ -36,6 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dir", type=Path, default=None, help="fixture directory (default: fixtures/)")
     args = parser.parse_args(argv)
     try:
+        if PROBLEMS:
+            raise GeneratorError("a fixture generator does not load:\n  " + "\n  ".join(PROBLEMS))
         names = _select(args.fixtures)
         if args.command == "list":
             for name in names:

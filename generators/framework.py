@@ -66,6 +66,10 @@ class FixtureSpec:
     # flag -> the steps a result case with that flag pins (generators/steps.py); error cases name the
     # step that failed, as the reference reports it.
     flag_steps: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Where its file and release pins live, and its promoted witnesses: the project's fixtures/ and
+    # generators/promoted/ unless its op family's file names a folder (generators/__init__.py sets both).
+    folder: Path | None = None
+    promoted_folder: Path | None = None
 
     @property
     def name(self) -> str:
@@ -73,11 +77,11 @@ class FixtureSpec:
 
     @property
     def path(self) -> Path:
-        return FIXTURES_DIR / f"{self.name}.json"
+        return (self.folder or FIXTURES_DIR) / f"{self.name}.json"
 
     @property
     def promoted_path(self) -> Path:
-        return PROMOTED_DIR / f"{self.name}.json"
+        return (self.promoted_folder or PROMOTED_DIR) / f"{self.name}.json"
 
     def all_cases(self) -> list[Case]:
         """The module's cases, then the promoted ones (generators/promoted/<name>.json), in file order."""
@@ -102,13 +106,34 @@ def outcome(op_name: str, args: dict[str, Any], contract: str = "v1") -> tuple[d
     op = get_op(op_name)
     try:
         result = op.reference_for(contract)(**args)
-    except ContractError as exc:
-        if exc.step is None:
-            raise GeneratorError(f"{op_name}: the reference raised {exc.code} without naming its step") from None
-        return {"error": exc.code}, exc.step
+    except (ContractError, ValueError, TypeError) as exc:
+        code, step = contract_error(exc)
+        if code is None:
+            raise GeneratorError(f"{op_name}{_shown(args)}: the reference raised {type(exc).__name__}: {exc}, "
+                                 "not a contract error (a ValueError or TypeError with a str `code` and `step`)"
+                                 ) from exc
+        if step is None:
+            raise GeneratorError(f"{op_name}: the reference raised {code} without naming its step") from None
+        return {"error": code}, step
     if op.result_kind == "json":
         result = json.loads(result)
     return {"result": result}, None
+
+
+def contract_error(exc: BaseException) -> tuple[str | None, str | None]:
+    """(code, step) of a reference's contract error, or (None, None) for any other exception. The memgate
+    reference raises ContractError; another family's reference raises a ValueError or TypeError carrying a
+    str ``code`` and ``step`` (docs/implementers.md), as the step traces read them."""
+    if isinstance(exc, ContractError):
+        return exc.code, exc.step
+    code, step = getattr(exc, "code", None), getattr(exc, "step", None)
+    if isinstance(exc, (ValueError, TypeError)) and not isinstance(exc, UnicodeError) and isinstance(code, str):
+        return code, step if isinstance(step, str) else None
+    return None, None
+
+
+def _shown(args: dict[str, Any]) -> str:
+    return f"({', '.join(f'{k}={v!r}'[:80] for k, v in args.items())})"
 
 
 def expectation(op_name: str, args: dict[str, Any], contract: str = "v1") -> dict[str, Any]:

@@ -753,9 +753,12 @@ def cmd_promote(args: argparse.Namespace) -> int:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
+    from generators import PROBLEMS
     from harness.fixtures.lint import lint as run_lint
     from harness.fixtures.lint import unpinned_steps
 
+    if PROBLEMS:  # a broken declaration, not a finding about the fixtures
+        raise UsageError("a fixture generator does not load:\n  " + "\n  ".join(PROBLEMS))
     problems = run_lint(regenerate=not args.no_regenerate)
     for problem in problems:
         print(problem)

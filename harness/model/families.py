@@ -48,6 +48,8 @@ class Family:
     ops: tuple[dict[str, Any], ...]  # as the file gives them, checked
     templates: tuple[dict[str, Any], ...]
     contract: Path | None = None  # its specification, when it names one
+    fixture_folder: Path | None = None  # where its fixture files and release pins live, when it names one
+    generators: tuple[Path, ...] = ()  # its fixture generators (.py files defining SPEC)
 
 
 def family_files() -> list[Path]:
@@ -114,6 +116,43 @@ def _document(path: Path) -> dict[str, Any]:
     return document
 
 
+def load_file(name: str, target: Path) -> ModuleType:
+    """The module of a .py file or a package folder, imported under ``name`` (once: a second call with the same
+    file gives the same module). Its own import errors propagate."""
+    init = target / "__init__.py" if target.is_dir() else target
+    if name in sys.modules and getattr(sys.modules[name], "__file__", None) == str(init):
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(
+        name, init, submodule_search_locations=[str(target)] if target.is_dir() else None)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+def _fixtures(path: Path, named: dict[str, Any] | None) -> tuple[Path | None, tuple[Path, ...]]:
+    """(the fixture folder, the generator files) the family file names; the files must exist."""
+    if named is None:
+        return None, ()
+    generators = []
+    for index, given in enumerate(named["generators"]):
+        target = (path.parent / given).resolve()
+        if target.suffix != ".py" or not target.is_file():
+            raise _fail(path, f"fixtures/generators/{index}", f"{given!r} is not a .py file ({target})",
+                        "name each generator's .py file, from the family file's folder")
+        generators.append(target)
+    folder = (path.parent / named["folder"]).resolve()
+    if folder.exists() and not folder.is_dir():
+        raise _fail(path, "fixtures/folder", f"{named['folder']!r} is not a folder ({folder})",
+                    "name the folder the family's fixture files go in, from the family file's folder")
+    return folder, tuple(generators)
+
+
 def _reference(path: Path, family: str, named: dict[str, str]) -> ModuleType:
     """The family's reference module: imported by name, or loaded from its path (a .py file or a package)."""
     try:
@@ -124,20 +163,7 @@ def _reference(path: Path, family: str, named: dict[str, str]) -> ModuleType:
         if not init.is_file():
             raise _fail(path, "reference/path", f"{named['path']!r} is neither a .py file nor a package folder "
                         f"({target})", "name the reference's file or folder, from the family file's folder")
-        name = f"parity_family_{family}"
-        if name in sys.modules and getattr(sys.modules[name], "__file__", None) == str(init):
-            return sys.modules[name]
-        spec = importlib.util.spec_from_file_location(
-            name, init, submodule_search_locations=[str(target)] if target.is_dir() else None)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        try:
-            spec.loader.exec_module(module)
-        except BaseException:
-            del sys.modules[name]
-            raise
-        return module
+        return load_file(f"parity_family_{family}", target)
     except FamilyError:
         raise
     except Exception as exc:  # noqa: BLE001 - the reference's own import failing: its message, not a traceback
@@ -218,8 +244,9 @@ def read(path: Path) -> Family:
         names.add(template["name"])
         _check_template(path, f"templates/{index}", template, ops)
     contract = (path.parent / document["contract"]).resolve() if "contract" in document else None
+    folder, generators = _fixtures(path, document.get("fixtures"))
     return Family(document["family"], path, document["description"], module, tuple(document["ops"]),
-                  tuple(document.get("templates", [])), contract)
+                  tuple(document.get("templates", [])), contract, folder, generators)
 
 
 def _names(family: Family) -> list[tuple[str, str]]:

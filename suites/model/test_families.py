@@ -123,6 +123,9 @@ def test_an_outside_family_joins_through_the_environment(tmp_path: Path) -> None
      "no argument holds the swept value"),
     (_family(templates=[{"name": "alone", "op": "squash_space", "rule": "r", "args": {"text": "{c}"}}]),
      "template 'alone' is declared by"),
+    (_family(fixtures={"folder": "fx", "generators": ["nowhere_v1.py"]}), "fixtures/generators/0: 'nowhere_v1.py'"),
+    (_family(fixtures={"folder": "squash_ref.py", "generators": ["squash_ref.py"]}),
+     "fixtures/folder: 'squash_ref.py'"),
 ])
 def test_a_broken_family_file_is_named_with_the_place_and_the_fix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                   document: Any, says: str) -> None:

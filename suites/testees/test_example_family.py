@@ -25,6 +25,13 @@ IMPLS = "tags-ref,js-twin,py-toy"
 KNOWN = {("js-twin", "whitespace_definition", ORACLE_ONLY, ("U+0085",)),
          ("js-twin", "whitespace_definition", DIVERGENT_ONLY, ("U+FEFF",)),
          ("py-toy", "whitespace_definition", DIVERGENT_ONLY, ("U+001C..U+001F",))}
+# The fixture cases (docs/examples/tags/fixtures/tags-v1.json) each implementation fails: its known difference.
+KNOWN_CASES = {
+    "tags-ref": set(),
+    "js-twin": {"white-space-u0085-next-line", "not-white-space-ufeff-bom"},
+    "py-toy": {f"not-white-space-{name}" for name in ("u001c-file-separator", "u001d-group-separator",
+                                                       "u001e-record-separator", "u001f-unit-separator")},
+}
 
 
 @pytest.fixture(scope="module")
@@ -63,11 +70,31 @@ def test_it_joins_with_no_edit_of_the_harness(outside: tuple[Path, dict[str, str
     assert done.returncode == 0 and "selftest js-twin: passed" in done.stdout, done.stdout + done.stderr
 
 
-def test_check_says_what_it_judged(outside: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
+def test_its_fixture_is_the_references_and_lints_clean(outside: tuple[Path, dict[str, str]]) -> None:
+    folder, env = outside
+    done = subprocess.run([sys.executable, "-m", "generators", "check"], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=300, check=False)
+    assert done.returncode == 0 and "tags-v1: up to date" in done.stdout, done.stdout + done.stderr
+    done = _harness(env, "lint")
+    assert done.returncode == 0 and "fixture lint: clean" in done.stdout, done.stdout + done.stderr
+    fixture = folder / "fixtures" / "tags-v1.json"  # a hand edit of the family's own fixture is caught
+    fixture.write_text(fixture.read_text(encoding="utf-8").replace('"a-b"', '"a_b"', 1), encoding="utf-8")
+    try:
+        done = _harness(env, "lint")
+        assert done.returncode == 1 and "tags-v1.json: differs from a fresh regeneration" in done.stdout, done.stdout
+    finally:
+        shutil.copy(EXAMPLE / "fixtures" / "tags-v1.json", fixture)
+
+
+def test_check_fails_each_on_exactly_its_known_cases(outside: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
     _, env = outside
-    done = _harness(env, "check", "--impl", "py-toy", "--results", str(tmp_path / "check.json"))
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "no fixture pins tag_normalize" in done.stdout and "0/0 fixture cases pass" in done.stdout
+    for name, count in (("tags-ref", 0), ("js-twin", 2), ("py-toy", 4)):
+        done = _harness(env, "check", "--impl", name, "--results", str(tmp_path / f"{name}.json"))
+        assert done.returncode == (1 if count else 0), done.stdout + done.stderr
+        results = json.loads((tmp_path / f"{name}.json").read_text(encoding="utf-8"))["results"]
+        failed = {row["case"] for row in results if row["state"] == "fail"}
+        assert failed == KNOWN_CASES[name], (name, failed)
+        assert sum(row["fixture"] == "tags-v1" for row in results) == 21  # every case of the family's fixture
 
 
 def test_diff_names_each_known_difference_with_its_direction(outside: tuple[Path, dict[str, str]]) -> None:
@@ -121,8 +148,11 @@ def test_the_parity_suites_run_on_it(outside: tuple[Path, dict[str, str]]) -> No
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "suites/parity",
                            "--impl", "tags-ref", "--impl", "js-twin", "--impl", "py-toy"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=600, check=False)
-    assert done.returncode == 0, done.stdout[-3000:]
-    assert " passed" in done.stdout and "failed" not in done.stdout
+    failed = {line.split()[1] for line in done.stdout.splitlines() if line.startswith("FAILED ")}
+    assert done.returncode == 1 and " passed" in done.stdout, done.stdout[-3000:]
+    # every failure is a fixture case of an implementation's known difference, and each of those fails
+    assert failed == {f"suites/parity/test_fixtures.py::test_case[{name}-tags-v1/{case}]"
+                      for name, cases in KNOWN_CASES.items() for case in cases}, done.stdout[-3000:]
 
 
 def _listed() -> list[str]:

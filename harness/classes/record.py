@@ -17,7 +17,7 @@ from typing import Any
 from harness.classes.key import ClassKey
 from harness.classes.shrink import size
 from harness.differential.explain import Divergence, char_ranges, code_point_runs, encode_response, parse_char_ranges
-from harness.differential.outcomes import same_outcome
+from harness.differential.outcomes import oracle_of, same_outcome
 from harness.model import hostvalues
 from harness.model.unicode_info import CharInfo, describe
 
@@ -53,6 +53,7 @@ class Witness:
     replay: str | None = None
     rule: str | None = None  # the rule of harness/differential/causes that named it (None: counterfactuals)
     fallback: tuple[str, str | None] | None = None  # the counterfactual classifier's (cause, detail)
+    oracle: str | None = None  # whose answer the others were judged against (None: a report that predates it)
 
     @property
     def size(self) -> int:
@@ -179,7 +180,8 @@ class ClassRecord:
         witness = Witness(hostvalues.encode_args(divergence.args),
                           {name: encode_response(r) for name, r in divergence.responses.items()},
                           divergence.explanation, tuple(divergence.code_points), divergence.trace_at or None,
-                          replay, divergence.rule, divergence.fallback)
+                          replay, divergence.rule, divergence.fallback,
+                          oracle_of(divergence.op, divergence.responses))
         entries = tuple(divergence.expected_entries) or \
             ((divergence.expected_entry,) if divergence.expected_entry else ())
         return cls(divergence.op, tuple(divergence.divergent), divergence.cause, divergence.detail, divergence.step,
@@ -244,6 +246,8 @@ class ClassRecord:
                         "templates": swept.templates, "outcomeKinds": swept.outcome_kinds})
         if witness.replay is not None:
             out["replay"] = witness.replay
+        if witness.oracle is not None:
+            out["oracle"] = witness.oracle
         return out
 
     @classmethod
@@ -254,7 +258,8 @@ class ClassRecord:
         witness = Witness(data["args"], data["outputs"], data.get("explanation", ""),
                           tuple(char_info_of(info) for info in data.get("codePoints") or ()),
                           data.get("traceAtStep") or None, data.get("replay"), data.get("rule"),
-                          None if fallback is None else (fallback["cause"], fallback.get("detail")))
+                          None if fallback is None else (fallback["cause"], fallback.get("detail")),
+                          data.get("oracle"))
         swept = None
         if "ranges" in data and "inputs" in data:
             swept = Swept(data["inputs"], data.get("surrogatePairs", 0),

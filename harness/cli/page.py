@@ -542,6 +542,21 @@ def oracle_of(impls: Sequence[str]) -> str:
     return impls[0]
 
 
+def oracles_html(sources: Sequence[Source], oracle: str) -> str:
+    """Who the oracle was: the one each class recorded (its op's oracle in its run), else ``oracle``; one name
+    when every class had the same, else each op's."""
+    by_op: dict[str, set[str]] = {}
+    for source in sources:
+        if source.kind == Kind.DIVERGENCES:
+            for divergence in source.document.get("divergences", []):
+                by_op.setdefault(divergence["op"], set()).add(divergence.get("oracle") or oracle)
+    names = set().union(*by_op.values()) if by_op else {oracle}
+    if len(names) == 1:
+        return f"the oracle is <b>{escape(names.pop())}</b>"
+    return "the oracles: " + "; ".join(f"{escape(op)}: <b>{escape(', '.join(sorted(found)))}</b>"
+                                       for op, found in sorted(by_op.items()))
+
+
 def render(sources: Sequence[Source], baselines: Sequence[Source] = (), title: str = "memgate parity",
            problems: Sequence[str] = (), notes: Sequence[str] = (), past: history.Past | None = None,
            now: dict[str, Any] | None = None) -> str:
@@ -584,7 +599,7 @@ def render(sources: Sequence[Source], baselines: Sequence[Source] = (), title: s
             f"<title>{escape(title)}: conformance</title><style>{css}</style></head><body>"
             f"<header><h1>{escape(title)}: conformance</h1><p>Made from {len(sources)} report(s)"
             + (f", the newest ended {escape(ended)}" if ended else "")
-            + f"; the oracle is <b>{escape(oracle)}</b>.</p><nav>{nav}</nav></header>"
+            + f"; {oracles_html(sources, oracle)}.</p><nav>{nav}</nav></header>"
             f"<main>{body}</main><script>{script}</script></body></html>\n")
 
 

@@ -135,12 +135,19 @@ def test_sweep_finds_exactly_the_known_characters(outside: tuple[Path, dict[str,
     assert html.count("tag_normalize") >= 3 and "U+001C..U+001F" in html
 
 
-def test_the_other_side_as_oracle_turns_each_direction(outside: tuple[Path, dict[str, str]]) -> None:
+def test_the_other_side_as_oracle_turns_each_direction(outside: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
     _, env = outside
     done = _harness(env, "--oracle", "js-twin", "diff", "--impls", "js-twin,tags-ref", "--json", "tag_normalize",
                     "a\x85b")
-    (found,) = json.loads(done.stdout)["divergences"]
-    assert (found["divergent"], found["detail"]) == (["tags-ref"], DIVERGENT_ONLY)
+    report = json.loads(done.stdout)
+    (found,) = report["divergences"]
+    assert (found["divergent"], found["detail"], found["oracle"]) == (["tags-ref"], DIVERGENT_ONLY, "js-twin")
+    saved = tmp_path / "diff.json"  # the page, made later without --oracle, names the run's oracle
+    saved.write_text(json.dumps(report), encoding="utf-8")
+    done = _harness(env, "report", "html", str(saved), "--out", str(tmp_path / "site"))
+    assert done.returncode == 1 and "1 new divergence class" in done.stdout, done.stdout + done.stderr  # no entry
+    html = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert "the oracle is <b>js-twin</b>" in html and "against the oracle js-twin" in html
 
 
 def test_the_parity_suites_run_on_it(outside: tuple[Path, dict[str, str]]) -> None:

@@ -378,6 +378,7 @@ def class_body(seen: Seen, oracle: str, notes: dict[str, dict[str, Any]]) -> str
     """A class's details: who is in its share and what named it, the explanation, witness, outputs, where the
     traces part, extent, covering entries and the replay command."""
     record = seen.record
+    oracle = record.witness.oracle or oracle  # the run's oracle of the op, as the report recorded it
     rule, fallback = record.witness.rule, record.witness.fallback
     named_by = f"named by the trace rule {code(rule)}" if rule else "named by counterfactuals"
     if fallback:

@@ -17,6 +17,7 @@ checked before an item is collapsed).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import dedup_context, normalize, write_gate
@@ -63,17 +64,46 @@ def host_view(value: Any) -> Any:
     return {"$type": type(value).__name__}
 
 
-def trace(op: str, args: dict[str, Any]) -> str:
-    """The trace of `op` on `args` as compact JSON; an op the reference does not trace is a ValueError."""
-    function = _FUNCTIONS.get(op)
-    if function is None:
-        raise ValueError(f"the reference traces {', '.join(TRACED)}, not {op!r}")
-    steps: list[dict[str, Any]] = [{"step": "args", "value": {name: host_view(value) for name, value in args.items()}}]
-    with recording() as notes:
-        try:
-            outcome: dict[str, Any] = {"result": encode(function(**args))}
-        except ContractError as exc:
-            outcome = {"error": exc.code, "step": exc.step}
-    steps += [{"step": step, "value": encode(value)} for step, value in notes]
-    return json.dumps({"schema": SCHEMA, "op": op, "steps": steps, "outcome": outcome},
-                      ensure_ascii=False, separators=(",", ":"))
+def _contract_error(exc: BaseException) -> tuple[str, str | None] | None:
+    """(code, step) of a contract error: the memgate reference's ContractError, or another family's ValueError or
+    TypeError carrying a str ``code`` (and ``step``); None for anything else (a bug: it propagates)."""
+    if isinstance(exc, ContractError):
+        return exc.code, exc.step
+    code, step = getattr(exc, "code", None), getattr(exc, "step", None)
+    if isinstance(exc, (ValueError, TypeError)) and not isinstance(exc, UnicodeError) and isinstance(code, str):
+        return code, step if isinstance(step, str) else None
+    return None
+
+
+Trace = Callable[[str, dict[str, Any]], str]
+
+
+def tracer(functions: Mapping[str, Callable[..., Any]], who: str = "the reference") -> Trace:
+    """The trace request of a module serving ``functions`` (op -> its @traced function, looked up at each call):
+    ``trace(op, args)``, the trace of one call as compact JSON; an op it does not trace is a ValueError. Another
+    op family's reference serves its traces with it (docs/examples/tags/src/tags_ref.py) rather than writing the
+    document again."""
+    served = functions
+
+    def trace(op: str, args: dict[str, Any]) -> str:
+        function = served.get(op)
+        if function is None:
+            raise ValueError(f"{who} traces {', '.join(served)}, not {op!r}")
+        steps: list[dict[str, Any]] = [{"step": "args",
+                                        "value": {name: host_view(value) for name, value in args.items()}}]
+        with recording() as notes:
+            try:
+                outcome: dict[str, Any] = {"result": encode(function(**args))}
+            except (ValueError, TypeError) as exc:
+                error = _contract_error(exc)
+                if error is None:
+                    raise
+                outcome = {"error": error[0], "step": error[1]}
+        steps += [{"step": step, "value": encode(value)} for step, value in notes]
+        return json.dumps({"schema": SCHEMA, "op": op, "steps": steps, "outcome": outcome},
+                          ensure_ascii=False, separators=(",", ":"))
+
+    return trace
+
+
+trace = tracer(_FUNCTIONS)  # the memgate reference's: every op it marks @traced

@@ -433,8 +433,7 @@ _CAP = {"pinned_json": "null", "recent_json": "null"}
      lambda m: m.setattr(reference.dedup_context, "PINNED_MARK", "[pinned] ") or m.setattr(
          reference.dedup_context, "HEADER", "Memories:"), ("rule_difference", "ctx.output", "rule-difference")),
     ("build_dedup_context", {"topical_json": "[1]", "pinned_json": "", "recent_json": ""},
-     lambda m: m.setattr(reference.tracing, "_FUNCTIONS", {**reference.tracing._FUNCTIONS,
-                                                           "build_dedup_context": _recent_first}),
+     lambda m: m.setitem(reference.tracing._FUNCTIONS, "build_dedup_context", _recent_first),
      ("validation_order", "ctx.topical_json", "validation-order")),
 ])
 def test_a_planted_bug_is_named_by_the_rule_of_its_step(op: str, args: dict[str, Any], plant: Any,

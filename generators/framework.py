@@ -25,7 +25,8 @@ from harness.model import fixture_schema, hostvalues, paths, unicode_tables
 from harness.model.files import atomic_write
 from harness.model.registry import check_args, get_op
 from harness.testees.impls import declaration, oracle
-from reference import ContractError, unicode_versions
+from reference import unicode_versions
+from reference.errors import contract_error
 
 from . import steps, unicode_stability
 
@@ -106,30 +107,19 @@ def outcome(op_name: str, args: dict[str, Any], contract: str = "v1") -> tuple[d
     op = get_op(op_name)
     try:
         result = op.reference_for(contract)(**args)
-    except (ContractError, ValueError, TypeError) as exc:
-        code, step = contract_error(exc)
-        if code is None:
+    except (ValueError, TypeError) as exc:
+        error = contract_error(exc)
+        if error is None:
             raise GeneratorError(f"{op_name}{_shown(args)}: the reference raised {type(exc).__name__}: {exc}, "
                                  "not a contract error (a ValueError or TypeError with a str `code` and `step`)"
                                  ) from exc
+        code, step = error
         if step is None:
             raise GeneratorError(f"{op_name}: the reference raised {code} without naming its step") from None
         return {"error": code}, step
     if op.result_kind == "json":
         result = json.loads(result)
     return {"result": result}, None
-
-
-def contract_error(exc: BaseException) -> tuple[str | None, str | None]:
-    """(code, step) of a reference's contract error, or (None, None) for any other exception. The memgate
-    reference raises ContractError; another family's reference raises a ValueError or TypeError carrying a
-    str ``code`` and ``step`` (docs/implementers.md), as the step traces read them."""
-    if isinstance(exc, ContractError):
-        return exc.code, exc.step
-    code, step = getattr(exc, "code", None), getattr(exc, "step", None)
-    if isinstance(exc, (ValueError, TypeError)) and not isinstance(exc, UnicodeError) and isinstance(code, str):
-        return code, step if isinstance(step, str) else None
-    return None, None
 
 
 def _shown(args: dict[str, Any]) -> str:

@@ -31,3 +31,15 @@ class ContractError(ValueError):
         # The id of the step that failed (docs/contract.md, harness/model/registry.py): "gate.mode", ...
         self.step = step
         super().__init__(f"{code}: {detail}")
+
+
+def contract_error(exc: BaseException) -> tuple[str, str | None] | None:
+    """(code, step) of a contract error: a ContractError, or another op family's ValueError or TypeError carrying
+    a str ``code`` (and a str ``step``: None without one); None for any other exception (a bug). The step traces
+    and the fixture generator read a reference's errors through it (docs/implementers.md)."""
+    if isinstance(exc, ContractError):
+        return exc.code, exc.step
+    code, step = getattr(exc, "code", None), getattr(exc, "step", None)
+    if isinstance(exc, (ValueError, TypeError)) and not isinstance(exc, UnicodeError) and isinstance(code, str):
+        return code, step if isinstance(step, str) else None
+    return None

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import dedup_context, normalize, write_gate
-from .errors import ContractError
+from .errors import contract_error
 from .steps import TRACED_FUNCTIONS, recording
 
 SCHEMA = "trace-v1"
@@ -64,17 +64,6 @@ def host_view(value: Any) -> Any:
     return {"$type": type(value).__name__}
 
 
-def _contract_error(exc: BaseException) -> tuple[str, str | None] | None:
-    """(code, step) of a contract error: the memgate reference's ContractError, or another family's ValueError or
-    TypeError carrying a str ``code`` (and ``step``); None for anything else (a bug: it propagates)."""
-    if isinstance(exc, ContractError):
-        return exc.code, exc.step
-    code, step = getattr(exc, "code", None), getattr(exc, "step", None)
-    if isinstance(exc, (ValueError, TypeError)) and not isinstance(exc, UnicodeError) and isinstance(code, str):
-        return code, step if isinstance(step, str) else None
-    return None
-
-
 Trace = Callable[[str, dict[str, Any]], str]
 
 
@@ -95,7 +84,7 @@ def tracer(functions: Mapping[str, Callable[..., Any]], who: str = "the referenc
             try:
                 outcome: dict[str, Any] = {"result": encode(function(**args))}
             except (ValueError, TypeError) as exc:
-                error = _contract_error(exc)
+                error = contract_error(exc)
                 if error is None:
                     raise
                 outcome = {"error": error[0], "step": error[1]}

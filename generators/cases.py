@@ -1,12 +1,22 @@
-"""Small helpers for writing case lists: JSON texts, candidates, vectors."""
+"""A fixture case (``Case``: its inputs, never its expectation) and small helpers for writing case lists: JSON
+texts, candidates, vectors."""
 
 from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from typing import Any
 
-from .framework import Case
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    op: str
+    comment: str
+    flags: tuple[str, ...]
+    args: dict[str, Any]  # Python host values, exactly as passed to the binding function
+    steps: tuple[str, ...] = ()  # steps it pins besides those derived (generators/steps.py)
 
 
 def js(value: Any) -> str:

@@ -29,6 +29,7 @@ from reference import unicode_versions
 from reference.errors import contract_error
 
 from . import steps, unicode_stability
+from .cases import Case
 
 ROOT = paths.ROOT  # the project (harness/model/paths.py): in a source checkout, the checkout
 FIXTURES_DIR = paths.FIXTURES
@@ -41,16 +42,6 @@ PINS_SCHEMA = "released-fixtures-v1"
 
 class GeneratorError(Exception):
     """A generator refused to run or found its inputs wrong; the message says what to do."""
-
-
-@dataclass(frozen=True)
-class Case:
-    id: str
-    op: str
-    comment: str
-    flags: tuple[str, ...]
-    args: dict[str, Any]  # Python host values, exactly as passed to the binding function
-    steps: tuple[str, ...] = ()  # steps it pins besides those derived (generators/steps.py)
 
 
 @dataclass

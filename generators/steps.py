@@ -20,7 +20,7 @@ from harness.model.json_features import features
 from harness.model.registry import JSON_RULES, get_op
 
 if TYPE_CHECKING:
-    from .framework import Case
+    from .cases import Case
 
 _RULES = tuple(rule.id for rule in JSON_RULES)
 

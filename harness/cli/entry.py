@@ -23,7 +23,7 @@ from typing import Any
 
 from harness.model.names import did_you_mean
 from harness.model.project_option import take_project
-from harness.model.status import STATUSES, USAGE, UsageError, exit_with
+from harness.model.status import STATUSES, USAGE, UsageError, exit_with, preflight
 
 # subcommand -> (module whose main(argv) it runs, what it does)
 MODULES: dict[str, tuple[str, str]] = {
@@ -70,6 +70,7 @@ def usage() -> str:
 
 def _run_module(module: str, argv: list[str]) -> int:
     main: Callable[..., Any] = importlib.import_module(module).main
+    preflight()  # the checks its imports registered (the op registry's), as `python -m` runs them
     if inspect.signature(main).parameters:
         return _status(lambda: main(argv))
     sys.argv = [module, *argv]  # a tool without an argv parameter reads sys.argv
@@ -120,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     if name in commands:
         from harness.cli import main as cli
 
+        preflight()
         return cli.main(argv)
     known = [*commands, *MODULES, "build"]
     raise UsageError(f"unknown subcommand {name!r}{did_you_mean(name, known)}; memgate-parity --help "

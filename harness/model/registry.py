@@ -16,6 +16,7 @@ from typing import Any
 
 from harness.model import families as family_files
 from harness.model.names import did_you_mean
+from harness.model.status import PREFLIGHT, UsageError
 from harness.model.unicode_info import has_surrogate
 
 _REQUIRED = object()
@@ -237,6 +238,17 @@ OPS, FAMILIES, _PROBLEMS = _registry()
 def family_problems() -> tuple[str, ...]:
     """What is wrong with each family file that does not load (harness/model/families.py), or ()."""
     return _PROBLEMS
+
+
+def stop_on_family_problems() -> None:
+    """A UsageError naming every family file that does not load: no command runs with an op family missing
+    (status.PREFLIGHT, where it is registered below)."""
+    if _PROBLEMS:
+        raise UsageError("\n".join(_PROBLEMS))
+
+
+if stop_on_family_problems not in PREFLIGHT:
+    PREFLIGHT.append(stop_on_family_problems)
 
 
 def families() -> dict[str, tuple[str, ...]]:

@@ -39,6 +39,11 @@ SHORT = {AGREE: "all agree", FOUND: "found something new", USAGE: "usage or conf
          INTERNAL: "internal error (a harness bug)"}
 
 
+# Checks every command runs before it starts, each registered by the module whose data it checks (the op
+# registry: that every family file loads); a module that runs without them (a tool that reads no op) has none.
+PREFLIGHT: list[Callable[[], None]] = []
+
+
 class CommandError(Exception):
     """Stops a command with an ``error:`` line on stderr and the status of its kind."""
 
@@ -59,7 +64,7 @@ def exit_with(main: Callable[[], int]) -> NoReturn:
     harness's own failure: its traceback, a last line saying so, and INTERNAL (never 1, which is a verdict:
     "found something new")."""
     try:
-        _check_families()
+        preflight()
         status = main()
     except CommandError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -75,21 +80,13 @@ def exit_with(main: Callable[[], int]) -> NoReturn:
     sys.exit(status)
 
 
-def _check_families() -> None:
-    """A UsageError naming every family file that does not load (harness/model/families.py): no command runs
-    with an op family missing. Help and version need none."""
+def preflight() -> None:
+    """Run the checks every command runs before it starts (``PREFLIGHT``); a CommandError stops the command.
+    Help and version need none."""
     if sys.argv[1:2] and sys.argv[1] in ("-h", "--help", "-V", "--version"):
         return
-    try:
-        from harness.model.registry import family_problems  # here: the registry's families import this module
-    except ImportError:
-        # A tool run where the harness's dependencies are not installed (the rust session's cargo_features, which
-        # reads no op): nothing of the registry can be used there, and a command that needs it fails on its own.
-        return
-
-    problems = family_problems()
-    if problems:
-        raise UsageError("\n".join(problems))
+    for check in PREFLIGHT:
+        check()
 
 
 def _quiet_stdout() -> None:

@@ -140,7 +140,9 @@ def test_a_broken_family_file_is_named_with_the_place_and_the_fix(tmp_path: Path
 def test_every_command_stops_on_a_broken_family_with_status_2(tmp_path: Path) -> None:
     path = _write(tmp_path / "fam", _family(op_function="squash"))
     env = dict(os.environ, PARITY_FAMILIES=str(path))
-    for command in (["-m", "harness", "check", "--impl", "reference"], ["-m", "generators", "check"]):
+    entry = "import sys; from harness.cli.entry import run; sys.argv[1:] = {}; run()"  # the console script
+    for command in (["-m", "harness", "check", "--impl", "reference"], ["-m", "generators", "check"],
+                    ["-c", entry.format(["check", "--impl", "reference"])], ["-c", entry.format(["fixtures", "list"])]):
         done = subprocess.run([sys.executable, *command], cwd=ROOT, capture_output=True, text=True, timeout=120,
                               env=env, check=False)
         assert done.returncode == 2, (command, done.stdout, done.stderr)

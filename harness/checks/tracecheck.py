@@ -25,6 +25,7 @@ from typing import Any, TextIO
 
 from harness.checks.traces import untraced
 from harness.fuzzing.generate import Inputs
+from harness.model.printable import printable
 from harness.model.traces import TRACE_OP
 from harness.testees.fanout import call_all, expressible
 from harness.testees.findings import Findings
@@ -107,7 +108,7 @@ def render(tallies: dict[str, dict[str, Tally]]) -> str:
                             if tally.withdrawn is not None else ""))
             if tally.withdrawn is not None:
                 lines.append(f"    claims traces of {op} but did not serve one ({tally.withdrawn}): a handshake_lie")
-            lines += [f"    {problem}" for problem in tally.first]
+            lines += [f"    {printable(problem)}" for problem in tally.first]  # a value may hold a lone surrogate
     return "\n".join(lines)
 
 

@@ -260,7 +260,7 @@ def _parser() -> argparse.ArgumentParser:
                           'fuzz inputs traced on every implementation that serves traces',
                           'tracecheck --examples 1000')
     tracecheck.add_argument("--examples", type=int, default=10_000, help="per op (default 10,000)")
-    tracecheck.add_argument("--ops", help="comma-separated ops (default: the contract's three)")
+    tracecheck.add_argument("--ops", help="comma-separated ops (default: every op the implementations serve)")
     tracecheck.add_argument("--impls", help="comma-separated implementations (default: all available)")
     tracecheck.add_argument("--seed", type=int, default=1)
     tracecheck.add_argument("--validate-every", type=int, default=25, metavar="K",
@@ -456,13 +456,14 @@ def cmd_trace(args: argparse.Namespace) -> int:
 def cmd_tracecheck(args: argparse.Namespace) -> int:
     from harness.checks.tracecheck import as_json, check, render
     from harness.model.files import check_replaceable, write_document
-    from harness.model.registry import get_op
+    from harness.model.registry import OPS, get_op
     from harness.testees.fanout import harvest
     from harness.testees.findings import Findings
 
     TRACECHECK_SCHEMA = "tracecheck-v1"  # schemas/tracecheck-v1.schema.json
 
-    ops = split_names(args.ops) or ["normalize_fact_text", "decide_write", "build_dedup_context"]
+    named = split_names(args.ops)
+    ops = named or [op.name for op in OPS.values() if op.differential]  # default: every op compared
     for name in ops:
         try:
             get_op(name)
@@ -473,6 +474,8 @@ def cmd_tracecheck(args: argparse.Namespace) -> int:
     if args.json is not None:  # before the run: it is never lost to a --json it cannot write
         check_replaceable(args.json, (TRACECHECK_SCHEMA,), "tracecheck report")
     opened = open_impls(split_names(args.impls))
+    if not named:  # the default: the ops some implementation of the run serves
+        ops = [op for op in ops if any(impls.declaration(name).serves_op(op) for name in opened)]
     findings = Findings()
     try:
         tallies = check(opened, ops, args.examples, args.seed, validate_every=args.validate_every,

@@ -50,6 +50,22 @@ def parse(text: Any) -> dict[str, Any]:
     return document
 
 
+def host_value(value: Any) -> Any:
+    """A value as a trace writes it, back as the host value it stands for: ``{"$codepoints": [...]}`` (a string
+    holding a surrogate) as that string, ``{"$f64": hex}`` as that float; anything else as it is. A written
+    form that stands for nothing (a code point out of range) stays as it is, equal to no host value."""
+    if isinstance(value, dict) and len(value) == 1:
+        points, bits = value.get("$codepoints"), value.get("$f64")
+        try:
+            if isinstance(points, list) and all(type(p) is int and 0 <= p <= 0x10FFFF for p in points):
+                return "".join(map(chr, points))
+            if isinstance(bits, str):
+                return float.fromhex(bits)
+        except (ValueError, OverflowError):
+            return value
+    return value
+
+
 def strict_equal(a: Any, b: Any) -> bool:
     """JSON equality where a boolean, an integer and a float are three things (Python's == has True == 1 ==
     1.0), objects compare by their members and arrays in order."""

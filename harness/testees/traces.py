@@ -23,7 +23,7 @@ import jsonschema
 
 from harness.model.paths import SCHEMAS
 from harness.model.registry import OPS, Op
-from harness.model.traces import ARGS, TRACE_OP, TraceError, parse, strict_equal
+from harness.model.traces import ARGS, TRACE_OP, TraceError, host_value, parse, strict_equal
 from harness.testees.errors import HARNESS_CODES
 from harness.testees.testee import Response, Testee
 
@@ -88,7 +88,7 @@ def problems(op_name: str, trace_response: Response, op_response: Response | Non
 def _ends_in(outcome: dict[str, Any], op_response: Response) -> list[str]:
     """The trace's outcome against the op's own answer."""
     if "ok" in op_response:
-        if "result" not in outcome or not strict_equal(outcome["result"], op_response["ok"]):
+        if "result" not in outcome or not strict_equal(host_value(outcome["result"]), op_response["ok"]):
             shown = outcome.get("result", outcome.get("error"))
             return [f"the trace ends in {json.dumps(shown, ensure_ascii=False)[:200]}; the op returned "
                     f"{json.dumps(op_response['ok'], ensure_ascii=False)[:200]}"]

@@ -86,6 +86,13 @@ def test_its_fixture_is_the_references_and_lints_clean(outside: tuple[Path, dict
         shutil.copy(EXAMPLE / "fixtures" / "tags-v1.json", fixture)
 
 
+def test_tracecheck_takes_the_familys_ops_by_default(outside: tuple[Path, dict[str, str]]) -> None:
+    _, env = outside  # the reference passes lone surrogates through: each trace ends in its result as written
+    done = _harness(env, "tracecheck", "--impls", IMPLS, "--examples", "1000")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "tags-ref   tag_normalize" in done.stdout and "1,000 traced" in done.stdout and "PROBLEM" not in done.stdout
+
+
 def test_check_fails_each_on_exactly_its_known_cases(outside: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
     _, env = outside
     for name, count in (("tags-ref", 0), ("js-twin", 2), ("py-toy", 4)):

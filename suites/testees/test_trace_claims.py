@@ -199,3 +199,21 @@ def test_trace_shows_a_testee_whose_claim_fell_as_a_black_box(tmp_path: Path) ->
     assert "hostile" not in shown["traces"] and "reference" in shown["traces"]
     assert all(p.startswith("finding handshake_lie") for p in shown["problems"].get("hostile", [])), shown["problems"]
     assert shown["problems"].get("hostile"), shown["problems"]
+
+
+@pytest.mark.parametrize(("result", "answer", "agrees"), [
+    ({"$codepoints": [97, 0xDFFF]}, "a\udfff", True),  # a surrogate the op passed through, written as code points
+    ({"$codepoints": [97, 0xDFFE]}, "a\udfff", False),
+    ({"$codepoints": [0x110000]}, "a", False),  # stands for no string
+    ("a\udfff", "a\udfff", True),
+])
+def test_a_trace_ends_in_the_ops_own_result_as_written(result, answer: str, agrees: bool) -> None:  # type: ignore[no-untyped-def]
+    from harness.checks.tracecheck import Tally, render
+    from harness.testees.traces import problems
+
+    trace = json.dumps({"schema": "trace-v1", "op": "normalize_fact_text",
+                        "steps": [{"step": "args", "value": {"text": "x"}}], "outcome": {"result": result}})
+    found = problems("normalize_fact_text", {"ok": trace}, {"ok": answer}, validate=False)
+    assert (found == []) is agrees, found
+    shown = render({"x": {"normalize_fact_text": Tally(checked=1, problems=len(found), first=found)}})
+    shown.encode("utf-8")  # printable: a problem quoting a lone surrogate is escaped, never a UnicodeEncodeError

@@ -86,6 +86,27 @@ def test_its_fixture_is_the_references_and_lints_clean(outside: tuple[Path, dict
         shutil.copy(EXAMPLE / "fixtures" / "tags-v1.json", fixture)
 
 
+def test_a_divergence_is_promoted_into_the_familys_own_fixture(outside: tuple[Path, dict[str, str]],
+                                                               tmp_path: Path) -> None:
+    _, shared = outside
+    folder = tmp_path / "tags"  # a copy of its own: the case it adds changes the fixture
+    shutil.copytree(EXAMPLE, folder)
+    env = dict(shared, PARITY_FAMILIES=str(folder / "families"), PARITY_IMPLEMENTATIONS=str(folder / "implementations"))
+    report = tmp_path / "diff.json"
+    done = _harness(env, "diff", "--impls", "tags-ref,js-twin", "--json", "tag_normalize", "x\u2005\x85y")
+    report.write_text(done.stdout, encoding="utf-8")
+    done = _harness(env, "promote", "--report", str(report), "--index", "1", "--id", "run-u2005-u0085",
+                    "--steps", "tags.white_space")
+    assert done.returncode == 0, done.stdout + done.stderr
+    promoted = json.loads((folder / "generators" / "promoted" / "tags-v1.json").read_text(encoding="utf-8"))
+    assert [case["id"] for case in promoted["cases"]] == ["run-u2005-u0085"]
+    fixture = json.loads((folder / "fixtures" / "tags-v1.json").read_text(encoding="utf-8"))
+    assert fixture["tests"][-1]["id"] == "run-u2005-u0085" and fixture["tests"][-1]["expect"] == {"result": "x-y"}
+    assert not (ROOT / "generators" / "promoted" / "tags-v1.json").exists()  # nothing outside its folders
+    done = _harness(env, "lint")
+    assert done.returncode == 0 and "fixture lint: clean" in done.stdout, done.stdout + done.stderr
+
+
 def test_tracecheck_takes_the_familys_ops_by_default(outside: tuple[Path, dict[str, str]]) -> None:
     _, env = outside  # the reference passes lone surrogates through: each trace ends in its result as written
     done = _harness(env, "tracecheck", "--impls", IMPLS, "--examples", "1000")

@@ -7,70 +7,49 @@ import re
 import subprocess
 from pathlib import Path
 
-import pytest
-
-from harness.model.registry import JSON_RULES, OPS, Step
+from harness.model import contract_doc
+from harness.model.contract_doc import step_tables
+from harness.model.registry import FAMILIES, OPS
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTRACT = ROOT / "docs" / "contract.md"
-_ROW = re.compile(r"^\|\s*(\d+)\s*\|\s*`([a-z]+(?:\.[a-z0-9_]+)+)`\s*\|(.*)\|\s*(`[a-z_]+`|—)\s*\|\s*$")
 
 
-def step_tables(text: str) -> list[list[tuple[int, str, str | None]]]:
-    """Every table of step rows in `text`, in order: [(position, id, error code or None)]."""
-    tables: list[list[tuple[int, str, str | None]]] = []
-    current: list[tuple[int, str, str | None]] | None = None
-    for line in text.splitlines():
-        match = _ROW.match(line)
-        if match:
-            if current is None:
-                current = []
-                tables.append(current)
-            code = None if match.group(4) == "—" else match.group(4).strip("`")
-            current.append((int(match.group(1)), match.group(2), code))
-        elif not line.startswith("|"):
-            current = None
-    return tables
-
-
-def _declared() -> dict[str, tuple[Step, ...]]:
-    lists = {"JSON rules": JSON_RULES}
-    lists.update((op.name, op.steps) for op in OPS.values())
-    return lists
+def test_the_specification_lists_the_families_steps() -> None:
+    """docs/contract.md lists every memgate op's steps (and the JSON rules) as the family file declares them:
+    one table each, in the family's order, numbered 1..n, with the error code the family gives each step, and
+    no step the family lacks (harness/model/contract_doc.py, which `python -m harness lint` runs on every
+    family)."""
+    (memgate,) = [family for family in FAMILIES if family.name == "memgate"]
+    assert memgate.contract == CONTRACT
+    assert set(contract_doc.declared(memgate)) == {"JSON rules", *OPS}
+    assert contract_doc.problems(memgate) == []
 
 
 def test_every_op_has_steps() -> None:
     assert all(op.steps for op in OPS.values())
-    ids = [step.id for steps in _declared().values() for step in steps]
+    ids = [step for family in FAMILIES for rows in contract_doc.declared(family).values() for _, step, _ in rows]
     assert len(ids) == len(set(ids)), "a step id is declared twice"
 
 
-@pytest.mark.parametrize("name", list(_declared()))
-def test_document_lists_the_registry_steps(name: str) -> None:
-    """One table in docs/contract.md lists exactly this op's steps (or the JSON rules), in the registry's
-    order, numbered 1..n, each with the error code the registry gives it."""
-    declared = [(i, step.id, step.code) for i, step in enumerate(_declared()[name], start=1)]
-    tables = step_tables(CONTRACT.read_text(encoding="utf-8"))
-    matching = [table for table in tables if {row[1] for row in table} & {row[1] for row in declared}]
-    assert len(matching) == 1, f"{name}: {len(matching)} tables in docs/contract.md list its steps (one wanted)"
-    assert matching[0] == declared
-
-
-def test_document_has_no_step_the_registry_lacks() -> None:
-    known = {step.id for steps in _declared().values() for step in steps}
-    listed = {row[1] for table in step_tables(CONTRACT.read_text(encoding="utf-8")) for row in table}
-    assert listed <= known, f"docs/contract.md lists steps the registry does not declare: {sorted(listed - known)}"
-
-
-def test_step_table_parser_sees_a_planted_change() -> None:
-    """The check above can fail: a swapped, a renamed and a missing row each change what is parsed."""
+def test_step_table_parser_sees_a_planted_change(tmp_path: Path) -> None:
+    """The check above can fail: a swapped, a renamed and a missing row each change what is parsed, and each
+    is a problem of the family's specification."""
+    (memgate,) = [family for family in FAMILIES if family.name == "memgate"]
     text = CONTRACT.read_text(encoding="utf-8")
-    rows = [line for line in text.splitlines() if _ROW.match(line)]
-    assert len(rows) == sum(len(steps) for steps in _declared().values())
+    rows = [line for line in text.splitlines() if contract_doc.ROW.match(line)]
+    assert len(rows) == sum(len(steps) for steps in contract_doc.declared(memgate).values())
     original = step_tables(text)
     assert step_tables(text.replace(rows[0], rows[0].replace("`", "'"))) != original
     assert step_tables(text.replace("`norm.nfc_again`", "`norm.nfc2`")) != original
     assert step_tables(text.replace(rows[1] + "\n", "")) != original
+    planted = tmp_path / "contract.md"
+    for changed, says in ((text.replace("`norm.nfc_again`", "`norm.nfc2`"), "norm.nfc2"),
+                          (text.replace(rows[1] + "\n", ""), "not its steps"),
+                          (text.replace(rows[0], rows[0].replace("| `invalid_json` |", "| — |")), "not its steps"),
+                          (text + "\n| 1 | `norm.extra` | planted | — |\n", "does not declare: norm.extra")):
+        planted.write_text(changed, encoding="utf-8")
+        assert any(says in problem for problem in contract_doc.problems(memgate, planted)), says
 
 
 # Built from pieces so that this file does not match itself.

@@ -84,6 +84,14 @@ def test_its_fixture_is_the_references_and_lints_clean(outside: tuple[Path, dict
         assert done.returncode == 1 and "tags-v1.json: differs from a fresh regeneration" in done.stdout, done.stdout
     finally:
         shutil.copy(EXAMPLE / "fixtures" / "tags-v1.json", fixture)
+    contract = folder / "contract.md"  # its specification lists its steps as its family file declares them
+    contract.write_text(contract.read_text(encoding="utf-8").replace("`tags.edges`", "`tags.ends`"), encoding="utf-8")
+    try:
+        done = _harness(env, "lint")
+        assert done.returncode == 1 and "op family tags: its contract" in done.stdout, done.stdout
+        assert "does not declare: tags.ends" in done.stdout, done.stdout
+    finally:
+        shutil.copy(EXAMPLE / "contract.md", contract)
 
 
 def test_a_divergence_is_promoted_into_the_familys_own_fixture(outside: tuple[Path, dict[str, str]],

@@ -80,6 +80,9 @@ class Step:
     # "edges", "line_breaks", "trim"), a number step ("binary32", "similarity", "near"), or "rule".
     role: str = "rule"
     param: str | None = None  # the parameter a "host" or "json" step checks
+    # A fused or composite step: the roles of the steps it does the work of (ctx.join drops the pieces the trim
+    # left empty: trim), tried by the character rules where traces part here (harness/differential/causes).
+    composes: tuple[str, ...] = ()
 
 
 # Each parameter kind's plain value: one every implementation takes alike (a counterfactual puts it in
@@ -210,8 +213,8 @@ def _op(family: family_files.Family, data: dict[str, Any]) -> Op:
     module = family.module
     params = tuple(Param(p["name"], p["js_name"], p["error_code"], p["kind"], p.get("default", _REQUIRED))
                    for p in data["params"])
-    steps = tuple(Step(step["id"], step["title"], step.get("code"), step.get("role", "rule"), step.get("param"))
-                  for step in data["steps"])
+    steps = tuple(Step(step["id"], step["title"], step.get("code"), step.get("role", "rule"), step.get("param"),
+                       tuple(step.get("composes", ()))) for step in data["steps"])
     return Op(name=data["name"], js_name=data["js_name"], params=params,
               reference=getattr(module, data.get("function", data["name"])), result_kind=data["result"],
               fixture=data.get("fixture"), differential=data.get("differential", True),

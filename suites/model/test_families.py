@@ -155,3 +155,35 @@ def test_the_harness_without_its_own_families_says_so(monkeypatch: pytest.Monkey
     monkeypatch.delenv(families.ENV, raising=False)
     found, problems = families.load()
     assert len(problems) == 1 and "op families are missing" in problems[0], problems  # found: the project's own
+
+
+# The memgate steps whose role is "rule" and that compose no role: each is a rule of the contract's own, with no
+# character set or number of its own at work, so a divergence that parts there is rightly a rule_difference (or an
+# outcome rule's). A step added without a role fails the test below until it gets one or a line here.
+RULE_STEPS = {
+    "gate.normalize": "the new text's normalization: its own norm.* steps are noted inside it, and part first",
+    "gate.empty_text": "a check that the normalized text is empty: decided by norm.edges, noted before it",
+    "gate.normalize_candidates": "each candidate's normalization: its norm.* steps are noted inside it, first",
+    "gate.exact": "equality of two normalized strings: no character set of its own",
+    "gate.decision": "the mode table: action, reason and match",
+    "ctx.order": "the sections' order",
+    "ctx.cap_limit": "a count of lines against the cap (the cap's own coercion is ctx.cap's, a host step)",
+    "ctx.skip_empty": "a collapsed value that is empty: decided by ctx.join, noted before it",
+    "ctx.skip_bracket": "the ASCII brackets [ and ] only",
+    "ctx.skip_duplicate": "equality of collapsed ids",
+    "ctx.line": "a pure output step: the line's text from parts already noted",
+    "ctx.output": "a pure output step: the header and the lines",
+    "ctx.pin_note": "a pure output step: the pin note",
+    "versions.report": "reports the Unicode versions: compared by the skew rules, not traced per character",
+}
+
+
+def test_every_step_has_a_role_composes_some_or_is_listed_as_a_rule() -> None:
+    (memgate,) = [family for family in FAMILIES if family.name == "memgate"]
+    steps = {step.id: step for op in OPS.values() if op.family == memgate.name for step in op.steps}
+    unlisted = [sid for sid, step in steps.items()
+                if step.role == "rule" and not step.composes and sid not in RULE_STEPS]
+    assert unlisted == [], f"steps without a role: give each one, \"composes\", or a line in RULE_STEPS: {unlisted}"
+    stale = [sid for sid in RULE_STEPS if sid not in steps or steps[sid].role != "rule" or steps[sid].composes]
+    assert stale == [], f"RULE_STEPS lists steps that have a role now, or do not exist: {stale}"
+    assert steps["ctx.join"].composes == ("trim",)

@@ -352,6 +352,20 @@ def _planted_cause(op: str, args: dict[str, Any], plant: Any, monkeypatch: pytes
     return found.cause, found.step, found.rule
 
 
+def _strip_blank_collapse(value: str) -> str:
+    """reference.dedup_context.collapse whose join drops the pieces blank to str.strip() (a planted bug)."""
+    from reference.dedup_context import LINE_BREAKS, _trim
+    from reference.steps import note
+
+    pieces = "".join("\n" if ch in LINE_BREAKS else ch for ch in value).split("\n")
+    note("ctx.split", pieces)
+    trimmed = [_trim(piece) for piece in pieces]
+    note("ctx.trim", trimmed)
+    joined = " ".join(piece for piece in trimmed if piece.strip())
+    note("ctx.join", joined)
+    return joined
+
+
 def _binary32_sums(a: Any, b: Any) -> float:
     total = 0.0
     for x, y in zip(a, b, strict=True):
@@ -432,6 +446,11 @@ _CAP = {"pinned_json": "null", "recent_json": "null"}
     ("build_dedup_context", {"topical_json": '[{"id":"a","text":"b"}]', **_CAP},
      lambda m: m.setattr(reference.dedup_context, "PINNED_MARK", "[pinned] ") or m.setattr(
          reference.dedup_context, "HEADER", "Memories:"), ("rule_difference", "ctx.output", "rule-difference")),
+    # A join that drops the pieces str.strip() finds blank (U+001C), not those the trim left empty: the traces part
+    # at ctx.join, which composes the trim (issue 35: it was rule_difference there).
+    ("build_dedup_context", {"topical_json": '[{"id":"a","text":"b\\n\\u001c\\nc"}]', **_CAP},
+     lambda m: m.setattr(reference.dedup_context, "collapse", _strip_blank_collapse),
+     ("whitespace_definition", "ctx.join", "trim")),
     ("build_dedup_context", {"topical_json": "[1]", "pinned_json": "", "recent_json": ""},
      lambda m: m.setitem(reference.tracing._FUNCTIONS, "build_dedup_context", _recent_first),
      ("validation_order", "ctx.topical_json", "validation-order")),

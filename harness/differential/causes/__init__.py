@@ -12,13 +12,14 @@ implementations that serve no trace.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from harness.differential.causes import boundary, characters, numbers, outcomes, strict_json
-from harness.differential.causes.facts import Facts, facts, input_chars
+from harness.differential.causes.facts import OUTCOME, Facts, facts, input_chars
 from harness.differential.rule import Rule, Verdict
-from harness.model.traces import first_difference
+from harness.model.registry import step_titles
+from harness.model.traces import ARGS, first_difference
 
 FAMILIES = (numbers, boundary, strict_json, characters, outcomes)
 _BY_NAME: dict[str, Rule] = {rule.name: rule for family in FAMILIES for rule in family.RULES}
@@ -32,6 +33,7 @@ ORDER = (
     "check-disputed", "validation-order", "error-versus-result", "rule-difference",
 )
 RULES: tuple[Rule, ...] = tuple(_BY_NAME[name] for name in ORDER)
+CHARACTER_RULES: tuple[Rule, ...] = tuple(rule for rule in RULES if rule in characters.RULES)  # a composite's
 CAUSES: tuple[str, ...] = tuple(dict.fromkeys(cause for rule in RULES for cause in rule.causes))
 
 
@@ -52,17 +54,28 @@ class TraceCause:
     chars: tuple[str, ...] = ()  # the characters the step treated differently (Verdict.chars)
 
 
+def _readings(found: Facts) -> list[tuple[Facts, tuple[Rule, ...]]]:
+    """The ways to read the step the traces part at: as each role a composite step composes (``Step.composes``),
+    with the character rules only, then as itself, with every rule."""
+    declared = step_titles().get(found.step)
+    composed = declared.composes if declared is not None and found.role not in (ARGS, OUTCOME) else ()
+    return [*((replace(found, role=role), CHARACTER_RULES) for role in composed), (found, RULES)]
+
+
 def decide(found: Facts, stats: Stats | None = None) -> TraceCause:
-    for rule in RULES:
-        verdict = rule.fires(found)
-        if verdict is not None:
+    for reading, rules in _readings(found):
+        for rule in rules:
+            verdict = rule.fires(reading)
+            if verdict is None:
+                continue
             if stats is not None:
                 stats.fired[rule.name] += 1
             # The characters the cause is about are the input's: a step's output (the ASCII quote a map gave,
             # the lowercase letter) is what it did with them.
             given = input_chars(found.args)
             chars = tuple(ch for ch in verdict.chars if ch in given) or verdict.chars
-            return TraceCause(verdict.cause, verdict.detail, verdict.at or found.step, rule.name, verdict.why, chars)
+            return TraceCause(verdict.cause, verdict.detail, verdict.at or found.step, rule.name, verdict.why,
+                              chars)
     raise AssertionError("rule-difference always fires")  # pragma: no cover
 
 

@@ -101,9 +101,9 @@ def render(tallies: dict[str, dict[str, Tally]]) -> str:
     for name, by_op in tallies.items():
         for op, tally in by_op.items():
             verdict = "ok" if tally.problems == 0 else f"{tally.problems:,} TRACE PROBLEM(S)"
-            lines.append(f"{name:<10} {op:<22} {tally.checked:>10,} traced, each ended in its op's output: "
-                         f"{verdict}" + (f"; {tally.not_sent:,} not sent (its host cannot hold them)"
-                                         if tally.not_sent else "")
+            unsent = f"; {tally.not_sent:,} not sent (its host cannot hold them)" if tally.not_sent else ""
+            lines.append(f"{name:<10} {op:<22} {tally.checked:>10,} traced, each ended in its op's output and "
+                         f"followed its steps: {verdict}{unsent}"
                          + ("; then its claim to trace it was shown false: a black box for it"
                             if tally.withdrawn is not None else ""))
             if tally.withdrawn is not None:

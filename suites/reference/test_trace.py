@@ -784,3 +784,30 @@ def test_a_divergence_the_output_owes_to_a_skew_is_the_skew_even_where_the_trace
     (share,) = name_shares(impls, "decide_write", args, answers, versions, fallback=False)
     assert (share.impls, share.found.cause, share.found.detail, share.found.step) == (
         ("older",), "unicode_version_skew", "normalization", "norm.nfc"), share
+
+
+def test_a_trace_is_held_to_the_steps_the_specification_defines_as_functions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A step the specification defines as a function of the step before (reference.FOLLOWS) must hold that
+    function's value in every trace: a join that is not the join of the trace's own trimmed pieces is a problem
+    of the trace (issue 35: a fused collapse whose trace showed the step functions), whatever the output."""
+    from harness.model.registry import OPS
+    from harness.testees.traces import problems, unfollowed
+
+    args = {"topical_json": '[{"id":"a","text":"b\\n\\u001c\\nc"}]', **_CAP}
+    clean = trace("build_dedup_context", args)
+    assert problems("build_dedup_context", {"ok": clean}, None) == []
+    with monkeypatch.context() as patched:
+        patched.setattr(reference.dedup_context, "collapse", _strip_blank_collapse)
+        planted = trace("build_dedup_context", args)
+    found = problems("build_dedup_context", {"ok": planted}, None)
+    assert len(found) == 1 and found[0].startswith("step ctx.join holds") and "ctx.trim" in found[0], found
+    steps = json.loads(clean)["steps"]  # a lie told in the middle of a normalization is seen too
+    at = next(i for i, entry in enumerate(steps) if entry["step"] == "ctx.trim")
+    steps[at] = {"step": "ctx.trim", "value": ["a", "b", "\u001c", "c", "x"]}
+    assert unfollowed(OPS["build_dedup_context"], steps), steps
+    gate = json.loads(trace("decide_write", {"text": "  Tea\u3000time ", "embedding_json": "null",
+                                             "candidates_json": "null"}))["steps"]
+    assert unfollowed(OPS["decide_write"], gate) == []  # its normalization's norm.* steps, through via
+    at = next(i for i, entry in enumerate(gate) if entry["step"] == "norm.white_space")
+    gate[at] = {"step": "norm.white_space", "value": "tea\u3000time"}
+    assert any("norm.white_space" in problem for problem in unfollowed(OPS["decide_write"], gate))

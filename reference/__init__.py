@@ -3,21 +3,18 @@
 Written from the specification (``docs/contract.md``), never from the Rust core. The four public
 functions have exactly the contract's binding-level signatures (§2); every contract error names the step
 that failed (``ContractError.step``, the step ids of §5-§7). ``trace(op, args)``, a diagnostic outside the
-contract, shows what each step of one call produced (``reference/tracing.py``); ``FOLLOWS``, the steps the
-specification defines as a function of the step before (``reference/step_functions.py``), for the trace check.
+contract, shows what each step of one call produced (``reference/tracing.py``).
 """
 
 from .dedup_context import build_dedup_context
 from .errors import CODES, ContractError
 from .normalize import normalize_fact_text, unicode_nfc
-from .step_functions import FOLLOWS
 from .tracing import TRACED, trace
 from .unicode_data import unicode_versions
 from .write_gate import decide_write
 
 __all__ = [
     "CODES",
-    "FOLLOWS",
     "TRACED",
     "ContractError",
     "build_dedup_context",

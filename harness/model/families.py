@@ -182,6 +182,10 @@ def _check_op(path: Path, where: str, op: dict[str, Any], module: ModuleType) ->
         if step.get("role") in ("host", "json") and step.get("param") not in params:
             raise _fail(path, f"{where}/steps/{index}", f"a {step['role']} step checks a parameter: "
                         f"{step.get('param')!r} is not one of {params}", "name the parameter it checks in 'param'")
+        if "follows" in step and step["follows"]["step"] not in ids[:index]:
+            raise _fail(path, f"{where}/steps/{index}/follows/step", f"{step['follows']['step']!r} is not a step "
+                        f"before {step['id']}{did_you_mean(step['follows']['step'], ids[:index])}",
+                        "name the earlier step whose value this one is computed from")
         if "param" in step and step["param"] not in params:
             raise _fail(path, f"{where}/steps/{index}/param", f"{step['param']!r} is not a parameter"
                         f"{did_you_mean(step['param'], params)}", f"name one of {params}")

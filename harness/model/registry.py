@@ -83,6 +83,9 @@ class Step:
     # A fused or composite step: the roles of the steps it does the work of (ctx.join drops the pieces the trim
     # left empty: trim), tried by the character rules where traces part here (harness/differential/causes).
     composes: tuple[str, ...] = ()
+    # (the step whose value this one is computed from, the relation: harness/model/step_relations.py): every trace
+    # must show it (harness/testees/traces.py).
+    follows: tuple[str, str] | None = None
 
 
 # Each parameter kind's plain value: one every implementation takes alike (a counterfactual puts it in
@@ -214,7 +217,9 @@ def _op(family: family_files.Family, data: dict[str, Any]) -> Op:
     params = tuple(Param(p["name"], p["js_name"], p["error_code"], p["kind"], p.get("default", _REQUIRED))
                    for p in data["params"])
     steps = tuple(Step(step["id"], step["title"], step.get("code"), step.get("role", "rule"), step.get("param"),
-                       tuple(step.get("composes", ()))) for step in data["steps"])
+                       tuple(step.get("composes", ())),
+                       (step["follows"]["step"], step["follows"]["as"]) if "follows" in step else None)
+                  for step in data["steps"])
     return Op(name=data["name"], js_name=data["js_name"], params=params,
               reference=getattr(module, data.get("function", data["name"])), result_kind=data["result"],
               fixture=data.get("fixture"), differential=data.get("differential", True),

@@ -8,9 +8,9 @@ A trace is the testee's own account of one call. It must
    through: decide_write normalizes with normalize_fact_text), with the argument checks in the
    specification's order (a check that runs once per candidate or item repeats; its first run counts);
 3. end in exactly the op's own output: the result the op returned, or the error code it raised;
-4. hold each step's value to the step before it wherever the specification defines it as a function of that
-   one (its family's reference's ``FOLLOWS``: reference/step_functions.py): a join that is not the join of the
-   trace's own trimmed pieces is an account of something the testee did not do.
+4. show each step's value following from the value of the step it is computed from, where its family file
+   says so (``Step.follows``; harness/model/step_relations.py), up to the character set the step reads: a join
+   that is not a join of the trace's own trimmed pieces is an account of something the testee did not do.
 
 A trace that fails one is a finding about that implementation (``trace_mismatch``), never a divergence:
 it says nothing about the op, only that the testee's account of it is not to be trusted.
@@ -25,7 +25,8 @@ from typing import Any
 import jsonschema
 
 from harness.model.paths import SCHEMAS
-from harness.model.registry import FAMILIES, OPS, Op
+from harness.model.registry import OPS, Op
+from harness.model.step_relations import RELATIONS
 from harness.model.traces import ARGS, TRACE_OP, TraceError, host_value, parse, strict_equal
 from harness.testees.errors import HARNESS_CODES
 from harness.testees.testee import Response, Testee
@@ -89,13 +90,6 @@ def problems(op_name: str, trace_response: Response, op_response: Response | Non
     return found
 
 
-def _follows(op: Op) -> dict[str, tuple[str, Any]]:
-    """The step functions of the op's family (its reference's ``FOLLOWS``; {} where it gives none)."""
-    family = next((f for f in FAMILIES if f.name == op.family), None)
-    table = getattr(family.module, "FOLLOWS", None) if family is not None else None
-    return table if isinstance(table, dict) else {}
-
-
 def _decoded(value: Any) -> Any:
     """A trace value with every written string and float read back (``host_value``), inside lists too."""
     if isinstance(value, list):
@@ -104,20 +98,18 @@ def _decoded(value: Any) -> Any:
 
 
 def unfollowed(op: Op, steps: list[dict[str, Any]]) -> list[str]:
-    """The first step of the trace whose value is not the specification's function of the step before it."""
-    follows = {**_follows(OPS[op.via]), **_follows(op)} if op.via in OPS else _follows(op)
+    """The first entry of a trace whose value does not follow from the entry before it, where its step follows
+    that one's (``Step.follows``: harness/model/step_relations.py), as one problem; [] when every one does."""
+    declared = {step.id: step for step in (*op.steps, *(OPS[op.via].steps if op.via in OPS else ()))}
     for before, entry in zip(steps, steps[1:], strict=False):
-        rule = follows.get(entry.get("step"))
-        if rule is None or before.get("step") != rule[0]:
+        step = declared.get(entry.get("step"))
+        if step is None or step.follows is None or before.get("step") != step.follows[0]:
             continue
-        try:
-            wanted = rule[1](_decoded(before.get("value")))
-        except Exception:  # noqa: BLE001 - a value the function cannot take (a list where a string goes) is shown as such
-            wanted = None
-        if wanted is None or not strict_equal(wanted, _decoded(entry.get("value"))):
-            shown = json.dumps(entry.get("value"), ensure_ascii=False)[:120]
-            return [f"step {entry['step']} holds {shown}, which is not what the specification makes of the "
-                    f"{rule[0]} value before it ({json.dumps(wanted, ensure_ascii=False)[:120]})"]
+        source, relation = step.follows
+        if not RELATIONS[relation](_decoded(before.get("value")), _decoded(entry.get("value"))):
+            shown, was = (json.dumps(e.get("value"), ensure_ascii=False)[:120] for e in (entry, before))
+            return [f"step {step.id} holds {shown}, which does not follow from the {source} value before it ({was}) "
+                    f"as the specification's {relation} does"]
     return []
 
 

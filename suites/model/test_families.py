@@ -19,6 +19,7 @@ from harness.differential.strategies import KINDS
 from harness.fuzzing import templates
 from harness.model import families, fixture_schema, paths
 from harness.model.registry import FAMILIES, OPS, ROLES
+from harness.model.step_relations import RELATIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -62,7 +63,7 @@ def _enum(name: str) -> list[str]:
 
 
 @pytest.mark.parametrize(("name", "table"), [("kind", KINDS), ("role", ROLES), ("charRule", CHARACTER_RULES),
-                                             ("cause", CAUSES)])
+                                             ("cause", CAUSES), ("relation", RELATIONS)])
 def test_the_schema_vocabularies_are_the_harness_tables(name: str, table: Any) -> None:
     assert sorted(_enum(name)) == sorted(table)
 
@@ -124,6 +125,10 @@ def test_an_outside_family_joins_through_the_environment(tmp_path: Path) -> None
     (_family(templates=[{"name": "alone", "op": "squash_space", "rule": "r", "args": {"text": "{c}"}}]),
      "template 'alone' is declared by"),
     (_family(fixtures={"folder": "fx", "generators": ["nowhere_v1.py"]}), "fixtures/generators/0: 'nowhere_v1.py'"),
+    (_family(op_steps=[{"id": "squash.text", "title": "a string", "code": "invalid_text", "role": "host",
+                        "param": "text"},
+                       {"id": "squash.collapse", "title": "t", "follows": {"step": "squash.txt", "as": "join"}}]),
+     "steps/1/follows/step: 'squash.txt' is not a step before squash.collapse; did you mean 'squash.text'?"),
     (_family(fixtures={"folder": "squash_ref.py", "generators": ["squash_ref.py"]}),
      "fixtures/folder: 'squash_ref.py'"),
 ])

@@ -786,28 +786,33 @@ def test_a_divergence_the_output_owes_to_a_skew_is_the_skew_even_where_the_trace
         ("older",), "unicode_version_skew", "normalization", "norm.nfc"), share
 
 
-def test_a_trace_is_held_to_the_steps_the_specification_defines_as_functions(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A step the specification defines as a function of the step before (reference.FOLLOWS) must hold that
-    function's value in every trace: a join that is not the join of the trace's own trimmed pieces is a problem
-    of the trace (issue 35: a fused collapse whose trace showed the step functions), whatever the output."""
+def test_a_trace_follows_its_own_steps(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A step whose family file says it follows another (Step.follows) must hold a value that step could have made
+    of the value before it, in every trace, up to the character set it reads: a join that drops the pieces
+    str.strip() finds blank follows (an honest difference: a divergence, named by the character rules), a fused
+    collapse that splits on its own break set while its trace shows one piece does not (issue 35: a lie)."""
     from harness.model.registry import OPS
     from harness.testees.traces import problems, unfollowed
 
     args = {"topical_json": '[{"id":"a","text":"b\\n\\u001c\\nc"}]', **_CAP}
-    clean = trace("build_dedup_context", args)
-    assert problems("build_dedup_context", {"ok": clean}, None) == []
+    assert problems("build_dedup_context", {"ok": trace("build_dedup_context", args)}, None) == []
     with monkeypatch.context() as patched:
         patched.setattr(reference.dedup_context, "collapse", _strip_blank_collapse)
-        planted = trace("build_dedup_context", args)
-    found = problems("build_dedup_context", {"ok": planted}, None)
+        honest = trace("build_dedup_context", args)
+    assert problems("build_dedup_context", {"ok": honest}, None) == []
+    fused = json.loads(trace("build_dedup_context", {"topical_json": '[{"id":"a","text":"b\\u001ec"}]', **_CAP}))
+    at = max(i for i, entry in enumerate(fused["steps"]) if entry["step"] == "ctx.join")
+    assert fused["steps"][at - 1]["value"] == ["b\u001ec"]
+    fused["steps"][at]["value"] = "b c"  # U+001E split on, though the trace's pieces say it was not
+    found = problems("build_dedup_context", {"ok": json.dumps(fused)}, None)
     assert len(found) == 1 and found[0].startswith("step ctx.join holds") and "ctx.trim" in found[0], found
-    steps = json.loads(clean)["steps"]  # a lie told in the middle of a normalization is seen too
+    steps = json.loads(trace("build_dedup_context", args))["steps"]
     at = next(i for i, entry in enumerate(steps) if entry["step"] == "ctx.trim")
-    steps[at] = {"step": "ctx.trim", "value": ["a", "b", "\u001c", "c", "x"]}
-    assert unfollowed(OPS["build_dedup_context"], steps), steps
+    steps[at] = {"step": "ctx.trim", "value": ["a", "b", "\u001c", "c", "x"]}  # pieces the split never had
+    assert unfollowed(OPS["build_dedup_context"], steps)
     gate = json.loads(trace("decide_write", {"text": "  Tea\u3000time ", "embedding_json": "null",
                                              "candidates_json": "null"}))["steps"]
     assert unfollowed(OPS["decide_write"], gate) == []  # its normalization's norm.* steps, through via
     at = next(i for i, entry in enumerate(gate) if entry["step"] == "norm.white_space")
-    gate[at] = {"step": "norm.white_space", "value": "tea\u3000time"}
+    gate[at] = {"step": "norm.white_space", "value": "tea\u3000tme"}
     assert any("norm.white_space" in problem for problem in unfollowed(OPS["decide_write"], gate))

@@ -816,3 +816,28 @@ def test_a_trace_follows_its_own_steps(monkeypatch: pytest.MonkeyPatch) -> None:
     at = next(i for i, entry in enumerate(gate) if entry["step"] == "norm.white_space")
     gate[at] = {"step": "norm.white_space", "value": "tea\u3000tme"}
     assert any("norm.white_space" in problem for problem in unfollowed(OPS["decide_write"], gate))
+
+
+@pytest.mark.parametrize(("oracle_cap", "handed", "want"), [
+    (2.5, 2, ("boundary_coercion", "cap")),  # a binding truncated a fraction: the same bug as in a reference's check
+    (2.0**40, 4294967295, ("boundary_coercion", "cap")),  # saturated to the core's u32
+])
+def test_a_fraction_made_an_integer_at_a_binding_is_a_coercion(oracle_cap: float, handed: int,
+                                                               want: tuple[str, str]) -> None:
+    """Issue 35: a binding that truncates a fractional cap was float_rounding (args-numbers), while the same bug in
+    the reference is boundary_coercion(cap) (host-check-coercion); a float rounded to another float stays
+    float_rounding (the WASM binding's threshold through binary32)."""
+    from harness.differential.causes import cause_from_traces
+    from harness.model.traces import parse
+
+    args = {"topical_json": '[{"id":"a","text":"b"}]', "pinned_json": "null", "recent_json": "null"}
+    mine = json.loads(reference.unicode_versions())
+    oracle = parse(trace("build_dedup_context", {**args, "cap": oracle_cap}))
+    binding = parse(trace("build_dedup_context", {**args, "cap": handed}))
+    found = cause_from_traces("build_dedup_context", oracle, binding, {**args, "cap": oracle_cap}, mine, mine)
+    assert found is not None and (found.cause, found.detail) == want, found
+    gate = {"text": "tea", "embedding_json": "[1,0]", "candidates_json": '[{"id":"a","text":"x","embedding":[1,0]}]'}
+    rounded = cause_from_traces("decide_write", parse(trace("decide_write", {**gate, "threshold": 0.85})),
+                                parse(trace("decide_write", {**gate, "threshold": 0.8500000238418579})),
+                                {**gate, "threshold": 0.85}, mine, mine)
+    assert rounded is not None and (rounded.cause, rounded.rule) == ("float_rounding", "args-numbers"), rounded

@@ -16,13 +16,20 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _finite_float(value: Any) -> bool:
+    """A finite float as a trace writes it (``{"$f64": hex}``), not an integer."""
+    return _is_number(value) and isinstance(value, dict)
+
+
 def _args_numbers(facts: Facts) -> Verdict | None:
-    """Every argument the sides received differently is a finite number on both: a rounding at the boundary."""
+    """Every argument the sides received differently is a finite float on both: a rounding at the boundary. A
+    fraction made an integer (a cap of 2.5 handed over as 2), or an integer made another, is a coercion
+    (args-coercion), as the same bug in a reference's own check is (host-check-coercion)."""
     a, b = facts.values()
     if facts.role != ARGS or not isinstance(a, dict) or not isinstance(b, dict) or set(a) != set(b):
         return None
     names = differing_args(a, b)
-    if not names or not all(_is_number(a[n]) and _is_number(b[n]) for n in names):
+    if not names or not all(_finite_float(a[n]) and _finite_float(b[n]) for n in names):
         return None
     return Verdict("float_rounding", "+".join(names),
                    f"the core received {', '.join(names)} as another number than the oracle's")
@@ -98,7 +105,7 @@ def _near(facts: Facts) -> Verdict | None:
 
 RULES = [
     Rule("args-numbers", ("float_rounding",), _args_numbers,
-         "the traces part at args, every differing argument a finite number on both sides"),
+         "the traces part at args, every differing argument a finite float on both sides"),
     Rule("binary32", ("float_rounding",), _binary32, "the binary32 rounding of an embedding parts"),
     Rule("shape-numbers", ("float_rounding",), _shape_numbers,
          "a shape check that records a parsed value parts in its numbers only"),

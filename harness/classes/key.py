@@ -27,7 +27,7 @@ class ClassKey:
 
     @classmethod
     def of(cls, op: str, impls: Iterable[str], cause: str, detail: str | None, step: str | None) -> ClassKey:
-        known = class_step(step)
+        known = class_step(step, cause)
         # At args a binding's conversion is one step, whichever arguments a witness shows it changing (a JSON
         # round trip in a host changes a text's lone surrogates and, on another witness, a huge threshold too).
         return cls(op, tuple(impls), cause, None if known == ARGS else detail, known)

@@ -64,7 +64,8 @@ class Entry:
         """Whether its step is the divergence's and it lists every character the divergence is about."""
         if self.characters is None:  # a v1 entry: loading said to migrate it
             return True
-        return class_step(self.step) == class_step(step) and {ord(ch) for ch in chars} <= self.characters
+        return class_step(self.step, self.cause) == class_step(step, self.cause) and \
+            {ord(ch) for ch in chars} <= self.characters
 
 
 class ExpectedSet:
@@ -250,7 +251,8 @@ def recheck_detailed(expected: ExpectedSet, impls: dict[str, Testee],
             if not any(entry.matches(entry.op, divergence.cause, part) for part in parts) or mine == UNEXPLAINED:
                 problems.append((f"{entry.impl}/{entry.id}: the witness now diverges for {divergence.cause} "
                                  f"({mine}), not {entry.cause} ({entry.detail})", None))
-            elif entry.characters is not None and class_step(entry.step) != class_step(divergence.step):
+            elif entry.characters is not None and \
+                    class_step(entry.step, entry.cause) != class_step(divergence.step, entry.cause):
                 problems.append((f"{entry.impl}/{entry.id}: the witness now diverges at step {divergence.step}, "
                                  f"not {entry.step}", None))
             elif not entry.explains(divergence.step, divergence.chars):
@@ -396,8 +398,8 @@ def update(versions: dict[str, dict[str, str]], stale: set[tuple[str, str]], fou
             steps = entry_details(divergence.cause, mine)  # a skew in several steps: one entry per step
             for step in steps:
                 if any(e["op"] == divergence.op and e["cause"] == divergence.cause and
-                       e.get("detail") in (None, step) and class_step(e.get("step")) == class_step(
-                           divergence.step) for e in entries):
+                       e.get("detail") in (None, step) and class_step(e.get("step"), divergence.cause) == class_step(
+                           divergence.step, divergence.cause) for e in entries):
                     continue
                 new_id = entry_id(divergence.op, divergence.cause,
                                   {**divergence.args, "$detail": step} if len(steps) > 1 else divergence.args)

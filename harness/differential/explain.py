@@ -221,9 +221,18 @@ def name_cause(impls: dict[str, Testee], op_name: str, args: dict[str, Any], res
     return name_shares(impls, op_name, args, responses, versions, fallback, stats)[0].found
 
 
-def class_step(step: str | None) -> str | None:
+# Causes whose classes are one per op and share, whatever step a witness parts at: a validation order is one
+# difference of the op (the threshold checked before candidates_json parts at gate.candidates_json on one witness,
+# at the outcome on another).
+STEPLESS_CAUSES = frozenset({"validation_order"})
+
+
+def class_step(step: str | None, cause: str | None = None) -> str | None:
     """The step a class is known by: where the traces part, except that every JSON argument's parse is one
-    parse (the strictness rules, harness/model/registry.JSON_RULES), whichever argument shows it."""
+    parse (the strictness rules, harness/model/registry.JSON_RULES), whichever argument shows it, and that a
+    cause of ``STEPLESS_CAUSES`` has none."""
+    if cause in STEPLESS_CAUSES:
+        return None
     declared = step_titles().get(step or "")
     return "json" if declared is not None and declared.role == "json" else step
 

@@ -141,7 +141,7 @@ class SweepClass:
 
 def _signature(shares: tuple[Share, ...]) -> tuple[tuple[Any, ...], ...]:
     """What two members must share to be classified alike: each share's implementations, cause, detail."""
-    return tuple((share.impls, share.found.cause, share.found.detail, class_step(share.found.step))
+    return tuple((share.impls, share.found.cause, share.found.detail, class_step(share.found.step, share.found.cause))
                  for share in shares)
 
 

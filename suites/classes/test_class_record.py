@@ -56,6 +56,26 @@ def test_a_class_reads_back_from_its_json_as_the_same_record() -> None:
     assert [r.to_json() for r in divergence_report.classes(report)] == report["divergences"]
 
 
+def test_a_validation_order_is_one_class_per_op_whatever_step_it_parts_at() -> None:
+    """Issue 35: a reference checking the threshold before candidates_json gave two validation_order classes of
+    decide_write, one parting at gate.candidates_json and one at the outcome; any other cause keeps its step."""
+    from harness.classes.key import ClassKey
+
+    at_check = ClassKey.of("decide_write", ["bugged"], "validation_order", None, "gate.candidates_json")
+    at_outcome = ClassKey.of("decide_write", ["bugged"], "validation_order", None, "outcome")
+    assert at_check == at_outcome and at_check.step is None
+    assert ClassKey.of("decide_write", ["bugged"], "rule_difference", None, "gate.exact") != \
+        ClassKey.of("decide_write", ["bugged"], "rule_difference", None, "gate.decision")
+    assert ClassKey.of("build_dedup_context", ["bugged"], "validation_order", None, "ctx.cap") != at_check  # per op
+    from harness.differential.expected import Entry
+
+    entry = Entry("bugged", "order", "decide_write", "validation_order", {}, "n", None, "gate.candidates_json",
+                  frozenset())
+    assert entry.explains("outcome", ()) and entry.explains("gate.candidates_json", ())  # its entry covers both
+    other = Entry("bugged", "rule", "decide_write", "rule_difference", {}, "n", None, "gate.exact", frozenset())
+    assert not other.explains("gate.decision", ())
+
+
 def test_a_merge_keeps_the_smaller_witness_the_stricter_coverage_and_sums_the_extent() -> None:
     big = ClassRecord.of_divergence(_divergence("long text\x1c", found_after=9.0, own_details={"bugged": "x"}))
     small = ClassRecord.of_divergence(_divergence("a\x1c", found_after=3.0, status="expected",

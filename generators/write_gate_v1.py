@@ -6,6 +6,9 @@ Case ids are stable: never rename or reuse one; add new ones.
 
 from __future__ import annotations
 
+import random
+
+from harness.model import json_grammar
 from harness.model.json_texts import (
     ARRAY_POSITIONS,
     ESCAPES,
@@ -554,6 +557,15 @@ def _json_text_cases(c: CaseList) -> None:
     c.add("gate-error-json-duplicate-in-embedding", GATE, "A duplicate key inside embedding_json is invalid_json, "
           "decided before its shape (invalid_embedding).", "strict-json validation-order", text="New",
           embedding_json='[1,{"a":1,"a":2}]', candidates_json="null")
+    for feature in json_grammar.combinations():  # one case per feature combination the grammar pins
+        text = json_grammar.build(feature, random.Random(feature.slug))
+        pins = " ".join(step for step, pinned in (("json.depth", feature.depth >= json_grammar.LIMIT),
+                                                  ("json.duplicate_key", feature.members > 8),
+                                                  ("json.whitespace", feature.gap != "none")) if pinned)
+        c.add(f"gate-json-grammar-{feature.slug}", GATE, f"From the JSON grammar ({feature.slug}): a candidates_json "
+              f"that is {'strict JSON (of another shape)' if feature.valid else 'not strict JSON'}, its strings set "
+              "before its nesting (harness/model/json_grammar.py).", "strict-json",
+              steps=pins if feature.valid else (), text="New", embedding_json="null", candidates_json=text)
 
 
 def build_cases() -> list[Case]:

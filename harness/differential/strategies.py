@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 import struct
 import unicodedata
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from typing import Any
 import unicodedata2
 from hypothesis import strategies as st
 
+from harness.model import json_grammar
 from harness.model.contract_sets import EDGE_PUNCTUATION, NEAR_WHITE_SPACE, QUOTE_DASH, WHITE_SPACE
 from harness.model.json_texts import NUMBER_TEXTS, RESTYLES, midpoint_neighbour, restyle
 from harness.model.registry import OPS, Op
@@ -158,7 +160,10 @@ MALFORMED_JSON = [
 
 
 def malformed_json() -> st.SearchStrategy[str]:
-    return st.sampled_from(MALFORMED_JSON)
+    """Texts a strict reader refuses, or nearly: the listed ones, and the JSON grammar's combinations
+    (harness/model/json_grammar.py: escapes before deep nesting, wide objects with a late duplicate key)."""
+    return st.one_of(st.sampled_from(MALFORMED_JSON),
+                     st.integers(0, 2**32 - 1).map(lambda seed: json_grammar.text(random.Random(seed))))
 
 
 def restyled(texts_: st.SearchStrategy[str]) -> st.SearchStrategy[str]:

@@ -33,6 +33,7 @@ from harness.differential.strategies import (
     recent_characters,
     recent_nfc_sequences,
 )
+from harness.model import json_grammar
 from harness.model.contract_sets import EDGE_PUNCTUATION, NEAR_WHITE_SPACE, WHITE_SPACE
 from harness.model.json_texts import NUMBER_TEXTS, RESTYLES, midpoint_neighbour, restyle
 from harness.model.registry import OPS
@@ -136,8 +137,10 @@ class Inputs:
             return "null"
         if r < 0.75:
             return self.vector_json(self.vector(self.rng.randint(1, 6)))
-        if r < 0.88:
+        if r < 0.84:
             return self.rng.choice(MALFORMED_JSON)
+        if r < 0.88:
+            return json_grammar.text(self.rng)
         if r < 0.97:
             return self.rng.choice(["[]", "{}", "[true]", '["1"]', "[null]", "3", '"x"'])
         return self.rng.choice([None, 7, True])
@@ -170,8 +173,10 @@ class Inputs:
                                         for _ in range(self.rng.randint(0, 4))]))
         if r < 0.85:
             return self.rng.choice(["null", "[]"])
-        if r < 0.93:
+        if r < 0.89:
             return self.rng.choice(MALFORMED_JSON)
+        if r < 0.93:
+            return json_grammar.text(self.rng)  # the grammar's shapes: escapes before deep nesting, wide objects
         return self.rng.choice(["{}", "[1]", "[null]", '[{"id":"","text":"a"}]', '[{"id":"a","text":5}]',
                                 '[{"id":"a","text":"b","pinned":1}]', '[{"id":"a","text":"b","embedding":[]}]'])
 
@@ -193,8 +198,10 @@ class Inputs:
             return self.restyled(dumps(items))
         if pick < 0.85:
             return "null"
-        if pick < 0.92:
+        if pick < 0.89:
             return r.choice(MALFORMED_JSON)
+        if pick < 0.92:
+            return json_grammar.text(r)
         if pick < 0.98:
             return r.choice(["{}", '"x"', "1", "[null]", '[{"id":5}]', '[{"text":true}]'])
         return r.choice([None, 3])

@@ -69,3 +69,12 @@ def test_the_direction_is_read_against_the_steps_own_input(tmp_path: Path) -> No
                         "--arg", 'embedding_json="null"', "--arg", f"candidates_json={json.dumps(candidates)}")
     assert (found["cause"], found["detail"], found["characters"]) == ("whitespace_definition", ORACLE_ONLY,
                                                                       ["U+0085"])
+
+
+def test_the_side_is_read_off_the_whole_values_before_any_alignment() -> None:
+    """A Python toy that splits on U+001C (str.split) against an oracle that keeps it and makes U+0009 one '-':
+    difflib pairs the '-ab' of the oracle's "\\x1c-ab\\x1cab" with the toy's "ab-ab", and the span-by-span reading
+    called it oracle-only (the example family's parity suite found the input). Only the oracle kept characters
+    of the input the other lacks: the toy's rule acted."""
+    assert acting_side(["\x1c\tab\x1cab"], "\x1c-ab\x1cab", "ab-ab") == (DIVERGENT_ONLY, ["\x1c"])
+    assert acting_side(["a\x85b"], "a-b", "a\x85b") == (ORACLE_ONLY, ["\x85"])

@@ -166,6 +166,13 @@ def acting_side(inputs: Any, a: Any, b: Any, ties: bool = True) -> tuple[str | N
     def own(mine: str, other: str) -> list[str]:
         return [ch for ch in dict.fromkeys(mine) if ch in known and ch not in other]
 
+    # First the values as wholes: where only one side kept characters of the input the other lacks, that side kept
+    # them and the other's rule acted, however an alignment of the two would pair their spans (difflib paired the
+    # "-ab" of "\x1c-ab\x1cab" with that of "ab-ab", and the direction came out the wrong way round).
+    if isinstance(a, str) and isinstance(b, str):
+        mine, theirs = own(a, b), own(b, a)
+        if bool(mine) != bool(theirs):
+            return (ORACLE_ONLY, theirs) if theirs else (DIVERGENT_ONLY, mine)
     sides: set[str] = set()
     kept: list[str] = []
     for x, i1, i2, y, j1, j2 in _single(spans(a, b)):

@@ -16,12 +16,14 @@ import pytest
 
 import reference
 from harness.checks.tracecheck import check
+from harness.model.registry import OPS
 from harness.model.traces import TRACE_OP
 from harness.testees import impls
 from harness.tools.hostile_faults import declare
 
 ROOT = impls.ROOT
-TRACED = ("normalize_fact_text", "decide_write", "build_dedup_context")  # tracecheck's default ops
+# tracecheck's default ops: every op the registry compares (the testee serves them all)
+TRACED = tuple(op.name for op in OPS.values() if op.differential)
 
 
 def run(folder: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:

@@ -16,6 +16,7 @@ import json
 import random
 from dataclasses import dataclass
 
+from harness.model.json_features import token_gaps
 from harness.model.json_texts import JSON_WHITE_SPACE, NEAR_MISS_WHITE_SPACE, NUMBER_TEXTS
 
 LIMIT = 100  # json.depth: the deepest nesting the contract allows
@@ -98,31 +99,18 @@ def build(feature: Feature, rng: random.Random) -> str:
 
 
 def _spaced(text: str, gap: str, rng: random.Random) -> str:
-    """Whitespace at token gaps outside strings: JSON whitespace, or one near miss at one gap."""
+    """Whitespace at token gaps outside strings (json_features.token_gaps): JSON whitespace, or one near miss."""
     if gap == "none":
         return text
-    out, in_string, escaped, gaps = [], False, False, []
-    for ch in text:
-        if in_string:  # an escaped quote does not end the string (the very slip the grammar is here to find)
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[]{},:":
-            gaps.append(len(out))
-        out.append(ch)
-    if not gaps:
-        return text
+    gaps = token_gaps(text)
     if gap == "json-space":
-        for at in sorted(rng.sample(gaps, min(len(gaps), 8)), reverse=True):
-            out.insert(at, "".join(rng.choice(JSON_WHITE_SPACE) for _ in range(rng.randint(1, 3))))
+        chosen = sorted(rng.sample(gaps, min(len(gaps), 8)), reverse=True)
+        fillers = ["".join(rng.choice(JSON_WHITE_SPACE) for _ in range(rng.randint(1, 3))) for _ in chosen]
     else:
-        out.insert(rng.choice(gaps), rng.choice(list(NEAR_MISS_WHITE_SPACE.values())))
-    return "".join(out)
+        chosen, fillers = [rng.choice(gaps)], [rng.choice(list(NEAR_MISS_WHITE_SPACE.values()))]
+    for at, filler in zip(chosen, fillers, strict=True):
+        text = text[:at] + filler + text[at:]
+    return text
 
 
 def feature(rng: random.Random) -> Feature:

@@ -52,8 +52,11 @@ def parse(text: Any) -> dict[str, Any]:
 
 def host_value(value: Any) -> Any:
     """A value as a trace writes it, back as the host value it stands for: ``{"$codepoints": [...]}`` (a string
-    holding a surrogate) as that string, ``{"$f64": hex}`` as that float; anything else as it is. A written
-    form that stands for nothing (a code point out of range) stays as it is, equal to no host value."""
+    holding a surrogate) as that string, ``{"$f64": hex}`` as that float, inside lists too; anything else as it
+    is. A written form that stands for nothing (a code point out of range) stays as it is, equal to no host
+    value."""
+    if isinstance(value, list):
+        return [host_value(item) for item in value]
     if isinstance(value, dict) and len(value) == 1:
         points, bits = value.get("$codepoints"), value.get("$f64")
         try:

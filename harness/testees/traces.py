@@ -90,13 +90,6 @@ def problems(op_name: str, trace_response: Response, op_response: Response | Non
     return found
 
 
-def _decoded(value: Any) -> Any:
-    """A trace value with every written string and float read back (``host_value``), inside lists too."""
-    if isinstance(value, list):
-        return [_decoded(item) for item in value]
-    return host_value(value)
-
-
 def unfollowed(op: Op, steps: list[dict[str, Any]]) -> list[str]:
     """The first entry of a trace whose value does not follow from the entry before it, where its step follows
     that one's (``Step.follows``: harness/model/step_relations.py), as one problem; [] when every one does."""
@@ -106,7 +99,7 @@ def unfollowed(op: Op, steps: list[dict[str, Any]]) -> list[str]:
         if step is None or step.follows is None or before.get("step") != step.follows[0]:
             continue
         source, relation = step.follows
-        if not RELATIONS[relation](_decoded(before.get("value")), _decoded(entry.get("value"))):
+        if not RELATIONS[relation](host_value(before.get("value")), host_value(entry.get("value"))):
             shown, was = (json.dumps(e.get("value"), ensure_ascii=False)[:120] for e in (entry, before))
             return [f"step {step.id} holds {shown}, which does not follow from the {source} value before it ({was}) "
                     f"as the specification's {relation} does"]

@@ -17,7 +17,7 @@ from harness.differential.causes import cause_from_traces
 from harness.differential.causes.facts import DIVERGENT_ONLY, ORACLE_ONLY
 from harness.differential.counterfactual import classify, skew
 from harness.differential.counterfactual.characters import acted_on, named_characters
-from harness.differential.counterfactual.rewrite import all_strings, oracle_role, replace_chars
+from harness.differential.counterfactual.rewrite import all_strings
 from harness.differential.counterfactual.skew import own_details_at
 from harness.differential.outcomes import FAILURES, Responses, divergent, observe, oracle_of
 from harness.model import hostvalues, unicode_tables, untrusted
@@ -138,11 +138,12 @@ def name_shares(impls: dict[str, Testee], op_name: str, args: dict[str, Any], re
             # A skew where the traces part first may ride along with a bug further on (two differences at
             # once): with the characters whose data differs between these sides' versions replaced, a
             # divergence that remains is the one they are reported under.
-            peeled = replace_chars(args, skew.skewed_at(first.detail, op_name, args, oracle, members, versions),
-                                   oracle_role(versions))
-            after = observe(part, op_name, peeled) if peeled != args else {}
-            still = divergent(op_name, after) if after else []
-            if still:
+            left = skew.left_after_peeling(part, op_name, args,
+                                           skew.skewed_at(first.detail, op_name, args, oracle, members, versions),
+                                           versions)
+            still = divergent(op_name, left[1]) if left else []
+            if left and still:
+                peeled, after = left
                 # Their trace entries are read again off this witness's traces (the peeled input's are not
                 # the witness a report shows).
                 shares += [replace(share, found=replace(share.found, trace_at=_trace_at(

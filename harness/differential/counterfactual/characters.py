@@ -23,7 +23,6 @@ from harness.differential.counterfactual.rewrite import (
     SYMBOLS,
     all_strings,
     collapse_lines,
-    oracle_role,
     plain_role,
     replace_chars,
 )
@@ -31,6 +30,7 @@ from harness.differential.counterfactual.skew import (
     UNEXPLAINED,
     nfc_relevant,
     own_details,
+    peels,
     sensitive_between,
     skew_steps,
     skewed_between,
@@ -113,7 +113,8 @@ def _skew(probe: Probe) -> Verdict | None:
     # oracle's on characters of the input, and replacing just those settles it (own_details). Replacing every
     # version-sensitive character can remove a trigger that has nothing to do with versions (a letter of 18.0
     # next to a capital sigma that one side lowercases wrongly).
-    if steps == "properties" or not probe.explains(replace_chars(probe.args, in_play, oracle_role(probe.versions))):
+    if steps == "properties" or \
+            not all(probe.explains(peeled) for peeled in peels(probe.args, in_play, probe.versions)):
         return None
     shares = own_details(probe.impls, probe.op_name, probe.args, "unicode_version_skew",
                          divergent(probe.op_name, probe.responses), probe.versions)
@@ -129,10 +130,11 @@ def _peel(probe: Probe) -> Again | None:
     if not probe.deeper or _sensitive(probe) is None:
         return None
     names = divergent(probe.op_name, probe.responses)
-    peeled = replace_chars(probe.args, skewed_between(probe.op_name, probe.args, names, probe.versions),
-                           oracle_role(probe.versions))
-    after = probe.observe(peeled)
-    return Again(peeled, after) if peeled != probe.args and divergent(probe.op_name, after) else None
+    for peeled in peels(probe.args, skewed_between(probe.op_name, probe.args, names, probe.versions), probe.versions):
+        after = probe.observe(peeled)
+        if divergent(probe.op_name, after):
+            return Again(peeled, after)
+    return None
 
 
 def _character_rule(probe: Probe) -> Verdict | None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable
-from functools import lru_cache
 from typing import Any
 
 import unicodedata2
@@ -21,8 +20,14 @@ import unicodedata2
 from generators.unicode_stability import unstable_reason
 from harness.differential.causes import TraceCause, cause_from_traces
 from harness.differential.causes.characters import UNICODE_STEP
-from harness.differential.counterfactual.rewrite import all_strings, oracle_role, replace_chars
-from harness.differential.outcomes import divergent, observe
+from harness.differential.counterfactual.rewrite import (
+    all_strings,
+    composing_parts,
+    marks_kept,
+    oracle_role,
+    replace_chars,
+)
+from harness.differential.outcomes import Responses, divergent, observe
 from harness.model import unicode_tables
 from harness.model.registry import get_op, step_titles
 from harness.model.unicode_info import assigned_in, has_surrogate, is_surrogate
@@ -75,18 +80,7 @@ def nfc_relevant(ch: str) -> bool:
     or part of some canonical decomposition (U+0B3E in U+0B4B, a Hangul jamo...)."""
     decomposition = unicodedata2.decomposition(ch)
     return bool(decomposition and not decomposition.startswith("<")) or unicodedata2.combining(ch) != 0 or \
-        ord(ch) in _decomposition_parts() or 0x1100 <= ord(ch) <= 0x11FF or 0xAC00 <= ord(ch) <= 0xD7A3
-
-
-@lru_cache(maxsize=1)
-def _decomposition_parts() -> frozenset[int]:
-    parts: set[int] = set()
-    for cp in range(0x110000):
-        if not 0xD800 <= cp <= 0xDFFF:
-            decomposition = unicodedata2.decomposition(chr(cp))
-            if decomposition and not decomposition.startswith("<"):
-                parts.update(int(h, 16) for h in decomposition.split())
-    return frozenset(parts)
+        ord(ch) in composing_parts() or 0x1100 <= ord(ch) <= 0x11FF or 0xAC00 <= ord(ch) <= 0xD7A3
 
 
 _CASED = {"Lu", "Ll", "Lt"}
@@ -135,6 +129,41 @@ def skew_steps(args: dict[str, Any], versions: dict[str, dict[str, str]], op_nam
                                            for text in strings if not has_surrogate(text))):
             steps.append("normalization")
     return "+".join(steps) or "properties"
+
+
+def peels(args: dict[str, Any], predicate: Callable[[str], bool],
+          versions: dict[str, dict[str, str]]) -> list[dict[str, Any]]:
+    """The input with the characters ``predicate`` names made equal on every side, in each way the harness
+    has (distinct, none the input itself): stand-ins of the oracle's case role (``oracle_role``), and the same
+    with combining marks kept in NFC's canonical order (``marks_kept``). A skew explains a divergence only
+    where every one of them settles it: one way alone can take a bug's trigger away with the skew (a mark
+    whose reordering makes two raw texts normalize alike, where the bug compares the raw texts)."""
+    base = oracle_role(versions)
+    out: list[dict[str, Any]] = []
+    for pool in (base, marks_kept(base)):
+        peeled = replace_chars(args, predicate, pool)
+        if peeled != args and peeled not in out:
+            out.append(peeled)
+    return out
+
+
+def left_after_peeling(impls: dict[str, Testee], op_name: str, args: dict[str, Any], predicate: Callable[[str], bool],
+                       versions: dict[str, dict[str, str]]) -> tuple[dict[str, Any], Responses] | None:
+    """The first of ``peels`` on which some of ``impls`` still disagree, with their responses; None when every
+    peel settles the divergence (or there is none)."""
+    for peeled in peels(args, predicate, versions):
+        after = observe(impls, op_name, peeled)
+        if divergent(op_name, after):
+            return peeled, after
+    return None
+
+
+def settled_by_peeling(impls: dict[str, Testee], op_name: str, args: dict[str, Any],
+                       predicate: Callable[[str], bool], versions: dict[str, dict[str, str]]) -> bool:
+    """Whether the input holds characters ``predicate`` names and every way of making them equal (``peels``)
+    leaves ``impls`` in agreement: what a skew must show to be named."""
+    return bool(peels(args, predicate, versions)) and \
+        left_after_peeling(impls, op_name, args, predicate, versions) is None
 
 
 UNEXPLAINED = "unexplained"  # an implementation's own detail when its share of a skew is not one
@@ -235,9 +264,9 @@ def own_details(impls: dict[str, Testee], op_name: str, args: dict[str, Any], ca
         if steps == "properties" or name not in impls:
             out[name] = UNEXPLAINED
             continue
-        replaced = replace_chars(args, skewed_between(op_name, args, [name], versions), oracle_role(versions))
         pair = {chosen: impls[chosen], name: impls[name]}
-        out[name] = steps if not divergent(op_name, observe(pair, op_name, replaced)) else UNEXPLAINED
+        settled = settled_by_peeling(pair, op_name, args, skewed_between(op_name, args, [name], versions), versions)
+        out[name] = steps if settled else UNEXPLAINED
     return out
 
 
@@ -261,8 +290,8 @@ def own_details_at(impls: dict[str, Testee], op_name: str, args: dict[str, Any],
             out[name] = coarse.get(name, UNEXPLAINED)
             continue
         skewed = unicode_tables.differing_set(detail, mine, theirs)
-        peeled = replace_chars(args, lambda ch, skewed=skewed: ord(ch) in skewed, oracle_role(versions))
-        settled = not divergent(op_name, observe({chosen: impls[chosen], name: impls[name]}, op_name, peeled))
+        settled = settled_by_peeling({chosen: impls[chosen], name: impls[name]}, op_name, args,
+                                     lambda ch, skewed=skewed: ord(ch) in skewed, versions)
         out[name] = detail if settled else coarse.get(name, UNEXPLAINED)
     return out
 
@@ -300,8 +329,7 @@ def behind_a_skew(impls: dict[str, Testee], op_name: str, args: dict[str, Any], 
     skewed = skewed_between(op_name, args, [name], versions)
     if not any(skewed(ch) for text in all_strings(args) for ch in text):
         return None
-    peeled = replace_chars(args, skewed, oracle_role(versions))
-    if peeled == args or divergent(op_name, observe({oracle: impls[oracle], name: impls[name]}, op_name, peeled)):
+    if not settled_by_peeling({oracle: impls[oracle], name: impls[name]}, op_name, args, skewed, versions):
         return None
     seen = cause_from_traces(op_name, unicode_steps_only(traced[oracle]), unicode_steps_only(traced[name]), args,
                              versions.get(oracle, {}), versions.get(name, {}))

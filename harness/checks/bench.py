@@ -32,9 +32,11 @@ import json
 import os
 import platform
 import subprocess
+import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +128,40 @@ def fuzz_rate(opened: dict[str, Testee], seconds: float) -> dict[str, Any]:
             "seconds": round(result.seconds, 2), "workers": result.workers, "goal": FUZZ_GOAL}
 
 
+@contextmanager
+def busy_machine() -> Iterator[int]:
+    """One process spinning per core while the block runs (a CI runner shared with other jobs): yields how
+    many. They are killed on the way out, whatever happens in the block."""
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"], stdin=subprocess.DEVNULL)
+               for _ in range(os.cpu_count() or 1)]
+    try:
+        yield len(burners)
+    finally:
+        for burner in burners:
+            burner.kill()
+        for burner in burners:
+            burner.wait()
+
+
+def busy_fuzz_rate(opened: dict[str, Testee], seconds: float) -> dict[str, Any]:
+    """``fuzz_rate`` on a busy machine (``busy_machine``), its goal none: measured beside the idle figure."""
+    with busy_machine() as burners:
+        found = fuzz_rate(opened, seconds)
+    return {**found, "goal": None, "burners": burners}
+
+
+def parallel_startup(names: list[str]) -> float:
+    """Seconds to start every named implementation at once (``impls.start_each``, as the fuzzer and the
+    sweep do), each closed again: beside ``startupSeconds``, which start them one by one."""
+    started = time.perf_counter()
+    opened = impls.start_each(names)
+    seconds = time.perf_counter() - started
+    for testee in opened.values():
+        if not isinstance(testee, Exception):
+            testee.close()
+    return seconds
+
+
 def _together(opened: dict[str, Testee], rows: list[dict[str, Any]], calls: Calls, min_seconds: float,
               goal: float | None) -> dict[str, Any]:
     """All of ``opened`` together against the sum of their bare costs (rows: their per-implementation rows)."""
@@ -175,15 +211,18 @@ def bench(min_seconds: float = 2.0, names: list[str] | None = None, fuzz_seconds
         fuzzing_all = fuzz_rate(opened, fuzz_seconds) if len(goal_set) < len(opened) and len(opened) > 1 else None
         if fuzzing_all:
             fuzzing_all["goal"] = None
+        fuzzing_busy = busy_fuzz_rate(opened, fuzz_seconds) if len(opened) > 1 else None
         described = envelope.descriptions(opened)
     finally:
         for impl in opened.values():
             impl.close()
+    together_start = parallel_startup(list(opened)) if len(opened) > 1 else None
     return {"schema": "bench-report-v1", "run": envelope.build(described), "benchmark": "bench-v3",
             "python": platform.python_version(), "machine": platform.machine(),
             "cores": os.cpu_count(), "implementations": list(opened), "goalSet": list(goal_set),
             "unavailable": unavailable, "startupSeconds": startup, "sets": sets,
-            "fuzzer": fuzzing, "fuzzerAll": fuzzing_all}
+            "fuzzer": fuzzing, "fuzzerAll": fuzzing_all, "fuzzerBusy": fuzzing_busy,
+            "startupTogetherSeconds": together_start}
 
 
 def _together_line(together: dict[str, Any]) -> str:
@@ -231,6 +270,16 @@ def table(report: dict[str, Any]) -> str:
         lines.append(_fuzz_line(report["fuzzer"], report.get("goalSet", report["implementations"])))
     if report.get("fuzzerAll"):
         lines.append(_fuzz_line(report["fuzzerAll"], report["implementations"]))
+    if report.get("fuzzerBusy"):
+        busy, idle = report["fuzzerBusy"], report.get("fuzzerAll") or report.get("fuzzer")
+        ratio = f", {busy['examplesPerSecond'] / idle['examplesPerSecond']:.2f}x the idle rate" \
+            if idle and idle["examplesPerSecond"] else ""
+        lines.append(_fuzz_line(busy, report["implementations"]).replace(
+            " (no goal)", f" on a busy machine ({busy['burners']} spinning processes{ratio}; no goal)"))
+    if report.get("startupTogetherSeconds") is not None:
+        lines.append(f"start-up of all {len(report['implementations'])} at once (as the fuzzer and the sweep start "
+                     f"them): {report['startupTogetherSeconds']:.2f} s, one by one "
+                     f"{sum(report.get('startupSeconds', {}).values()):.2f} s")
     for name, why in report["unavailable"].items():
         lines.append(f"{name}: unavailable ({why[:120]})")
     return "\n".join(lines)

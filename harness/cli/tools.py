@@ -51,21 +51,23 @@ def open_impls(names: list[str] | None, cutoff: float | None = None, require_all
     require_all = require_all or os.environ.get(REQUIRE_ALL_ENV) == "1"
     if names:
         chosen = list(dict.fromkeys([*_oracles_of(names), *names]))
-        opened = {}
-        for name in chosen:
-            try:
-                opened[name] = impls.get_impl(name, cutoff=cutoff)
-            except (impls.ImplementationUnavailable, impls.DeclarationError) as exc:
-                close_all(opened)
-                raise impl_error(exc) from None
+        started = impls.start_each(chosen, cutoff)
+        opened = {name: testee for name, testee in started.items() if not isinstance(testee, Exception)}
+        failed = next((error for error in started.values() if isinstance(error, Exception)), None)
+        if failed is not None:
+            close_all(opened)
+            raise impl_error(failed) from None
         return opened
     opened = {}
     left_out = []
-    for name in dict.fromkeys([*impls.oracles(), *impls.names()]):
-        try:
-            opened[name] = impls.get_impl(name, cutoff=cutoff)
-        except impls.ImplementationUnavailable as exc:
-            left_out.append(f"{name}: {str(exc).splitlines()[0][:300]}")
+    for name, testee in impls.start_each([*impls.oracles(), *impls.names()], cutoff).items():
+        if isinstance(testee, impls.DeclarationError):
+            close_all(opened)
+            raise testee
+        if isinstance(testee, Exception):
+            left_out.append(f"{name}: {str(testee).splitlines()[0][:300]}")
+        else:
+            opened[name] = testee
     left_out += [f"{name}: broken declaration: {problem}" for name, problem in impls.broken().items()]
     for line in left_out:
         stream.write(f"left out of 'all available': {line}\n")

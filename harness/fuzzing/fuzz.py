@@ -103,8 +103,11 @@ def _init_worker(names: tuple[str, ...], cutoff: float | None) -> None:
     testee processes are killed first, since a hung one would outlive it; harness/fuzzing/pools.py)."""
     _WORKER["impls"] = {}
     pools.at_end(lambda: pools.kill_testees(_WORKER["impls"]))
-    for name in names:
-        _WORKER["impls"][name] = implementations.get_impl(name, cutoff=cutoff)
+    started = implementations.start_each(list(names), cutoff)
+    _WORKER["impls"].update({name: testee for name, testee in started.items() if not isinstance(testee, Exception)})
+    failed = next((error for error in started.values() if isinstance(error, Exception)), None)
+    if failed is not None:
+        raise failed  # the testees that did start are killed with the worker (pools.at_end)
 
 
 def run_batch(task: tuple[Any, ...], opened: dict[str, Testee] | None = None) -> dict[str, Any]:

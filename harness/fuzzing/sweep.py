@@ -136,7 +136,16 @@ _WORKER: dict[str, Any] = {}
 
 
 def _open(names: tuple[str, ...]) -> dict[str, Testee]:
-    return {name: impls.get_impl(name) for name in names}
+    """The named testees, started at once (``impls.start_each``); the first that cannot start is raised (the
+    others closed)."""
+    started = impls.start_each(list(names))
+    failed = next((error for error in started.values() if isinstance(error, Exception)), None)
+    if failed is not None:
+        for testee in started.values():
+            if not isinstance(testee, Exception):
+                testee.close()
+        raise failed
+    return {name: testee for name, testee in started.items() if not isinstance(testee, Exception)}
 
 
 def _init_worker(names: tuple[str, ...], out: Any) -> None:
@@ -144,8 +153,7 @@ def _init_worker(names: tuple[str, ...], out: Any) -> None:
     _WORKER["impls"] = {}
     _WORKER["out"] = out
     pools.at_end(lambda: pools.kill_testees(_WORKER["impls"]))
-    for name in names:
-        _WORKER["impls"][name] = impls.get_impl(name)
+    _WORKER["impls"].update(_open(names))
 
 
 def run_chunk(chunk: Chunk, opened: dict[str, Testee] | None = None, out: Any = None) -> dict[str, Any]:

@@ -33,6 +33,7 @@ import os
 import platform
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import metadata
@@ -405,6 +406,34 @@ def check_platforms(versions: dict[str, dict[str, Any]]) -> None:
         raise DeclarationError("; ".join(problems))
 
 
+def start_each(names: list[str], cutoff: float | None = None) -> dict[str, Testee | Exception]:
+    """Every named implementation started at once, in threads (a command testee's start is mostly waiting for
+    its process: Pyodide's takes seconds, and started one after another the first batch waited for the sum):
+    each name's testee, or the ImplementationUnavailable or DeclarationError that kept it from starting, in the
+    order of ``names``. Any other error closes the testees that did start and is raised."""
+    chosen = list(dict.fromkeys(names))
+    if len(chosen) <= 1:
+        futures = None
+    else:
+        with ThreadPoolExecutor(max_workers=len(chosen), thread_name_prefix="testee-start") as pool:
+            futures = {name: pool.submit(get_impl, name, cutoff) for name in chosen}
+    out: dict[str, Testee | Exception] = {}
+    unexpected: BaseException | None = None
+    for name in chosen:
+        try:
+            out[name] = futures[name].result() if futures is not None else get_impl(name, cutoff)
+        except (ImplementationUnavailable, DeclarationError) as exc:
+            out[name] = exc
+        except BaseException as exc:  # noqa: BLE001 - raised below, once the others are closed
+            unexpected = unexpected or exc
+    if unexpected is not None:
+        for started in out.values():
+            if not isinstance(started, Exception):
+                started.close()
+        raise unexpected
+    return out
+
+
 def _in_process(declared: Implementation) -> InProcess:
     assert declared.python_module is not None
     try:
@@ -532,6 +561,7 @@ def available() -> list[str]:
 __all__ = ["HARNESS_CODES", "OPS", "CommandTestee", "DeclarationError", "broken", "check_handshake", "InProcess",
            "Implementation",
            "ImplementationUnavailable", "UnknownImplementation", "available", "declaration", "declarations", "get_impl",
+           "start_each",
            "names", "oracle", "plan"]
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from pathlib import Path
 
 import pytest
@@ -47,8 +49,13 @@ def test_goals_are_stated_without_an_implementation_that_opts_out(tmp_path: Path
     assert found["togetherAll"]["implementations"] == ["reference", "fake", "slow"]
     assert found["togetherAll"]["goal"] is None
     assert report["fuzzer"]["goal"] == bench.FUZZ_GOAL and report["fuzzerAll"]["goal"] is None
+    # The fuzzer once more on a busy machine (a spinning process per core), beside its idle figure, and every
+    # implementation started at once as the fuzzer starts them.
+    assert report["fuzzerBusy"]["goal"] is None and report["fuzzerBusy"]["burners"] == (os.cpu_count() or 1)
+    assert report["fuzzerBusy"]["examples"] > 0 and report["startupTogetherSeconds"] >= 0
     text = bench.table(report)
     assert "together (reference + fake + slow)" in text and "start-up" in text and "(no goal)" in text
+    assert "on a busy machine" in text and "the idle rate" in text and "at once" in text
     # Only implementations without goals: nothing is stated, and the table still prints.
     alone = bench.bench(min_seconds=0.05, names=["slow"], fuzz_seconds=1.0)
     assert alone["goalSet"] == [] and alone["sets"][0]["together"] is None

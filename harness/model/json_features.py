@@ -121,3 +121,19 @@ def features(text: str) -> set[str]:
     if duplicates:
         found.add("duplicate_key")
     return found
+
+
+def in_play(text: str) -> set[str]:
+    """The rules a refusal of ``text`` can be about (what a class of json_strictness is known by): the rules it
+    breaks (``features``), and ``depth`` where its brackets nest past the limit counted inside strings too, as a
+    depth scan that skips strings wrongly (ending one at an escaped quote) or not at all counts them. A side
+    refusing such a text as too deep and one refusing a text really too deep are one rule's class."""
+    found = features(text)
+    depth = deepest = 0
+    for ch in text:
+        if ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return found | {"depth"} if deepest > MAX_DEPTH else found

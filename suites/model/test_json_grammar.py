@@ -4,6 +4,7 @@ deep nesting, runs of brackets in strings, a duplicate key past 16 and 32 member
 
 from __future__ import annotations
 
+import json
 import random
 import re
 
@@ -40,3 +41,16 @@ def test_the_pinned_combinations_reach_what_a_wrong_scan_misreads() -> None:
     assert misread, "no pinned text tells a scan that ends strings at an escaped quote from a right one"
     wide = [f for f in json_grammar.combinations() if f.duplicate_at is not None and f.duplicate_at >= 16]
     assert {f.members for f in wide} >= {17, 33, 257}  # past the thresholds a duplicate scan may switch at
+
+
+def test_a_refusal_as_too_deep_is_one_rule_whichever_way_a_scan_miscounts() -> None:
+    """A text of few real levels whose strings hold 101 brackets breaks no rule, but the depth rule is in play
+    (a scan that skips strings wrongly refuses it as too deep): a class of json_strictness is known by
+    ``in_play``, so that refusal and the acceptance of a text really too deep are one class of one bug."""
+    from harness.model.json_features import in_play
+
+    shallow = json.dumps({"s": "[" * 101})
+    assert features(shallow) == set() and in_play(shallow) == {"depth"}
+    deep = "[" * 101 + "]" * 101
+    assert features(deep) == {"depth"} == in_play(deep)
+    assert in_play(json.dumps({"s": "[" * 99})) == set()  # with the object around it, 100

@@ -109,10 +109,15 @@ class Sightings:
         small, small_responses = shrink(impls, op, args, self.versions, (cause, detail), deadline=shrink_until,
                                         share=share.impls)
         if time.monotonic() >= self.hard:
+            # Past the hard deadline the command testees answer nothing more (it is their cutoff): the class is
+            # named as the share was, before it, never on answers that stopped coming (a plant's class named
+            # again there lost two implementations to unanswered trace requests, and was reported twice).
             self.shrink_cut += 1
-        # The class is named on the minimal witness (its detail may be narrower than the first input's), by the
-        # share that holds the implementations this one was about.
-        shares = name_shares(impls, op, small, small_responses, self.versions)
+            shares = [share]
+        else:
+            # The class is named on the minimal witness (its detail may be narrower than the first input's), by
+            # the share that holds the implementations this one was about.
+            shares = name_shares(impls, op, small, small_responses, self.versions)
         kept = [s for s in shares if set(share.impls) & set(s.impls)]
         share = kept[0] if kept else share
         found = share.found

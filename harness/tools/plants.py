@@ -172,6 +172,52 @@ BASELINE_PLANTS = [
                     "        },\n"),
               ("wasm",)),
 ]
+_CANDIDATES = "    candidates = parse_candidates(candidates_json)\n"
+_THRESHOLD = "    valid_threshold = require_threshold(threshold)\n"
+# Issue 35's shapes nobody had written down (JSON by grammar, a step without a role, a skew that explained too
+# much, a rule that outranked the right one), one plant each, unnarrowed like the baseline.
+SHAPE_PLANTS = [
+    _baseline("reference: the depth scan ends a string at an escaped quote", "reference", CTX, "json_strictness",
+              _ref("depth-scan-escaped-quote", "strict_json.py",
+                   """_STRING_TOKEN = re.compile(r'"(?:[^"\\\\]|\\\\.)*"', re.DOTALL)""",
+                   """_STRING_TOKEN = re.compile(r'"[^"]*"')""")),
+    _baseline("reference: the join drops pieces blank to str.strip()", "reference", CTX, "whitespace_definition",
+              _ref("join-drops-strip-blank", "dedup_context.py",
+                   '    joined = " ".join(piece for piece in trimmed if piece)\n',
+                   '    joined = " ".join(piece for piece in trimmed if piece.strip())\n')),
+    _baseline("reference: lone low surrogates accepted", "reference", NORM, "boundary_coercion",
+              _ref("low-surrogates-accepted", "unicode_data.py", '_SURROGATE = re.compile("[\\ud800-\\udfff]")',
+                   '_SURROGATE = re.compile("[\\ud800-\\udbff]")')),
+    _baseline("reference: the threshold checked before candidates_json", "reference", GATE, "validation_order",
+              _ref("threshold-before-candidates", "write_gate.py",
+                   _CANDIDATES + _THRESHOLD, _THRESHOLD + _CANDIDATES)),
+    _baseline("core: the duplicate-key set built one member early", "rust", CTX, "json_strictness",
+              _core("core-duplicate-set-early", "core/src/json.rs",
+                    "            let value = map.next_value_seed(inner)?;\n            members.push((key, value));\n"
+                    "            if seen.is_none() && members.len() >= SCAN_KEYS {\n"
+                    "                seen = Some(members.iter().map(|(k, _)| k.clone()).collect());\n"
+                    "            }\n",
+                    "            let value = map.next_value_seed(inner)?;\n"
+                    "            if seen.is_none() && members.len() + 1 >= SCAN_KEYS {\n"
+                    "                seen = Some(members.iter().map(|(k, _)| k.clone()).collect());\n"
+                    "            }\n"
+                    "            members.push((key, value));\n"), BOTH),
+    _baseline("core: the fused collapse joins its own split (U+2028 not a break), its trace the step functions",
+              "rust", CTX, "line_breaks",
+              _core("core-fused-join-own-split", "core/src/dedup_context.rs",
+                    "    let joined = trimmed(s)\n",
+                    "    let joined = s\n"
+                    "        .split(|c: char| is_line_break(c) && c != '\\u{2028}')\n"
+                    "        .map(|piece| piece.trim_matches(is_white_space))\n"), BOTH),
+    _baseline("PyO3 binding: a fractional cap truncated", "rust", CTX, "boundary_coercion",
+              _core("pyo3-cap-truncated", "python/src/lib.rs", "        optional(cap),\n",
+                    "        match optional(cap) {\n"
+                    "            HostValue::Float(v) if v.is_finite() && v.fract() != 0.0 => {\n"
+                    "                HostValue::Int(Some(v as i128))\n"
+                    "            }\n"
+                    "            other => other,\n"
+                    "        },\n"), ("pyo3",)),
+]
 PYODIDE_PLANTED = "pyodide-planted"  # the Pyodide leg declared from the scratch copy (PARITY_IMPLEMENTATIONS)
 
 # One plant per rule of the contract (at least): (the rule, where it is planted, the op and the cause the
@@ -302,7 +348,7 @@ PLANTS = [
                "        ? value.$codepoints.map((p) => String.fromCodePoint(p)).join('') : value))));\n"), ())),
 ]
 
-PLANTS += BASELINE_PLANTS
+PLANTS += BASELINE_PLANTS + SHAPE_PLANTS
 
 CAP_WRAP = "function buildDedupContext(topicalJson, pinnedJson, recentJson, cap) {\n"
 

@@ -6,6 +6,9 @@ Case ids are stable: never rename or reuse one; add new ones.
 
 from __future__ import annotations
 
+import random
+
+from harness.model import json_grammar
 from harness.model.json_texts import ESCAPES, NEAR_MISS_WHITE_SPACE, NESTED_DUPLICATES, OBJECT_POSITIONS, at, every_slot
 
 from .cases import CaseList, js
@@ -190,6 +193,14 @@ def build_cases() -> list[Case]:
             args = {"topical_json": "null", "pinned_json": "null", "recent_json": "null", section: text}
             add(f"ctx-error-json-duplicate-{section.removesuffix('_json')}-{slug}", CTX,
                 f"Duplicate keys below the top level of {section} are invalid_json.", "strict-json", **args)
+    sections_in_turn = ("topical_json", "pinned_json", "recent_json")
+    for number, feature in enumerate(json_grammar.combinations()):  # one case per combination the grammar pins
+        section = sections_in_turn[number % len(sections_in_turn)]
+        args = {"topical_json": "null", "pinned_json": "null", "recent_json": "null",
+                section: json_grammar.build(feature, random.Random(feature.slug))}
+        add(f"ctx-json-grammar-{feature.slug}", CTX, f"From the JSON grammar ({feature.slug}) as {section}: "
+            f"{'strict JSON (of another shape)' if feature.valid else 'not strict JSON'}, its strings set before its "
+            "nesting (harness/model/json_grammar.py).", "strict-json", **args)
     add("ctx-error-json-host-null", CTX, "A section passed as None (not a JSON text) is invalid_json.",
         "host-type", topical_json=None, pinned_json="null", recent_json="null")
     add("ctx-error-order-topical-shape-before-pinned-json", CTX, "topical's invalid_shape beats pinned's invalid_json.",

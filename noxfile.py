@@ -19,6 +19,8 @@
   nox -s plants           plant the divergences of harness/tools/plants.py; the fuzzer must find each in 60 s
   nox -s bench            bare cost against the harness's, side by side, every implementation; start-up times;
                           `-- --baseline REV`: the Rust core's bare cost per op against REV's, as ratios
+  nox -s coverage         the branches of the reference and the Rust core the fixtures, the parity suites and a fuzz
+                          run take and do not; each untaken one listed with why (coverage/reasons.json)
   nox -s mutants          plant the bugs of harness/tools/mutants.py and check that each one is caught; then
                           harness/tools/trace_plants.py: a bug in each op of the core shows in its trace at its step
   nox -s dev              make .venv/ where `python -m harness run --impl NAME` works for every built impl
@@ -406,6 +408,19 @@ def plants(session: nox.Session) -> None:
     _install_project(session)
     _build_impls(session)
     session.run("python", "-m", "harness.tools.plants", *session.posargs)
+
+
+@nox.session
+def coverage(session: nox.Session) -> None:
+    """The branches of the reference (coverage.py) and of the Rust core through PyO3 (LLVM source-based coverage,
+    branch counts; Debian's llvm-<rustc's major>, which the WASM build's toolchain brings, or rustup's llvm-tools)
+    that the fixtures, the parity suites, tracecheck and a fuzz run take and do not: each one never taken is
+    listed with why in coverage/reasons.json, and the internal thresholds are taken both ways
+    (harness/tools/coverage.py; reports/coverage.json). `-- --seconds N`: the fuzz run's budget."""
+    _install_project(session)
+    _cargo(session)
+    session.install("coverage", "maturin>=1.5,<2")
+    session.run("python", "-m", "harness.tools.coverage", *session.posargs)
 
 
 @nox.session

@@ -1,0 +1,82 @@
+"""The coverage verdict (harness/tools/coverage.py; the measuring itself runs in `nox -s coverage`): a branch
+never taken and not listed fails, a listed one passes with its reason, a threshold must be taken both ways
+even when listed, an entry no branch needs is stale, and a bad reasons file is a usage error naming it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.model.status import UsageError
+from harness.tools import coverage
+from harness.tools.coverage import Branch, judge, load_reasons, table
+
+SCAN = "if seen.is_none() && members.len() >= SCAN_KEYS {"
+
+
+def _reasons(reasons: list[dict[str, str]] | None = None, thresholds: list[dict[str, str]] | None = None) -> dict:
+    return {"schema": "coverage-reasons-v1", "reasons": reasons or [], "thresholds": thresholds or []}
+
+
+def _threshold() -> dict[str, str]:
+    return {"implementation": "pyo3", "file": "rust_core/core/src/json.rs", "line": SCAN, "what": "scan to set"}
+
+
+def test_an_untaken_branch_must_be_listed() -> None:
+    guard = Branch("reference", "reference/errors.py", 27, "if code not in CODES:", (0,), "27->28")
+    taken = Branch("reference", "reference/errors.py", 27, "if code not in CODES:", (5,), "27->29")
+    verdict = judge([guard, taken], _reasons())
+    assert verdict["unexplained"] == 1 and verdict["implementations"]["reference"]["taken"] == 1
+    assert "NOT LISTED" in table(verdict, {})
+    listed = judge([guard, taken], _reasons([{"implementation": "reference", "file": "reference/errors.py",
+                                              "line": "if code not in CODES:", "why": "a guard, never taken"}]))
+    assert listed["unexplained"] == 0 and listed["implementations"]["reference"]["untaken"][0]["why"]
+
+
+def test_a_threshold_is_taken_both_ways_listed_or_not() -> None:
+    one_way = Branch("pyo3", "rust_core/core/src/json.rs", 163, SCAN, (2717, 0), "true/false")
+    entry = {"implementation": "pyo3", "file": "rust_core/core/src/json.rs", "line": SCAN, "why": "listed anyway"}
+    verdict = judge([one_way], _reasons([entry], [_threshold()]))
+    assert verdict["unexplained"] == 0 and len(verdict["thresholdsMissed"]) == 1
+    assert "THRESHOLD NOT TAKEN BOTH WAYS" in table(verdict, {})
+    both = Branch("pyo3", "rust_core/core/src/json.rs", 163, SCAN, (8, 2709), "true/false")
+    assert judge([both], _reasons(thresholds=[_threshold()]))["thresholdsMissed"] == []
+    # A threshold whose line is gone (renamed, moved into another file) is missed too, never passed silently.
+    gone = judge([], _reasons(thresholds=[_threshold()]))["thresholdsMissed"]
+    assert gone and gone[0]["found"] is False
+
+
+def test_an_entry_no_branch_needs_is_stale_for_a_measured_side_only() -> None:
+    entry = {"implementation": "reference", "file": "reference/errors.py", "line": "if x:", "why": "once untaken"}
+    rust = {"implementation": "pyo3", "file": "rust_core/core/src/json.rs", "line": "if y {", "why": "not measured"}
+    taken = Branch("reference", "reference/errors.py", 3, "if x:", (1,), "3->4")
+    verdict = judge([taken], _reasons([entry, rust]))
+    assert verdict["stale"] == [entry]  # the Rust side was not measured: its entries are not judged
+
+
+def test_the_project_reasons_file_is_valid_and_every_entry_names_a_line_that_exists() -> None:
+    document = load_reasons()
+    for entry in document["reasons"] + document["thresholds"]:
+        lines = [line.strip() for line in (coverage.ROOT / entry["file"]).read_text(encoding="utf-8").splitlines()]
+        assert entry["line"] in lines, entry
+
+
+@pytest.mark.parametrize("text, named", [
+    ("{", "not json"), (json.dumps(_reasons() | {"extra": 1}), "extra"),
+    (json.dumps({"schema": "coverage-reasons-v1", "reasons": [{"file": "x"}], "thresholds": []}), "required"),
+])
+def test_a_bad_reasons_file_is_a_usage_error_naming_it(tmp_path: Path, text: str, named: str) -> None:
+    path = tmp_path / "reasons.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(UsageError) as raised:
+        load_reasons(path)
+    assert str(path) in str(raised.value) and named in str(raised.value).lower(), str(raised.value)
+
+
+def test_without_llvm_tools_of_rustcs_major_the_rust_side_says_what_to_install(monkeypatch: pytest.MonkeyPatch,
+                                                                             tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no rustc at all
+    found = coverage.llvm_tools()
+    assert isinstance(found, str) and "rustc" in found

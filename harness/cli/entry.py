@@ -31,6 +31,7 @@ MODULES: dict[str, tuple[str, str]] = {
     "plants": ("harness.tools.plants", "planted divergences: the fuzzer must find each, once, with its cause"),
     "mutants": ("harness.tools.mutants", "planted bugs in the reference, the core and the bindings: cases catch each"),
     "trace-plants": ("harness.tools.trace_plants", "a bug planted in each op of the Rust core shows at its step"),
+    "coverage": ("harness.tools.coverage", "the branches of the reference and the core the workload takes, or why not"),
     "hostile": ("harness.tools.hostile", "hostile testees: timed, weighed fuzz runs, one fault each"),
     "cargo-features": ("harness.tools.cargo_features", "do the Rust tests compile the core as it ships?"),
     "bench-baseline": ("harness.tools.bench_baseline", "the Rust core's bare cost per op against another revision"),

@@ -39,3 +39,32 @@ def run(folder: Path, *command: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PARITY_IMPLEMENTATIONS=str(folder), HYPOTHESIS_PROFILE="ci")
     return subprocess.run([sys.executable, *command], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=600, check=False)
+
+
+def planted_reference(tmp_path: Path, file: str, old: str, new: str) -> object:
+    """The reference with one edit in ``reference/<file>``, loaded in this process under a package name of its
+    own (one per call: two plants in one session never share a module), traces and all, as an in-process
+    implementation named "reference" (a plant without a scratch tree)."""
+    import importlib
+    import shutil
+    import zlib
+
+    name = f"planted_reference_{zlib.crc32(f'{tmp_path}:{file}:{new}'.encode()):08x}"
+
+    from harness.testees.impls import get_impl
+    from harness.testees.inprocess import InProcess
+
+    copy = tmp_path / name
+    shutil.copytree(ROOT / "reference", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    source = copy / file
+    text = source.read_text(encoding="utf-8")
+    assert text.count(old) == 1, f"the plant's text moved in reference/{file}"
+    source.write_text(text.replace(old, new), encoding="utf-8")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        module = importlib.import_module(name)
+    finally:
+        sys.path.remove(str(tmp_path))
+    clean = get_impl("reference")
+    return InProcess("reference", lambda op: getattr(module, op.name), tracer=module.trace,
+                     description={**clean.description, "traces": list(module.TRACED)})

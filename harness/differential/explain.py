@@ -21,6 +21,7 @@ from harness.differential.counterfactual.rewrite import all_strings
 from harness.differential.counterfactual.skew import own_details_at
 from harness.differential.outcomes import FAILURES, Responses, divergent, observe, oracle_of
 from harness.model import hostvalues, unicode_tables, untrusted
+from harness.model.json_features import MAX_DEPTH, bracket_depth, string_brackets_made_letters
 from harness.model.registry import OPS, Op, step_titles
 from harness.model.traces import parse as parse_trace
 from harness.model.traces import parting_entries
@@ -91,7 +92,40 @@ class Share:
 
 def name_shares(impls: dict[str, Testee], op_name: str, args: dict[str, Any], responses: Responses,
                 versions: dict[str, dict[str, str]] | None = None, fallback: bool = True,
-                stats: CauseStats | None = None, depth: int = 0) -> list[Share]:
+                stats: CauseStats | None = None) -> list[Share]:
+    """The causes of a divergence, one share per cause (``_shares``), a JSON refusal's depth read by its
+    counterfactual (``_depth_in_play``)."""
+    shares = _shares(impls, op_name, args, responses, versions, fallback, stats)
+    if not shares:
+        return shares
+    oracle = oracle_of(op_name, responses)
+    return [_depth_in_play(impls, op_name, args, oracle, share) for share in shares]
+
+
+def _depth_in_play(impls: dict[str, Testee], op_name: str, args: dict[str, Any], oracle: str, share: Share) -> Share:
+    """A json_strictness share whose texts break no strict rule (no detail) but nest past the limit counted
+    inside their strings: where the brackets in those strings made letters settle it, the depth rule is what
+    the refusal is about (a scan that ends a string at an escaped quote, or does not skip strings, counts them),
+    and the share's detail is ``depth``, the class of that bug's other face (a text really too deep taken).
+    A text refused for something else (a large integer) beside a string of brackets stays as it was."""
+    found = share.found
+    if found.cause != "json_strictness" or found.detail is not None or oracle not in impls:
+        return share
+    texts = [p.name for p in OPS[op_name].params if p.error_code == "invalid_json"
+             and isinstance(args.get(p.name), str) and bracket_depth(args[p.name]) > MAX_DEPTH]
+    if not texts:
+        return share
+    lettered = {**args, **{name: string_brackets_made_letters(args[name]) for name in texts}}
+    part = {name: impls[name] for name in (oracle, *share.impls) if name in impls}
+    if divergent(op_name, observe(part, op_name, lettered)):
+        return share
+    return replace(share, found=replace(found, detail="depth", explanation=found.explanation + " (depth: with the "
+                                        "brackets inside its strings made letters, the sides agree)"))
+
+
+def _shares(impls: dict[str, Testee], op_name: str, args: dict[str, Any], responses: Responses,
+            versions: dict[str, dict[str, str]] | None = None, fallback: bool = True,
+            stats: CauseStats | None = None, depth: int = 0) -> list[Share]:
     """The causes of a divergence, one share per cause. Where the oracle and every implementation that
     disagrees with it serve traces (and none crashed), each disagreeing one's trace is compared with the
     oracle's (harness/differential/causes); those that part at the same step for the same cause are one
@@ -114,7 +148,7 @@ def name_shares(impls: dict[str, Testee], op_name: str, args: dict[str, Any], re
             # Each disagreeing implementation's own share (a skew has its own: own_details), by its traces
             # where it and the oracle serve them and by counterfactuals where not: a black box is blamed only
             # for what it does itself, never for a difference another implementation brings to the witness.
-            return _joined([share for name in names for share in name_shares(
+            return _joined([share for name in names for share in _shares(
                 {oracle: impls[oracle], name: impls[name]}, op_name, args,
                 {oracle: responses[oracle], name: responses[name]}, versions, fallback, stats, depth)],
                 names, versions)
@@ -148,7 +182,7 @@ def name_shares(impls: dict[str, Testee], op_name: str, args: dict[str, Any], re
                 # the witness a report shows).
                 shares += [replace(share, found=replace(share.found, trace_at=_trace_at(
                     share.found.step, traced, oracle, list(share.impls)) if share.found.step else None))
-                    for share in name_shares(part, op_name, peeled, after, versions, fallback, stats, depth + 1)]
+                    for share in _shares(part, op_name, peeled, after, versions, fallback, stats, depth + 1)]
                 members = [name for name in members if name not in still]
                 if not members:
                     continue

@@ -123,12 +123,13 @@ def features(text: str) -> set[str]:
     return found
 
 
-def in_play(text: str) -> set[str]:
-    """The rules a refusal of ``text`` can be about (what a class of json_strictness is known by): the rules it
-    breaks (``features``), and ``depth`` where its brackets nest past the limit counted inside strings too, as a
-    depth scan that skips strings wrongly (ending one at an escaped quote) or not at all counts them. A side
-    refusing such a text as too deep and one refusing a text really too deep are one rule's class."""
-    found = features(text)
+
+def bracket_depth(text: str) -> int:
+    """The deepest nesting of [ { against ] } counted everywhere, inside strings too: what a depth scan sees
+    that does not skip strings, or skips them wrongly (ending one at an escaped quote). Whether the depth rule
+    is what a refusal of such a text is about is a counterfactual's question (the brackets in its strings
+    made letters: ``explain``'s json depth check), never the text's alone: a text refused for a large integer
+    may hold a string of brackets too."""
     depth = deepest = 0
     for ch in text:
         if ch in "[{":
@@ -136,4 +137,24 @@ def in_play(text: str) -> set[str]:
             deepest = max(deepest, depth)
         elif ch in "]}":
             depth -= 1
-    return found | {"depth"} if deepest > MAX_DEPTH else found
+    return deepest
+
+
+def string_brackets_made_letters(text: str) -> str:
+    """``text`` with every bracket inside a string token (escapes read as JSON reads them) made the letter x,
+    every other character as it was: the counterfactual of ``bracket_depth``."""
+    out: list[str] = []
+    i, n, inside = 0, len(text), False
+    while i < n:
+        ch = text[i]
+        if inside and ch == "\\":
+            out.append(text[i:i + 2])
+            i += 2
+            continue
+        if ch == '"':
+            inside = not inside
+        elif inside and ch in "[]{}":
+            ch = "x"
+        out.append(ch)
+        i += 1
+    return "".join(out)

@@ -3,10 +3,7 @@ every way the harness has, the implementations must agree, or the divergence lef
 
 from __future__ import annotations
 
-import importlib
 import json
-import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,33 +13,14 @@ from harness.differential.counterfactual.rewrite import marks_kept, oracle_role,
 from harness.differential.counterfactual.skew import peels
 from harness.differential.explain import examine, unicode_versions_of
 from harness.differential.outcomes import divergent, observe
-from harness.model.paths import ROOT
 from harness.testees.impls import ImplementationUnavailable, get_impl
-from harness.testees.inprocess import InProcess
+from suites.fake_impl import planted_reference
 
 RAW_EXACT = ("        if normalize_valid(candidate.text) == normalized:\n", "        if candidate.text == text:\n")
 # U+A7CC (a capital letter of 16.0: its case data differs between the reference's 14.0 and the core's 17.0) beside
 # U+1ACF (a mark of class 230 whose case data differs too) before U+0323 (class 220): NFC puts U+0323 first and
 # composes it with the a, so the candidate, written composed, is the text once normalized, not before.
 TEXT, CANDIDATE = "a\u1acf\u0323\ua7cc", "\u1ea1\u1acf\ua7cc"
-
-
-def _planted_reference(tmp_path: Path, old: str, new: str) -> InProcess:
-    """The reference with one edit, loaded under a package name of its own, traces and all."""
-    copy = tmp_path / "planted_reference"
-    shutil.copytree(ROOT / "reference", copy, ignore=shutil.ignore_patterns("__pycache__"))
-    source = copy / "write_gate.py"
-    text = source.read_text(encoding="utf-8")
-    assert text.count(old) == 1, "the plant's text moved in reference/write_gate.py"
-    source.write_text(text.replace(old, new), encoding="utf-8")
-    sys.path.insert(0, str(tmp_path))
-    try:
-        module = importlib.import_module("planted_reference")
-    finally:
-        sys.path.remove(str(tmp_path))
-    clean = get_impl("reference")
-    return InProcess("reference", lambda op: getattr(module, op.name), tracer=module.trace,
-                     description={**clean.description, "traces": list(module.TRACED)})
 
 
 @pytest.fixture
@@ -80,7 +58,7 @@ def test_a_raw_exact_match_beside_a_case_skew_is_not_the_skew(tmp_path: Path, co
     norm.lowercase, on a letter whose case data differs between 14.0 and 17.0. Peeled with non-combining
     stand-ins alone the bug vanished with the skew (the mark no longer reordered), and the skew's expected entry
     covered it; with the mark kept in order the raw comparison still differs, and that is the report."""
-    impls = {"reference": _planted_reference(tmp_path, *RAW_EXACT), "pyo3": core}
+    impls = {"reference": planted_reference(tmp_path, "write_gate.py", *RAW_EXACT), "pyo3": core}
     versions = unicode_versions_of(impls)
     if versions["reference"].get("case_mapping") == versions["pyo3"].get("case_mapping"):
         pytest.skip("this Python's case data is the core's: no skew to ride along")

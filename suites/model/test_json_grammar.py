@@ -43,14 +43,17 @@ def test_the_pinned_combinations_reach_what_a_wrong_scan_misreads() -> None:
     assert {f.members for f in wide} >= {17, 33, 257}  # past the thresholds a duplicate scan may switch at
 
 
-def test_a_refusal_as_too_deep_is_one_rule_whichever_way_a_scan_miscounts() -> None:
-    """A text of few real levels whose strings hold 101 brackets breaks no rule, but the depth rule is in play
-    (a scan that skips strings wrongly refuses it as too deep): a class of json_strictness is known by
-    ``in_play``, so that refusal and the acceptance of a text really too deep are one class of one bug."""
-    from harness.model.json_features import in_play
 
-    shallow = json.dumps({"s": "[" * 101})
-    assert features(shallow) == set() and in_play(shallow) == {"depth"}
-    deep = "[" * 101 + "]" * 101
-    assert features(deep) == {"depth"} == in_play(deep)
-    assert in_play(json.dumps({"s": "[" * 99})) == set()  # with the object around it, 100
+def test_brackets_inside_strings_are_counted_apart_and_made_letters_alone() -> None:
+    """``bracket_depth`` counts what a scan that does not skip strings sees; ``string_brackets_made_letters`` is
+    its counterfactual: the brackets inside strings (an escaped quote does not end one) made letters, every
+    other character kept, so the text breaks the same rules as before."""
+    from harness.model.json_features import bracket_depth, string_brackets_made_letters
+
+    shallow = json.dumps({"s": "[" * 101, "q": 'a"[{'})
+    assert features(shallow) == set() and bracket_depth(shallow) > 101
+    lettered = string_brackets_made_letters(shallow)
+    assert json.loads(lettered) == {"s": "x" * 101, "q": 'a"xx'} and bracket_depth(lettered) == 1
+    assert string_brackets_made_letters('[1,{"a":[2]}]') == '[1,{"a":[2]}]'
+    duplicate = '{"a":"[","a":"]"}'
+    assert features(string_brackets_made_letters(duplicate)) == features(duplicate) == {"duplicate_key"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from harness.differential.causes.facts import Facts, only_numbers_differ
 from harness.differential.rule import Rule, Verdict
-from harness.model.json_features import in_play
+from harness.model.json_features import features as json_features
 
 
 def _refused(facts: Facts) -> Verdict | None:
@@ -12,7 +12,7 @@ def _refused(facts: Facts) -> Verdict | None:
     if facts.role != "json" or side is None:
         return None
     text = facts.args.get(facts.param or "")
-    found = "+".join(sorted(in_play(text))) if isinstance(text, str) else ""
+    found = "+".join(sorted(json_features(text))) if isinstance(text, str) else ""
     who = "the oracle" if side == "a" else "the other implementation"
     return Verdict("json_strictness", found or None,
                    f"{who} refuses {facts.param} as invalid JSON at {facts.step}, the other parses it"

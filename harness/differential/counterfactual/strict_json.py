@@ -6,13 +6,12 @@ from harness.differential.counterfactual.probe import Probe
 from harness.differential.counterfactual.rewrite import strict_rewrite
 from harness.differential.rule import Rule, Verdict
 from harness.model.json_features import features as json_features
-from harness.model.json_features import in_play
 
 
 def strictness(probe: Probe, params: list[str]) -> Verdict:
     """json_strictness for these JSON arguments; the detail names the strictness rules their texts touch
     (harness/model/json_features.py)."""
-    detail = "+".join(sorted(set().union(*(in_play(probe.args[p]) for p in params))))
+    detail = "+".join(sorted(set().union(*(json_features(probe.args[p]) for p in params))))
     return Verdict("json_strictness", detail, f"{', '.join(sorted(probe.refused))} refuse(s) {', '.join(params)} as "
                                               f"invalid_json, the others take it ({detail})")
 

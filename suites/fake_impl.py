@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 FAKE = ROOT / "suites" / "fakes" / "fake_testee.py"
@@ -41,25 +42,27 @@ def run(folder: Path, *command: str) -> subprocess.CompletedProcess[str]:
                           timeout=600, check=False)
 
 
-def planted_reference(tmp_path: Path, file: str, old: str, new: str) -> object:
-    """The reference with one edit in ``reference/<file>``, loaded in this process under a package name of its
-    own (one per call: two plants in one session never share a module), traces and all, as an in-process
-    implementation named "reference" (a plant without a scratch tree)."""
+def planted_reference(tmp_path: Path, mutation: Any) -> object:
+    """The reference with one of the plants' mutations (harness/tools/plants.py) applied, loaded in this
+    process under a package name of its own (one per call: two plants in one session never share a module),
+    traces and all, as an in-process implementation named "reference" (a plant without a scratch tree)."""
     import importlib
     import shutil
     import zlib
 
-    name = f"planted_reference_{zlib.crc32(f'{tmp_path}:{file}:{new}'.encode()):08x}"
+    name = f"planted_reference_{zlib.crc32(f'{tmp_path}:{mutation.name}'.encode()):08x}"
 
     from harness.testees.impls import get_impl
     from harness.testees.inprocess import InProcess
 
     copy = tmp_path / name
     shutil.copytree(ROOT / "reference", copy, ignore=shutil.ignore_patterns("__pycache__"))
-    source = copy / file
+    source = copy / Path(mutation.file).relative_to("reference")
     text = source.read_text(encoding="utf-8")
-    assert text.count(old) == 1, f"the plant's text moved in reference/{file}"
-    source.write_text(text.replace(old, new), encoding="utf-8")
+    for old, new in ((mutation.old, mutation.new), *mutation.more):
+        assert text.count(old) == 1, f"the plant's text moved in {mutation.file}"
+        text = text.replace(old, new)
+    source.write_text(text, encoding="utf-8")
     sys.path.insert(0, str(tmp_path))
     try:
         module = importlib.import_module(name)

@@ -8,24 +8,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from harness.differential.explain import examine_all, unicode_versions_of
-from harness.testees.impls import ImplementationUnavailable, get_impl
+from harness.tools.plants import BASELINE_PLANTS, SHAPE_PLANTS
 from suites.fake_impl import planted_reference
 
-DEPTH_SCAN = ("""_STRING_TOKEN = re.compile(r'"(?:[^"\\\\]|\\\\.)*"', re.DOTALL)""",
-              """_STRING_TOKEN = re.compile(r'"[^"]*"')""")
-BIG_INTEGERS = ("    parse_int=_number,\n",
-                "    parse_int=lambda t: _number(t) if abs(int(t)) <= 2**53 else _reject_constant(t),\n")
-
-
-@pytest.fixture
-def core() -> Any:
-    try:
-        return get_impl("pyo3")
-    except ImplementationUnavailable as exc:
-        pytest.skip(str(exc))
+DEPTH_SCAN = next(p.mutation for p in SHAPE_PLANTS if p.mutation and p.mutation.name == "depth-scan-escaped-quote")
+BIG_INTEGERS = next(p.mutation for p in BASELINE_PLANTS if p.mutation and p.mutation.name == "big-int-rejected")
 
 
 def _gate(candidates: str) -> dict[str, Any]:
@@ -34,7 +22,7 @@ def _gate(candidates: str) -> dict[str, Any]:
 
 def test_both_faces_of_a_depth_scan_that_ends_strings_at_an_escaped_quote_are_depth(tmp_path: Path,
                                                                                     core: Any) -> None:
-    impls = {"reference": planted_reference(tmp_path, "strict_json.py", *DEPTH_SCAN), "pyo3": core}
+    impls = {"reference": planted_reference(tmp_path, DEPTH_SCAN), "pyo3": core}
     versions = unicode_versions_of(impls)
     # A shallow text: after the escaped quote the scan counts the brackets of the next string.
     shallow = json.dumps([{"id": "a", "text": 'say "hi'}, {"id": "b", "text": "[" * 101}])
@@ -46,7 +34,7 @@ def test_both_faces_of_a_depth_scan_that_ends_strings_at_an_escaped_quote_are_de
 
 
 def test_a_string_of_brackets_beside_a_large_integer_is_not_about_depth(tmp_path: Path, core: Any) -> None:
-    impls = {"reference": planted_reference(tmp_path, "strict_json.py", *BIG_INTEGERS), "pyo3": core}
+    impls = {"reference": planted_reference(tmp_path, BIG_INTEGERS), "pyo3": core}
     versions = unicode_versions_of(impls)
     text = json.dumps([{"id": "a", "text": "[" * 101, "n": 12345678901234567890}])
     (share,) = examine_all(impls, "decide_write", _gate(text), versions)

@@ -13,22 +13,15 @@ from harness.differential.counterfactual.rewrite import marks_kept, oracle_role,
 from harness.differential.counterfactual.skew import peels
 from harness.differential.explain import examine, unicode_versions_of
 from harness.differential.outcomes import divergent, observe
-from harness.testees.impls import ImplementationUnavailable, get_impl
+from harness.testees.impls import get_impl
+from harness.tools.plants import BASELINE_PLANTS
 from suites.fake_impl import planted_reference
 
-RAW_EXACT = ("        if normalize_valid(candidate.text) == normalized:\n", "        if candidate.text == text:\n")
+RAW_EXACT = next(p.mutation for p in BASELINE_PLANTS if p.mutation and p.mutation.name == "exact-raw")
 # U+A7CC (a capital letter of 16.0: its case data differs between the reference's 14.0 and the core's 17.0) beside
 # U+1ACF (a mark of class 230 whose case data differs too) before U+0323 (class 220): NFC puts U+0323 first and
 # composes it with the a, so the candidate, written composed, is the text once normalized, not before.
 TEXT, CANDIDATE = "a\u1acf\u0323\ua7cc", "\u1ea1\u1acf\ua7cc"
-
-
-@pytest.fixture
-def core() -> Any:
-    try:
-        return get_impl("pyo3")
-    except ImplementationUnavailable as exc:
-        pytest.skip(str(exc))
 
 
 def _args() -> dict[str, Any]:
@@ -58,7 +51,7 @@ def test_a_raw_exact_match_beside_a_case_skew_is_not_the_skew(tmp_path: Path, co
     norm.lowercase, on a letter whose case data differs between 14.0 and 17.0. Peeled with non-combining
     stand-ins alone the bug vanished with the skew (the mark no longer reordered), and the skew's expected entry
     covered it; with the mark kept in order the raw comparison still differs, and that is the report."""
-    impls = {"reference": planted_reference(tmp_path, "write_gate.py", *RAW_EXACT), "pyo3": core}
+    impls = {"reference": planted_reference(tmp_path, RAW_EXACT), "pyo3": core}
     versions = unicode_versions_of(impls)
     if versions["reference"].get("case_mapping") == versions["pyo3"].get("case_mapping"):
         pytest.skip("this Python's case data is the core's: no skew to ride along")

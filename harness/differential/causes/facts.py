@@ -37,6 +37,10 @@ class Facts:
     # The values of the entries before the parting one, the same on both sides: what the op had made of its input
     # so far, the step's input among them (a per-item step's is further back than the entry before it).
     before: Any = None
+    # Whether both entries stand at the parting index. Where the two traces ran steps in another order, an entry
+    # of the parting step found further on is that step on another input (a side that normalized the candidates
+    # first holds a candidate's NFC where the other holds the text's): its value is not comparable.
+    aligned: bool = True
 
     def erred_here(self, side: str) -> bool:
         """Whether that side's trace ended at this entry with an error this step raises."""
@@ -54,7 +58,8 @@ class Facts:
 
     @property
     def both_values(self) -> bool:
-        return self.a is not None and self.b is not None and self.a.get("step") == self.b.get("step") == self.step
+        return self.aligned and self.a is not None and self.b is not None and \
+            self.a.get("step") == self.b.get("step") == self.step
 
     def values(self) -> tuple[Any, Any]:
         return (self.a or {}).get("value"), (self.b or {}).get("value")
@@ -75,8 +80,11 @@ def facts(op: str, parting: Parting, trace_a: dict[str, Any], trace_b: dict[str,
     role = ARGS if parting.step == ARGS else OUTCOME if parting.step == OUTCOME else \
         (declared.role if declared is not None else "rule")
     before = [entry.get("value") for entry in trace_a["steps"][:index]]
+    aligned = all(index < len(steps) and steps[index].get("step") == parting.step
+                  for steps in (trace_a["steps"], trace_b["steps"]))
     return Facts(op, parting.step, role, declared.param if declared else None, declared.code if declared else None,
-                 entry_a, entry_b, trace_a["outcome"], trace_b["outcome"], args, versions_a, versions_b, before)
+                 entry_a, entry_b, trace_a["outcome"], trace_b["outcome"], args, versions_a, versions_b, before,
+                 aligned)
 
 
 def strings(value: Any) -> list[str]:

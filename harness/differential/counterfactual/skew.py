@@ -11,8 +11,10 @@ asks here.
 
 from __future__ import annotations
 
+import json
 import unicodedata
 from collections.abc import Callable
+from difflib import SequenceMatcher
 from typing import Any
 
 import unicodedata2
@@ -29,7 +31,7 @@ from harness.differential.counterfactual.rewrite import (
 )
 from harness.differential.outcomes import Responses, divergent, observe
 from harness.model import unicode_tables
-from harness.model.registry import get_op, step_titles
+from harness.model.registry import OPS, get_op, step_titles
 from harness.model.unicode_info import assigned_in, has_surrogate, is_surrogate
 from harness.testees.impls import oracle as oracle_name
 from harness.testees.testee import Testee
@@ -331,8 +333,8 @@ def behind_a_skew(impls: dict[str, Testee], op_name: str, args: dict[str, Any], 
         return None
     if not settled_by_peeling({oracle: impls[oracle], name: impls[name]}, op_name, args, skewed, versions):
         return None
-    seen = cause_from_traces(op_name, unicode_steps_only(traced[oracle]), unicode_steps_only(traced[name]), args,
-                             versions.get(oracle, {}), versions.get(name, {}))
+    seen = cause_from_traces(op_name, *by_input(unicode_steps_only(traced[oracle]), unicode_steps_only(traced[name])),
+                             args, versions.get(oracle, {}), versions.get(name, {}))
     return seen if seen is not None and seen.cause == SKEW else None
 
 
@@ -371,3 +373,48 @@ def unicode_steps_only(trace: dict[str, Any]) -> dict[str, Any]:
     kept = [entry for number, entry in enumerate(trace["steps"])
             if number == 0 or getattr(titles.get(entry.get("step", "")), "role", None) in UNICODE_STEP]
     return {**trace, "steps": kept}
+
+
+def _read_as(value: Any) -> str:
+    """What of a Unicode step's input string no Unicode version changes: its canonical decomposition (by the
+    newest data here) with each base character's marks sorted by code point, since versions differ in a mark's
+    combining class and so in the order NFC leaves marks in (a composition new in a later version is never
+    made: Unicode's normalization stability)."""
+    if not isinstance(value, str):
+        return json.dumps(value, sort_keys=True, ensure_ascii=True, default=str)
+    out: list[str] = []
+    marks: list[str] = []
+    for ch in unicodedata2.normalize("NFD", value):
+        if unicodedata2.combining(ch) or unicodedata2.category(ch).startswith("M"):
+            marks.append(ch)
+            continue
+        out += sorted(marks)
+        marks = []
+        out.append(ch)
+    return "".join(out + sorted(marks))
+
+
+def _input_keys(trace: dict[str, Any]) -> list[tuple[str, str]]:
+    """Each Unicode-step entry's step and the string it read: a run of the op's steps in their declared order
+    (NFC, lowercase, NFC again) reads one string, and its first entry, NFC's output, says which (``_read_as``)."""
+    order = {step.id: number for op in OPS.values() for number, step in enumerate(op.steps)}
+    keys: list[tuple[str, str]] = []
+    read, last = "", ""
+    for entry in trace["steps"]:
+        step = str(entry.get("step"))
+        if last not in order or step not in order or order[step] <= order[last]:
+            read = _read_as(entry.get("value"))
+        keys.append((step, read))
+        last = step
+    return keys
+
+
+def by_input(trace_a: dict[str, Any], trace_b: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Two traces' Unicode-step entries (``unicode_steps_only``) paired by the string each step read, not by their
+    place: a side that normalized its strings in another order, or one string more (a reference checking the text
+    before the candidates), holds at the n-th NFC another string than the other side. Entries are matched in
+    order, as difflib matches their keys (``_input_keys``); an entry with no partner is left out of both."""
+    blocks = SequenceMatcher(None, _input_keys(trace_a), _input_keys(trace_b), autojunk=False).get_matching_blocks()
+    kept_a = [trace_a["steps"][block.a + k] for block in blocks for k in range(block.size)]
+    kept_b = [trace_b["steps"][block.b + k] for block in blocks for k in range(block.size)]
+    return {**trace_a, "steps": kept_a}, {**trace_b, "steps": kept_b}

@@ -412,14 +412,16 @@ def plants(session: nox.Session) -> None:
 
 @nox.session
 def coverage(session: nox.Session) -> None:
-    """The branches of the reference (coverage.py) and of the Rust core through PyO3 (LLVM source-based coverage,
+    """The branches of the reference (coverage.py), of the Rust core through PyO3 (LLVM source-based coverage,
     branch counts; Debian's llvm-<rustc's major>, which the WASM build's toolchain brings, or rustup's llvm-tools)
-    that the fixtures, the parity suites, tracecheck and a fuzz run take and do not: each one never taken is
-    listed with why in coverage/reasons.json, and the internal thresholds are taken both ways
-    (harness/tools/coverage.py; reports/coverage.json). `-- --seconds N`: the fuzz run's budget."""
+    and the blocks of the WASM testee's JavaScript (V8 coverage) that the fixtures, the parity suites, tracecheck,
+    a fuzz run and the testee's selftest take and do not: each one never taken is listed with why in
+    coverage/reasons.json, and the internal thresholds are taken both ways (harness/tools/coverage.py;
+    reports/coverage.json). `-- --seconds N`: the fuzz run's budget."""
     _install_project(session)
     _cargo(session)
     session.install("coverage", "maturin>=1.5,<2")
+    _build_wasm(session)  # the WASM testee, whose JavaScript is measured too (and the llvm-22 the Rust side reads)
     session.run("python", "-m", "harness.tools.coverage", *session.posargs)
 
 

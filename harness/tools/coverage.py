@@ -8,12 +8,17 @@ not (issue 35, build 2): ``python -m harness.tools.coverage [--seconds 20]`` (``
   major rustc itself was built with: Debian's ``llvm-<major>`` (``llvm-profdata-22``: a dependency of the
   ``rust-web-llvm`` package the WASM build provisions), else rustup's ``llvm-tools`` component. Without
   either, the Rust side is not measured, and the run says which tool to install (status 3).
-* The JavaScript of the WASM testee (V8 coverage) is not measured yet.
+* **The WASM testee's JavaScript** (``wasm_host/testee.js`` and the wasm-bindgen glue it loads): V8's block
+  coverage, which Node writes for each of its processes into ``NODE_V8_COVERAGE`` (``js_branches``). A unit is
+  a block V8 counts (a function, a branch's body, the code after a return); one is taken when any process ran
+  any of it. The ``.wasm`` itself is not in V8's coverage (the Rust core is measured through PyO3). Without
+  Node or the built package, this side is not measured, and the run says why (status 3).
 
-Both run the same workload under coverage.py: every fixture case on the reference and on the instrumented
-module (``harness check``), the parity suites on both (``suites/parity``: fixtures, surface, traces,
-properties), ``harness tracecheck`` (2,000 traced inputs per op), and ``harness fuzz --impls reference,pyo3``
-for ``--seconds`` with one worker and a fixed seed.
+All run the same workload under coverage.py: every fixture case on the reference, the instrumented module and
+the WASM testee (``harness check``), the parity suites on all three (``suites/parity``: fixtures, surface,
+traces, properties), ``harness tracecheck`` (2,000 traced inputs per op), ``harness fuzz`` for ``--seconds``
+with one worker and a fixed seed, and for the testee's own protocol paths ``harness selftest --impl wasm`` (bad
+requests, a death mid-run) and its tests (``suites/testees/test_command_testee.py``: a trap, a broken package).
 
 Every branch a side never takes must be listed with why in ``coverage/reasons.json`` (matched by file and
 the text of the branch's line, so an entry survives lines moving): a branch neither taken nor listed fails
@@ -48,6 +53,8 @@ PYO3_MANIFEST = ROOT / "rust_core" / "python" / "Cargo.toml"
 TARGET = "x86_64-unknown-linux-gnu"  # named, so RUSTFLAGS skip the build's host tools (proc macros, build scripts)
 RUST_SOURCES = ("rust_core/core/src/", "rust_core/python/src/")
 PARITY = ("suites/parity",)  # the parity suites (fixtures, surface, traces, properties), on the measured sides
+WASM_HOST = ROOT / "wasm_host"
+WASM_TESTS = ("suites/testees/test_command_testee.py",)  # the testee's own: a trap, a broken package, its errors
 
 
 @dataclass(frozen=True)
@@ -61,7 +68,7 @@ class Branch:
     line: int
     text: str
     sides: tuple[int, ...]
-    arc: str  # "55->56" for Python; "true/false" for Rust
+    arc: str  # "55->56" for Python; "true/false" for Rust; "chars 120-160" for JavaScript
 
     @property
     def untaken(self) -> bool:
@@ -113,19 +120,34 @@ def build_instrumented(scratch: Path) -> Path:
     return site
 
 
-def run_workload(scratch: Path, site: Path | None, seconds: float) -> Path:
-    """Every fixture case on the reference (and on the instrumented module), then a fuzz run of both, in one
-    process under coverage.py; the coverage data file. The module's profiles go to scratch/prof/."""
+def wasm_testee() -> str | None:
+    """Why the WASM testee's JavaScript cannot be measured here, or None."""
+    if shutil.which("node") is None:
+        return "node is not on PATH (Debian: apt-get install nodejs)"
+    if not (WASM_HOST / "pkg" / "memgate_wasm.js").is_file():
+        return "the WASM package is not built (nox -s build-wasm, or python wasm_host/build.py)"
+    return None
+
+
+def run_workload(scratch: Path, site: Path | None, seconds: float, wasm: bool = False) -> Path:
+    """Every fixture case on the reference (on the instrumented module, on the WASM testee), the parity suites,
+    tracecheck and a fuzz run of them all, in processes under coverage.py; the coverage data file. The module's
+    profiles go to scratch/prof/, Node's block coverage to scratch/v8/."""
     data = scratch / ".coverage"
     env = {**os.environ, "LLVM_PROFILE_FILE": str(scratch / "prof" / "%p-%m.profraw")}
     if site is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(site), str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    impls = ["reference"] + (["pyo3"] if site is not None else [])
+    if wasm:
+        env["NODE_V8_COVERAGE"] = str(scratch / "v8")
+    impls = ["reference"] + (["pyo3"] if site is not None else []) + (["wasm"] if wasm else [])
     steps = [["check", "--impl", name, "--results", str(scratch / f"check-{name}.json")] for name in impls]
-    steps.append(["-m", "pytest", *PARITY, "-q", "-p", "no:cacheprovider", *[f"--impl={name}" for name in impls]])
+    steps.append(["-m", "pytest", *PARITY, *(WASM_TESTS if wasm else ()), "-q", "-p", "no:cacheprovider",
+                  *[f"--impl={name}" for name in impls]])
     steps.append(["tracecheck", "--impls", ",".join(impls), "--examples", "2000", "--seed", "1"])
     steps.append(["fuzz", "--impls", ",".join(impls), "--seconds", str(seconds), "--workers", "1", "--seed", "1",
                   "--report", str(scratch / "fuzz.json")])
+    if wasm:
+        steps.append(["selftest", "--impl", "wasm"])
     for number, step in enumerate(steps):
         module = step[:2] if step[0] == "-m" else ["-m", "harness"]
         command = [sys.executable, "-m", "coverage", "run", "--branch", "--source", str(ROOT / "reference"),
@@ -170,6 +192,82 @@ def rust_branches(scratch: Path, site: Path, tools: tuple[Path, Path]) -> list[B
             sides[key][0], sides[key][1] = max(sides[key][0], true), max(sides[key][1], false)  # instantiations
     return [Branch("pyo3", file, line, _line(file, line), tuple(counts), "true/false")
             for (file, line, _), counts in sorted(sides.items()) if file.startswith(RUST_SOURCES)]
+
+
+def _painted(script: dict[str, Any], size: int) -> list[int]:
+    """One process's count at each character of a script: V8's ranges nest, and an inner range's count is
+    the count of the characters it covers (ranges by start, the wider first, so each inner one paints last)."""
+    counts = [0] * size
+    ranges = sorted((r for function in script["functions"] for r in function["ranges"]),
+                    key=lambda r: (r["startOffset"], -r["endOffset"]))
+    for r in ranges:
+        start, end = max(0, r["startOffset"]), min(size, r["endOffset"])
+        counts[start:end] = [r["count"]] * max(0, end - start)
+    return counts
+
+
+def _code_at(source: str, start: int, end: int) -> int | None:
+    """The first character of a span that is code (not blank, not a closing bracket or a separator), or None."""
+    for offset in range(start, end):
+        if not source[offset].isspace() and source[offset] not in "})];,":
+            return offset
+    return None
+
+
+def _unique_text(source: str, number: int) -> str:
+    """The text of a line, with the lines after it (up to three in all, one per line) while it is not
+    unique in the file: a reason names one block, not every ``} catch (err) {``."""
+    lines = [line.strip() for line in source.splitlines()]
+    text = lines[number - 1]
+    for more in range(number, min(number + 2, len(lines))):
+        if sum(1 for at in range(len(lines)) if "\n".join(lines[at:at + more - number + 1]) == text) <= 1:
+            break
+        text += "\n" + lines[more]
+    return text
+
+
+def js_branches(folder: Path) -> list[Branch]:
+    """The WASM testee's JavaScript blocks from Node's V8 coverage files: each block any process reports (by its
+    span), taken when some process ran any character of it. A block never taken inside another never taken is
+    left out (its outer one says it); a block with no code of its own (a closing bracket) is too."""
+    counts: dict[str, list[int]] = {}
+    spans: dict[str, set[tuple[int, int]]] = defaultdict(set)
+    sources: dict[str, str] = {}
+    for path in sorted(folder.glob("*.json")):
+        try:
+            scripts = json.loads(path.read_text(encoding="utf-8"))["result"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise RuntimeError(f"{path}: not a V8 coverage file Node wrote ({exc})") from None
+        for script in scripts:
+            url = str(script.get("url", ""))
+            file = Path(url.removeprefix("file://")) if url.startswith("file://") else None
+            if file is None or not file.resolve().is_relative_to(WASM_HOST):
+                continue
+            name = file.resolve().relative_to(ROOT).as_posix()
+            if name not in sources:
+                sources[name] = file.read_text(encoding="utf-8")
+                counts[name] = [0] * len(sources[name])
+            painted = _painted(script, len(sources[name]))
+            counts[name] = [max(a, b) for a, b in zip(counts[name], painted, strict=True)]
+            for function in script["functions"]:
+                for r in function["ranges"]:
+                    if r["startOffset"] > 0 or r["endOffset"] < len(sources[name]):  # the whole script: not a block
+                        spans[name].add((r["startOffset"], r["endOffset"]))
+    found = []
+    for name, blocks in sorted(spans.items()):
+        source, merged = sources[name], counts[name]
+        untaken = [(start, end) for start, end in blocks if not any(merged[start:end])]
+        for start, end in sorted(blocks):
+            taken = any(merged[start:end])
+            if not taken and any(a <= start and end <= b and (a, b) != (start, end) for a, b in untaken):
+                continue  # inside a block never taken
+            code = _code_at(source, start, end)
+            if code is None:
+                continue
+            line = source.count("\n", 0, code) + 1
+            found.append(Branch("wasm", name, line, _unique_text(source, line), (1 if taken else 0,),
+                                f"chars {start}-{end}"))
+    return found
 
 
 def load_reasons(path: Path = REASONS) -> dict[str, Any]:  # a bad file: UsageError (status 2), naming it
@@ -222,7 +320,8 @@ def table(verdict: dict[str, Any], unmeasured: dict[str, str]) -> str:
                      f"{len(side['untaken'])} branch(es) with a side never taken")
         for item in side["untaken"]:
             why = item["why"] or "NOT LISTED in coverage/reasons.json"
-            lines.append(f"  {item['file']}:{item['line']} {item['branch']} {item['sides']}  {item['text'][:60]}")
+            shown = item["text"].replace("\n", " / ")[:60]
+            lines.append(f"  {item['file']}:{item['line']} {item['branch']} {item['sides']}  {shown}")
             lines.append(f"      {why}")
     for item in verdict["thresholdsMissed"]:
         lines.append(f"THRESHOLD NOT TAKEN BOTH WAYS: {item['implementation']} {item['file']}: {item['line']} "
@@ -241,7 +340,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "reports" / "coverage.json")
     args = parser.parse_args(argv)
     reasons = load_reasons()
-    unmeasured: dict[str, str] = {"wasm (JavaScript)": "V8 coverage of the WASM testee is not measured yet"}
+    unmeasured: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="coverage-") as folder:
         scratch = Path(folder)
         (scratch / "prof").mkdir()
@@ -251,10 +350,15 @@ def main(argv: list[str] | None = None) -> int:
             unmeasured["pyo3 (the Rust core)"] = tools
         else:
             site = build_instrumented(scratch)
-        data = run_workload(scratch, site, args.seconds)
+        wasm = wasm_testee()
+        if wasm is not None:
+            unmeasured["wasm (the testee's JavaScript)"] = wasm
+        data = run_workload(scratch, site, args.seconds, wasm is None)
         branches = python_branches(data, scratch)
         if site is not None and not isinstance(tools, str):
             branches += rust_branches(scratch, site, tools)
+        if wasm is None:
+            branches += js_branches(scratch / "v8")
     verdict = judge(branches, reasons)
     print(table(verdict, unmeasured))
     write_document(args.out, {"schema": "coverage-report-v1", "run": envelope.build({}), "seconds": args.seconds,
@@ -263,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"written {args.out}")
     if verdict["unexplained"] or verdict["thresholdsMissed"]:
         return FOUND
-    return UNAVAILABLE if isinstance(tools, str) else AGREE
+    return UNAVAILABLE if unmeasured else AGREE
 
 
 if __name__ == "__main__":

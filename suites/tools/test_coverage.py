@@ -5,6 +5,9 @@ even when listed, an entry no branch needs is stale, and a bad reasons file is a
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -60,7 +63,8 @@ def test_the_project_reasons_file_is_valid_and_every_entry_names_a_line_that_exi
     document = load_reasons()
     for entry in document["reasons"] + document["thresholds"]:
         lines = [line.strip() for line in (coverage.ROOT / entry["file"]).read_text(encoding="utf-8").splitlines()]
-        assert entry["line"] in lines, entry
+        wanted = entry["line"].split("\n")  # a JavaScript block's line with the ones after it (_unique_text)
+        assert any(lines[at:at + len(wanted)] == wanted for at in range(len(lines))), entry
 
 
 @pytest.mark.parametrize("text, named", [
@@ -80,3 +84,53 @@ def test_without_llvm_tools_of_rustcs_major_the_rust_side_says_what_to_install(m
     monkeypatch.setenv("PATH", str(tmp_path))  # no rustc at all
     found = coverage.llvm_tools()
     assert isinstance(found, str) and "rustc" in found
+
+
+SCRIPT = """\
+'use strict';
+function side(which) {
+  if (which === 'left') {
+    return 'went left';
+  } else {
+    return 'went right';
+  }
+}
+function never() {
+  return 'not called';
+}
+console.log(side(process.argv[2]));
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")
+def test_a_javascript_block_is_taken_when_any_process_ran_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """V8's block coverage as Node writes it, one file per process: a side one process never took is taken when
+    another process took it; a function no process called is one untaken block, named by its line."""
+    host = tmp_path / "wasm_host"
+    host.mkdir()
+    (host / "t.js").write_text(SCRIPT, encoding="utf-8")
+    monkeypatch.setattr(coverage, "ROOT", tmp_path)
+    monkeypatch.setattr(coverage, "WASM_HOST", host)
+    v8 = tmp_path / "v8"
+
+    def run(*sides: str) -> dict[int, bool]:
+        for which in sides:
+            subprocess.run(["node", str(host / "t.js"), which], env={**os.environ, "NODE_V8_COVERAGE": str(v8)},
+                           check=True, capture_output=True)
+        found = coverage.js_branches(v8)
+        assert {b.file for b in found} == {"wasm_host/t.js"}
+        return {b.line: not b.untaken for b in found}
+
+    left = run("left")
+    assert left.get(4) is None or left[4]  # inside the taken function: counted with it
+    assert left[5] is False and left[9] is False  # the else side; the function never called
+    both = run("right")
+    assert both[5] is True and both[9] is False
+    never = [b for b in coverage.js_branches(v8) if b.untaken]
+    assert [(b.line, b.text) for b in never] == [(9, "function never() {")]
+
+
+def test_a_broken_v8_coverage_file_is_named(tmp_path: Path) -> None:
+    (tmp_path / "coverage-1.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(RuntimeError, match="coverage-1.json: not a V8 coverage file"):
+        coverage.js_branches(tmp_path)

@@ -345,3 +345,64 @@ def test_testee_js_raw_lines(fake_pkg: Path) -> None:
     assert [r.get("ok", r.get("error", {}).get("code")) for r in answers[8]["batch"]][1] == "invalid_text"
     assert answers[8]["batch"][0]["ok"].endswith(":62") and answers[8]["id"] == 5
     assert "protocol 1 is not supported" in answers[9]["error"]["message"]
+
+
+# --- the real testee's protocol paths, line by line (needs the wasm build) --------------------------
+
+START = start_request()
+OPS_WITH_A_MISSING_EXPORT = {**START["args"]["ops"], "not_exported": {"js": "notExported", "params": [],
+                                                                        "required": 0}}
+# (what, the line sent, the id and the code (or "ok") it is answered with); "" answers nothing.
+PROTOCOL_LINES: list[tuple[str, str, Any, str]] = [
+    ("an op before start", json.dumps({"id": 1, "op": "unicode_versions"}), 1, "bad_request"),
+    ("start with args that are not an object", json.dumps({"id": 2, "op": "start", "args": 7}), 2, "bad_request"),
+    ("start with ops that are not an object",
+     json.dumps({"id": 3, "op": "start", "args": {**START["args"], "ops": 3}}), 3, "bad_request"),
+    ("start with a malformed op entry",
+     json.dumps({"id": 4, "op": "start", "args": {**START["args"], "ops": {"x": {"js": 1}}}}), 4, "bad_request"),
+    ("start without the error codes", json.dumps({"id": 5, "op": "start", "args": {
+        k: v for k, v in START["args"].items() if k != "codes"}}), 5, "bad_request"),
+    ("start with an op the package does not export",
+     json.dumps({"id": 6, "op": "start", "args": {**START["args"], "ops": OPS_WITH_A_MISSING_EXPORT}}), 6, "ok"),
+    ("a blank line", "   ", None, ""),
+    ("a request that is not an object", "[1]", None, "bad_request"),
+    ("an id that is neither a string nor an integer", json.dumps({"id": 1.5, "op": "unicode_versions"}), 1.5,
+     "bad_request"),
+    ("no id", json.dumps({"op": "unicode_versions"}), None, "bad_request"),
+    ("no args", json.dumps({"id": 7, "op": "unicode_versions"}), 7, "ok"),
+    ("an op the package does not export", json.dumps({"id": 8, "op": "not_exported", "args": {}}), 8,
+     "unexpected_exception"),
+    ("a trace without the op's args", json.dumps({"id": 9, "op": "trace", "args": {"op": "unicode_nfc"}}), 9,
+     "bad_request"),
+    ("a string as code points, a lone surrogate among them", json.dumps({"id": 10, "op": "unicode_nfc", "args": {
+        "text": {"$codepoints": [0x61, 0xD800, 0x62]}}}), 10, "invalid_text"),
+    ("code points that make a surrogate pair", json.dumps({"id": 11, "op": "unicode_nfc", "args": {
+        "text": {"$codepoints": [0xD83D, 0xDE00]}}}), 11, "bad_request"),
+    ("an object as an argument", json.dumps({"id": 12, "op": "unicode_nfc", "args": {
+        "text": {"$object": {"a": [1, {"$float": "NaN"}]}}}}), 12, "invalid_text"),
+    ("a value no host has", json.dumps({"id": 13, "op": "unicode_nfc", "args": {"text": {"$nope": 1}}}), 13,
+     "bad_request"),
+    ("a batch whose id is not one", json.dumps({"id": 1.5, "batch": []}), 1.5, "bad_request"),
+    ("a batch without an id", json.dumps({"batch": []}), None, "bad_request"),
+    ("a batch that is not an array", json.dumps({"id": "b", "batch": 3}), "b", "bad_request"),
+]
+
+
+def test_the_real_testee_answers_each_bad_line_and_goes_on() -> None:
+    """Every path of testee.js's request handling a well-behaved client never takes (and `nox -s coverage`
+    measures): the package loaded from its entry file, each bad line answered bad_request with its id (null
+    where it has none), a blank line skipped, an op the package lacks an unexpected_exception, then EOF ends it."""
+    if REAL_REASON:
+        pytest.skip(REAL_REASON)
+    import subprocess
+
+    lines = [line for _, line, _, _ in PROTOCOL_LINES]
+    done = subprocess.run(["node", str(TESTEE_JS), str(WASM_PKG / PKG_ENTRY)], input="\n".join(lines) + "\n",
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    expected = [(what, want_id, code) for what, _, want_id, code in PROTOCOL_LINES if code]
+    assert len(answers) == len(expected), done.stdout
+    for (what, want_id, code), answer in zip(expected, answers, strict=True):
+        got = "ok" if "ok" in answer else answer["error"]["code"]
+        assert (got, answer["id"]) == (code, want_id), (what, answer)

@@ -62,7 +62,10 @@ def test_an_entry_no_branch_needs_is_stale_for_a_measured_side_only() -> None:
 def test_the_project_reasons_file_is_valid_and_every_entry_names_a_line_that_exists() -> None:
     document = load_reasons()
     for entry in document["reasons"] + document["thresholds"]:
-        lines = [line.strip() for line in (coverage.ROOT / entry["file"]).read_text(encoding="utf-8").splitlines()]
+        source = coverage.ROOT / entry["file"]
+        if not source.is_file() and entry["file"].startswith("wasm_host/pkg/"):
+            continue  # the wasm-bindgen glue, a build output (nox -s build-wasm): checked where it is built
+        lines = [line.strip() for line in source.read_text(encoding="utf-8").splitlines()]
         wanted = entry["line"].split("\n")  # a JavaScript block's line with the ones after it (_unique_text)
         assert any(lines[at:at + len(wanted)] == wanted for at in range(len(lines))), entry
 

@@ -213,14 +213,15 @@ def test_a_sweep_that_was_interrupted_is_status_4_and_resumes(tmp_path: Path) ->
     import sys
     import time
 
+    from suites.fuzzing.test_interruption import interruptible
+
     declare(tmp_path / "impls")
     checkpoint, report = tmp_path / "checkpoint.jsonl", tmp_path / "report.json"
-    # A range the sweep takes seconds over (66,000 values/s on an idle machine): SIGINT, sent once the first
-    # chunk is checkpointed (polled every 0.2 s), must come before the end (U+0000..U+FFFF took 1 s: a race).
     command = [sys.executable, "-m", "harness", "sweep", "--impls", "fake", "--templates", "alone", "--range",
-               "U+0000..U+3FFFF", "--workers", "1", "--checkpoint", str(checkpoint), "--report", str(report)]
+               "U+0000..U+FFFF", "--workers", "1", "--checkpoint", str(checkpoint), "--report", str(report)]
     env = dict(os.environ, PARITY_IMPLEMENTATIONS=str(tmp_path / "impls"))
-    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=interruptible)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not (checkpoint.exists() and checkpoint.stat().st_size > 0):
         time.sleep(0.2)

@@ -27,6 +27,12 @@ from suites.fake_impl import ROOT, declare
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc; process groups")
 
 QUIET = ("Traceback", "KeyboardInterrupt", "BrokenPipeError", "PoolWorker")  # "Process ForkPoolWorker-1:" heads one
+def interruptible() -> None:
+    """In the child, SIGINT as a terminal gives it: a test run started in the background (``nohup``, ``cmd &`` in
+    a script) ignores SIGINT, its children inherit that, and Python then never raises KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 FUZZ = ["fuzz", "--impls", "fake", "--seconds", "30", "--workers", "2"]
 SWEEP = ["sweep", "--impls", "fake", "--workers", "2", "--templates", "alone"]
 
@@ -36,7 +42,7 @@ def _start(folder: Path, *command: str) -> tuple[subprocess.Popen[bytes], Path]:
     env = dict(os.environ, PARITY_IMPLEMENTATIONS=str(folder / "impls"), HYPOTHESIS_PROFILE="ci")
     with output.open("wb") as handle:
         proc = subprocess.Popen([sys.executable, "-m", "harness", *command], cwd=ROOT, env=env, stdout=handle,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+                                stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=interruptible)
     return proc, output
 
 

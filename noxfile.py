@@ -440,11 +440,16 @@ def mutants(session: nox.Session) -> None:
 @nox.session
 def lint(session: nox.Session) -> None:
     """ruff check over the whole project, with the rule set pyproject.toml documents ([tool.ruff.lint]); then
-    the GitHub Actions workflows (harness/tools/actionlint.py: actionlint at its pinned version, built with Go from
-    the Go module proxy; without Go, check-jsonschema's vendored workflow schema, which says so)."""
-    session.install("ruff", "check-jsonschema")
+    the GitHub Actions workflows three ways (docs/workflow.md): actionlint at its pinned version, built with Go
+    from the Go module proxy (harness/tools/actionlint.py; without Go, check-jsonschema's vendored workflow
+    schema, which says so); zizmor, offline, every persona; the project's own rules
+    (harness/tools/workflow_rules.py: pins, the fuzz seed, merges, retention, concurrency)."""
+    session.install("ruff", "check-jsonschema", "zizmor")
     session.run("ruff", "check", str(ROOT), *session.posargs)
     session.run("python", "-m", "harness.tools.actionlint")
+    workflows = [str(path) for path in sorted((ROOT / ".github").glob("**/*.yml"))]
+    session.run("zizmor", "--offline", "--persona", "pedantic", *workflows)
+    session.run("python", "-m", "harness.tools.workflow_rules")
 
 
 @nox.session

@@ -5,7 +5,8 @@ Steps:
 1. Node.js (20 or newer) and npm on PATH, else exit 2 naming what is missing.
 2. ``npm ci`` in pyodide_host/: exactly the versions of package-lock.json (the npm package ``pyodide``,
    pinned), from the npm registry, with install scripts off. With CI=true (or ``--cold``) npm gets an
-   empty cache, so the download is really made, as on a fresh machine.
+   empty cache, so the download is really made, as on a fresh machine; unless PARITY_NPM_WARM=1 (the
+   GitHub workflow, whose ~/.npm a cache keeps: .ci/run proves the cold path there).
 3. A smoke start of pyodide_host/testee.js: the `start` handshake, answered with the testee's
    self-description (CPython and Pyodide versions, the Unicode versions the reference reports there).
 
@@ -85,12 +86,13 @@ def smoke(node: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--cold", action="store_true", help="npm ci with an empty cache (default when CI=true)")
+    parser.add_argument("--cold", action="store_true", help="npm ci with an empty cache (default when CI=true, "
+                        "unless PARITY_NPM_WARM=1)")
     parser.add_argument("--check", action="store_true", help="only check the installed package (no npm ci)")
     args = parser.parse_args(argv)
     node, npm = check_tools()
     if not args.check:
-        npm_ci(npm, args.cold or os.environ.get("CI") == "true")
+        npm_ci(npm, args.cold or (os.environ.get("CI") == "true" and os.environ.get("PARITY_NPM_WARM") != "1"))
     elif not (HERE / "node_modules" / "pyodide").is_dir():
         fail("pyodide is not installed in pyodide_host/node_modules: run `python pyodide_host/build.py`")
     smoke(node)

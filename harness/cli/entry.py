@@ -42,6 +42,8 @@ MODULES: dict[str, tuple[str, str]] = {
     "browser": ("harness.tools.browser", "find or install the headless browser of the page's tests"),
     "page-bench": ("harness.tools.page_bench", "how fast the page opens with 300 and 3,000 classes (a browser figure)"),
     "actionlint": ("harness.tools.actionlint", "check the GitHub Actions workflows"),
+    "workflow-rules": ("harness.tools.workflow_rules", "the workflow's own rules: pins, seeds, merges, retention"),
+    "last-run": ("harness.tools.last_run", "the last successful run of a workflow on a branch (the CI baseline)"),
     "unicode-tables": ("harness.tools.make_unicode_tables", "regenerate the per-version Unicode tables (data/)"),
 }
 # build TARGET -> (script, what it builds)

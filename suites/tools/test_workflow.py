@@ -15,6 +15,9 @@ from harness.tools import actionlint
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOW = ROOT / ".github" / "workflows" / "parity.yml"
+UPLOAD = "uses: actions/upload-artifact@bbbca2ddaa5d8feaa63e36b76fdaad77386f024f  # v7.0.0"
+CHECKOUT = "actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1  # v7.0.1"
+IMAGE = "debian:bookworm-20260918@sha256:f37a335e82bca302e955fa39f9dfe28f1be618f016f8a2b56318e5a5111afc26"
 
 
 def _planted(tmp_path: Path, old: str, new: str) -> Path:
@@ -45,7 +48,7 @@ def test_the_workflow_passes_actionlint(linter: Path) -> None:
 @pytest.mark.parametrize("old, new", [
     ("${{ matrix.shard }}/${{ env.SWEEP_SHARDS }}", "${{ matrix.shardd }}/${{ env.SWEEP_SHARDS }}"),  # no such key
     ("needs: sweep", "needs: sweeps"),  # no such job
-    ("uses: actions/upload-artifact@v4", "uses: actions/upload-artifact@v4\n        with2: {}"),  # no such key
+    (UPLOAD, UPLOAD + "\n        with2: {}"),  # no such key
 ])
 def test_actionlint_fails_a_planted_error(linter: Path, tmp_path: Path, old: str, new: str) -> None:
     assert actionlint.main([str(_planted(tmp_path, old, new))]) == 1
@@ -57,7 +60,7 @@ def test_the_fallback_schema_check_passes_the_workflow_and_fails_a_broken_shape(
     if shutil.which("check-jsonschema") is None and not (Path(sys.executable).parent / "check-jsonschema").is_file():
         pytest.skip("no check-jsonschema (the test extra installs it)")
     assert actionlint.main([str(WORKFLOW.parent)], use_actionlint=False) == 0
-    broken = _planted(tmp_path, "    container: debian:bookworm\n    timeout-minutes: 60\n",
+    broken = _planted(tmp_path, f"    container: {IMAGE}\n    timeout-minutes: 60\n",
                       "    timeout-minutes: sixty\n")
     assert actionlint.main([str(broken)], use_actionlint=False) == 1
 
@@ -89,3 +92,143 @@ def test_one_shard_job_per_shard_and_merges_that_fail_only_on_a_new_class() -> N
     # A shard's own status 1 (something new) is left to the merge, any other status fails the shard; the
     # merge's status fails its job.
     assert text.count("|| status=$?") == 2 and text.count('[ "$status" -le 1 ] || exit "$status"') == 2
+
+
+# --- the project's own rules (harness/tools/workflow_rules.py) and zizmor ----------------------------
+
+def test_the_workflow_keeps_the_projects_rules() -> None:
+    from harness.tools import workflow_rules
+
+    assert workflow_rules.problems(workflow_rules.load(WORKFLOW)) == []
+    assert workflow_rules.main([str(WORKFLOW)]) == 0
+
+
+@pytest.mark.parametrize("old, new, rule", [
+    (CHECKOUT, "actions/checkout@v4", "pinned-actions"),  # a tag, not a commit
+    (CHECKOUT, CHECKOUT.split("  #")[0], "pinned-actions"),  # a commit without its release named
+    ("FUZZ_SEED: ${{ github.event.inputs.fuzz_seed || github.run_id }}", 'FUZZ_SEED: "20261202"', "fuzz-seed"),
+    ('--seed "$FUZZ_SEED"', "", "fuzz-seed"),  # shards that would not share one campaign
+    ("if: ${{ !cancelled() && needs.sweep.result != 'skipped' }}", "if: needs.sweep.result != 'skipped'",
+     "merges-always-run"),
+    ("persist-credentials: false", "persist-credentials: true", "checkout-credentials"),
+    (f"container: {IMAGE}", "container: debian:bookworm", "image-digest"),
+    ("          retention-days: 3\n", "", "shards-expire"),
+    ("cancel-in-progress: ${{ github.event_name == 'pull_request' }}", "cancel-in-progress: true",
+     "main-never-cancelled"),
+])
+def test_each_rule_fails_its_planted_fault(tmp_path: Path, old: str, new: str, rule: str) -> None:
+    from harness.tools import workflow_rules
+
+    planted = _planted(tmp_path, old, new) / "parity.yml"
+    found = workflow_rules.problems(workflow_rules.load(planted))
+    assert {name for name, _ in found} == {rule}, found
+    assert workflow_rules.main([str(planted)]) == 1
+
+
+def test_a_file_that_is_not_a_workflow_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from harness.tools import workflow_rules
+
+    for text in ("jobs: [1, 2", "name: no jobs\n"):
+        path = tmp_path / "broken.yml"
+        path.write_text(text, encoding="utf-8")
+        assert workflow_rules.main([str(path)]) == 2
+        assert "broken.yml" in capsys.readouterr().err
+
+
+def _zizmor() -> str:
+    import sys
+
+    beside = Path(sys.executable).parent / "zizmor"
+    found = str(beside) if beside.is_file() else shutil.which("zizmor")
+    if found is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("no zizmor: the test extra installs it (pyproject.toml)", pytrace=False)
+        pytest.skip("no zizmor (the test extra installs it)")
+    return found
+
+
+def test_zizmor_passes_the_workflow_and_fails_an_unpinned_action(tmp_path: Path) -> None:
+    zizmor = _zizmor()
+    clean = subprocess.run([zizmor, "--offline", "--persona", "pedantic", str(WORKFLOW)], capture_output=True,
+                           text=True, check=False)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    planted = _planted(tmp_path, CHECKOUT, "actions/checkout@v4") / "parity.yml"
+    found = subprocess.run([zizmor, "--offline", str(planted)], capture_output=True, text=True, check=False)
+    assert found.returncode != 0 and "unpinned-uses" in found.stdout + found.stderr
+
+
+def test_the_dependabot_config_proposes_action_updates() -> None:
+    from ruamel.yaml import YAML
+
+    config = YAML(typ="safe", pure=True).load((ROOT / ".github" / "dependabot.yml").read_text(encoding="utf-8"))
+    assert config["version"] == 2
+    assert any(u["package-ecosystem"] == "github-actions" and u["directory"] == "/" for u in config["updates"])
+
+
+# --- the baseline's lookup (harness/tools/last_run.py), against a local server -------------------------
+
+def _serve(tmp_path: Path, body: bytes) -> tuple[str, object]:
+    import http.server
+    import threading
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        seen: list[str] = []
+
+        def do_GET(self) -> None:
+            Handler.seen.append(self.path + " " + str(self.headers.get("Authorization")))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}", (server, Handler)
+
+
+@pytest.mark.parametrize("runs, want", [
+    ([{"id": 41, "html_url": "https://github.com/o/r/actions/runs/41"}], (41, "https://github.com/o/r/actions/runs/41")),
+    # The current run is never its own baseline; ids that are not positive integers and pages that are not
+    # https URLs are skipped.
+    ([{"id": 99, "html_url": "https://x/99"}, {"id": True, "html_url": "https://x/t"},
+      {"id": "7", "html_url": "https://x/7"}, {"id": 8, "html_url": "javascript:alert(1)"},
+      {"id": 40, "html_url": "https://x/40"}], (40, "https://x/40")),
+    ([], "no successful run"),
+    ("not a list", "no successful run"),
+])
+def test_the_last_successful_run_is_found_or_said_missing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          runs: object, want: object) -> None:
+    import json
+
+    from harness.tools import last_run
+
+    api, (server, handler) = _serve(tmp_path, json.dumps({"workflow_runs": runs}).encode())
+    try:
+        found = last_run.last_success(api, "o/r", "parity.yml", "main", "TOKEN", exclude=99)
+    finally:
+        server.shutdown()
+    if isinstance(want, str):
+        assert isinstance(found, str) and want in found
+    else:
+        assert found == want
+    assert "branch=main" in handler.seen[0] and "status=success" in handler.seen[0]
+    assert handler.seen[0].endswith("Bearer TOKEN")
+
+
+def test_no_baseline_is_status_0_and_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    from harness.tools import last_run
+
+    api, (server, _) = _serve(tmp_path, b"{not json")
+    try:
+        assert last_run.main(["--api", api, "--repo", "o/r", "--workflow", "parity.yml", "--branch", "main"]) == 0
+    finally:
+        server.shutdown()
+    captured = capsys.readouterr()
+    assert captured.out == "" and "no baseline: the API's answer is not a list of workflow runs" in captured.err
+    assert last_run.main(["--api", "http://127.0.0.1:9", "--repo", "o/r", "--workflow", "p.yml",
+                          "--branch", "main"]) == 0
+    assert "the API did not answer" in capsys.readouterr().err

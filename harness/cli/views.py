@@ -226,7 +226,7 @@ def diff_view(found: Any, fmt: str = "text") -> str:
     changes = sorted(found.changes, key=lambda c: (order[c.change], c.kind, c.subject))
     if changes:
         rows = [[c.change + (" (blocking)" if c.blocking else ""), c.kind, ", ".join(c.impls), c.subject,
-                 (c.before or "-")[:40], (c.after or "-")[:40],
+                 c.before or "-", c.after or "-",  # in full: the table wraps them (WRAP)
                  "-" if c.witness is None else witness(json.loads(c.witness), 32)] for c in changes]
         lines.append(table(DIFF_HEADERS, rows, fmt, title=f"changes since the baseline ({found.kind})"))
     per_impl: dict[str, dict[str, int]] = {}

@@ -307,3 +307,16 @@ def test_a_table_never_loses_a_character_of_a_cell(columns: int) -> None:
 def _in_order(word: str, text: str) -> bool:
     found = iter(text)
     return all(ch in found for ch in word)
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_a_diff_shows_the_changed_state_in_full(fmt: str) -> None:
+    """Issue 36: before and after were cut to 40 characters; a changed expected entry's state is the point of
+    the row, so it is shown whole (wrapped in a terminal's table, one cell in Markdown)."""
+    before = "expected (expected/pyo3.json: " + "e" * 60 + "-entry-id-1)"
+    after = "new: " + "not covered by any expected entry of this implementation " * 2
+    changes = [Change("class", "changed", ("pyo3",), "decide_write unicode_version_skew at norm.nfc", before, after)]
+    shown = views.diff_view(RunDiff("divergences", changes, 0, []), fmt)
+    kept = "".join(shown.replace("─", "").split())
+    for state in (before, after):
+        assert _in_order("".join(state.split()), kept), (state, shown)

@@ -1,19 +1,24 @@
-"""``python -m harness``: the harness's command line.
+"""``python -m harness``: the harness's command line, its commands by use.
 
-  run --impl NAME            serve the JSON-lines protocol on stdin/stdout with one implementation
+check the implementations (what `nox -s parity` runs on each):
   check --impl NAME          run every fixture case on one implementation; exit 1 listing failures
-  diff OP ARG... [--arg k=v] run one op on every implementation and show the differences, explained
+read results:
+  report show|diff|html      reports as tables; what changed between two runs; the conformance page (-o DIR)
+search for divergences:
   fuzz [--minutes N]         fuzz for divergences; progress line; report JSON; exit 1 on a new one
   sweep [--templates T] ...  every code point in every template; classes once each; exit 1 on a new one
+  diff OP ARG... [--arg k=v] run one op on every implementation and show the differences, explained
+  trace OP ARG...            every implementation's step trace of one call, side by side, first difference marked
+  tracecheck [--examples N]  N fuzz inputs per op, traced on every implementation: each must end in its op's output
+maintain:
   expected update|check      maintain expected/<impl>.json (the expected-divergence lists)
   promote --report R --index N --id ID [--steps S]   turn a reported divergence into a fixture case
   lint                       check every fixture file (schema, ids, counts, canonical bytes, regeneration)
   bench                      requests per second on the fixture inputs (table + reports/bench.json)
   impls                      list the declared implementations and whether each is available here
-  report show|diff|html      reports as tables; what changed between two runs; the conformance page (-o DIR)
+serve a testee, and test one:
+  run --impl NAME            serve the JSON-lines protocol on stdin/stdout with one implementation
   selftest --impl NAME       check a testee against the protocol (handshake, schema, batches, bad requests, crash)
-  trace OP ARG...            every implementation's step trace of one call, side by side, first difference marked
-  tracecheck [--examples N]  N fuzz inputs per op, traced on every implementation: each must end in its op's output
 """
 
 from __future__ import annotations
@@ -88,17 +93,23 @@ def _accepted(command: str) -> str:
 SUMMARIES: dict[str, str] = {}  # command -> its one-line summary, as _parser() declares them
 
 
+# The commands by use, as the help lists them: check, read results, search, maintain, serve.
+BY_USE = ("check", "report", "fuzz", "sweep", "diff", "trace", "tracecheck", "expected", "promote", "lint", "bench",
+          "impls", "run", "selftest")
+
+
 def summaries() -> dict[str, str]:
-    """Every command of ``python -m harness`` with its summary (memgate-parity --help lists them)."""
+    """Every command of ``python -m harness`` with its summary, by use (memgate-parity --help lists them)."""
     _parser()
-    return dict(SUMMARIES)
+    return {name: SUMMARIES[name] for name in sorted(SUMMARIES, key=lambda n: (BY_USE + (n,)).index(n))}
 
 
 def _command(sub: Any, name: str, summary: str, *examples: str) -> argparse.ArgumentParser:
     SUMMARIES[name] = summary
     epilog = "\n\n".join(["examples:\n" + "\n".join(f"  python -m harness {example}" for example in examples),
                           _accepted(name), textwrap.fill("exit statuses: " + STATUS_LINE, 100)])
-    return sub.add_parser(name, help=summary, description=summary, formatter_class=_Help, epilog=epilog)
+    # No help= here: argparse would list every command once more, unordered, above the epilog's list by use.
+    return sub.add_parser(name, description=summary, formatter_class=_Help, epilog=epilog)
 
 
 STATUS_LINE = "; ".join(f"{number} {text}" for number, text in SHORT.items())
@@ -112,7 +123,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--project", metavar="DIR", type=Path,
                         help="the project to check: its implementations/, fixtures/, expected/ and reports/ "
                              "(default: found from the working directory up, as pytest finds its rootdir)")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND",
+                                help="one of the commands below, by use (COMMAND --help: its options)")
     run = _command(sub, 'run',
                    'serve the JSON-lines protocol with one implementation',
                    'run --impl pyo3 < requests.jsonl')

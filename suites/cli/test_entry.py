@@ -82,3 +82,17 @@ def test_version_names_the_harness_its_python_and_where_it_runs_from(argv: list[
     with pytest.raises(SystemExit) as done:
         cli.main(argv)
     assert done.value.code == 0 and capsys.readouterr().out.strip() == line
+
+
+def test_the_help_lists_each_command_once_by_use(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 36: the top help listed every command twice, the testee server first. Now once, by use: check,
+    read results, search, maintain, serve; and memgate-parity --help in the same order."""
+    assert sorted(cli.BY_USE) == sorted(cli.COMMANDS)
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    out = capsys.readouterr().out
+    listed = [line.split()[0] for line in out.splitlines()
+              if line.startswith("  ") and line.split()[0] in cli.COMMANDS and not line.startswith("   ")]
+    assert listed == list(cli.BY_USE), listed
+    assert list(cli.summaries()) == list(cli.BY_USE)
+    assert "{run," not in out  # no unordered list of choices either

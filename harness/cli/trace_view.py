@@ -3,31 +3,23 @@ witness. One row per trace entry (``args``, each step, the outcome), one column 
 that shows what the oracle's shows is ``=``; the first row where any implementation parts from the oracle
 is marked ``>>``. Black boxes (no ``traces`` in their start answer) are listed with the op's own answer.
 
-Values are shown as ASCII JSON (its own escapes); every other text a testee sent (a step's name, a trace
-problem) is printed safe: control characters made visible (harness/model/printable.py), each cell before it is
-measured, so that the columns stay aligned.
+The table is the other tables' (``views.text_table``): within the terminal's width, every cell wrapped to fit
+and none cut. Values are shown as ``views.show_value`` shows them, readable: letters, digits, punctuation and symbols as
+themselves, marks and invisible and control characters as escapes (``\u0301``, ``\u001C``), a string in
+quotes; every other text a testee sent (a step's name, a
+trace problem) is printed safe (harness/model/printable.py).
 """
 
 from __future__ import annotations
 
-import json
-import shutil
 from typing import Any
 
+from harness.cli import views
 from harness.model.printable import printable
 from harness.model.traces import first_difference, same_entry, strict_equal
 
 SAME = "="
 MARK = ">>"
-
-
-def _shown(value: Any) -> str:
-    """A value as compact ASCII JSON: safe to print as it is (every control character a JSON escape)."""
-    return json.dumps(value, ensure_ascii=True, separators=(",", ":"))
-
-
-def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: max(1, width - 1)] + "~"
 
 
 def parting_index(documents: dict[str, dict[str, Any]], oracle: str) -> tuple[int | None, list[str]]:
@@ -46,9 +38,8 @@ def side_by_side(op: str, args: dict[str, Any], documents: dict[str, dict[str, A
                  black_boxes: dict[str, Any], problems: dict[str, list[str]], width: int | None = None) -> str:
     """The table (see the module docstring); ``documents``: each tracing implementation's trace, the
     oracle's among them."""
-    width = width or max(100, shutil.get_terminal_size((160, 40)).columns)
     names = [oracle, *[n for n in documents if n != oracle]]
-    rows: list[tuple[str, str, list[str]]] = []  # (marker, step, cells)
+    rows: list[list[str]] = []  # marker, step, one cell per implementation
     index, parted = parting_index(documents, oracle)
     longest = max(len(doc["steps"]) for doc in documents.values())
     for i in range(longest + 1):
@@ -73,18 +64,12 @@ def side_by_side(op: str, args: dict[str, Any], documents: dict[str, dict[str, A
                                                          else strict_equal(base, entry)):
                 cells.append(SAME)
             else:
-                shown = _shown(entry["value"])
+                shown = views.show_value(entry["value"], readable=True)
                 cells.append(shown if entry["step"] == label else f"[{printable(str(entry['step']))}] {shown}")
-        rows.append((MARK if i == index else "", printable(str(label)), cells))
-    step_width = max(len("step"), *(len(label) for _, label, _ in rows))
-    cell_width = max(12, (width - step_width - 6) // len(names) - 3)
-    head = f"{'':2} {'step':<{step_width}}  " + " | ".join(f"{_cut(printable(n), cell_width):<{cell_width}}"
-                                                          for n in names)
-    lines = [f"trace of {op}({', '.join(f'{k}={_shown(v)}' for k, v in args.items())})", "", head,
-             "-" * min(width, len(head))]
-    for marker, label, cells in rows:
-        lines.append(f"{marker:2} {label:<{step_width}}  " + " | ".join(f"{_cut(c, cell_width):<{cell_width}}"
-                                                                          for c in cells))
+        rows.append([MARK if i == index else "", printable(str(label)), *cells])
+    called = ", ".join(f"{k}={views.show_value(v, readable=True)}" for k, v in args.items())
+    lines = [printable(f"trace of {op}({called})"), "",
+             views.text_table(["", "step", *map(printable, names)], rows, columns=width or views.width())]
     lines.append("")
     if index is None:
         lines.append(f"every trace agrees with {oracle}'s, step for step")
@@ -92,7 +77,7 @@ def side_by_side(op: str, args: dict[str, Any], documents: dict[str, dict[str, A
         where = rows_label(documents[oracle], index)
         lines.append(printable(f"first difference: entry {index} ({where}): {', '.join(parted)} part from {oracle}"))
     for name, answer in black_boxes.items():
-        lines.append(printable(f"{name}: a black box (no traces); the op answered {_shown(answer)[:300]}"))
+        lines.append(printable(f"{name}: a black box (no traces); the op answered {views.show_value(answer, 300)}"))
     for name, found in problems.items():
         for problem in found:
             lines.append(printable(f"{name}: TRACE PROBLEM: {problem}"))

@@ -14,6 +14,7 @@ import re
 import shutil
 import sys
 import textwrap
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,35 +34,40 @@ def width() -> int:
     return MAX_WIDTH
 
 
-def show_char(char: str) -> str:
+def show_char(char: str, readable: bool = False) -> str:
     """One code point as it can be read and told apart: printable ASCII as itself, the backslash and the
     quote escaped, other BMP characters and lone surrogates as \\uXXXX, characters outside the BMP as
-    \\U+XXXXX (one code point, never a surrogate pair)."""
+    \\U+XXXXX (one code point, never a surrogate pair). ``readable``: letters, digits, punctuation and symbols
+    outside ASCII as themselves too (a trace's "σίσυφος"); marks, format and control characters, separators
+    other than the space, unassigned and private-use code points stay escapes, so what hides stays shown."""
     point = ord(char)
     if char in '\\"':
         return "\\" + char
     if 0x20 <= point < 0x7F:
         return char
+    if readable and unicodedata.category(char)[0] in "LNPS":
+        return char
     return escape_char(char)
 
 
-def show_text(text: str, limit: int | None = None) -> str:
+def show_text(text: str, limit: int | None = None, readable: bool = False) -> str:
     """A string as it can be read and told apart (``show_char``), quoted; cut to ``limit`` with an ellipsis."""
-    shown = '"' + "".join(map(show_char, text)) + '"'
+    shown = '"' + "".join(show_char(ch, readable) for ch in text) + '"'
     if limit is not None and len(shown) > limit:
         return shown[: max(limit - 3, 1)] + "..."
     return shown
 
 
-def show_value(value: Any, limit: int | None = None) -> str:
+def show_value(value: Any, limit: int | None = None, readable: bool = False) -> str:
     """A host value (decoded) for a table: strings by show_text, lists and the rest as compact JSON whose
     strings are shown the same way."""
     if isinstance(value, str):
-        return show_text(value, limit)
+        return show_text(value, limit, readable)
     if isinstance(value, list | tuple):
-        shown = "[" + ", ".join(show_value(item) for item in value) + "]"
+        shown = "[" + ", ".join(show_value(item, readable=readable) for item in value) + "]"
     elif isinstance(value, dict):
-        shown = "{" + ", ".join(f"{show_text(k)}: {show_value(v)}" for k, v in value.items()) + "}"
+        shown = "{" + ", ".join(f"{show_text(k, readable=readable)}: {show_value(v, readable=readable)}"
+                                for k, v in value.items()) + "}"
     else:
         shown = json.dumps(hostvalues.encode(value))
     return shown if limit is None or len(shown) <= limit else shown[: max(limit - 3, 1)] + "..."

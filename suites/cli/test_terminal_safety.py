@@ -210,8 +210,8 @@ def test_the_trace_view_shows_every_text_a_testee_sent_escaped() -> None:
                                     "reference", {"blackbox": {"ok": "y\x7f"}},
                                     {"fake": [f"the trace's step {TITLE} is not the op's"]}, width=160)
     assert_safe(shown, ["\\u001B[2J", "\\u001B]0;title\\u0007"])
-    assert '"x\\u007f"' in shown  # a value: ASCII JSON, its own escapes
-    assert "blackbox: a black box (no traces); the op answered {\"ok\":\"y\\u007f\"}" in shown
+    assert '"x\\u007F"' in shown  # a value, as views.show_value shows it: a control character escaped
+    assert "blackbox: a black box (no traces); the op answered {\"ok\": \"y\\u007F\"}" in shown
 
 
 # -- the page --------------------------------------------------------------------------------------------------
@@ -320,3 +320,22 @@ def test_a_diff_shows_the_changed_state_in_full(fmt: str) -> None:
     kept = "".join(shown.replace("─", "").split())
     for state in (before, after):
         assert _in_order("".join(state.split()), kept), (state, shown)
+
+
+@pytest.mark.parametrize("columns", [80, 100, 120])
+def test_the_trace_view_fits_and_shows_letters_as_themselves(columns: int) -> None:
+    """Issue 36: the trace table was 154 columns wide, astral characters came out as surrogate pairs and every
+    letter outside ASCII as an escape. Now it is the other tables' (wrapped to the width, nothing cut), a
+    letter is itself, and a mark or a control character an escape, so what hides still shows."""
+    text = "Stra\u00dfe \u03c3\u03af\u03c3\u03c5\u03c6\u03bf\u03c2 \U0001d11e e\u0301\u001c " + "long " * 30
+    steps = [{"step": "norm.nfc", "value": text}, {"step": "norm.lowercase", "value": text.lower()}]
+    documents = {name: {"op": "normalize_fact_text", "steps": steps, "outcome": {"ok": text.lower()}}
+                 for name in ("reference", "pyo3", "wasm", "pyodide")}
+    shown = trace_view.side_by_side("normalize_fact_text", {"text": text}, documents, "reference", {}, {},
+                                    width=columns)
+    table = shown.split("\n\n", 1)[1]  # the call's line above it is one line, as long as the arguments
+    assert max(len(line) for line in table.splitlines()) <= columns, shown
+    assert "\u03c3\u03af\u03c3\u03c5\u03c6\u03bf\u03c2" in shown and "\U0001d11e" in shown and "Stra\u00dfe" in shown
+    assert "e\\u0301" in shown and "\\u001C" in shown and "\\ud834" not in shown.lower()
+    kept = "".join(table.split())
+    assert kept.count("long") == 30 * 3  # the reference's three cells (args, two steps), whole; the others "="

@@ -267,7 +267,7 @@ def test_the_trace_command_marks_the_first_differing_step(tmp_path: Any, monkeyp
     declare(tmp_path, "none", name="blackbox")
     assert main(["trace", "normalize_fact_text", '"It\\u2019s here"', "--impls", "quotebug,blackbox"]) == 1
     out = capsys.readouterr().out
-    marked = [line for line in out.splitlines() if line.startswith(">>")]
+    marked = [line.lstrip() for line in out.splitlines() if line.lstrip().startswith(">>")]
     assert len(marked) == 1 and marked[0].split()[1] == "norm.quote_dash", out
     assert "first difference: entry 3 (norm.quote_dash): quotebug part from reference" in out
     assert "blackbox: a black box (no traces); the op answered" in out

@@ -34,10 +34,14 @@ class Progress:
             from rich.console import Console
             from rich.progress import BarColumn, TaskProgressColumn, TextColumn
             from rich.progress import Progress as Bar
+            from rich.table import Column
 
-            self._bar = Bar(TextColumn(f"[bold]{self.label}"), BarColumn(), TaskProgressColumn(),
-                            TextColumn("{task.fields[text]}"), console=Console(file=self.stream),
-                            auto_refresh=False)
+            # A short bar, and the counts folded onto a second line where the terminal is narrow: rich's
+            # defaults (a 40-column bar, counts on one line) cut the label, the bar and the percentage away at
+            # 80 columns, leaving the counts' middle.
+            self._bar = Bar(TextColumn(f"[bold]{self.label}"), BarColumn(bar_width=10), TaskProgressColumn(),
+                            TextColumn("{task.fields[text]}", table_column=Column(overflow="fold", ratio=1)),
+                            console=Console(file=self.stream), auto_refresh=False)
             self._bar.start()
             self._task = self._bar.add_task(self.label, total=self.total, text="")
         self._bar.update(self._task, completed=min(completed, self.total), text=text)

@@ -238,6 +238,34 @@ def test_progress_is_a_plain_line_in_a_log_and_a_bar_without_a_thread_on_a_termi
     assert "fuzz" in screen.getvalue() and "5,000 examples" in screen.getvalue()
 
 
+@pytest.mark.parametrize("columns", [80, 100, 120])
+def test_the_progress_bar_keeps_its_label_and_percentage_at_any_width(columns: int,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 36: at 80 columns rich's default columns cut the label, the bar and the percentage away, leaving
+    the middle of the counts. The counts now fold under a short bar: everything is on the screen."""
+    import io
+    import re
+
+    from harness.fuzzing.progress import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setenv("COLUMNS", str(columns))  # rich's console width for a stream that is no real terminal
+    text = "12,345/65,536 values ( 18.8%)  66,412 values/s (132,825 requests/s)  ETA 3s  disagreeing inputs: 0"
+    screen = Terminal()
+    live = Progress(screen, "sweep", 100)
+    live.update(18.8, text, force=True)
+    live.done()
+    shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen.getvalue()).replace("\r", "\n")
+    last = [line for line in shown.split("\n") if line.strip()][-2:]  # the final frame, on one or two lines
+    assert all(len(line) <= columns for line in last), last
+    joined = " ".join(last)
+    assert joined.startswith("sweep") and "19%" in joined, last
+    assert "".join(text.split()) in "".join(joined.split()), last
+
+
 def test_a_class_is_the_same_class_whatever_order_a_run_listed_its_implementations(sweeps: dict[str, Path]) -> None:
     old = json.loads(sweeps["buggy"].read_text())
     new = json.loads(json.dumps(old))

@@ -306,6 +306,30 @@ def test_a_long_status_is_wrapped_never_cut_at_the_edge(sweeps: dict[str, Path])
     assert "(pyo3, wasm)" in text and "normalize" in text, text
 
 
+@pytest.mark.parametrize("columns", [80, 100, 120])
+def test_every_class_keeps_its_whole_status_at_any_width(sweeps: dict[str, Path], columns: int,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 36: at 100 columns the status shrank to `expe`, at 80 it disappeared. The class table of fuzz,
+    sweep and report show (one view) keeps every class's status whole, wrapped if need be, at 80, 100, 120."""
+    from harness.cli import views
+
+    document = json.loads(sweeps["buggy"].read_text())
+    first = document["divergences"][0]
+    entries = ["pyo3/case-mapping-unicode-17-normalize", "wasm/case-mapping-unicode-17-normalize"]
+    first.update(status="expected", expectedEntry=entries[0], expectedEntries=entries, divergent=["pyo3", "wasm"])
+    monkeypatch.setattr(views, "width", lambda: columns)
+    text = divergences.classes_view(document)
+    table = text.split("\n\n")[1]  # below its title
+    assert max(len(line) for line in table.splitlines()) <= columns, table
+    statuses = [divergences.status_of(record) for record in divergences.report_classes(document)]
+    assert any(status.startswith("expected: ") for status in statuses)
+    # The status column, read down from its header's place: every status whole, in the table's order.
+    lines = table.splitlines()
+    column = lines[0].index("status")
+    down = "".join(line[column:].strip() for line in lines[2:])
+    assert "".join("".join(status.split()) for status in statuses) == "".join(down.split()), (down, table)
+
+
 def test_a_class_that_moved_to_another_step_says_so(sweeps: dict[str, Path]) -> None:
     """One row, "moved", naming both steps; never "unchanged", never an unrelated new and a lost class."""
     old = json.loads(sweeps["buggy"].read_text())

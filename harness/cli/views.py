@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import shutil
 import sys
@@ -25,6 +26,19 @@ from harness.model import hostvalues
 from harness.model.printable import escape_char, printable
 
 MAX_WIDTH = 120  # without a terminal to say otherwise (a CI log, a pipe)
+
+
+def colour() -> bool:
+    """Whether tables are coloured: on a terminal, unless NO_COLOR is set (https://no-color.org) or TERM is
+    dumb; never in a pipe, a file or a CI log."""
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+
+
+# A status cell's style by its first word (the columns STYLED name): what is new red, what is known yellow,
+# what is gone or passes green. Only the style changes; the words are the same with colour or without.
+STYLED = {"status", "change"}
+STYLES = {"new": "bold red", "failed": "bold red", "appeared": "bold red", "expected": "yellow",
+          "changed": "yellow", "gone": "green", "fixed": "green", "passed": "green"}
 
 
 def width() -> int:
@@ -166,19 +180,28 @@ def text_table(headers: Sequence[str], rows: Sequence[Sequence[str]], title: str
                   box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1), collapse_padding=True)
     for header in headers:
         table.add_column(header, overflow="fold", no_wrap=header in ONE_LINE, min_width=limits[header])
+    coloured = colour()
     for row in cells:
-        table.add_row(*[_escape_markup(_wrapped(cell, limits[header]))
+        table.add_row(*[_styled(_wrapped(cell, limits[header]), header, coloured)
                         for cell, header in zip(row, headers, strict=True)])
     out = io.StringIO()
     wide = max(columns, 1 + sum(limits.values()) + 2 * len(headers))  # never cropped by rich
-    Console(file=out, width=wide, color_system=None, highlight=False, soft_wrap=False).print(table)
-    return "\n".join(line.rstrip() for line in out.getvalue().rstrip("\n").splitlines())
+    Console(file=out, width=wide, color_system="standard" if coloured else None, force_terminal=coloured,
+            highlight=False, soft_wrap=False).print(table)
+    # No trailing blanks, also where a style's end code follows them.
+    return "\n".join(_TRAILING.sub(r"\1", line.rstrip()) for line in out.getvalue().rstrip("\n").splitlines())
 
 
-def _escape_markup(cell: str) -> str:
-    from rich.markup import escape
+_TRAILING = re.compile(r"\s+((?:\x1b\[[0-9;]*m)+)$")
 
-    return escape(cell)
+
+def _styled(cell: str, header: str, coloured: bool) -> Any:
+    """A cell for rich: its text as it is (never read as markup), styled where colour is on (``STYLES``)."""
+    from rich.text import Text
+
+    words = cell.split()
+    style = STYLES.get(words[0].rstrip(":").split("(")[0]) if coloured and header in STYLED and words else None
+    return Text(cell, style=style or "")
 
 
 def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

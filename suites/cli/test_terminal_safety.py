@@ -339,3 +339,29 @@ def test_the_trace_view_fits_and_shows_letters_as_themselves(columns: int) -> No
     assert "e\\u0301" in shown and "\\u001C" in shown and "\\ud834" not in shown.lower()
     kept = "".join(table.split())
     assert kept.count("long") == 30 * 3  # the reference's three cells (args, two steps), whole; the others "="
+
+
+@pytest.mark.parametrize("env, coloured", [({}, True), ({"NO_COLOR": "1"}, False), ({"TERM": "dumb"}, False)])
+def test_a_status_is_coloured_on_a_terminal_unless_no_color(monkeypatch: pytest.MonkeyPatch, env: dict[str, str],
+                                                             coloured: bool) -> None:
+    """Issue 36: colour on a terminal, off with NO_COLOR (or TERM=dumb) and in a pipe; the words the same."""
+    import io
+    import re
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm-256color")
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    rows = [["1", "new"], ["2", "expected: some-entry (pyo3)"], ["3", "fixed"]]
+    plain = views.text_table(("#", "status"), rows, columns=80)  # pytest's stdout is no terminal
+    assert "\x1b" not in plain
+    monkeypatch.setattr(sys, "stdout", Terminal())
+    shown = views.text_table(("#", "status"), rows, columns=80)
+    assert ("\x1b[" in shown) is coloured, repr(shown)
+    assert re.sub(r"\x1b\[[0-9;]*m", "", shown) == plain
+    if coloured:
+        assert re.search(r"\x1b\[[0-9;]*31m\s*new", shown) and re.search(r"\x1b\[[0-9;]*33mexpected", shown), shown

@@ -42,7 +42,9 @@ from harness.model import envelope
 from harness.model import paths as project_paths
 from harness.model.printable import printable
 from harness.model.status import (
+    AGREE,
     FOUND,
+    INTERNAL,
     INTERRUPTED,
     SHORT,
     STATUSES,
@@ -109,7 +111,11 @@ def _command(sub: Any, name: str, summary: str, *examples: str) -> argparse.Argu
     epilog = "\n\n".join(["examples:\n" + "\n".join(f"  python -m harness {example}" for example in examples),
                           _accepted(name), textwrap.fill("exit statuses: " + STATUS_LINE, 100)])
     # No help= here: argparse would list every command once more, unordered, above the epilog's list by use.
-    return sub.add_parser(name, description=summary, formatter_class=_Help, epilog=epilog)
+    command = sub.add_parser(name, description=summary, formatter_class=_Help, epilog=epilog)
+    # -q after the command too (`fuzz -q`); SUPPRESS: unset, it leaves the top level's value as it is.
+    command.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
+                         help="print the verdict line only (no tables, no progress); the exit status is the same")
+    return command
 
 
 STATUS_LINE = "; ".join(f"{number} {text}" for number, text in SHORT.items())
@@ -120,6 +126,8 @@ def _parser() -> argparse.ArgumentParser:
                      formatter_class=argparse.RawDescriptionHelpFormatter,
                      epilog=__doc__ + "\nexit statuses:\n" + "\n".join(f"  {n}  {t}" for n, t in STATUSES.items()))
     parser.add_argument("-V", "--version", action="version", version=envelope.version_line())
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="print the verdict line only (no tables, no progress); the exit status is the same")
     parser.add_argument("--project", metavar="DIR", type=Path,
                         help="the project to check: its implementations/, fixtures/, expected/ and reports/ "
                              "(default: found from the working directory up, as pytest finds its rootdir)")
@@ -1051,6 +1059,41 @@ def _command_of(argv: list[str]) -> argparse.Namespace:
     return argparse.Namespace(command=command, project=project)
 
 
+# -q: the line of a command's output that is its verdict (the first of them from the end); a command without one
+# (diff, trace, tracecheck, ...) is summed up by its status.
+VERDICT_LINES: dict[str, re.Pattern[str]] = {
+    "check": re.compile(r"^\S+: [\d,]+/[\d,]+ fixture cases"),
+    "fuzz": re.compile(r"^[\d,]+ examples in "),
+    "sweep": re.compile(r"^\d+ class\(es\): "),
+    "report": re.compile(r"^verdict: "),
+}
+
+
+def _quietly(args: argparse.Namespace) -> int:
+    """The command with its output held back and its progress off; then its verdict line alone. What it wrote
+    to stderr is shown after all where it did not end with a verdict (a status past 1: the reason is there)."""
+    import contextlib
+    import io
+
+    from harness.fuzzing import progress
+
+    held, said = io.StringIO(), io.StringIO()
+    progress.QUIET = True
+    status = INTERNAL
+    try:
+        with contextlib.redirect_stdout(held), contextlib.redirect_stderr(said):
+            status = COMMANDS[args.command](args)
+    finally:
+        progress.QUIET = False
+        if status not in (AGREE, FOUND):
+            sys.stderr.write(said.getvalue())
+    lines = [line for line in held.getvalue().splitlines() if line.strip()]
+    pattern = VERDICT_LINES.get(args.command)
+    chosen = next((line for line in reversed(lines) if pattern is not None and pattern.match(line)), None)
+    print(chosen if chosen is not None else f"{args.command}: {SHORT.get(status, 'status')} (status {status})")
+    return status
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one command; its exit status has one meaning (harness/model/status.py)."""
     envelope.mark_start()
@@ -1072,6 +1115,8 @@ def main(argv: list[str] | None = None) -> int:
             if rundiff.kind_of(args.baseline_document) not in reports.COMPARABLE:
                 raise UsageError(f"--baseline {args.baseline}: a {args.baseline_document['schema']} document; a "
                                  "baseline is a divergence report or fixture results")
+        if args.quiet:
+            return _quietly(args)
         return COMMANDS[args.command](args)
     except CommandError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import time
 from typing import Any, TextIO
 
+QUIET = False  # `python -m harness -q`: no progress at all, the verdict line only
+
 
 class Progress:
     def __init__(self, stream: TextIO, label: str, total: float, every: float = 10.0) -> None:
@@ -22,6 +24,8 @@ class Progress:
 
     def update(self, completed: float, text: str, force: bool = False) -> None:
         """``completed`` of ``total`` done; ``text``: the counts to show beside the bar (or on the line)."""
+        if QUIET:
+            return
         now = time.monotonic()
         if not force and now - self.last < (0.25 if self.tty else self.every):
             return

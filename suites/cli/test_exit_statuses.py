@@ -271,3 +271,23 @@ def test_a_reader_that_stops_reading_is_an_interruption_not_a_harness_bug(
         statuses.exit_with(main)
     assert done.value.code == statuses.INTERRUPTED and quieted == [True]
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("argv", [["-q", "check"], ["check", "-q"]])
+def test_quiet_prints_the_verdict_line_only(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                            argv: list[str]) -> None:
+    """Issue 36: -q (before or after the command) prints the verdict line alone, with the same exit status; a
+    command without a verdict line is summed up by its status; an error is still said."""
+    assert cli.main([*argv, "--impl", "reference", "--results", str(tmp_path / "r.json")]) == AGREE
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("reference: ") and lines[0].endswith(" fixture cases pass"), lines
+    assert captured.err == ""
+    assert cli.main(["-q", "report", "show", str(tmp_path / "r.json")]) == AGREE
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1 and out[0].startswith("verdict: all agree"), out
+    assert cli.main(["-q", "diff", "normalize_fact_text", "A", "--impls", "reference"]) == AGREE
+    assert capsys.readouterr().out == "diff: all agree (status 0)\n"
+    assert cli.main(["-q", "check", "--impl", "nosuch"]) == USAGE
+    captured = capsys.readouterr()
+    assert "unknown implementation 'nosuch'" in captured.err

@@ -232,3 +232,21 @@ def test_no_baseline_is_status_0_and_says_why(tmp_path: Path, monkeypatch: pytes
     assert last_run.main(["--api", "http://127.0.0.1:9", "--repo", "o/r", "--workflow", "p.yml",
                           "--branch", "main"]) == 0
     assert "the API did not answer" in capsys.readouterr().err
+
+
+def test_the_workflow_runs_every_check_ci_run_runs() -> None:
+    """Issue 36: the README said the workflow runs .ci/run's commands, and five of its checks were missing.
+    Every nox session .ci/run names (and its README blocks: set-up, main job, tests) is a step of the workflow,
+    and so is the reports check."""
+    import re
+
+    session = re.compile(r"nox -s ([a-z][a-z0-9-]*)")
+    ci = set(session.findall((ROOT / ".ci" / "run").read_text(encoding="utf-8")))
+    for heading in ("Set up", "Main job", "Tests"):
+        ci |= set(session.findall("\n".join(_readme_block(heading))))
+    workflow = WORKFLOW.read_text(encoding="utf-8")
+    ran = set(session.findall(workflow))
+    if 'nox -s "parity-$PYTHON"' in workflow:  # nox -s parity is its three sessions, one per job of the matrix
+        ran.add("parity")
+    assert ci and ci <= ran, sorted(ci - ran)
+    assert "harness.tools.reports_check reports" in workflow

@@ -163,6 +163,13 @@ def test_the_dependabot_config_proposes_action_updates() -> None:
     config = YAML(typ="safe", pure=True).load((ROOT / ".github" / "dependabot.yml").read_text(encoding="utf-8"))
     assert config["version"] == 2
     assert any(u["package-ecosystem"] == "github-actions" and u["directory"] == "/" for u in config["updates"])
+    import sys
+
+    checker = Path(sys.executable).parent / "check-jsonschema"
+    if checker.is_file():  # the schema Dependabot's own docs publish, vendored in check-jsonschema
+        done = subprocess.run([str(checker), "--builtin-schema", "vendor.dependabot",
+                               str(ROOT / ".github" / "dependabot.yml")], capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stdout + done.stderr
 
 
 # --- the baseline's lookup (harness/tools/last_run.py), against a local server -------------------------

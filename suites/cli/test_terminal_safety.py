@@ -365,3 +365,24 @@ def test_a_status_is_coloured_on_a_terminal_unless_no_color(monkeypatch: pytest.
     assert re.sub(r"\x1b\[[0-9;]*m", "", shown) == plain
     if coloured:
         assert re.search(r"\x1b\[[0-9;]*31m\s*new", shown) and re.search(r"\x1b\[[0-9;]*33mexpected", shown), shown
+
+
+@pytest.mark.parametrize("op, args", [
+    ("normalize_fact_text", {"text": "  \u201cStra\u00dfe\u201d \u03a3\u0399\u03a3\u03a5\u03a6 \u2014 " * 3}),
+    ("decide_write", {"text": "The user's cat is called M\u00f6hre", "embedding_json": "[0.1, 0.2, 0.3]",
+                      "candidates_json": json.dumps([{"id": f"c{i}", "text": "the user\u2019s cat is called m\u00f6hre",
+                                                      "embedding": [0.1, 0.2, 0.30001]} for i in range(3)])}),
+    ("build_dedup_context", {"topical_json": json.dumps([{"id": "t1", "text": "likes tea " * 8, "score": 0.9}]),
+                             "pinned_json": json.dumps([{"id": "p1", "text": "lives in Z\u00fcrich"}]),
+                             "recent_json": json.dumps([{"id": "r1", "text": "asked about trains"}]), "cap": 5}),
+])
+def test_the_trace_of_each_op_fits_120_columns(op: str, args: dict[str, object]) -> None:
+    """Issue 36: `trace` fits 120 columns for the three ops, on the reference's real traces (long values wrap)."""
+    import reference
+
+    traced = json.loads(reference.trace(op, args))
+    documents = {name: traced for name in ("reference", "pyo3", "wasm", "pyodide")}
+    shown = trace_view.side_by_side(op, args, documents, "reference", {}, {}, width=120)
+    table = shown.split("\n\n", 1)[1]
+    assert max(len(line) for line in table.splitlines()) <= 120, shown
+    assert "every trace agrees with reference's, step for step" in shown

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
-WORKFLOWS = ROOT / ".github" / "workflows"
+from harness.tools.actionlint import WORKFLOWS
+
 SHA = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+@[0-9a-f]{40}$")
 RELEASE_COMMENT = re.compile(r"uses:\s*(\S+)\s+#\s*v\d+(\.\d+){0,2}\b")
 DIGEST = re.compile(r"@sha256:[0-9a-f]{64}$")

@@ -19,6 +19,7 @@ from harness.cli.reports import divergences
 from harness.model import paths
 from harness.model.schemas import problems
 from suites.fake_impl import declare, run
+from suites.stand_ins import Terminal
 
 ROOT = Path(__file__).resolve().parents[2]
 SWEEP = ["--templates", "alone,leading-edge", "--range", "U+0000..U+007F", "--workers", "1"]
@@ -225,10 +226,6 @@ def test_progress_is_a_plain_line_in_a_log_and_a_bar_without_a_thread_on_a_termi
     plain.done()
     assert log.getvalue() == "[sweep] 3/10 values\n"
 
-    class Terminal(io.StringIO):
-        def isatty(self) -> bool:
-            return True
-
     screen = Terminal()
     threads = threading.active_count()
     live = Progress(screen, "fuzz", 10)
@@ -243,14 +240,9 @@ def test_the_progress_bar_keeps_its_label_and_percentage_at_any_width(columns: i
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 36: at 80 columns rich's default columns cut the label, the bar and the percentage away, leaving
     the middle of the counts. The counts now fold under a short bar: everything is on the screen."""
-    import io
     import re
 
     from harness.fuzzing.progress import Progress
-
-    class Terminal(io.StringIO):
-        def isatty(self) -> bool:
-            return True
 
     monkeypatch.setenv("COLUMNS", str(columns))  # rich's console width for a stream that is no real terminal
     text = "12,345/65,536 values ( 18.8%)  66,412 values/s (132,825 requests/s)  ETA 3s  disagreeing inputs: 0"

@@ -213,7 +213,7 @@ def test_a_sweep_that_was_interrupted_is_status_4_and_resumes(tmp_path: Path) ->
     import sys
     import time
 
-    from suites.fuzzing.test_interruption import interruptible
+    from suites.stand_ins import interruptible
 
     declare(tmp_path / "impls")
     checkpoint, report = tmp_path / "checkpoint.jsonl", tmp_path / "report.json"

@@ -30,6 +30,7 @@ from harness.model import envelope
 from harness.model.printable import printable, printable_block, printable_lines
 from harness.model.schemas import problems
 from harness.testees.findings import line_evidence, render
+from suites.stand_ins import Terminal
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -345,12 +346,7 @@ def test_the_trace_view_fits_and_shows_letters_as_themselves(columns: int) -> No
 def test_a_status_is_coloured_on_a_terminal_unless_no_color(monkeypatch: pytest.MonkeyPatch, env: dict[str, str],
                                                              coloured: bool) -> None:
     """Issue 36: colour on a terminal, off with NO_COLOR (or TERM=dumb) and in a pipe; the words the same."""
-    import io
     import re
-
-    class Terminal(io.StringIO):
-        def isatty(self) -> bool:
-            return True
 
     monkeypatch.delenv("NO_COLOR", raising=False)
     monkeypatch.setenv("TERM", "xterm-256color")

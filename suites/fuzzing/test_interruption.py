@@ -23,16 +23,11 @@ import pytest
 from harness.classes.report import validate
 from harness.fuzzing import fuzz_report
 from suites.fake_impl import ROOT, declare
+from suites.stand_ins import interruptible
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc; process groups")
 
 QUIET = ("Traceback", "KeyboardInterrupt", "BrokenPipeError", "PoolWorker")  # "Process ForkPoolWorker-1:" heads one
-def interruptible() -> None:
-    """In the child, SIGINT as a terminal gives it: a test run started in the background (``nohup``, ``cmd &`` in
-    a script) ignores SIGINT, its children inherit that, and Python then never raises KeyboardInterrupt."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 FUZZ = ["fuzz", "--impls", "fake", "--seconds", "30", "--workers", "2"]
 SWEEP = ["sweep", "--impls", "fake", "--workers", "2", "--templates", "alone"]
 

@@ -2,6 +2,8 @@
 
   nox -s tests            Python tests: reference against the fixtures, generators, lint, harness; the
                           page in a headless browser (Debian's chromium, installed as root)
+  nox -s tests-slow       the slow set (suites/slow_set.py): end-to-end cases `tests` keeps one representative of;
+                          CI runs both
   nox -s report           the conformance page from the reports in reports/ (reports/site/index.html)
   nox -s parity           build PyO3, WASM and Pyodide; fixture, surface, conformance, differential and
                           property suites (ci profile) on all implementations
@@ -188,7 +190,22 @@ def tests(session: nox.Session) -> None:
     session.run("python", "-m", "harness.tools.browser", env=_toolchain_env(),
                 success_codes=[0] if required else [0, 3])
     session.run("lint-imports")
-    session.run("python", "-m", "pytest", *session.posargs)
+    session.run("python", "-m", "pytest", *PARALLEL, "-m", "not slow", *session.posargs)
+
+
+# pytest-xdist: one worker per core; the parity suites stay in one worker, in order (suites/conftest.py).
+PARALLEL = ("-n", "auto", "--dist", "loadgroup")
+
+
+@nox.session(name="tests-slow")
+def tests_slow(session: nox.Session) -> None:
+    """The slow set (suites/slow_set.py, and tests marked slow): the end-to-end cases `nox -s tests` keeps one
+    representative of. CI runs both sessions, so every test runs there."""
+    _install_project(session)
+    required = os.environ.get("PARITY_REQUIRE_BROWSER") == "1"
+    session.run("python", "-m", "harness.tools.browser", env=_toolchain_env(),
+                success_codes=[0] if required else [0, 3])
+    session.run("python", "-m", "pytest", *PARALLEL, "-m", "slow", *session.posargs)
 
 
 @nox.session

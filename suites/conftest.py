@@ -18,6 +18,7 @@ from harness.differential import profiles  # noqa: F401  (registers the Hypothes
 from harness.testees import impls
 from harness.testees.fanout import harvest
 from harness.testees.findings import Findings
+from suites.slow_set import is_slow
 
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
@@ -46,7 +47,8 @@ _RAN: dict[str, dict[str, int]] = {}
 _IMPL_OF: dict[str, str] = {}
 
 
-LAST = "suites/parity/test_testee_health.py"  # its tests read the findings every other test of the session made
+PARITY_FOLDER = "suites/parity/"
+LAST = PARITY_FOLDER + "test_testee_health.py"  # its tests read the findings every other test of the session made
 
 
 def _op_of(params: dict[str, object]) -> str | None:
@@ -57,6 +59,47 @@ def _op_of(params: dict[str, object]) -> str | None:
             return str(params[key])
     op = getattr(params.get("case"), "op", None)
     return op if isinstance(op, str) else None
+
+
+# Session fixtures every test has (cheap, or per implementation): they do not tie a test to a worker.
+_SHARED_FREELY = frozenset({"impl", "impl_set", "impl_name", "_name_the_run_in_junit"})
+
+
+def _heavy_fixtures(item: pytest.Item) -> list[str]:
+    """The suites' own session and module fixtures ``item`` uses (each made once per worker that runs a user)."""
+    info = getattr(item, "_fixtureinfo", None)
+    found = []
+    for name, chain in info.name2fixturedefs.items() if info else ():
+        fixture = chain[-1]
+        if name in _SHARED_FREELY or not fixture.baseid.startswith("suites"):
+            continue
+        if fixture.scope == "session":
+            found.append(f"session:{name}")
+        elif fixture.scope == "module":
+            found.append(f"module:{item.nodeid.split('::')[0]}")
+    return found
+
+
+def _worker_groups(items: list[pytest.Item]) -> dict[str, str]:
+    """Under pytest-xdist (nox -s tests: -n auto --dist loadgroup), the tests that must share one worker, by node
+    id: the parity suites, in this order, so that test_testee_health.py reads the findings of every parity test
+    before it; and the users of one of the suites' session or module fixtures (a built wheel, a started Pyodide, a
+    browser, reports made by the real command line), joined where they share one, so that each is made once.
+    Every other test goes where a worker is free."""
+    parent: dict[str, str] = {}
+
+    def root(key: str) -> str:
+        while parent.setdefault(key, key) != key:
+            key = parent[key]
+        return key
+
+    heavy = {item.nodeid: _heavy_fixtures(item) for item in items}
+    for keys in heavy.values():
+        for key in keys[1:]:
+            parent[root(key)] = root(keys[0])
+    groups = {nodeid: root(keys[0]) for nodeid, keys in heavy.items() if keys}
+    groups.update({item.nodeid: "parity-suites" for item in items if item.nodeid.startswith(PARITY_FOLDER)})
+    return groups
 
 
 def _not_served(item: pytest.Item) -> bool:
@@ -79,6 +122,14 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         config.hook.pytest_deselected(items=unserved)
         items[:] = [item for item in items if not _not_served(item)]
     items.sort(key=lambda item: item.nodeid.startswith(LAST))  # stable: every other test keeps its place
+    for item in items:
+        if is_slow(item.nodeid):  # the slow set's table (suites/slow_set.py): nox -s tests-slow runs these
+            item.add_marker(pytest.mark.slow)
+    if config.pluginmanager.hasplugin("xdist"):
+        groups = _worker_groups(items)
+        for item in items:
+            if item.nodeid in groups:
+                item.add_marker(pytest.mark.xdist_group(groups[item.nodeid]))
     for item in items:
         callspec = getattr(item, "callspec", None)
         if callspec is not None and "impl_name" in callspec.params:

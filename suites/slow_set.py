@@ -1,0 +1,74 @@
+"""The slow set: end-to-end tests that `nox -s tests` leaves to `nox -s tests-slow`. CI runs both (.ci/run, the
+workflow's `tests` job), so every test runs there; a developer's `nox -s tests` keeps a representative of each.
+
+One row per test function (its node id without parameters): the parameter ids that stay in the quick set as its
+representatives; every other parameter goes to the slow set. An empty set sends the whole test there. A test can
+also carry ``@pytest.mark.slow`` itself (one that is slow by what it does: the speed gate on real trees).
+
+suites/conftest.py marks the rows' items at collection; suites/test_slow_set.py holds every row to a test that
+exists and every kept id to a parameter of it. docs/testing.md lists the set with its measured times.
+"""
+
+from __future__ import annotations
+
+HOSTILE = "suites/testees/test_hostile.py::"
+KINDS = "suites/testees/test_hostile_kinds.py::"
+
+SLOW: dict[str, frozenset[str]] = {
+    # The hostile matrix (harness/tools/hostile_faults.py): every protocol fault through every command. The quick
+    # set keeps every fault at the client (test_the_client_names_each_fault_..., but the two that wait on deadlines)
+    # and, per command, one fault of another kind: a line that is not JSON, a crash, a missing answer, a duplicate.
+    HOSTILE + "test_the_parity_suites_fail_the_testees_health_and_nothing_else": frozenset({"not_json"}),
+    HOSTILE + "test_fuzz_reports_the_finding_and_no_divergence": frozenset({"exit", "random"}),
+    HOSTILE + "test_check_names_the_finding_and_passes_every_case": frozenset({"drop_last"}),
+    HOSTILE + "test_sweep_names_each_fault_and_makes_no_class": frozenset({"twice"}),
+    HOSTILE + "test_the_client_names_each_fault_and_answers_every_request": frozenset(
+        {f"{fault}-batches" for fault in ("not_json", "wrong_id", "exit", "stderr_flood", "long_line", "bad_utf8",
+                                          "twice", "drop_last", "reverse", "refuse_op", "deep_json", "wrong_id_float",
+                                          "ok_wrong_type", "ok_nan", "extra_key", "grandchild", "control_bytes")}
+        | {f"{fault}-lines" for fault in ("not_json", "exit", "long_line", "bad_utf8")}),
+    KINDS + "test_control_bytes_reach_no_terminal_in_any_command": frozenset({"diff"}),
+    KINDS + "test_check_names_an_id_of_another_type": frozenset({"wrong_id_object"}),
+    KINDS + "test_check_and_fuzz_survive_a_start_killed_from_outside": frozenset({"killed_start"}),
+    KINDS + "test_no_grandchild_outlives_a_command": frozenset({"check"}),
+    KINDS + "test_diff_names_the_finding_and_no_divergence": frozenset({"deep_json", "wrong_id_array", "grandchild"}),
+    KINDS + "test_selftest_fails_the_fault": frozenset({"ok_wrong_type", "control_bytes"}),
+    KINDS + "test_selftest_names_what_is_wrong_with_the_line": frozenset({"bom_start", "wrong_id_float"}),
+    # A whole implementation joining by its declaration, through every command: one bug planted, one not.
+    "suites/testees/test_plugins.py::test_a_fake_implementation_joins_by_its_declaration": frozenset({"capitalize"}),
+    "suites/testees/test_plugins.py::test_an_expected_path_outside_is_refused_and_the_file_there_untouched":
+        frozenset({"link"}),
+    "suites/testees/test_example_family.py::test_the_parity_suites_run_on_it": frozenset(),
+    # Faults planted in the real WASM testee, each through the parity run and the fuzzer; chaos kill and freeze.
+    "suites/builds/test_wasm_faults.py::test_the_parity_run_and_the_fuzzer_name_it": frozenset({"drop_last"}),
+    "suites/builds/test_wasm_faults.py::test_chaos_every_request_answered_once_with_the_references_answer":
+        frozenset({"kill"}),
+    # A failure of Pyodide itself (a trap): three Pyodide starts; the Pyodide host's other tests stay.
+    "suites/builds/test_pyodide_host.py::test_a_failure_of_pyodide_itself_is_a_crash_of_that_request_only":
+        frozenset(),
+    # A malformed expected list through every command: one kind stays (each kind is read in-process by the test
+    # before it, test_a_malformed_expected_list_is_a_configuration_error_naming_the_file, which stays whole).
+    "suites/fuzzing/test_fuzz_tools.py::test_a_malformed_expected_list_stops_every_command_with_status_2":
+        frozenset({"truncated"}),
+    # Harness bugs planted to show status 5: one in a worker process stays.
+    "suites/cli/test_exit_statuses.py::test_an_exception_the_harness_did_not_expect_is_status_5_saying_it_is_a_harness_bug":
+        frozenset({"fuzz worker"}),
+    # The pool's start methods: forkserver (the default) stays; spawn starts every worker's interpreter afresh.
+    "suites/fuzzing/test_pool_start.py::test_workers_have_the_environment_of_their_pools_start":
+        frozenset({"forkserver"}),
+    # Interruption: the harness killed under its workers, for fuzz (the sweep's pool is the same, pools.py).
+    "suites/fuzzing/test_interruption.py::test_workers_end_quietly_when_the_harness_is_killed": frozenset({"fuzz"}),
+    # Interruption: the sweep's (15 s: a real sweep cut and resumed); the exit-status test of the same stays.
+    "suites/fuzzing/test_interruption.py::test_an_interrupted_sweep_is_quiet_exits_4_and_resumes": frozenset(),
+    # A planted build never rides along: 13 s of builds; the mutants' own tests stay.
+    "suites/tools/test_mutants.py::test_a_planted_build_never_rides_along_into_the_next": frozenset(),
+    # Two fuzz shards merged against one run: the fuzzer's find-and-shrink test stays.
+    "suites/fuzzing/test_fuzz_tools.py::test_merged_fuzz_shards_find_the_classes_of_one_run": frozenset(),
+}
+
+
+def is_slow(nodeid: str) -> bool:
+    """Whether the test of ``nodeid`` (``path::name[params]``) is in the slow set by the table."""
+    name, _, params = nodeid.partition("[")
+    keep = SLOW.get(name)
+    return keep is not None and params.removesuffix("]") not in keep

@@ -5,6 +5,7 @@ through the one call path (``Testee.call_batch``)."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,10 +44,16 @@ def call_all(opened: dict[str, Testee], calls: dict[str, Calls]) -> dict[str, li
 def expressible(name: str, args: dict[str, Any]) -> bool:
     """Whether implementation ``name``'s host can hold ``args`` as they are (Implementation.can_express);
     an implementation without a declaration (a test double) is taken to hold code points."""
+    return holds(name)(args)
+
+
+def holds(name: str) -> Callable[[dict[str, Any]], bool]:
+    """``expressible`` for ``name`` with its declaration looked up once (for a batch: a lookup per input cost
+    more than the input's comparison)."""
     try:
-        return declaration(name).can_express(args)
+        return declaration(name).can_express
     except ImplementationUnavailable:
-        return True
+        return lambda args: True
 
 
 def serves(name: str, op: str) -> bool:
@@ -69,7 +76,10 @@ def answer_each(opened: dict[str, Testee], op: str, batch: list[dict[str, Any]],
     (implementation -> one answer per input, None where not sent or not answered (a request faulted
     twice, cut by the budget, its testee taken out: never compared); implementation -> inputs not sent)."""
     opened = serving(opened, op)  # an op it does not serve is never sent to it, nor counted as not sent
-    sendable = {name: [j for j, args in enumerate(batch) if expressible(name, args)] for name in opened}
+    sendable = {}
+    for name in opened:
+        can_hold = holds(name)
+        sendable[name] = [j for j, args in enumerate(batch) if can_hold(args)]
     got = call_all(opened, {name: [(op, batch[j]) for j in sendable[name]] for name in opened})
     columns: dict[str, list[Response | None]] = {}
     for name in opened:

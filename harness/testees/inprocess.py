@@ -39,6 +39,8 @@ class InProcess:
     # trace(op, args) -> the trace's JSON text: the optional diagnostic, for the ops description["traces"] lists
     tracer: Callable[[str, dict[str, Any]], Any] | None = None
     serves: frozenset[str] | None = None  # the ops its declaration says it serves (None: every op)
+    # op name -> the function ``resolve`` gave for it (resolved once: a lookup per call cost as much as a call)
+    _functions: dict[str, Callable[..., Any]] = field(default_factory=dict, repr=False, compare=False)
 
     def call(self, op_name: str, args: dict[str, Any]) -> dict[str, Any]:
         """One op; ``trace`` (TRACE_OP) with ``{"op", "args"}`` is the trace of one call of that op."""
@@ -50,7 +52,9 @@ class InProcess:
                 return {"ok": self.tracer(args["op"], args["args"])}
             if self.serves is not None and op_name not in self.serves:
                 return {"error": {"code": "bad_request", "message": f"{self.name} does not serve {op_name!r}"}}
-            function = self.resolve(get_op(op_name))
+            function = self._functions.get(op_name)
+            if function is None:
+                function = self._functions[op_name] = self.resolve(get_op(op_name))
             return {"ok": function(**args)}
         except Exception as exc:  # noqa: BLE001 (every failure becomes a reported result, never an aborted run)
             return error_response(exc)

@@ -20,7 +20,10 @@
   nox -s sweep            every code point in every template of every op, all implementations (`-- --shard 1/4`)
   nox -s plants           plant the divergences of harness/tools/plants.py; the fuzzer must find each in 60 s
   nox -s bench            bare cost against the harness's, side by side, every implementation; start-up times;
-                          `-- --baseline REV`: the Rust core's bare cost per op against REV's, as ratios
+                          `-- --baseline REV`: the speed gate against REV (below), then the Rust core's bare cost
+                          per op against REV's, as ratios
+  nox -s speed-gate       the harness's fuzz rate, sweep rate and harness/bare ratios against `-- --baseline REV`,
+                          alternating rounds; fails on a slowdown beyond the noise margin (CI: against the merge base)
   nox -s coverage         the branches of the reference and the Rust core the fixtures, the parity suites and a fuzz
                           run take and do not; each untaken one listed with why (coverage/reasons.json)
   nox -s mutants          plant the bugs of harness/tools/mutants.py and check that each one is caught; then
@@ -395,9 +398,25 @@ def bench(session: nox.Session) -> None:
         del args[at:at + 2]
     session.run("python", "-m", "harness", "bench", *args)
     if baseline is not None:
+        # the harness's path against REV's (fails on a slowdown beyond the margin), then the core's bare cost
+        session.run("python", "-m", "harness.tools.harness_baseline", "--baseline", baseline, "--out",
+                    str(ROOT / "reports" / "speed-gate.json"))
         session.install("maturin>=1.5,<2")
         session.run("python", "-m", "harness.tools.bench_baseline", "--baseline", baseline, "--out",
                     str(ROOT / "reports" / "bench-baseline.json"))
+
+
+@nox.session(name="speed-gate")
+def speed_gate(session: nox.Session) -> None:
+    """The harness's speed against a baseline revision, side by side, alternating (harness/tools/harness_baseline.py):
+    `nox -s speed-gate -- --baseline REV`; fails on a slowdown beyond the noise margin (reports/speed-gate.json)."""
+    _install_project(session)
+    _build_impls(session)
+    args = list(session.posargs)
+    if "--baseline" not in args:
+        session.error("give the baseline: nox -s speed-gate -- --baseline REV (the merge base, the commit before)")
+    session.run("python", "-m", "harness.tools.harness_baseline", "--out", str(ROOT / "reports" / "speed-gate.json"),
+                *args)
 
 
 @nox.session

@@ -123,7 +123,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         items[:] = [item for item in items if not _not_served(item)]
     items.sort(key=lambda item: item.nodeid.startswith(LAST))  # stable: every other test keeps its place
     for item in items:
-        if is_slow(item.nodeid):  # the slow set's table (suites/slow_set.py): nox -s tests-slow runs these
+        if is_slow(item.nodeid) or item.get_closest_marker("timing"):  # suites/slow_set.py; tests-slow runs these
             item.add_marker(pytest.mark.slow)
     if config.pluginmanager.hasplugin("xdist"):
         groups = _worker_groups(items)

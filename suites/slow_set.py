@@ -3,7 +3,8 @@ workflow's `tests` job), so every test runs there; a developer's `nox -s tests` 
 
 One row per test function (its node id without parameters): the parameter ids that stay in the quick set as its
 representatives; every other parameter goes to the slow set. An empty set sends the whole test there. A test can
-also carry ``@pytest.mark.slow`` itself (one that is slow by what it does: the speed gate on real trees).
+also carry ``@pytest.mark.slow`` itself, or ``@pytest.mark.timing``: it measures speed (the speed gate on real
+trees), so it is in the slow set and `nox -s tests-slow` runs it after the rest, alone.
 
 suites/conftest.py marks the rows' items at collection; suites/test_slow_set.py holds every row to a test that
 exists and every kept id to a parameter of it. docs/testing.md lists the set with its measured times.

@@ -1,7 +1,7 @@
 """The speed gate: the harness's own speed now against a baseline revision, side by side in one run, and a
 verdict on it.
 
-    python -m harness.tools.harness_baseline --baseline REV [--rounds 3] [--margin 0.10] [--out FILE]
+    python -m harness.tools.harness_baseline --baseline REV [--rounds 5] [--margin 0.10] [--out FILE]
     nox -s speed-gate -- --baseline REV          (CI: the merge base, or the commit before the push)
     nox -s bench -- --baseline REV               (the bench, then this gate, then the core's bare cost per op)
 
@@ -243,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--baseline", required=True, help="a git revision (the merge base, the commit before a push)")
     parser.add_argument("--current", type=Path, default=ROOT, help="the tree measured as current (default: this one)")
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--margin", type=float, default=MARGIN, help="the noise margin: a slowdown beyond it fails")
     parser.add_argument("--impls", default=None, help="implementations (default: every available one)")
     parser.add_argument("--fuzz-seconds", type=float, default=8.0)

@@ -1,6 +1,6 @@
 """The speed gate (harness/tools/harness_baseline.py): its verdict is a pure function of the rounds, held to planted
 figures; the gate itself fails on a planted 20 % slowdown of the harness's call path and passes on an unchanged
-tree (the slow set: `nox -s tests-slow`)."""
+tree (marked timing: `nox -s tests-slow` runs them alone, after the rest)."""
 
 from __future__ import annotations
 
@@ -149,7 +149,7 @@ def _gate(tmp_path: Path, tree: Path) -> tuple[subprocess.CompletedProcess[str],
     return done, json.loads(report.read_text()) if report.exists() else {}
 
 
-@pytest.mark.slow
+@pytest.mark.timing
 def test_the_gate_fails_on_a_planted_20_percent_slowdown(tmp_path: Path, tree_at_head: Path) -> None:
     for path, cls in PLANTED.items():
         source = tree_at_head / path
@@ -162,7 +162,7 @@ def test_the_gate_fails_on_a_planted_20_percent_slowdown(tmp_path: Path, tree_at
     assert all(m["ratio"] < 1 for m in report["measures"]), done.stdout  # every measure went slower
 
 
-@pytest.mark.slow
+@pytest.mark.timing
 def test_the_gate_passes_an_unchanged_tree(tmp_path: Path, tree_at_head: Path) -> None:
     done, report = _gate(tmp_path, tree_at_head)
     assert done.returncode == 0, done.stdout + done.stderr[-3000:]

@@ -36,7 +36,7 @@ MODULES: dict[str, tuple[str, str]] = {
     "cargo-features": ("harness.tools.cargo_features", "do the Rust tests compile the core as it ships?"),
     "bench-baseline": ("harness.tools.bench_baseline", "the Rust core's bare cost per op against another revision"),
     "harness-baseline": ("harness.tools.harness_baseline",
-                         "the harness's fuzz rate and sweep time against another revision"),
+                         "the speed gate: the harness's speed against another revision, failing on a slowdown"),
     "chaos": ("harness.tools.chaos", "requests streamed through harness run while its testee is killed from outside"),
     "reports-check": ("harness.tools.reports_check", "every file in reports/ names its session and run"),
     "browser": ("harness.tools.browser", "find or install the headless browser of the page's tests"),

@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.model.status import Unavailable, UsageError
+
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = "speed-gate-v1"
 MARGIN = 0.10  # a measure more than 10 % slower than the baseline fails the gate (measured noise: docs/speed.md)
@@ -68,14 +70,6 @@ print(json.dumps(out))
 """
 
 
-class GateError(Exception):
-    """The gate cannot measure: ``status`` is the harness's exit status for it (2 usage, 3 unavailable)."""
-
-    def __init__(self, message: str, status: int = 2) -> None:
-        super().__init__(message)
-        self.status = status
-
-
 @dataclass(frozen=True)
 class Settings:
     impls: tuple[str, ...]
@@ -93,9 +87,9 @@ def _run(tree: Path, argv: list[str], what: str) -> str:
     done = subprocess.run([sys.executable, *argv], cwd=tree, env=env, capture_output=True, text=True,
                           timeout=1800, check=False)
     if done.returncode == 3:
-        raise GateError(f"{what} in {tree}: an implementation could not start:\n{done.stderr[-1500:]}", 3)
+        raise Unavailable(f"{what} in {tree}: an implementation could not start:\n{done.stderr[-1500:]}")
     if done.returncode not in (0, 1):
-        raise GateError(f"{what} in {tree} failed (status {done.returncode}):\n{done.stderr[-1500:]}")
+        raise UsageError(f"{what} in {tree} failed (status {done.returncode}):\n{done.stderr[-1500:]}")
     return done.stdout
 
 
@@ -103,9 +97,9 @@ def _report(path: Path, what: str) -> dict[str, Any]:
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise GateError(f"{what}: its report {path} cannot be read ({exc})") from None
+        raise UsageError(f"{what}: its report {path} cannot be read ({exc})") from None
     if not isinstance(document, dict):
-        raise GateError(f"{what}: its report {path} is not a JSON object")
+        raise UsageError(f"{what}: its report {path} is not a JSON object")
     return document
 
 
@@ -131,7 +125,7 @@ def harness_over_bare(tree: Path, scratch: Path, settings: Settings) -> dict[str
     try:
         ratios = json.loads(out.strip().splitlines()[-1])
     except (ValueError, IndexError):
-        raise GateError(f"the harness/bare ratios in {tree}: no result line in {out[-300:]!r}") from None
+        raise UsageError(f"the harness/bare ratios in {tree}: no result line in {out[-300:]!r}") from None
     return {f"harness/bare, {name}": float(value) for name, value in ratios.items() if value is not None}
 
 
@@ -222,7 +216,7 @@ def checkout(revision: str, scratch: Path) -> Path:
     made = subprocess.run(["git", "worktree", "add", "--detach", str(base), revision], cwd=ROOT,
                           capture_output=True, text=True, check=False)
     if made.returncode != 0:
-        raise GateError(f"cannot check out {revision!r} (a git revision of {ROOT}): {made.stderr.strip()}")
+        raise UsageError(f"cannot check out {revision!r} (a git revision of {ROOT}): {made.stderr.strip()}")
     for built in BUILT:
         here, there = ROOT / built, base / built
         if here.exists() and not there.exists():
@@ -234,7 +228,10 @@ def _settings(args: argparse.Namespace) -> Settings:
     from harness.testees import impls  # the current tree's declarations: the implementations both trees run
 
     names = tuple(args.impls.split(",")) if args.impls else tuple(impls.available())
-    fuzz_names = tuple(name for name in names if impls.declaration(name).speed_goals)
+    try:
+        fuzz_names = tuple(name for name in names if impls.declaration(name).speed_goals)
+    except impls.ImplementationUnavailable as exc:  # an unknown name: a usage error (a DeclarationError is one)
+        raise UsageError(f"--impls: {exc}") from None
     return Settings(names, fuzz_names or names, args.fuzz_seconds, args.seed, args.sweep_range, args.bench_seconds)
 
 
@@ -262,9 +259,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"speed gate: {args.baseline} against {trees['current']}, {args.rounds} rounds, margin "
               f"{100 * args.margin:.0f} %, implementations {', '.join(settings.impls)}", file=sys.stderr)
         rounds = measure(trees, scratch, settings, args.rounds)
-    except GateError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return exc.status
     finally:
         subprocess.run(["git", "worktree", "remove", "--force", str(scratch / "baseline")], cwd=ROOT,
                        capture_output=True, check=False)
@@ -299,4 +293,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from harness.model.status import exit_with
+
+    exit_with(main)

@@ -6,7 +6,7 @@ representatives; every other parameter goes to the slow set. An empty set sends 
 also carry ``@pytest.mark.slow`` itself, or ``@pytest.mark.timing``: it measures speed (the speed gate on real
 trees), so it is in the slow set and `nox -s tests-slow` runs it after the rest, alone.
 
-suites/conftest.py marks the rows' items at collection; suites/test_slow_set.py holds every row to a test that
+suites/conftest.py marks the rows' items at collection; suites/tools/test_slow_set.py holds every row to a test that
 exists and every kept id to a parameter of it. docs/testing.md lists the set with its measured times.
 """
 

@@ -12,7 +12,7 @@ import pytest
 
 from suites import slow_set
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _collected(*args: str) -> list[str]:

@@ -404,7 +404,7 @@ def bench(session: nox.Session) -> None:
     if baseline is not None:
         # the harness's path against REV's (fails on a slowdown beyond the margin), then the core's bare cost
         session.run("python", "-m", "harness.tools.harness_baseline", "--baseline", baseline, "--out",
-                    str(ROOT / "reports" / "speed-gate.json"))
+                    str(ROOT / "build" / "speed-gate.json"))
         session.install("maturin>=1.5,<2")
         session.run("python", "-m", "harness.tools.bench_baseline", "--baseline", baseline, "--out",
                     str(ROOT / "reports" / "bench-baseline.json"))
@@ -413,13 +413,13 @@ def bench(session: nox.Session) -> None:
 @nox.session(name="speed-gate")
 def speed_gate(session: nox.Session) -> None:
     """The harness's speed against a baseline revision, side by side, alternating (harness/tools/harness_baseline.py):
-    `nox -s speed-gate -- --baseline REV`; fails on a slowdown beyond the noise margin (reports/speed-gate.json)."""
+    `nox -s speed-gate -- --baseline REV`; fails on a slowdown beyond the noise margin (build/speed-gate.json)."""
     _install_project(session)
     _build_impls(session)
     args = list(session.posargs)
     if "--baseline" not in args:
         session.error("give the baseline: nox -s speed-gate -- --baseline REV (the merge base, the commit before)")
-    session.run("python", "-m", "harness.tools.harness_baseline", "--out", str(ROOT / "reports" / "speed-gate.json"),
+    session.run("python", "-m", "harness.tools.harness_baseline", "--out", str(ROOT / "build" / "speed-gate.json"),
                 *args)
 
 

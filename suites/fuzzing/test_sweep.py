@@ -12,6 +12,7 @@ import pytest
 from harness.classes.report import validate
 from harness.fuzzing import sweep, sweep_report
 from harness.fuzzing.templates import BY_NAME, TEMPLATES, select
+from harness.model.registry import OPS
 from suites.fake_impl import declare, run
 
 NARROW = ["--templates", "alone,leading-edge,trailing-edge,between-letters", "--range", "U+0000..U+00FF"]
@@ -47,8 +48,7 @@ def test_bad_filters_are_named() -> None:
 def test_every_template_builds_its_ops_arguments() -> None:
     for template in TEMPLATES:
         args = template.args(0x1C)
-        assert set(args) <= {
-            p.name for p in __import__("harness.model.registry", fromlist=["OPS"]).OPS[template.op].params}
+        assert set(args) <= {p.name for p in OPS[template.op].params}
     assert BY_NAME["surrogate-pair"].value(0) == "\ud800\udc00"
     assert BY_NAME["surrogate-pair"].value(1024 * 1024 - 1) == "\udbff\udfff"
 

@@ -5,6 +5,7 @@ tree (marked timing: `nox -s tests-slow` runs them alone, after the rest)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -144,7 +145,7 @@ def _gate(tmp_path: Path, tree: Path) -> tuple[subprocess.CompletedProcess[str],
         [sys.executable, "-m", "harness.tools.harness_baseline", "--baseline", "HEAD", "--current", str(tree),
          "--impls", "reference,hostile", "--rounds", "3", "--fuzz-seconds", "4", "--sweep-range", "U+0000..U+07FF",
          "--bench-seconds", "0.5", "--out", str(report)],
-        cwd=ROOT, env={**__import__("os").environ, "PARITY_IMPLEMENTATIONS": str(tmp_path / "decl")},
+        cwd=ROOT, env={**os.environ, "PARITY_IMPLEMENTATIONS": str(tmp_path / "decl")},
         capture_output=True, text=True, timeout=900, check=False)
     return done, json.loads(report.read_text()) if report.exists() else {}
 

@@ -6,7 +6,7 @@ from . import strict_json
 from .errors import ContractError
 from .host import require_cap
 from .steps import note, traced
-from .unicode_data import LINE_BREAKS, WHITE_SPACE
+from .unicode_data import LINE_BREAK, WHITE_SPACE_CHARS
 
 HEADER = (
     "Existing memories (use these for dedup \u2014 classify as UPDATE/DELETE/NOOP "
@@ -48,28 +48,12 @@ def parse_section(section_json: object, name: str) -> list[Item]:
     return items
 
 
-def _trim(piece: str) -> str:
-    start, end = 0, len(piece)
-    while start < end and piece[start] in WHITE_SPACE:
-        start += 1
-    while end > start and piece[end - 1] in WHITE_SPACE:
-        end -= 1
-    return piece[start:end]
-
-
 def collapse(value: str) -> str:
-    """Put a value on one line: split on line breaks, trim each piece, drop empty ones, join with ' '."""
-    pieces: list[str] = []
-    current: list[str] = []
-    for ch in value:
-        if ch in LINE_BREAKS:
-            pieces.append("".join(current))
-            current = []
-        else:
-            current.append(ch)
-    pieces.append("".join(current))
+    """Put a value on one line: split on line breaks, trim each piece (White_Space only: str.strip with exactly
+    those characters), drop empty ones, join with ' '."""
+    pieces = LINE_BREAK.split(value)
     note("ctx.split", pieces)
-    trimmed = [_trim(piece) for piece in pieces]
+    trimmed = [piece.strip(WHITE_SPACE_CHARS) for piece in pieces]
     note("ctx.trim", trimmed)
     joined = " ".join(piece for piece in trimmed if piece)
     note("ctx.join", joined)

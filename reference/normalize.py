@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .errors import ContractError
 from .steps import note, traced
-from .unicode_data import EDGE_PUNCTUATION, QUOTE_DASH_MAP, WHITE_SPACE, has_lone_surrogate, nfc
+from .unicode_data import EDGE_CHARS, QUOTE_DASH_MAP, WHITE_SPACE_RUN, has_lone_surrogate, nfc
 
 
 def require_text(text: object, step: str = "norm.text") -> str:
@@ -19,27 +19,13 @@ def require_text(text: object, step: str = "norm.text") -> str:
 
 def collapse_white_space(text: str) -> str:
     """Step 6: every maximal run of White_Space becomes one U+0020."""
-    out: list[str] = []
-    in_run = False
-    for ch in text:
-        if ch in WHITE_SPACE:
-            if not in_run:
-                out.append(" ")
-            in_run = True
-        else:
-            out.append(ch)
-            in_run = False
-    return "".join(out)
+    return WHITE_SPACE_RUN.sub(" ", text)
 
 
 def strip_edges(text: str) -> str:
-    """Step 7: drop leading and trailing White_Space and edge punctuation."""
-    start, end = 0, len(text)
-    while start < end and (text[start] in WHITE_SPACE or text[start] in EDGE_PUNCTUATION):
-        start += 1
-    while end > start and (text[end - 1] in WHITE_SPACE or text[end - 1] in EDGE_PUNCTUATION):
-        end -= 1
-    return text[start:end]
+    """Step 7: drop leading and trailing White_Space and edge punctuation (str.strip with exactly those
+    characters, never its default set)."""
+    return text.strip(EDGE_CHARS)
 
 
 def normalize_valid(text: str) -> str:

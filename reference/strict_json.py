@@ -103,7 +103,9 @@ def loads(text: object, name: str, step: str | None = None) -> Any:
         raise ContractError("invalid_json", f"{name} must be a string holding JSON, got {type(text).__name__}", step)
     if has_lone_surrogate(text):
         raise ContractError("invalid_json", f"{name} contains a lone surrogate", step)
-    if _max_depth(text) > MAX_DEPTH:
+    # The nesting depth is at most the count of opening brackets (those in strings included): the exact
+    # depth is only computed where that count could exceed the limit.
+    if text.count("[") + text.count("{") > MAX_DEPTH and _max_depth(text) > MAX_DEPTH:
         raise ContractError("invalid_json", f"{name} nests arrays/objects deeper than {MAX_DEPTH} levels", step)
     try:
         value = _DECODER.decode(text)
@@ -111,6 +113,7 @@ def loads(text: object, name: str, step: str | None = None) -> Any:
         raise ContractError("invalid_json", f"{name}: {exc}", step) from None
     except (ValueError, RecursionError) as exc:
         raise ContractError("invalid_json", f"{name}: {exc}", step) from None
-    if _find_lone_surrogate(value):
+    # A decoded string holds a surrogate only from the raw text (refused above) or from a \\u escape.
+    if "\\u" in text and _find_lone_surrogate(value):
         raise ContractError("invalid_json", f"{name} has an escape that decodes to a lone surrogate", step)
     return value

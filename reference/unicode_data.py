@@ -48,6 +48,12 @@ QUOTE_DASH_MAP = {
 # Line breaks for the dedup-context collapse: U+000A-U+000D, U+0085, U+2028, U+2029.
 LINE_BREAKS = frozenset(["\n", "\u000b", "\u000c", "\r", "\u0085", "\u2028", "\u2029"])
 
+# The sets above as str.strip() arguments and regular expression classes (each character by itself).
+WHITE_SPACE_CHARS = "".join(sorted(WHITE_SPACE))
+EDGE_CHARS = "".join(sorted(WHITE_SPACE | EDGE_PUNCTUATION))
+WHITE_SPACE_RUN = re.compile("[" + "".join(re.escape(ch) for ch in WHITE_SPACE_CHARS) + "]+")
+LINE_BREAK = re.compile("[" + "".join(re.escape(ch) for ch in sorted(LINE_BREAKS)) + "]")
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 

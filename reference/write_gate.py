@@ -21,6 +21,9 @@ from .normalize import normalize_valid, require_text
 from .steps import note, traced
 
 _BINARY32 = struct.Struct("<f")
+# Compact JSON, characters as they are: json.dumps(result, ensure_ascii=False, separators=(",", ":")), with
+# its encoder made once (json.dumps makes one per call for any non-default option).
+_RESULT_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass(frozen=True)
@@ -205,4 +208,4 @@ def decide_write(
     valid_force = require_force(force)
     note("gate.force", valid_force)
     result = decide(valid_text, embedding, candidates, valid_threshold, valid_mode, valid_force)
-    return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+    return _RESULT_JSON.encode(result)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -83,17 +84,17 @@ def _normalize_without(text: object, quote: bool = False, ellipsis: bool = False
     import reference.normalize as normalize
     from reference import unicode_data
 
-    saved = (normalize.QUOTE_DASH_MAP, normalize.EDGE_PUNCTUATION, normalize.nfc)
+    saved = (normalize.QUOTE_DASH_MAP, normalize.EDGE_CHARS, normalize.nfc)
     try:
         if quote:
             normalize.QUOTE_DASH_MAP = {k: v for k, v in unicode_data.QUOTE_DASH_MAP.items() if k != 0x2018}
         if ellipsis:
-            normalize.EDGE_PUNCTUATION = unicode_data.EDGE_PUNCTUATION - {"\u2026"}
+            normalize.EDGE_CHARS = unicode_data.EDGE_CHARS.replace("\u2026", "")
         if nfc:
             normalize.nfc = lambda t: t
         result = normalize.normalize_fact_text(text)
     finally:
-        normalize.QUOTE_DASH_MAP, normalize.EDGE_PUNCTUATION, normalize.nfc = saved
+        normalize.QUOTE_DASH_MAP, normalize.EDGE_CHARS, normalize.nfc = saved
     return result.replace("\u03c2", "\u03c3") if sigma else result
 
 
@@ -112,12 +113,12 @@ def without_nfc(text: object) -> str:
 def no_split_on_u2028(topical_json, pinned_json, recent_json, cap=30):  # type: ignore[no-untyped-def]
     import reference.dedup_context as dedup
 
-    saved = dedup.LINE_BREAKS
-    dedup.LINE_BREAKS = saved - {"\u2028"}
+    saved = dedup.LINE_BREAK
+    dedup.LINE_BREAK = re.compile(saved.pattern.replace("\u2028", ""))
     try:
         return reference.build_dedup_context(topical_json, pinned_json, recent_json, cap)
     finally:
-        dedup.LINE_BREAKS = saved
+        dedup.LINE_BREAK = saved
 
 
 def candidates_checked_first(text, embedding_json, candidates_json, threshold=0.85, mode="auto", force=False):  # type: ignore[no-untyped-def]

@@ -270,8 +270,8 @@ function main() {
     PKG_VERSION = `0.1.0+sha256.${digest.slice(0, 12)}`;
     TRACES = typeof mod.trace === 'function' ? TRACED_BY_THE_CORE : [];
   } catch (err) {
-    process.stderr.write(`testee: cannot load the wasm package ${pkg}: ${describe(err)}\n` +
-                         'build it with `python wasm_host/build.py` (or `nox -s build-wasm`)\n');
+    // What to do about it is the declaration's hint (implementations/wasm.json), which the harness adds.
+    process.stderr.write(`testee: cannot load the wasm package ${pkg}: ${describe(err)}\n`);
     process.exit(LOAD_EXIT_STATUS);
   }
 

@@ -1,5 +1,7 @@
-"""The protocol's server side answers a batch's plain calls by a shorter path (harness/testees/protocol.py,
-``_plain_call``): every request, plain or not, gets exactly the answer the full path (``_handle_one``) gives it."""
+"""The protocol's two sides each take a shorter path for the common message: the server for a batch's plain
+calls (harness/testees/protocol.py, ``_plain_call``): every request, plain or not, gets exactly the answer the full
+path (``_handle_one``) gives it; the client for a batch's plain answers (harness/testees/command.py,
+``_plain_answer``): each one it takes is read as ``_response`` reads it."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from hypothesis import strategies as st
 
 import reference
 from harness.testees import protocol
+from harness.testees.command import CommandTestee, _plain_answer
 from harness.testees.inprocess import InProcess
 
 IMPL = InProcess("reference", lambda op: getattr(reference, op.name), {"traces": list(reference.TRACED)},
@@ -74,3 +77,36 @@ requests = st.fixed_dictionaries(
 @given(st.lists(requests, max_size=6))
 def test_generated_requests_get_the_full_paths_answer(items: list[dict[str, Any]]) -> None:
     assert protocol.handle(IMPL, {"id": 0, "batch": items})["batch"] == _full(items)
+
+
+def _client(op_name: str) -> CommandTestee:
+    """A client whose request 0 is a call of ``op_name``, without a process (only its answer checks run)."""
+    client = object.__new__(CommandTestee)
+    args = {"op": "normalize_fact_text", "args": {"text": "a"}} if op_name == "trace" else {"text": "a"}
+    client.name, client.description, client.untraced = "t", {"traces": ["normalize_fact_text"]}, {}
+    client._calls, client._bodies = [(op_name, args)], {0: {"op": op_name, "args": args}}
+    return client
+
+
+answers = st.dictionaries(st.sampled_from(["id", "ok", "error", "extra"]),
+                          st.one_of(st.integers(0, 2), st.booleans(), st.floats(0, 1), st.text(max_size=3), st.none(),
+                                    st.fixed_dictionaries({"$utf16": st.just([0xD800])}),
+                                    st.lists(st.text(max_size=1), max_size=1)),
+                          max_size=3)
+
+
+@given(answers, st.sampled_from(["normalize_fact_text", "decide_write", "unicode_versions", "trace"]))
+def test_a_plain_answer_is_read_as_the_full_checks_read_it(answer: dict[str, Any], op_name: str) -> None:
+    if _plain_answer(answer, 1, op_name):
+        assert _client(op_name)._response(answer, 0) == ({"ok": answer["ok"]}, None)
+
+
+def test_the_common_answer_takes_the_short_path_and_no_other_does() -> None:
+    assert _plain_answer({"id": 1, "ok": "x"}, 1, "normalize_fact_text")
+    for answer, op_name in [({"id": 1, "ok": "x"}, "trace"), ({"id": True, "ok": "x"}, "normalize_fact_text"),
+                            ({"id": 2, "ok": "x"}, "normalize_fact_text"), ({"id": 1.0, "ok": "x"}, "decide_write"),
+                            ({"id": 1, "ok": {"$utf16": [0xD800]}}, "normalize_fact_text"),
+                            ({"id": 1, "ok": "x", "extra": 1}, "normalize_fact_text"),
+                            ({"id": 1, "ok": 5}, "decide_write"),
+                            ({"id": 1, "error": "x"}, "normalize_fact_text"), ({"id": 1, "ok": "x"}, "no_such_op")]:
+        assert not _plain_answer(answer, 1, op_name), answer

@@ -167,6 +167,10 @@ function handle(mod, request) {
   if (typeof fn !== 'function') {
     return [{ id, error: { code: 'unexpected_exception', message: `the package does not export ${js}` } }, false];
   }
+  // The core's contract errors come as JS Errors (wasm-bindgen's JsError): only their message is read, so no
+  // stack is captured for them (V8 spends more on a stack than on most calls).
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
   try {
     return [{ id, ok: tracing ? fn(opName, ...positional) : fn(...positional) }, false];
   } catch (err) {
@@ -178,6 +182,8 @@ function handle(mod, request) {
       if (match && CODES.has(match[1])) return [{ id, error: { code: match[1], message: err.message } }, false];
     }
     return [{ id, error: { code: 'unexpected_exception', message: describe(err) } }, false];
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
   }
 }
 

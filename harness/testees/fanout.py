@@ -44,16 +44,18 @@ def call_all(opened: dict[str, Testee], calls: dict[str, Calls]) -> dict[str, li
 def expressible(name: str, args: dict[str, Any]) -> bool:
     """Whether implementation ``name``'s host can hold ``args`` as they are (Implementation.can_express);
     an implementation without a declaration (a test double) is taken to hold code points."""
-    return holds(name)(args)
+    can_hold = holds(name)
+    return can_hold is None or can_hold(args)
 
 
-def holds(name: str) -> Callable[[dict[str, Any]], bool]:
+def holds(name: str) -> Callable[[dict[str, Any]], bool] | None:
     """``expressible`` for ``name`` with its declaration looked up once (for a batch: a lookup per input cost
-    more than the input's comparison)."""
+    more than the input's comparison); None where it holds every input (no declaration: a test double)."""
     try:
-        return declaration(name).can_express
+        declared = declaration(name)
     except ImplementationUnavailable:
-        return lambda args: True
+        return None
+    return None if declared.expresses_all else declared.can_express
 
 
 def serves(name: str, op: str) -> bool:
@@ -79,7 +81,8 @@ def answer_each(opened: dict[str, Testee], op: str, batch: list[dict[str, Any]],
     sendable = {}
     for name in opened:
         can_hold = holds(name)
-        sendable[name] = [j for j, args in enumerate(batch) if can_hold(args)]
+        sendable[name] = (list(range(len(batch))) if can_hold is None
+                          else [j for j, args in enumerate(batch) if can_hold(args)])
     got = call_all(opened, {name: [(op, batch[j]) for j in sendable[name]] for name in opened})
     columns: dict[str, list[Response | None]] = {}
     for name in opened:

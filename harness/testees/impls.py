@@ -108,9 +108,14 @@ class Implementation:
         """The Unicode versions it may read for ``step`` on the platforms it supports (none declared: ())."""
         return tuple(sorted(set(self.unicode_platforms.get(step, {}).values())))
 
+    @property
+    def expresses_all(self) -> bool:
+        """Whether every argument arrives in its host as the same value, whatever it is (strings of code points)."""
+        return self.host_strings != "utf-16"
+
     def can_express(self, args: dict[str, Any]) -> bool:
         """Whether every argument arrives in its host as the same value (see hostvalues.utf16_merges)."""
-        return self.host_strings != "utf-16" or not any(hostvalues.utf16_merges(v) for v in args.values())
+        return self.expresses_all or not any(hostvalues.utf16_merges(v) for v in args.values())
 
     @property
     def in_process(self) -> bool:

@@ -50,6 +50,8 @@ def _from_utf16(units: list[int]) -> str:
 
 def encode(value: Any) -> Any:
     """A Python host value -> its JSON form."""
+    if type(value) is str and not has_surrogate(value):  # the common value, first
+        return value
     if isinstance(value, float) and not math.isfinite(value):
         return {"$float": "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")}
     if isinstance(value, str) and has_surrogate(value):

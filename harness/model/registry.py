@@ -293,7 +293,7 @@ def get_op(name: str) -> Op:
 
 
 # op -> (its parameter names, the required ones): check_args runs once per request a testee serves
-_PARAM_NAMES: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {}
+_PARAM_NAMES: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
 
 
 def check_args(op: Op, args: dict[str, Any]) -> None:
@@ -301,11 +301,11 @@ def check_args(op: Op, args: dict[str, Any]) -> None:
     known = _PARAM_NAMES.get(op.name)
     if known is None:
         known = _PARAM_NAMES[op.name] = (frozenset(param.name for param in op.params),
-                                    tuple(param.name for param in op.params if param.required))
-    if args.keys() <= known[0] and all(name in args for name in known[1]):
+                                    frozenset(param.name for param in op.params if param.required))
+    if known[1] <= args.keys() <= known[0]:
         return
-    names = {param.name for param in op.params}
-    unknown = sorted(set(args) - names)
+    names = [param.name for param in op.params]  # in the op's order: the message is the same on every run
+    unknown = sorted(set(args) - set(names))
     if unknown:
         raise ValueError(f"{op.name}: unknown argument(s) {', '.join(unknown)}; parameters: {', '.join(names)}")
     missing = [param.name for param in op.params if param.required and param.name not in args]

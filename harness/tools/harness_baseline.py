@@ -5,10 +5,13 @@ verdict on it.
     nox -s speed-gate -- --baseline REV          (CI: the merge base, or the commit before the push)
     nox -s bench -- --baseline REV               (the bench, then this gate, then the core's bare cost per op)
 
-The baseline's tree is checked out with ``git worktree`` into a scratch folder; both trees use the working
-tree's built testees (the WASM package and Pyodide's node_modules are linked in, PyO3 is the installed module),
-so what differs is the harness's path alone. Each round measures every measure of ``MEASURES`` in both trees,
-alternating which goes first, so that a drift of the machine hits both alike:
+The baseline's tree is checked out with ``git worktree`` into a scratch folder; both trees run the same
+implementations: the working tree's built testees (the WASM package and Pyodide's node_modules are linked in,
+PyO3 is the installed module) and the current tree's reference (linked in: it runs in process and inside
+Pyodide), so what differs is the harness's path alone. A faster reference is not a slower harness: with each
+tree's own reference, a harness/bare ratio would fall when the bare call got faster. A baseline whose harness
+cannot run the current reference is a usage error (status 2), named. Each round measures every measure of
+``MEASURES`` in both trees, alternating which goes first, so that a drift of the machine hits both alike:
 
 * the fuzzer's rate: examples per second of one fixed fuzz run (seed, seconds and implementations fixed);
 * the sweep's rate: values per second of one fixed sweep (every template on a fixed code-point range, every
@@ -47,6 +50,8 @@ SCHEMA = "speed-gate-v1"
 MARGIN = 0.10  # a measure more than 10 % slower than the baseline fails the gate (measured noise: docs/speed.md)
 # Build outputs the trees share (not in git): linked into the baseline's tree so that it runs the same testees.
 BUILT = ("wasm_host/pkg", "pyodide_host/node_modules")
+# Sources of implementations the harness runs from a tree: the current tree's replace the baseline's.
+SHARED = ("reference",)
 
 # Run in a tree (its own harness imported: the current folder comes first on sys.path): each implementation's
 # calls per second through the harness's path and through its own loop, over the fixture inputs.
@@ -211,7 +216,8 @@ def measure(trees: dict[str, Path], scratch: Path, settings: Settings, rounds: i
     return found
 
 
-def checkout(revision: str, scratch: Path) -> Path:
+def checkout(revision: str, scratch: Path, current: Path) -> Path:
+    """``revision`` checked out in ``scratch``, running the same implementations as ``current`` (BUILT, SHARED)."""
     base = scratch / "baseline"
     made = subprocess.run(["git", "worktree", "add", "--detach", str(base), revision], cwd=ROOT,
                           capture_output=True, text=True, check=False)
@@ -221,6 +227,11 @@ def checkout(revision: str, scratch: Path) -> Path:
         here, there = ROOT / built, base / built
         if here.exists() and not there.exists():
             there.symlink_to(here)
+    for shared in SHARED:
+        there = base / shared
+        if there.is_dir() and not there.is_symlink():
+            shutil.rmtree(there)
+        there.symlink_to(current / shared, target_is_directory=True)
     return base
 
 
@@ -255,7 +266,8 @@ def main(argv: list[str] | None = None) -> int:
     scratch = Path(tempfile.mkdtemp(prefix="speed-gate-"))
     try:
         settings = _settings(args)
-        trees = {"baseline": checkout(args.baseline, scratch), "current": args.current.resolve()}
+        current = args.current.resolve()
+        trees = {"baseline": checkout(args.baseline, scratch, current), "current": current}
         print(f"speed gate: {args.baseline} against {trees['current']}, {args.rounds} rounds, margin "
               f"{100 * args.margin:.0f} %, implementations {', '.join(settings.impls)}", file=sys.stderr)
         rounds = measure(trees, scratch, settings, args.rounds)

@@ -56,7 +56,7 @@ def test_a_measure_of_one_tree_only_is_named_not_passed() -> None:
 
 def _main_on(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, found: gate.Rounds) -> tuple[int, dict, str]:
     """The gate's command line on planted rounds (no checkout, no measuring)."""
-    monkeypatch.setattr(gate, "checkout", lambda revision, scratch: tmp_path)
+    monkeypatch.setattr(gate, "checkout", lambda revision, scratch, current: tmp_path)
     monkeypatch.setattr(gate, "measure", lambda *args, **kwargs: found)
     monkeypatch.setattr(gate, "_settings", lambda args: gate.Settings(("a", "b"), ("a",), 1.0, 1, "U+0041", 0.1))
     summary = tmp_path / "summary.md"
@@ -161,6 +161,42 @@ def test_the_gate_fails_on_a_planted_20_percent_slowdown(tmp_path: Path, tree_at
     slower = {m["measure"]: m["ratio"] for m in report["measures"] if m["slower"]}
     assert "harness/bare, reference" in slower, done.stdout
     assert all(m["ratio"] < 1 for m in report["measures"]), done.stdout  # every measure went slower
+
+
+# A much faster reference (every op memoized): the bare loop over the fixture inputs gets far faster than the
+# harness's path through it. Both trees run the current tree's reference, so the harness is not called slower.
+FASTER = """
+
+import functools as _planted_functools  # planted by suites/tools/test_speed_gate.py: a faster reference
+
+{function} = _planted_functools.lru_cache(maxsize=None)({function})
+"""
+MEMOIZED = {"reference/normalize.py": "normalize_fact_text", "reference/write_gate.py": "decide_write",
+            "reference/dedup_context.py": "build_dedup_context"}
+
+
+def test_the_baseline_runs_the_current_trees_reference(tmp_path: Path) -> None:
+    current = tmp_path / "current"
+    (current / "reference").mkdir(parents=True)
+    base = gate.checkout("HEAD", tmp_path / "scratch", current)
+    try:
+        assert (base / "reference").resolve() == (current / "reference").resolve()
+        assert (base / "harness").is_dir() and not (base / "harness").is_symlink()  # its own harness
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(base)], cwd=ROOT, capture_output=True, check=False)
+        subprocess.run(["git", "worktree", "prune"], cwd=ROOT, capture_output=True, check=False)
+    assert (ROOT / "reference" / "normalize.py").exists()  # the link went, not what it pointed to
+
+
+@pytest.mark.timing
+def test_a_faster_reference_is_not_a_slower_harness(tmp_path: Path, tree_at_head: Path) -> None:
+    for path, function in MEMOIZED.items():
+        source = tree_at_head / path
+        assert f"def {function}(" in source.read_text(encoding="utf-8"), f"{path} has no {function}: update the plant"
+        source.write_text(source.read_text(encoding="utf-8") + FASTER.format(function=function), encoding="utf-8")
+    done, report = _gate(tmp_path, tree_at_head)
+    assert done.returncode == 0, done.stdout + done.stderr[-3000:]
+    assert "harness/bare, reference" in {m["measure"] for m in report["measures"]}
 
 
 @pytest.mark.timing

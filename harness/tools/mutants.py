@@ -50,7 +50,7 @@ REFERENCE_MUTATIONS = [
              "    text = strip_edges(text)  # step 7", "    text = strip_edges(text.strip())  # step 7",
              ("write-gate-v1/norm-not-ws-u001c", "write-gate-v1/norm-not-ws-u001f")),
     Mutation("str-strip-as-trim (dedup context)", "reference/dedup_context.py",
-             "    trimmed = [_trim(piece) for piece in pieces]",
+             "    trimmed = [piece.strip(WHITE_SPACE_CHARS) for piece in pieces]",
              "    trimmed = [piece.strip() for piece in pieces]",
              ("dedup-context-v1/ctx-u001c-line-edges",)),
     Mutation("greater-than-for-at-least", "reference/write_gate.py",

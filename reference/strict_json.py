@@ -104,9 +104,10 @@ def loads(text: object, name: str, step: str | None = None) -> Any:
     if has_lone_surrogate(text):
         raise ContractError("invalid_json", f"{name} contains a lone surrogate", step)
     # The nesting depth is at most the count of opening brackets (those in strings included): the exact
-    # depth is only computed where that count could exceed the limit.
-    if text.count("[") + text.count("{") > MAX_DEPTH and _max_depth(text) > MAX_DEPTH:
-        raise ContractError("invalid_json", f"{name} nests arrays/objects deeper than {MAX_DEPTH} levels", step)
+    # depth is only scanned where that count could exceed the limit.
+    if text.count("[") + text.count("{") > MAX_DEPTH:
+        if _max_depth(text) > MAX_DEPTH:
+            raise ContractError("invalid_json", f"{name} nests arrays/objects deeper than {MAX_DEPTH} levels", step)
     try:
         value = _DECODER.decode(text)
     except _Reject as exc:

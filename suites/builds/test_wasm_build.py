@@ -286,6 +286,7 @@ def _crate(path: Path, members: dict[str, bytes], link: str | None = None) -> Pa
 
 
 @pytest.mark.parametrize("with_filter", [True, False])  # False: a Python without tarfile's filters (3.11.2)
+@pytest.mark.filterwarnings("ignore:Python 3.14 will, by default, filter:DeprecationWarning")  # False, on 3.12+
 def test_a_crate_is_extracted_below_its_folder_only(tmp_path, monkeypatch, with_filter):
     import tarfile
 

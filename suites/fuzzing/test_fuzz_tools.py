@@ -625,7 +625,8 @@ def test_a_pool_whose_terminate_hangs_is_ended_within_its_grace() -> None:
 
     from harness.fuzzing import pools
 
-    child = multiprocessing.get_context("fork").Process(target=time.sleep, args=(60,))
+    # spawn: this test's process has threads (pytest-xdist's), and fork from a threaded process warns from 3.12
+    child = multiprocessing.get_context("spawn").Process(target=time.sleep, args=(60,))
     child.start()
 
     class Stuck:

@@ -25,6 +25,7 @@ Exit status: 0 built (or ready, with --check); 1 a step failed; 2 the toolchain 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import shutil
@@ -32,8 +33,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not a POSIX system: probes in one folder are not serialised there
+    fcntl = None  # type: ignore[assignment]
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -229,12 +236,32 @@ panic = "abort"
 """
 
 
+@contextlib.contextmanager
+def _holding(lock: Path) -> Iterator[None]:
+    """An exclusive lock on ``lock`` (flock) while the block runs: one probe at a time in a probe folder."""
+    if fcntl is None:  # pragma: no cover
+        yield
+        return
+    with lock.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def probe_gaps(toolchain: Toolchain, probe_dir: Path) -> tuple[list[Gap], float]:
     """Compile and link a tiny wasm32 cdylib with the toolchain and the build's flags.
 
     Its std build is kept in `probe_dir`; a later probe recompiles and relinks only the crate (its source
-    is rewritten and its output removed every time, so the compiler and the linker always run)."""
+    is rewritten and its output removed every time, so the compiler and the linker always run). Probes that
+    share `probe_dir` take turns: another's build in between would leave an output this one never linked."""
     probe_dir.mkdir(parents=True, exist_ok=True)
+    with _holding(probe_dir / ".probe.lock"):
+        return _probe(toolchain, probe_dir)
+
+
+def _probe(toolchain: Toolchain, probe_dir: Path) -> tuple[list[Gap], float]:
     (probe_dir / "Cargo.toml").write_text(PROBE_MANIFEST, encoding="utf-8")
     (probe_dir / "lib.rs").write_text(PROBE_SOURCE, encoding="utf-8")
     output = probe_dir / "target" / TARGET / "release" / "wasm_probe.wasm"

@@ -185,6 +185,24 @@ def test_a_probe_always_links_again(tmp_path):
     assert pieces(gaps) == ["rust-lld"] and not output.exists()
 
 
+def test_probes_sharing_a_folder_take_turns(tmp_path):
+    """A probe waits while another holds the folder: another's build in between would leave an output this one
+    never linked (two test workers raced so: a probe without rust-lld passed on the other's link)."""
+    import threading
+
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    found: list[list[build.Gap]] = []
+    with build._holding(probe / ".probe.lock"):
+        waiting = threading.Thread(target=lambda: found.append(build.probe_gaps(
+            fake_toolchain(tmp_path / "b", cargo_error=REAL_NO_LLD), probe)[0]))
+        waiting.start()
+        waiting.join(timeout=1.0)
+        assert waiting.is_alive() and not found  # held at the lock, its cargo not run
+    waiting.join(timeout=60)
+    assert pieces(found[0]) == ["rust-lld"]
+
+
 # --- the command line: --check, install when allowed ------------------------------------------------------
 
 @pytest.fixture

@@ -116,7 +116,7 @@ def _planted_slowdown(unplanted):  # planted by suites/tools/test_speed_gate.py:
     return call_batch
 
 
-{cls}.call_batch = _planted_slowdown({cls}.call_batch)
+{name}.call_batch = _planted_slowdown({name}.call_batch)
 """
 PLANTED = {"harness/testees/inprocess.py": "InProcess", "harness/testees/command.py": "CommandTestee"}
 
@@ -137,6 +137,15 @@ def tree_at_head(tmp_path: Path):  # type: ignore[no-untyped-def]
         subprocess.run(["git", "worktree", "prune"], cwd=ROOT, capture_output=True, check=False)
 
 
+def _plant(tree: Path, plants: dict[str, str], holds: str, text: str) -> None:
+    """Append ``text`` to each file of ``plants`` (path -> the name ``text`` and ``holds`` are formatted with), once
+    that file is seen to hold ``holds`` (the class or function the plant rebinds)."""
+    for path, name in plants.items():
+        source = tree / path
+        assert holds.format(name=name) in source.read_text(encoding="utf-8"), f"{path} has no {name}: update the plant"
+        source.write_text(source.read_text(encoding="utf-8") + text.format(name=name), encoding="utf-8")
+
+
 def _gate(tmp_path: Path, tree: Path) -> tuple[subprocess.CompletedProcess[str], dict]:
     """The gate, HEAD against ``tree``, on the reference and a command testee (the hostile double, faithful)."""
     declare(tmp_path / "decl", "faithful")
@@ -152,10 +161,7 @@ def _gate(tmp_path: Path, tree: Path) -> tuple[subprocess.CompletedProcess[str],
 
 @pytest.mark.timing
 def test_the_gate_fails_on_a_planted_20_percent_slowdown(tmp_path: Path, tree_at_head: Path) -> None:
-    for path, cls in PLANTED.items():
-        source = tree_at_head / path
-        assert f"class {cls}" in source.read_text(encoding="utf-8"), f"{path} has no {cls}: update the plant"
-        source.write_text(source.read_text(encoding="utf-8") + SLOWDOWN.format(cls=cls), encoding="utf-8")
+    _plant(tree_at_head, PLANTED, "class {name}", SLOWDOWN)
     done, report = _gate(tmp_path, tree_at_head)
     assert done.returncode == 1, done.stdout + done.stderr[-3000:]
     slower = {m["measure"]: m["ratio"] for m in report["measures"] if m["slower"]}
@@ -189,7 +195,7 @@ def _planted_memo(function):
     return memo
 
 
-{function} = _planted_memo({function})
+{name} = _planted_memo({name})
 """
 MEMOIZED = {"reference/normalize.py": "normalize_fact_text", "reference/write_gate.py": "decide_write",
             "reference/dedup_context.py": "build_dedup_context"}
@@ -210,10 +216,7 @@ def test_the_baseline_runs_the_current_trees_reference(tmp_path: Path) -> None:
 
 @pytest.mark.timing
 def test_a_faster_reference_is_not_a_slower_harness(tmp_path: Path, tree_at_head: Path) -> None:
-    for path, function in MEMOIZED.items():
-        source = tree_at_head / path
-        assert f"def {function}(" in source.read_text(encoding="utf-8"), f"{path} has no {function}: update the plant"
-        source.write_text(source.read_text(encoding="utf-8") + FASTER.format(function=function), encoding="utf-8")
+    _plant(tree_at_head, MEMOIZED, "def {name}(", FASTER)
     done, report = _gate(tmp_path, tree_at_head)
     assert done.returncode == 0, done.stdout + done.stderr[-3000:]
     assert "harness/bare, reference" in {m["measure"] for m in report["measures"]}

@@ -55,6 +55,7 @@ from harness.model.registry import OPS, RETURN_TYPES, check_args
 from harness.model.traces import TRACE_OP
 from harness.testees.errors import ImplementationUnavailable
 from harness.testees.findings import DEFAULT_MAX_FAULTS, Findings, line_evidence
+from harness.testees import reaper
 from harness.testees.protocol import PROTOCOL_VERSION, encode_line
 from reference.errors import CODES
 
@@ -133,6 +134,7 @@ class TesteeProcess:
 
     def __init__(self, command: Sequence[str], env: dict[str, str] | None, cwd: Path | None,
                  max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> None:
+        reaper.become()  # what it starts in a session of its own stays below this process (harness/testees/reaper.py)
         self.popen = subprocess.Popen(
             list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env=env, cwd=cwd, bufsize=0, start_new_session=True,
@@ -366,6 +368,7 @@ def _outcome() -> _Outcome:
 
 
 _PROCESS_TROUBLE = ("crash", "timeout", "trap")
+CRASH_EVIDENCE = 3  # requests named in the finding of a testee taken out for its crashes
 START_ATTEMPTS = 3  # tries of a start that failed by an exit (killed from outside while it started)
 START_BACKOFF = (0.2, 1.0)  # seconds before the second and the third
 
@@ -408,6 +411,11 @@ class CommandTestee:
         self.findings = Findings()
         self.faults_in_a_row = 0
         self.trace_faults_in_a_row = 0  # trace requests without a good trace between them
+        # Process deaths and hangs (a crash, a trap, a hang; a batch line's too) with no good answer between
+        # them, and the requests they happened on: a testee that dies on everything is taken out at max_faults,
+        # as one that breaks the protocol is, so a run ends in bounded time whatever it does.
+        self.crashes_in_a_row = 0
+        self.crashed_on: list[str] = []  # the first requests of the current run of crashes (evidence)
         self.taken_out: str | None = None  # why, once it is out of the run
         # op -> what came back when a trace of it, claimed in `traces`, was asked for: never asked again
         self.untraced: dict[str, str] = {}
@@ -755,6 +763,8 @@ class CommandTestee:
             self._check_stderr(proc)
             if outcome.answered:
                 self.faults_in_a_row = 0
+                self.crashes_in_a_row, self.crashed_on = 0, []
+            self._count_crashes(outcome)
             for index, response in outcome.answered.items():
                 results[index] = response
                 if calls[index][0] == TRACE_OP and "ok" in response:
@@ -788,6 +798,9 @@ class CommandTestee:
                 break
             if self.faults_in_a_row >= self.max_faults and self.taken_out is None:
                 self._take_out(f"{self.faults_in_a_row} protocol faults in a row")
+            if self.crashes_in_a_row >= self.max_faults and self.taken_out is None:
+                self._take_out(f"{self.crashes_in_a_row} crashes or hangs in a row, with no answer between them "
+                               f"(died, trapped or hung; first on: {'; '.join(self.crashed_on)})")
             if self.trace_faults_in_a_row >= self.max_faults and self.taken_out is None:
                 self._take_out(f"{self.trace_faults_in_a_row} trace faults in a row (trace requests refused, "
                                "malformed, faulted twice, or crashed or hung again on a fresh process)")
@@ -798,6 +811,17 @@ class CommandTestee:
                 self.findings.add(self.name, "flaky_timeout" if kind == "timeout" else "flaky_crash",
                                   f"{why.splitlines()[0]}; every request of it was then answered one per line")
         return [r if r is not None else _error(CUT, "no answer") for r in results]
+
+    def _count_crashes(self, outcome: _Outcome) -> None:
+        """Count the process deaths and hangs of one exchange (each request it died, trapped or hung on, and a
+        batch line it died or hung on), with the first few requests as evidence."""
+        troubled = [index for index, kind, _ in outcome.troubled if kind in _PROCESS_TROUBLE]
+        if outcome.died is not None:
+            troubled.append(outcome.died[2][0])
+        for index in troubled:
+            self.crashes_in_a_row += 1
+            if len(self.crashed_on) < CRASH_EVIDENCE:
+                self.crashed_on.append(self._shown(index)[:120])
 
     def _check_stderr(self, proc: TesteeProcess | None) -> None:
         if proc is not None and not proc.flood_reported and proc.stderr_bytes > self.max_line_bytes:

@@ -42,7 +42,7 @@ KINDS: dict[str, tuple[str, str]] = {
     "nondeterministic": ("answers", "the same request answered differently when sent again"),
     "trace_mismatch": ("answers", "a trace that is not a trace-v1 document of the op in the specification's step "
                                   "order, or that does not end in the op's own output"),
-    "taken_out": ("run", "too many faults in a row: left out of the rest of the run"),
+    "taken_out": ("run", "too many protocol faults, or crashes and hangs, in a row: left out of the rest of the run"),
 }
 
 # Faults in a row (no good answer between them) after which a testee is taken out of a run.

@@ -992,31 +992,16 @@ def too_few(what: str, asked: str | None, opened: dict[str, Any]) -> CommandErro
     return kind(f"{what} needs at least two implementations; available: {', '.join(opened)}")
 
 
-# command -> its options that are a budget (more than 0: a budget of nothing runs nothing and would leave a
-# report that checked nothing), and the ones that may be 0 but not less.
-BUDGETS = {"fuzz": ("--minutes", "--seconds"), "bench": ("--seconds",)}
-AT_LEAST_ZERO = {"fuzz": ("--stop-after-new",)}
-AT_LEAST_ONE = {"fuzz": ("--workers",), "sweep": ("--workers",)}
-
-
 def check_budgets(args: argparse.Namespace) -> None:
-    """A budget of zero or less (``fuzz --seconds 0``, ``--minutes -1``, ``bench --seconds 0``), or not a
-    number (NaN), is a usage error naming the option, before anything runs or is written; so is a negative
-    ``--stop-after-new`` and fewer than one ``--workers``."""
-    import math
+    """Every number of the command line in its range (harness/model/settings.py ``OPTIONS``: a budget more than 0
+    and finite, ``fuzz --seconds inf`` or ``nan`` refused, ``--workers`` at least 1, ...): a usage error naming the
+    option, before anything runs or is written."""
+    from harness.model import settings
 
-    for option in BUDGETS.get(args.command, ()):
-        value = getattr(args, option[2:].replace("-", "_"), None)
-        if value is not None and (math.isnan(value) or value <= 0):
-            raise UsageError(f"{option} must be more than 0 (given {value:g}): a budget of nothing checks nothing")
-    for option in AT_LEAST_ZERO.get(args.command, ()):
-        value = getattr(args, option[2:].replace("-", "_"), None)
-        if value is not None and (math.isnan(value) or value < 0):
-            raise UsageError(f"{option} must be 0 or more (given {value:g})")
-    for option in AT_LEAST_ONE.get(args.command, ()):
-        value = getattr(args, option[2:].replace("-", "_"), None)
-        if value is not None and value < 1:
-            raise UsageError(f"{option} must be at least 1 (given {value})")
+    settings.check()  # the environment's and the project's settings too (the preflight's check; cli.main in process)
+    given = {option.name: getattr(args, option.name[2:].replace("-", "_"), None)
+             for option in settings.OPTIONS.get(args.command, ())}
+    settings.check_options(args.command, given)
 
 
 def _check_project(args: argparse.Namespace) -> None:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 from typing import Any, TextIO
 
-from harness.model import hostvalues
+from harness.model import hostvalues, settings
 from harness.model.status import CommandError, Unavailable, UsageError
 from harness.testees import impls
 from harness.testees.errors import UnknownImplementation
@@ -48,7 +47,7 @@ def open_impls(names: list[str] | None, cutoff: float | None = None, require_all
     """The requested implementations (default: every available one, each one left out named on a line;
     ``require_all`` makes leaving one out an error); the oracle always first. ``cutoff``: a
     time.monotonic() after which no command testee waits (the run's budget)."""
-    require_all = require_all or os.environ.get(REQUIRE_ALL_ENV) == "1"
+    require_all = require_all or bool(settings.value(REQUIRE_ALL_ENV))  # the option first, then env, pyproject
     if names:
         chosen = list(dict.fromkeys([*_oracles_of(names), *names]))
         started = impls.start_each(chosen, cutoff)

@@ -10,17 +10,18 @@ Neither keeps an example database: a divergence worth keeping becomes a fixture 
 
 from __future__ import annotations
 
-import os
 import warnings
 
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.errors import HypothesisWarning
 
+from harness.model import settings as parity_settings  # PARITY_CI_EXAMPLES: in range, or a usage error naming it
+
 SLOW = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
         HealthCheck.large_base_example]
 
 settings.register_profile(
-    "ci", derandomize=True, max_examples=int(os.environ.get("PARITY_CI_EXAMPLES", "1000")), deadline=None,
+    "ci", derandomize=True, max_examples=parity_settings.value("PARITY_CI_EXAMPLES"), deadline=None,
     database=None, print_blob=False, suppress_health_check=SLOW,
 )
 settings.register_profile(

@@ -547,9 +547,12 @@ def request_deadline_of(declared: Implementation) -> float:
 
 
 def _override(which: str, declared: float) -> float:
-    """A deadline from the declaration, unless PARITY_{STARTUP,REQUEST}_TIMEOUT overrides every one."""
-    value = os.environ.get(f"PARITY_{which}_TIMEOUT")
-    return float(value) if value else declared
+    """A deadline from the declaration, unless PARITY_{STARTUP,REQUEST}_TIMEOUT (or the project's pyproject.toml)
+    overrides every one: harness/model/settings.py reads it, in range or a usage error naming it."""
+    from harness.model import settings
+
+    value = settings.value(f"PARITY_{which}_TIMEOUT")
+    return declared if value is None else float(value)
 
 
 def available() -> list[str]:

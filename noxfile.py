@@ -48,7 +48,12 @@ import nox
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
+from harness.model import settings  # noqa: E402 (standard library only, as parity_plan)
 from harness.tools import parity_plan  # noqa: E402 (standard library only; nox's virtualenv has no project)
+
+# Every PARITY_* variable in its range before any session runs (harness/model/settings.py; README.md "Settings").
+if settings.problems():
+    raise SystemExit(f"noxfile.py: error: {'; '.join(settings.problems())}")
 
 # The implementations are read by the harness's own reader (harness/testees/impls.py): implementations/ and
 # the folders of PARITY_IMPLEMENTATIONS, run with the session's interpreter once the project is installed in

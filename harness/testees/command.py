@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.model import hostvalues, untrusted
+from harness.model import hostvalues, repeated_keys, untrusted
 from harness.model.registry import OPS, RETURN_TYPES, check_args
 from harness.model.traces import TRACE_OP
 from harness.testees.errors import ImplementationUnavailable
@@ -587,8 +587,14 @@ class CommandTestee:
             return None, Fault("line_too_long", f"a line of more than {self.max_line_bytes:,} bytes (the line limit; "
                                                 f"{line.length:,} read before it was cut)", line_evidence(line.head))
         try:  # depth: every field is checked against the protocol next (_response), so no walk here
-            return untrusted.loads(line, want=dict, max_depth=None), None
+            message = untrusted.loads(line, want=dict, max_depth=None)
+            if repeated_keys.may_repeat_keys(line, message):  # exact: the pairs hook (slow) only when a key may repeat
+                untrusted.loads(line, want=dict, max_depth=None, unique_keys=True)
+            return message, None
         except untrusted.Refused as refused:
+            if refused.kind == "duplicate_key":  # last one wins in Python's parser: the answer is ambiguous
+                return None, Fault("malformed_answer", f"an answer with {refused} (a JSON object's keys are "
+                                   "unique in the protocol)", line_evidence(line))
             if refused.kind == "not_utf8":
                 return None, Fault("not_utf8", f"a line that is {refused}", line_evidence(line))
             if refused.kind == "not_object":

@@ -258,3 +258,18 @@ def test_every_variable_the_project_reads_is_in_the_table() -> None:
                 found |= set(re.findall(r"\bPARITY_[A-Z][A-Z_]*[A-Z]\b", path.read_text(encoding="utf-8")))
     missing = found - NOT_SETTINGS - {setting.env for setting in settings.SETTINGS}
     assert not missing, f"read but not in harness/model/settings.py SETTINGS: {sorted(missing)}"
+
+
+def test_nox_stops_on_a_bad_setting_before_any_session() -> None:
+    """noxfile.py checks the table when it loads (loaded here with a stand-in `nox`: the test's interpreter has
+    none), so `nox -s parity` with PARITY_REQUIRE_ALL=maybe does not run as if it were unset."""
+    import os
+    import subprocess
+    import sys
+
+    script = "import runpy, sys, types; sys.modules['nox'] = types.ModuleType('nox'); runpy.run_path(sys.argv[1])"
+    env = {key: value for key, value in os.environ.items() if key not in settings.BY_ENV}
+    done = subprocess.run([sys.executable, "-c", script, str(ROOT / "noxfile.py")], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60, check=False, env={**env, "PARITY_REQUIRE_ALL": "maybe"})
+    assert done.returncode == 1 and done.stderr.strip().splitlines()[-1] == (
+        "noxfile.py: error: PARITY_REQUIRE_ALL=maybe: must be 0 or 1 (or unset)"), done.stderr

@@ -53,6 +53,7 @@ FAULTS = (
     Fault("ok_wrong_type", "malformed_answer"),
     Fault("ok_nan", "not_json"),  # the NaN token is not JSON (untrusted: constant)
     Fault("extra_key", "malformed_answer"),
+    Fault("duplicate_key", "malformed_answer"),  # issue 49: {"id":N,"ok":"right","ok":"wrong"}, the last one wins
     Fault("grandchild", "flaky_crash"),
     Fault("control_bytes", "refused_op"),
     Fault("bom_start", "not_json", family="unavailable"),

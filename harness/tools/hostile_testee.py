@@ -70,6 +70,7 @@ AT = int(os.environ.get("HOSTILE_AT", "50"))
 OUT = sys.stdout.buffer
 STATE = Path(os.environ.get("HOSTILE_STATE") or ".")
 DEEP = "[" * 100_000 + "]" * 100_000
+DUPLICATE = "\x00hostile-duplicate\x00"  # a key renamed "ok" once the line is encoded: {"id":N,"ok":..,"ok":..}
 PLACEHOLDER = "\x00hostile-raw\x00"  # an ok replaced by raw text once the line is encoded (NaN, the deep nest)
 ODD_IDS = {"wrong_id_array": lambda i: [i], "wrong_id_object": lambda i: {"id": i}, "wrong_id_true": lambda i: True,
            "wrong_id_null": lambda i: None, "wrong_id_float": lambda i: float(i), "wrong_id_string": str}
@@ -168,6 +169,8 @@ def answer_one(request: dict, previous: str | None) -> tuple[dict, bool]:  # typ
         response = {"id": response.get("id"), "ok": PLACEHOLDER}
     if nth and FAULT == "extra_key":
         response["note"] = "an extra key"
+    if nth and FAULT == "duplicate_key":  # written as a second "ok" once the line is encoded; the last one wrong
+        response[DUPLICATE] = "a second ok"
     return response, nth
 
 
@@ -223,6 +226,8 @@ def main() -> int:
         if hit and FAULT in ("ok_nan", "deep_json"):
             raw = "NaN" if FAULT == "ok_nan" else DEEP
             data = data.replace(json.dumps(PLACEHOLDER).encode("ascii"), raw.encode("ascii"))
+        if hit and FAULT == "duplicate_key":
+            data = data.replace(json.dumps(DUPLICATE).encode("ascii"), b'"ok"')
         if hit and FAULT == "not_json":
             data = b"this is not JSON at all\n"
         if hit and FAULT == "bad_utf8":

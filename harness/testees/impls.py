@@ -31,6 +31,7 @@ import importlib
 import json
 import os
 import platform
+import re
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -125,8 +126,39 @@ class Implementation:
         return contract in self.contracts
 
 
+PLACEHOLDERS = ("python", "root", "here")  # {python}: the reading interpreter, {root}: the project, {here}: its folder
+# A {name} the expansion would leave as it is; "${name}" is the shell's (a command may run `sh -c '... ${HOME}'`).
+_PLACEHOLDER = re.compile(r"(?<!\$)\{([A-Za-z_][A-Za-z0-9_.-]*)\}")
+
+
 def _expand(text: str, here: Path) -> str:
     return text.replace("{python}", sys.executable).replace("{root}", str(ROOT)).replace("{here}", str(here))
+
+
+def _expanded_fields(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """Every string of a declaration whose placeholders are expanded, with where it is (``start/command/2``)."""
+    start = data.get("start", {})
+    found = [(f"start/command/{i}", text) for i, text in enumerate(start.get("command", []))]
+    found += [(f"start/env/{key}", text) for key, text in start.get("env", {}).items()]
+    found += [(f"build/{i}/{j}", text) for i, command in enumerate(data.get("build", []))
+              for j, text in enumerate(command)]
+    found += [(f"bare_bench/{i}", text) for i, text in enumerate(data.get("bare_bench", []))]
+    if isinstance(data.get("expected"), str):
+        found.append(("expected", data["expected"]))
+    return found
+
+
+def _check_placeholders(path: Path, data: dict[str, Any]) -> None:
+    """A ``{name}`` that is no placeholder (``{pyhton}``, ``{ROOT}``) would reach the command as it is: the
+    declaration is broken, the field and the placeholder named."""
+    for where, text in _expanded_fields(data):
+        for match in _PLACEHOLDER.finditer(text):
+            name = match.group(1)
+            if name not in PLACEHOLDERS:
+                known = ", ".join(f"{{{known}}}" for known in PLACEHOLDERS)
+                raise DeclarationError(
+                    f"{path}: field {where}: unknown placeholder {{{name}}} in {text!r}"
+                    f"{did_you_mean(name.lower(), PLACEHOLDERS)}; fix: use one of {known} (docs/implementers.md)")
 
 
 def _fix(error: jsonschema.ValidationError) -> str:
@@ -170,6 +202,7 @@ def _load(path: Path) -> Implementation:
     if data["name"] != path.stem:
         raise DeclarationError(f"{path}: field name: {data['name']!r} is not the file name {path.stem!r}; fix: "
                                "rename the file or the implementation")
+    _check_placeholders(path, data)
     here = path.parent
     start = data["start"]
     served, unknown = served_ops(data.get("ops"))

@@ -74,16 +74,22 @@ PARITY_SUITES = ("suites/parity",)
 
 # The Pythons the project supports (pyproject.toml's requires-python and classifiers; the reference's
 # declaration names each one's Unicode version): `nox -s parity` runs on each, as parity-3.11, parity-3.12,
-# parity-3.13, interpreters found as nox finds them (python3.X on PATH). The first is the default: its parity run
-# writes to reports/, each other Python's to reports/python-3.X/. The other sessions run on nox's own Python
-# (the one the README's set-up made .tools/ with); `nox -s tests --force-python 3.13` runs the tests on another.
+# parity-3.13, interpreters found as nox finds them (python3.X on PATH), and where nox does not look: pyenv's and
+# uv's installs (parity_plan.find_python), linked into .nox/pythons/ as python3.X, which goes last on PATH here,
+# before nox resolves any session's interpreter. The first is the default: its parity run writes to reports/, each
+# other Python's to reports/python-3.X/. The other sessions run on nox's own Python (the one the README's set-up
+# made .tools/ with); `nox -s tests --force-python 3.13` runs the tests on another.
 PYTHONS = ("3.11", "3.12", "3.13")
 DEFAULT_PYTHON = PYTHONS[0]
+PYTHON_LINKS = ROOT / ".nox" / "pythons"
+FOUND_PYTHONS = parity_plan.link_pythons(PYTHONS, PYTHON_LINKS)
+os.environ["PATH"] = parity_plan.path_with(PYTHON_LINKS, os.environ.get("PATH", ""))
 
 nox.options.sessions = ["tests"]
 nox.options.reuse_existing_virtualenvs = True
 # A Python of the matrix that cannot be found fails the run on CI (CI=true) or with PARITY_REQUIRE_PYTHONS=1;
-# elsewhere its session is skipped, and nox's summary names it.
+# elsewhere its session is skipped, nox's summary names it, and the run's parity-ran.json records it ("not found":
+# its verdict says "partial matrix", harness/cli/views.py).
 nox.options.error_on_missing_interpreters = (os.environ.get("CI", "").lower() == "true"
                                              or os.environ.get("PARITY_REQUIRE_PYTHONS") == "1")
 
@@ -229,7 +235,7 @@ def report(session: nox.Session) -> None:
     new)."""
     _install_project(session)
     session.run("python", "-m", "harness", "report", "html", "--history", "reports/history", *session.posargs,
-                success_codes=[0, 1])
+                success_codes=[0, 1, 3])  # 3: a partial matrix (a Python of it not run)
 
 
 @nox.session
@@ -307,13 +313,49 @@ def parity(session: nox.Session) -> None:
     reports.mkdir(parents=True, exist_ok=True)
     ran = reports / parity_plan.REPORTS["--ran-report"]
     ran.unlink(missing_ok=True)
-    session.run("python", "-m", "pytest", *parity_plan.pytest_args(names, PARITY_SUITES, reports), *extra,
-                env={"HYPOTHESIS_PROFILE": "ci"})
+    python = getattr(session, "python", None)
+    python = python if isinstance(python, str) else DEFAULT_PYTHON
+    record = _matrix(session, python)
+    try:
+        session.run("python", "-m", "pytest", *parity_plan.pytest_args(names, PARITY_SUITES, reports), *extra,
+                    env={"HYPOTHESIS_PROFILE": "ci"})
+    finally:  # a failing run records its matrix too
+        parity_plan.record_matrix(ran, record)
     problems = parity_plan.check_ran(ran, names)  # every implementation asked for was tested, not just built
     if problems:
         session.error("; ".join(problems))
-    python = getattr(session, "python", None) or DEFAULT_PYTHON
     session.log(f"parity: ran on {', '.join(names)} with Python {python} ({ran.relative_to(ROOT)})")
+    missing = parity_plan.not_run(record)
+    if missing:
+        session.warn(f"partial matrix: Python {', '.join(missing)} not run (no interpreter found: not python3.X on "
+                     "PATH, nor pyenv's, nor uv's); recorded in " + str(ran.relative_to(ROOT)))
+
+
+def _matrix(session: nox.Session, python: str) -> dict[str, dict[str, str | None]]:
+    """Each Python of the matrix for this run's parity-ran.json (parity_plan.matrix): this session's, the ones this
+    nox run asked for too (its manifest: the parity-3.X sessions it selected), found or not, and the ones it did not
+    ask for. Without a manifest to read (another nox, a stand-in Session), every one counts as asked for."""
+    try:
+        manifest = session._runner.manifest  # nox has no public view of the sessions it selected
+        asked = {version for version in PYTHONS if f"parity-{version}" in manifest}
+    except Exception:  # noqa: BLE001 - any other nox: the conservative answer
+        asked = set(PYTHONS)
+    found = {version: FOUND_PYTHONS.get(version, (None, ""))[0] or _nox_finds(version) for version in PYTHONS}
+    return parity_plan.matrix(PYTHONS, python, asked | {python}, found)
+
+
+def _nox_finds(version: str) -> str | None:
+    """The interpreter nox's own discovery (python-discovery: version managers parity_plan.find_python does not
+    know) finds for `version`, or None."""
+    try:
+        from python_discovery import get_interpreter
+    except ImportError:
+        return None
+    try:
+        info = get_interpreter(version)
+    except Exception:  # noqa: BLE001 - a discovery that fails finds nothing
+        return None
+    return str(info.executable) if info is not None else None
 
 
 NODE_IMPLS = "reference,wasm,pyodide"  # parity-node's default: the Node testees, and the oracle they are judged by

@@ -923,7 +923,10 @@ def _report_html(args: argparse.Namespace) -> int:
           + (f", {len(baselines)} baseline(s)" if baselines else "") + f"); open file://{target.resolve()}")
     judged = page.verdict(run.sources, baselines, problems=run.problems)
     print(judged.line())
-    if judged.status:
+    if judged.state == "partial":
+        print(f"the page shows a {judged.partial} (exit status {judged.status}: a Python of the parity matrix was "
+              "asked for and not found, so its implementations never started)")
+    elif judged.status:
         print("the page shows something new (a failing case or test, a new class, a finding, an expected-list "
               "problem, a new change since a baseline, a report of the run missing) or a part that checked nothing "
               "(exit status 1)")

@@ -512,7 +512,7 @@ def summary_section(sources: Sequence[Source], merged: dict[str, Any] | None, im
         if findings:
             cells.append(badge(f"{findings} finding(s)", "fail"))
         rows.append(f"<li{attrs(data_impl=name)}><b>{escape(name)}</b> {' '.join(cells)}</li>")
-    head = badge(judged.headline, "pass" if judged.state == "agree" else "fail")
+    head = badge(judged.headline, {"agree": "pass", "partial": "skip"}.get(judged.state, "fail"))  # partial: not green
     checked = (f"<p class='evidence'>Checked: {escape(views.amount(judged.evidence))}, from "
                f"{escape(views.counted(len(judged.parts), 'report'))}.</p>")
     reasons = "".join(f"<li>{escape(reason)}</li>" for reason in judged.reasons)

@@ -326,6 +326,7 @@ class Part:
     evidence: dict[str, int]
     red: list[str] = field(default_factory=list)
     uncounted: bool = False
+    not_run: list[str] = field(default_factory=list)  # Pythons of the parity matrix asked for and not run (X.Y)
 
     @property
     def empty(self) -> bool:
@@ -348,7 +349,9 @@ class Part:
 class Verdict:
     """The verdict of a run from every report of it: red when any part is red or the run lacks a report it
     always writes (``problems``); "nothing checked" when a part checked nothing (or only parity reports, which
-    count nothing themselves, and no test); else "all agree", on the evidence named."""
+    count nothing themselves, and no test); else "partial matrix" when a Python of the parity matrix was asked for
+    and not run (no interpreter found: its part checked nothing); else "all agree", on the evidence named. A
+    partial matrix is named in every headline, red or not."""
 
     parts: list[Part]
     problems: list[str] = field(default_factory=list)
@@ -383,32 +386,52 @@ class Verdict:
         return out
 
     @property
+    def not_run(self) -> list[str]:
+        """The Pythons of the parity matrix some part's run asked for and did not run, each once, in order."""
+        versions = {version for part in self.parts for version in part.not_run}
+        return sorted(versions, key=lambda version: tuple(int(n) if n.isdigit() else 0 for n in version.split(".")))
+
+    @property
     def state(self) -> str:
-        """``red``, ``empty`` or ``agree``."""
-        return "red" if self.red else "empty" if self.empty else "agree"
+        """``red``, ``empty``, ``partial`` or ``agree``."""
+        return "red" if self.red else "empty" if self.empty else "partial" if self.not_run else "agree"
 
     @property
     def status(self) -> int:
-        from harness.model.status import AGREE, FOUND
+        """0 all agree; 1 something new or nothing checked; 3 a partial matrix (its Pythons' implementations
+        were asked for and never started: "a requested implementation could not be built or started")."""
+        from harness.model.status import AGREE, FOUND, UNAVAILABLE
 
-        return AGREE if self.state == "agree" else FOUND
+        return {"agree": AGREE, "partial": UNAVAILABLE}.get(self.state, FOUND)
+
+    @property
+    def partial(self) -> str:
+        """``partial matrix: 3.12, 3.13 not run``, or "" for a whole one."""
+        return f"partial matrix: {', '.join(self.not_run)} not run" if self.not_run else ""
 
     @property
     def headline(self) -> str:
-        """``all agree on 1 input``, ``something new``, ``nothing checked``."""
+        """``all agree on 1 input``, ``something new``, ``nothing checked``, ``partial matrix: 3.12 not run; the
+        rest agree on ...`` (a red or empty one names a partial matrix too)."""
         if self.state == "agree":
             return "all agree " + on(self.evidence)
-        return "something new" if self.state == "red" else "nothing checked"
+        if self.state == "partial":
+            return f"{self.partial}; the rest agree " + on(self.evidence)
+        head = "something new" if self.state == "red" else "nothing checked"
+        return f"{head}; {self.partial}" if self.partial else head
 
     @property
     def reasons(self) -> list[str]:
-        return self.red if self.state == "red" else self.empty if self.state == "empty" else []
+        reasons = self.red if self.state == "red" else self.empty if self.state == "empty" else []
+        return reasons + [f"{part.path}: Python {version} of the parity matrix was asked for and not run (no "
+                          "interpreter found; its session was skipped)"
+                          for part in self.parts for version in part.not_run]
 
     def line(self, fmt: str = "text") -> str:
         """The verdict as one line (Markdown: the headline bold), then its reasons, each made printable."""
         head = f"**verdict: {self.headline}**" if fmt == "markdown" else f"verdict: {self.headline}"
         tail = f" (from {counted(len(self.parts), 'report')})"
-        if self.state != "agree":
+        if self.state not in ("agree", "partial"):  # a partial one's headline names what the rest agree on
             tail = f"; checked {amount(self.evidence)} (from {counted(len(self.parts), 'report')})"
         lines = [printable(head + tail)]
         lines += [printable(("- " if fmt == "markdown" else "  - ") + reason) for reason in self.reasons]

@@ -27,7 +27,8 @@ STATUSES = {
            "(stale, unexpectedly passing)",
     USAGE: "a usage or configuration error: an unknown op or implementation, bad arguments, a malformed "
            "declaration, expected list, report, baseline or checkpoint (named, with its problem)",
-    UNAVAILABLE: "a requested implementation could not be built or started",
+    UNAVAILABLE: "a requested implementation could not be built or started (report show and html: a partial "
+                 "matrix, a Python of the parity matrix asked for and not found, its implementations never started)",
     INTERRUPTED: "interrupted (Ctrl-C, or the reader of its output went away: `| head`; a sweep resumes from "
                  "its checkpoint)",
     INTERNAL: "an internal error: the harness failed (a bug in the harness, not a verdict about any "

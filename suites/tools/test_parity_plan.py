@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -141,8 +142,127 @@ def test_the_parity_session_uses_the_plan() -> None:
     assert {"parity_plan.select", "_declared"} <= calls("_impls_from_posargs")
     assert {"parity_plan.build", "_declared"} <= calls("_build_impls")
     assert "parity_plan.read_declarations" in calls("_declared")  # the harness's reader, nowhere else
+    # the matrix: each run's counts record it (a failing run's too: in a finally), from the interpreters found
+    assert {"_matrix", "parity_plan.record_matrix"} <= calls("parity")
+    assert "parity_plan.matrix" in calls("_matrix")
+    recorded = [node for node in ast.walk(functions["parity"]) if isinstance(node, ast.Try)
+                and any("record_matrix" in ast.unparse(stmt) for stmt in node.finalbody)]
+    assert recorded and "pytest" in ast.unparse(recorded[0].body[0]), "the matrix is recorded whatever pytest did"
+    module = [ast.unparse(node) for node in tree.body]
+    assert any("parity_plan.link_pythons(PYTHONS" in line for line in module)  # at load: before nox resolves
+    assert any("os.environ['PATH'] = parity_plan.path_with(PYTHON_LINKS" in line for line in module)
     order = [node.value.func.id for node in functions["parity"].body if isinstance(node, ast.Expr)
              and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)]
     assert order.index("_install_project") < order.index("_build_impls")  # the reader needs the project
     source = (ROOT / "noxfile.py").read_text()
     assert "\"implementations\"" not in source and "\"*.json\"" not in source  # no reader of its own
+
+
+# -- the Python matrix is never silently smaller (issue 49, item 12) --------------------------------------------
+
+def _fake_python(path: Path, says: str) -> Path:
+    """An interpreter that says it is Python `says` (X.Y) when asked its version (find_python runs each found)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"#!/bin/sh\necho {says}\n")
+    path.chmod(0o755)
+    return path
+
+
+def _bare_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """An environment whose PATH holds no Python (as .ci/run strips pyenv's) and whose home is tmp_path/home."""
+    empty = tmp_path / "empty-bin"
+    empty.mkdir(exist_ok=True)
+    return {"PATH": str(empty), "HOME": str(tmp_path / "home"), **extra}
+
+
+def test_pyenv_pythons_off_path_are_found_newest_release_first(tmp_path: Path) -> None:
+    """pyenv's interpreters (~/.pyenv/versions/X.Y.Z/bin/pythonX.Y), not on PATH: the newest release by number
+    (3.12.10 after 3.12.9), one that does not say its version passed over, a free-threaded or pre-release build
+    never taken; $PYENV_ROOT first."""
+    versions = tmp_path / "home" / ".pyenv" / "versions"
+    _fake_python(versions / "3.12.9" / "bin" / "python3.12", "3.12")
+    newest = _fake_python(versions / "3.12.10" / "bin" / "python3.12", "3.12")
+    _fake_python(versions / "3.12.11" / "bin" / "python3.12", "3.11")  # broken: not what its name says
+    _fake_python(versions / "3.12.12t" / "bin" / "python3.12", "3.12")  # free-threaded: another build
+    _fake_python(versions / "3.12-dev" / "bin" / "python3.12", "3.12")
+    env = _bare_env(tmp_path)
+    assert parity_plan.find_python("3.12", env) == (str(newest), f"pyenv ({tmp_path / 'home' / '.pyenv'})")
+    assert parity_plan.find_python("3.13", env) == (None, "")
+    other = _fake_python(tmp_path / "elsewhere" / "versions" / "3.13.0" / "bin" / "python3.13", "3.13")
+    env["PYENV_ROOT"] = str(tmp_path / "elsewhere")
+    assert parity_plan.find_python("3.13", env)[0] == str(other)
+    on_path = _fake_python(tmp_path / "empty-bin" / "python3.12", "3.12")  # on PATH: nox finds it itself
+    assert parity_plan.find_python("3.12", env) == (str(on_path), "PATH")
+
+
+def test_uv_pythons_off_path_are_found(tmp_path: Path) -> None:
+    """uv's: `uv python find --system X.Y` when uv is on PATH (no download), else its install folder."""
+    data = tmp_path / "home" / ".local" / "share" / "uv" / "python"
+    managed = _fake_python(data / "cpython-3.13.1-linux-x86_64-gnu" / "bin" / "python3.13", "3.13")
+    _fake_python(data / "cpython-3.13.2+freethreaded-linux-x86_64-gnu" / "bin" / "python3.13", "3.13")
+    env = _bare_env(tmp_path)
+    assert parity_plan.find_python("3.13", env) == (str(managed), f"uv ({data})")
+    told = _fake_python(tmp_path / "uv-said" / "python3.13", "3.13")
+    uv = tmp_path / "empty-bin" / "uv"
+    uv.write_text(f"#!/bin/sh\n[ \"$UV_PYTHON_DOWNLOADS\" = never ] && [ \"$*\" = 'python find --system 3.13' ] "
+                  f"&& echo {told}\n")
+    uv.chmod(0o755)
+    assert parity_plan.find_python("3.13", env) == (str(told), "uv python find")
+    assert parity_plan.find_python("3.12", env) == (None, "")
+
+
+def test_pythons_found_off_path_are_linked_by_their_versioned_names(tmp_path: Path) -> None:
+    """link_pythons puts each one found off PATH into a folder as pythonX.Y, which path_with puts last on PATH:
+    nox then finds it as it finds any, and the sessions keep their names (parity-3.12). One on PATH is not linked;
+    one no longer found is unlinked."""
+    pyenv = _fake_python(tmp_path / "home" / ".pyenv" / "versions" / "3.12.1" / "bin" / "python3.12", "3.12")
+    on_path = _fake_python(tmp_path / "empty-bin" / "python3.11", "3.11")
+    links = tmp_path / "links"
+    env = _bare_env(tmp_path)
+    found = parity_plan.link_pythons(("3.11", "3.12", "3.13"), links, env)
+    assert found == {"3.11": (str(on_path), "PATH"), "3.12": (str(pyenv), f"pyenv ({tmp_path / 'home' / '.pyenv'})"),
+                     "3.13": (None, "")}
+    path = parity_plan.path_with(links, env["PATH"])
+    assert path.split(os.pathsep) == [env["PATH"], str(links)]
+    assert parity_plan.path_with(links, path) == path  # once
+    assert Path(str(shutil.which("python3.12", path=path))).resolve() == pyenv
+    assert shutil.which("python3.11", path=path) == str(on_path) and shutil.which("python3.13", path=path) is None
+    # found again with the links on PATH already: the same, never the link itself
+    assert parity_plan.link_pythons(("3.12",), links, {**env, "PATH": path})["3.12"][0] == str(pyenv)
+    shutil.rmtree(tmp_path / "home")
+    assert parity_plan.link_pythons(("3.12",), links, env)["3.12"] == (None, "")
+    assert not (links / "python3.12").is_symlink()
+    # a folder it cannot link into: not found (nox would not find it either), and why
+    _fake_python(tmp_path / "home" / ".pyenv" / "versions" / "3.12.1" / "bin" / "python3.12", "3.12")
+    (tmp_path / "a-file").write_text("")
+    python, why = parity_plan.link_pythons(("3.12",), tmp_path / "a-file" / "links", env)["3.12"]
+    assert python is None and "but not linked into" in why
+
+
+def test_the_matrix_is_recorded_in_the_runs_counts(tmp_path: Path) -> None:
+    """Each Python of the matrix in parity-ran.json: this run's, the ones this nox run asked for (found: their own
+    sessions; not found: skipped, a partial matrix), the ones it did not ask for; the report still validates."""
+    record = parity_plan.matrix(("3.11", "3.12", "3.13"), "3.11", {"3.11", "3.12", "3.13"},
+                                {"3.11": "/usr/bin/python3.11", "3.12": None, "3.13": None})
+    assert record == {"3.11": {"state": "this run", "interpreter": "/usr/bin/python3.11"},
+                      "3.12": {"state": "not found", "interpreter": None},
+                      "3.13": {"state": "not found", "interpreter": None}}
+    assert parity_plan.not_run(record) == ["3.12", "3.13"]
+    one = parity_plan.matrix(("3.11", "3.12", "3.13"), "3.12", {"3.12"}, {"3.12": "/p/python3.12"})
+    assert [got["state"] for got in one.values()] == ["not asked", "this run", "not asked"]
+    assert parity_plan.not_run(one) == []  # `nox -s parity-3.12` asked for one: not a partial matrix
+    found = parity_plan.matrix(("3.11", "3.12"), "3.11", {"3.11", "3.12"}, {"3.11": "/a", "3.12": "/b"})
+    assert found["3.12"]["state"] == "own session"
+    ran = tmp_path / "parity-ran.json"
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "suites/parity/test_fixtures.py", "-k", "norm-ascii-lowercase", "--impl=reference",
+                           f"--ran-report={ran}"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    parity_plan.record_matrix(ran, record)
+    written = json.loads(ran.read_text())
+    assert written["matrix"] == record and written["counts"]["reference"]["passed"] >= 1
+    assert problems(written) == []
+    assert problems({**written, "matrix": {"3.12": {"state": "skipped", "interpreter": None}}}) != []
+    parity_plan.record_matrix(tmp_path / "missing.json", record)  # no counts written: left to check_ran
+    assert not (tmp_path / "missing.json").exists()

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.model import paths
+from harness.model import paths, untrusted
 from harness.model.unicode_info import age
 from harness.testees.testee import Testee
 
@@ -54,7 +54,8 @@ def load(path: Path = DEFAULT_FILE) -> tuple[str, list[tuple[str, ...]]]:
     """(the file's Unicode version, rows of the five columns as strings)."""
     version = ""
     rows = []
-    with bz2.open(path, "rt", encoding="utf-8") as handle:
+    with untrusted.open_regular(path, "normalization test file") as raw, \
+            bz2.open(raw, "rt", encoding="utf-8") as handle:  # a regular file, its size bounded (untrusted.LIMITS)
         for line in handle:
             if line.startswith("# NormalizationTest-"):
                 version = line.split("-", 1)[1].split(".txt")[0]

@@ -19,7 +19,6 @@ from harness.model import files, schemas, untrusted
 
 SCHEMA = "run-summary-v1"
 KEEP = 10  # the runs a page shows by default
-MAX_BYTES = 16 << 20  # a summary is a few KB per hundred classes
 
 
 @dataclass(frozen=True)
@@ -45,7 +44,7 @@ def read(folder: Path, keep: int = KEEP) -> Past:
     their runs; BadDocument naming a file that is not a run summary."""
     found = []
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        document = untrusted.read_document(path, "run summary", max_bytes=MAX_BYTES)
+        document = untrusted.read_document(path, "run summary")  # within untrusted.LIMITS
         problems = schemas.problems(document) if document.get("schema") == SCHEMA else [
             f"schema {document.get('schema')!r}, not {SCHEMA!r}"]
         if problems:
@@ -71,7 +70,7 @@ def write(folder: Path, summary: dict[str, Any]) -> Path:
     problems = schemas.problems(summary)
     if problems:  # the harness's own document: its bug, never the user's
         raise RuntimeError(f"a run summary that breaks its schema: {'; '.join(problems[:3])}")
-    folder.mkdir(parents=True, exist_ok=True)
+    files.make_folder(folder, "the folder of run summaries")
     path = folder / name_of(summary)
     files.write_document(path, summary, replaces=(SCHEMA,), what="run summary")
     return path

@@ -44,7 +44,6 @@ DIVERGENCE_SCHEMAS = Kind.DIVERGENCES.schemas
 RESULTS_SCHEMA, = Kind.RESULTS.schemas
 RAN_SCHEMA, = Kind.RAN.schemas  # nox -s parity: tests passed, failed, skipped per implementation (suites/conftest.py)
 JUNIT_SCHEMA, = Kind.JUNIT.schemas
-JUNIT_MAX_BYTES = 256 << 20  # the largest JUnit file read (a parity run's is a few MB)
 
 
 # Every kind of row, in the order a diff shows them.
@@ -240,7 +239,7 @@ def read(path: Any) -> dict[str, Any]:
 
     if Path(path).suffix == ".xml":
         return read_junit(Path(path))
-    data = untrusted.read_bounded(Path(path), "report", untrusted.MAX_FILE_BYTES)
+    data = untrusted.read_bounded(Path(path), "report")  # a regular file within untrusted.LIMITS["report"]
     if data.lstrip()[:1] == b"<":
         return read_junit(Path(path), data)
     try:  # bounded and strict: a report is a file anybody can hand over (too big, too deep, NaN, a BOM: refused)
@@ -262,17 +261,17 @@ def read_junit(path: Path, data: bytes | None = None) -> dict[str, Any]:
     """A pytest JUnit XML file as a ``junit-xml`` document: how many tests, passed, failed, errored and were
     skipped (counted from its test cases, and never fewer failures or errors than its suites claim), each
     failing or erroring test with its message, the suites' properties (session, commit) and the first suite's
-    start. Read with a size bound (``JUNIT_MAX_BYTES``); a DOCTYPE or an entity declaration is refused (a
+    start. Read with a size bound (``untrusted.LIMITS``); a DOCTYPE or an entity declaration is refused (a
     JUnit file has none, and entities are how XML grows); BadDocument names the file and the problem."""
     import xml.etree.ElementTree as ElementTree
 
-    from harness.model.untrusted import BadDocument, read_bounded
+    from harness.model.untrusted import BadDocument, limit_of, read_bounded
 
     what = "JUnit XML file"
     if data is None:
-        data = read_bounded(path, what, JUNIT_MAX_BYTES)
-    elif len(data) > JUNIT_MAX_BYTES:
-        raise BadDocument(f"{path}: not a {what}: {len(data):,} bytes, more than the limit of {JUNIT_MAX_BYTES:,}")
+        data = read_bounded(path, what)
+    elif len(data) > limit_of(what):
+        raise BadDocument(f"{path}: not a {what}: {len(data):,} bytes, more than the limit of {limit_of(what):,}")
     if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
         raise BadDocument(f"{path}: not a {what}: it has a DOCTYPE or an entity declaration (a JUnit file has none)")
     try:

@@ -40,8 +40,9 @@ from harness.cli.html import PageContext, Source, attrs, badge, code, data_block
 from harness.cli.reports.divergences import expected_notes, run_name, seen_classes
 from harness.cli.reports.results import merged_results, results_part
 from harness.model import envelope, untrusted
-from harness.model.files import atomic_write
+from harness.model.files import atomic_write, make_folder
 from harness.model.printable import printable_block
+from harness.model.status import UsageError
 
 ASSETS = Path(__file__).with_name("page_assets")  # page.css and page.js, inlined into the page
 GENERATOR = "memgate-parity report html"  # the page's generator meta (harness/tools/reports_check.py knows it by it)
@@ -109,10 +110,10 @@ def latest_reports(directory: Path) -> list[Path]:
         if path.suffix == ".xml":
             found.append(path)
             continue
-        try:  # the untrusted reader: a file nested too deep is skipped like any other that is not a report
-            schema = untrusted.loads(path.read_bytes(), want=dict, max_bytes=untrusted.MAX_FILE_BYTES,
-                                    max_depth=untrusted.DOCUMENT_DEPTH).get("schema")
-        except (OSError, ValueError):
+        try:  # the untrusted reader: a file nested too deep, too big or no regular file (a FIFO: never waited
+            # on) is skipped like any other that is not a report
+            schema = untrusted.read_document(path, "report").get("schema")
+        except ValueError:
             continue
         if schema in RUN_SCHEMAS:
             found.append(path)
@@ -615,10 +616,14 @@ def _check_replaceable_page(target: Path) -> None:
 
     if not target.exists() and not target.is_symlink():
         return
-    try:
-        head = target.read_bytes()[:4096].decode("ascii", "replace") if target.is_file() else ""
-    except OSError as exc:
-        raise NotADocument(f"{target}: cannot look at it before replacing it: {exc.strerror or exc}") from None
+    head = ""
+    if target.is_file():  # its first 4 KB, from a regular file only (never waits on a FIFO)
+        try:
+            with untrusted.open_regular(target, "page", max_bytes=1 << 62) as handle:
+                head = handle.read(4096).decode("ascii", "replace")
+        except (OSError, ValueError) as exc:
+            raise NotADocument(f"{target}: cannot look at it before replacing it: "
+                               f"{getattr(exc, 'strerror', None) or exc}") from None
     if not is_own_page(head):
         raise NotADocument(f"{target}: not a page this project wrote (no generator meta '{GENERATOR}'); the "
                            "harness writes a page only over one of its own: move it away or name another --out")
@@ -629,6 +634,9 @@ def write(out: Path, sources: Sequence[Source], baselines: Sequence[Source] = ()
     """Write the page as ``out/index.html`` (atomically); its path. ``history_dir``: the page shows the last
     ``keep`` runs kept there (this run's own summary, kept before, aside) and keeps this run's summary there."""
     target = out / "index.html"
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{out}: a file, not a folder; the page is written into a folder ({out}/index.html): "
+                         "name a folder (new or the page's own) with -o")
     _check_replaceable_page(target)
     past = now = None
     if history_dir is not None:
@@ -636,7 +644,7 @@ def write(out: Path, sources: Sequence[Source], baselines: Sequence[Source] = ()
         past = history.read(history_dir, keep + 1)
         own = history.name_of(now)
         past = history.Past([(path, summary) for path, summary in past.runs if path.name != own][-keep:])
-    out.mkdir(parents=True, exist_ok=True)
+    make_folder(out, "the page's folder")
     # ASCII on disk (atomic_write's contract): a character outside it becomes a numeric reference.
     html = render(sources, baselines, problems=problems, notes=notes, past=past, now=now)
     atomic_write(target, html.encode("ascii", "xmlcharrefreplace").decode("ascii"))

@@ -307,9 +307,9 @@ def _document(impl: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
 def _write(path: Path, document: dict[str, Any]) -> None:
     """Write a list, only over a file that is one already (files.check_replaceable: never another file)."""
     text = json.dumps(document, indent=2, ensure_ascii=True) + "\n"
-    try:
-        unchanged = path.read_text(encoding="utf-8") == text
-    except (OSError, UnicodeDecodeError):
+    try:  # never waits on a FIFO; what is not a list is refused by atomic_write's check below
+        unchanged = untrusted.read_bounded(path, WHAT) == text.encode("ascii")
+    except BadDocument:
         unchanged = False
     if not unchanged:
         atomic_write(path, text, replaces=KINDS, what=WHAT)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from harness.model import untrusted
 from harness.model.families import Family
 from harness.model.registry import JSON_RULES
 
@@ -55,9 +56,9 @@ def problems(family: Family, path: Path | None = None) -> list[str]:
     if path is None:
         return []
     where = f"op family {family.name}: its contract {path}"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+    try:  # a regular file within its limit (untrusted.LIMITS): a FIFO or a device is refused, never waited on
+        text = untrusted.read_bounded(path, "contract").decode("utf-8")
+    except (untrusted.BadDocument, UnicodeDecodeError) as exc:
         return [f"{where} cannot be read ({exc}); fix: name the family's specification in its \"contract\""]
     tables = step_tables(text)
     wanted = declared(family)

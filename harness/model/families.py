@@ -32,7 +32,6 @@ ENV = "PARITY_FAMILIES"
 OWN = paths.resource("families")  # the harness's own families (memgate)
 PLACEHOLDER = re.compile(r"\{c(?::([a-z]+))?\}")
 PLACEHOLDERS = ("{c}", "{c:json}", "{c:u}")  # a template's swept value: as it is, inside a JSON string, as \u escapes
-MAX_BYTES = 4 * 1024 * 1024
 
 
 class FamilyError(UsageError, ValueError):
@@ -93,13 +92,12 @@ def _document(path: Path) -> dict[str, Any]:
     from harness.model import untrusted  # the strict reader: no duplicate keys, no NaN, bounded
 
 
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise _fail(path, "(file)", f"cannot be read ({exc.strerror or exc})",
-                    f"name an existing family file in {ENV}, or remove it") from None
-    if len(data) > MAX_BYTES:
-        raise _fail(path, "(file)", f"{len(data)} bytes, over the limit of {MAX_BYTES}", "split the family")
+    try:  # a regular file within its limit (untrusted.LIMITS), else refused unread: a FIFO never blocks
+        data = untrusted.read_bounded(path, "family file")
+    except untrusted.BadDocument as exc:
+        problem = str(exc).removeprefix(f"{path}: ").removeprefix("not a family file: ")
+        raise _fail(path, "(file)", f"cannot be read ({problem})",
+                    f"name an existing family file (a regular file) in {ENV}, or remove it") from None
     try:
         document = untrusted.loads(data, unique_keys=True)
     except untrusted.Refused as exc:

@@ -4,10 +4,15 @@ A write that replaces a document names the kinds it may replace (``replaces``): 
 must be one of them (a JSON object whose ``"schema"`` is one of those values), or the write is refused with
 ``NotADocument`` (status 2, the file named) and the file is left as it was. So a path that points by mistake
 at a README, a source file or another kind of document is never overwritten.
+
+A write the system refuses (a full disk, a quota, a read-only file system, no permission, a file where a
+folder is due: ``WRITE_ERRORS``) is ``WriteFailed`` (status 2) naming the path and the system's reason; the
+temporary file is removed and the file already there is left as it was.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import stat
@@ -22,6 +27,37 @@ from harness.model.status import UsageError
 
 class NotADocument(UsageError):
     """A write refused: the file it would replace is not a document of the kind being written (status 2)."""
+
+
+class WriteFailed(UsageError):
+    """A write the system refused (``WRITE_ERRORS``): the path and the reason named, nothing half-written (status 2)."""
+
+
+# What the system says when a write cannot be done where it was asked (the place, not the harness, is at
+# fault): any other OSError is the harness's own failure and stays one.
+WRITE_ERRORS = frozenset(getattr(errno, name) for name in (
+    "ENOSPC", "EDQUOT", "EROFS", "EACCES", "EPERM", "ENOTDIR", "EISDIR", "EEXIST", "ENOENT", "ENAMETOOLONG",
+    "EFBIG", "ELOOP", "EMLINK", "ETXTBSY", "EIO") if hasattr(errno, name))
+
+
+def _failed(path: Path, exc: OSError, doing: str) -> WriteFailed:
+    code = errno.errorcode.get(exc.errno or 0, exc.errno)
+    return WriteFailed(f"{path}: cannot {doing}: {exc.strerror or exc} ({code}); nothing was written there")
+
+
+def make_folder(path: Path, what: str = "folder") -> None:
+    """``path`` made a folder (with its parents) if it is not one: a file there, or a write the system refuses
+    (``WRITE_ERRORS``), is WriteFailed (status 2) naming it."""
+    if path.is_dir():
+        return
+    if path.exists() or path.is_symlink():
+        raise WriteFailed(f"{path}: a file, not a folder, where {what} is due: name a folder, or move the file away")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        if exc.errno not in WRITE_ERRORS:
+            raise
+        raise _failed(path, exc, f"make {what} there") from None
 
 
 def check_replaceable(path: Path, replaces: Collection[str], what: str = "document") -> None:
@@ -61,8 +97,13 @@ def atomic_write(path: Path, text: str | bytes, *, replaces: Collection[str] | N
     ``check_replaceable``); None writes over whatever is there."""
     if replaces is not None:
         check_replaceable(path, replaces, what)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    make_folder(path.parent, f"the folder of the {what}")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        if exc.errno not in WRITE_ERRORS:
+            raise
+        raise _failed(path, exc, f"write the {what} (a temporary file next to it)") from None
     try:
         with (os.fdopen(fd, "wb") if isinstance(text, bytes)
               else os.fdopen(fd, "w", encoding="ascii", newline="\n")) as handle:
@@ -71,8 +112,10 @@ def atomic_write(path: Path, text: str | bytes, *, replaces: Collection[str] | N
             os.fsync(handle.fileno())
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.errno in WRITE_ERRORS:
+            raise _failed(path, exc, f"write the {what}") from None
         raise
 
 

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
+from harness.model import untrusted
 from harness.model.paths import DATA
 from harness.model.status import UsageError
 
@@ -103,7 +104,7 @@ def table(version: str) -> Table:
     if not path.is_file():
         raise MissingTable(f"no Unicode table for {version} in {TABLES} (python -m harness.tools.make_unicode_tables "
                            f"--versions {version}); have: {', '.join(available()) or 'none'}")
-    document = json.loads(path.read_text(encoding="ascii"))
+    document = json.loads(untrusted.read_bounded(path, "Unicode table").decode("ascii"))  # a regular file, bounded
     norm, case = document["normalization"], document["case_mapping"]
     composites: dict[int, list[int]] = {}
     canonical = None if norm is None else {int(cp): tuple(parts) for cp, parts in norm["canonical"].items()}

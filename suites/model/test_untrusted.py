@@ -253,15 +253,15 @@ def test_every_file_reader_looks_at_the_size_first(tmp_path: Path, monkeypatch: 
 
     big = tmp_path / "big.json"
     big.write_text('{"schema": "x", "pad": "' + "a" * 200 + '"}', encoding="utf-8")
-    monkeypatch.setattr(untrusted, "MAX_FILE_BYTES", 100)
+    monkeypatch.setitem(untrusted.LIMITS, "report", 100)
     with pytest.raises(untrusted.BadDocument, match=r"big\.json: not a report: .* more than the limit of 100"):
         rundiff.read(big)
     with pytest.raises(untrusted.BadDocument, match="more than the limit of 100"):
         untrusted.read_document(big, "report", max_bytes=100)
     junit = tmp_path / "j.xml"
     junit.write_text("<testsuites>" + " " * 200 + "</testsuites>", encoding="utf-8")
-    monkeypatch.setattr(untrusted, "MAX_FILE_BYTES", 1000)
-    monkeypatch.setattr(rundiff, "JUNIT_MAX_BYTES", 100)
+    monkeypatch.setitem(untrusted.LIMITS, "report", 1000)
+    monkeypatch.setitem(untrusted.LIMITS, "JUnit XML file", 100)
     with pytest.raises(untrusted.BadDocument, match="JUnit XML file: .*more than the limit of 100"):
         rundiff.read(junit)  # told by its name
     with pytest.raises(untrusted.BadDocument, match="JUnit XML file: .*more than the limit of 100"):

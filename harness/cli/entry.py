@@ -21,6 +21,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from harness.model import settings  # noqa: F401 - its check of every PARITY_* joins the preflight of every subcommand
 from harness.model.names import did_you_mean
 from harness.model.project_option import take_project
 from harness.model.status import STATUSES, USAGE, UsageError, exit_with, preflight

@@ -18,7 +18,8 @@ The command line's numbers have their ranges here too (``OPTIONS``: ``fuzz --sec
 checked before a command runs (harness/cli/main.py ``check_budgets``). README.md, section "Settings", renders both
 tables (``markdown``, ``options_markdown``); suites/model/test_settings.py keeps them the same.
 
-This module reads the standard library and the model only: the noxfile may import it.
+This module reads the standard library and the model only: the noxfile may import it. It imports harness.model.paths
+only when it reads the project's file, so importing it does not fix the project before ``--project`` is taken.
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.model import paths
 from harness.model.names import did_you_mean
 from harness.model.printable import printable
 from harness.model.status import PREFLIGHT, UsageError
@@ -204,6 +204,8 @@ def from_pyproject(setting: Setting, value: Any, where: str) -> Any:
 
 def pyproject_file() -> Path | None:
     """The checked project's pyproject.toml, or None (no project found, or it has none)."""
+    from harness.model import paths  # here: importing this module must not fix the project before --project is taken
+
     if paths.PROBLEM:
         return None
     path = paths.ROOT / "pyproject.toml"

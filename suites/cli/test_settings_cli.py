@@ -18,10 +18,15 @@ ROOT = Path(__file__).resolve().parents[2]
 LIMIT = 60  # seconds: a run past this is a hang (each case below ends in about a second)
 
 
-def _harness(argv: list[str], extra_env: dict[str, str], cwd: Path = ROOT) -> tuple[int, str]:
+PYTHON_M = [sys.executable, "-m", "harness"]
+MEMGATE_PARITY = [sys.executable, "-c", "from harness.cli.entry import run; run()"]  # the console script
+
+
+def _harness(argv: list[str], extra_env: dict[str, str], cwd: Path = ROOT,
+             launcher: list[str] = PYTHON_M) -> tuple[int, str]:
     env = {key: value for key, value in os.environ.items() if key not in settings.BY_ENV}
     env.update(extra_env)
-    done = subprocess.run([sys.executable, "-m", "harness", *argv], cwd=cwd, env=env, capture_output=True,
+    done = subprocess.run([*launcher, *argv], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=LIMIT, check=False)  # a hang fails the test: TimeoutExpired
     return done.returncode, done.stderr
 
@@ -57,13 +62,22 @@ def test_a_bad_number_stops_the_command_at_once(command: str, option: str, raw: 
     assert not (tmp_path / "out.json").exists()
 
 
-def test_a_bad_key_in_the_projects_pyproject_is_named(tmp_path: Path) -> None:
+@pytest.mark.parametrize("launcher", [PYTHON_M, MEMGATE_PARITY], ids=["python -m harness", "memgate-parity"])
+def test_a_bad_key_in_the_projects_pyproject_is_named(launcher: list[str], tmp_path: Path) -> None:
+    """The project --project names (from elsewhere: not the working directory's) is the one whose file is read."""
     project = tmp_path / "project"
     for folder in ("implementations", "fixtures"):
         (project / folder).mkdir(parents=True)
     (project / "pyproject.toml").write_text('[tool.memgate-parity]\nrequest-timout = 5\n', encoding="utf-8")
-    status, err = _harness(["--project", str(project), "impls"], {})
+    status, err = _harness(["--project", str(project), "impls"], {}, launcher=launcher)
     assert status == USAGE, err
     assert err.strip().splitlines() == [
         f"error: {project / 'pyproject.toml'} [tool.memgate-parity]: unknown key 'request-timout'; did you mean "
         "'request-timeout'? (its keys: request-timeout, startup-timeout, require-all, ci-examples)"], err
+
+
+def test_every_subcommand_of_memgate_parity_checks_the_settings_first(tmp_path: Path) -> None:
+    """A build or a tool, not only the harness's commands: PARITY_INSTALL_TOOLCHAIN=yes is named before
+    wasm_host/build.py reads it as "not 0"."""
+    status, err = _harness(["build", "wasm", "--check"], {"PARITY_INSTALL_TOOLCHAIN": "yes"}, launcher=MEMGATE_PARITY)
+    assert status == USAGE and err.strip() == "error: PARITY_INSTALL_TOOLCHAIN=yes: must be 0 or 1 (or unset)", err

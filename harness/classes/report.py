@@ -16,6 +16,7 @@ from harness.differential.explain import Divergence
 from harness.differential.outcomes import agreeing
 from harness.model import envelope, schemas
 from harness.model.files import write_document
+from harness.model.ledger import Ledger
 from harness.testees.findings import Findings
 
 SCHEMA = "divergence-report-v2"
@@ -28,11 +29,13 @@ def document(profile: str, versions: dict[str, dict[str, str]], divergences: lis
              unexpected_passes: list[dict[str, str]] | None = None, findings: list[dict[str, Any]] | None = None,
              cut: list[str] | None = None, taken_out: list[str] | None = None,
              batches_refused: dict[str, int] | None = None,
-             described: dict[str, dict[str, Any] | None] | None = None) -> dict[str, Any]:
+             described: dict[str, dict[str, Any] | None] | None = None,
+             ledger: Ledger | None = None) -> dict[str, Any]:
     """The report; ``described``: each implementation's self-description (envelope.descriptions; default:
     none known, a test double's); ``findings``: about testees (harness/testees/findings.py), never divergences;
     ``cut``: work the budget cut; ``taken_out``: implementations taken out of the run;
-    ``batches_refused``: testees that refuse batch lines (legitimate), counted."""
+    ``batches_refused``: testees that refuse batch lines (legitimate), counted; ``ledger``: the run's account
+    of its work (harness/model/ledger.py), in the envelope: the report is ``ok`` only when its work was done."""
     for divergence in divergences:
         if isinstance(divergence, Divergence) and agreeing(divergence.op, divergence.responses):
             raise ValueError(f"a {divergence.op} divergence ({divergence.cause}) whose recorded outputs agree: "
@@ -41,13 +44,13 @@ def document(profile: str, versions: dict[str, dict[str, str]], divergences: lis
     new = [record for record in records if record.new]
     return {
         "schema": SCHEMA,
-        "run": envelope.build(described if described is not None else dict.fromkeys(versions), seed),
+        "run": envelope.build(described if described is not None else dict.fromkeys(versions), seed, ledger),
         "profile": profile,
         "seed": seed,
         "implementations": versions,
         "examples": examples,
         "seconds": round(seconds, 3),
-        "ok": not new and not expected_problems and not findings,
+        "ok": not new and not expected_problems and not findings and (ledger is None or ledger.ok),
         "divergences": [record.to_json() for record in records],
         "findings": findings or [],
         "cut": cut or [],
@@ -131,7 +134,14 @@ def merged_document(reports: list[dict[str, Any]], records: list[ClassRecord]) -
     described = next((r["run"]["implementations"] for r in reports if "run" in r),
                      dict.fromkeys(base["implementations"]))
     seeds = {r.get("seed") for r in reports}
-    out["schema"], out["run"] = SCHEMA, envelope.build(described, seeds.pop() if len(seeds) == 1 else None)
+    ledgers = [envelope.ledger_of(r) for r in reports]
+    ledger = None
+    if all(part is not None for part in ledgers):  # a merge of reports that all kept one (else: none known)
+        ledger = Ledger(base.get("profile", "merge"), planned=0)
+        for part in ledgers:
+            assert part is not None
+            ledger.add(part)
+    out["schema"], out["run"] = SCHEMA, envelope.build(described, seeds.pop() if len(seeds) == 1 else None, ledger)
     out["divergences"] = [record.to_json() for record in records]
     out["examples"] = sum(r["examples"] for r in reports)
     out["seconds"] = round(sum(r["seconds"] for r in reports), 3)
@@ -149,7 +159,8 @@ def merged_document(reports: list[dict[str, Any]], records: list[ClassRecord]) -
     problems = list(dict.fromkeys(p for r in reports for p in expected_problems(r)))
     passes = {(p["impl"], p["id"]): p for r in reports for p in unexpected_passes(r)}
     out["expectedCheck"] = {"problems": problems, "unexpectedPasses": list(passes.values())}
-    out["ok"] = not any(record.new for record in records) and not out["findings"] and not problems
+    out["ok"] = (not any(record.new for record in records) and not out["findings"] and not problems
+                 and (ledger is None or ledger.ok))
     return out
 
 

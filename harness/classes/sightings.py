@@ -32,6 +32,8 @@ CLASSIFY_FIRST = 20  # examples of a (op, implementations, kinds) group classifi
 CLASSIFY_EVERY = 25  # then one in this many
 SHRINK_SECONDS = 60.0
 CAMPAIGN_FIRST_TASKS = 8  # a campaign classifies every disagreeing example of its first tasks, then samples
+# What became of a disagreeing example (Sightings.consider), for the run's ledger (harness/model/ledger.py).
+CLASSIFIED, NOT_REPRODUCED, NOT_CLASSIFIED = "classified", "not reproduced", "not classified"
 
 
 def campaign_classifies(number: int, index: int) -> bool:
@@ -58,12 +60,15 @@ class Sightings:
         self.shrunk_to: dict[tuple[Any, ...], list[ClassKey]] = {}  # first classification -> its classes
 
     def consider(self, impls: dict[str, Testee], op: str, args: dict[str, Any], responses: dict[str, dict[str, Any]],
-                 positions: dict[str, int], place_in_stream: tuple[int, int] | None = None) -> None:
+                 positions: dict[str, int], place_in_stream: tuple[int, int] | None = None) -> str:
         """One disagreeing example of the run (``impls``: the implementations still in it; ``place_in_stream``:
-        a campaign's (task number, index))."""
+        a campaign's (task number, index)). What became of it, for the run's ledger: CLASSIFIED (named, or
+        counted under its group's one cause by the sampling), NOT_REPRODUCED (it did not come again alone, or
+        came again between other implementations: findings), NOT_CLASSIFIED (the hard deadline had passed, or
+        an implementation it disagreed with was taken out of the run since)."""
         responses = {name: r for name, r in responses.items() if name in impls}
         if len(responses) < 2 or agreeing(op, responses):
-            return
+            return NOT_CLASSIFIED
         names, kinds = tuple(divergent(op, responses)), outcome_kinds(responses)
         # Classified per (op, implementations, outcome kinds); reported per class (ClassKey: op, the
         # implementations of one share, cause, detail, step): one bug shows with different codes on different
@@ -79,17 +84,17 @@ class Sightings:
                 causes.append(causes[0])
                 for key in self.shrunk_to[(*group, causes[0])]:
                     self.seen[key] += 1
-            return
+            return CLASSIFIED
         if time.monotonic() >= self.hard:
             self.not_classified += 1
-            return
+            return NOT_CLASSIFIED
         verdict = gate(impls, op, args, responses, self.findings, positions)
         if not verdict.reproduced:
             self.not_reproduced += 1
-            return
+            return NOT_REPRODUCED
         responses = verdict.responses
         if tuple(divergent(op, responses)) != names:
-            return  # came again, but between other implementations: counted in its own group next time
+            return NOT_REPRODUCED  # came again, but between other implementations: counted in its own group next time
         shares = name_shares(impls, op, args, responses, self.versions, fallback=False)
         signature = tuple((share.impls, share.found.cause, share.found.detail) for share in shares)
         causes.append(signature)
@@ -97,9 +102,10 @@ class Sightings:
         if first_key in self.shrunk_to:  # seen before: count it under the classes its first witness shrank to
             for key in self.shrunk_to[first_key]:
                 self.seen[key] += 1
-            return
+            return CLASSIFIED
         found_after = time.monotonic() - self.started
         self.shrunk_to[first_key] = [self.place(impls, op, args, share, found_after) for share in shares]
+        return CLASSIFIED
 
     def place(self, impls: dict[str, Testee], op: str, args: dict[str, Any], share: Share,
               found_after: float) -> ClassKey:

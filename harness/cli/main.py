@@ -40,6 +40,7 @@ from harness.cli.reports import results as results_kind
 from harness.cli.tools import close_all, impl_error, open_impls, parse_typed, request_deadline, split_names, unescape
 from harness.model import envelope
 from harness.model import paths as project_paths
+from harness.model.ledger import Ledger
 from harness.model.printable import printable
 from harness.model.status import (
     AGREE,
@@ -327,6 +328,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         NOT_REPRODUCED,
         SCHEMA,
         case_results,
+        fixture_ledger,
         not_served,
         results_document,
         skipped_counts,
@@ -350,8 +352,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     fixture_gate.keep_findings(impl, found)
     results, notes = fixture_gate.gate(args.impl, results, found, lambda: _one_impl(args.impl))
     findings = found.to_json()
+    ledger = fixture_ledger(args.impl, results)
     document = results_document({args.impl: [r.to_json(args.impl) for r in results]}, described, findings,
-                                {args.impl: unserved})
+                                {args.impl: unserved}, ledger)
     write_document(out, document, replaces=(SCHEMA,), what=RESULTS_WHAT)
     failures = [r for r in results if r.state == "fail"]
     print(results_kind.results_view(document, args.format, args.show))
@@ -377,10 +380,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         else:
             print(f"{args.impl}: {number} case(s) of contract {contract} skipped: the implementation does not "
                   "serve it")
+    print("\n".join(ledger.lines()))
     if args.baseline:
         print("\n" + _baseline_view(args, document))
     print(f"results: {out}")
-    return FOUND if failures or findings else 0
+    return FOUND if failures or findings or not ledger.ok else 0
 
 
 def _call_args(op_name: str, positional: list[str], named: list[str], loose: bool) -> tuple[Any, dict[str, Any]]:
@@ -538,7 +542,19 @@ def cmd_diff(args: argparse.Namespace) -> int:
         findings = harvest(opened).findings
     finally:
         close_all(opened)
-    report = document("diff", versions, divergences, 1, 0.0, [], described=described, findings=findings)
+    # Compared: the answers came (one implementation alone is shown, as diff always did: nothing to differ from).
+    ledger = Ledger("diff", planned=1, inputs=1, compared=int(bool(responses)),
+                    disagreeing=int(bool(divergences)), classified=int(bool(divergences)))
+    for name in opened:  # one request each: answered, not sent (its host cannot hold it), or no answer (a finding)
+        tally = ledger.tally(name)
+        if not expressible(name, call_args):
+            tally.not_sent += 1
+        else:
+            tally.sent += 1
+            tally.answered += name in responses
+            tally.faulted += name not in responses
+    report = document("diff", versions, divergences, 1, 0.0, [], described=described, findings=findings,
+                      ledger=ledger)
     if args.json:
         print(json.dumps(report, indent=2))
     elif not divergences:
@@ -557,11 +573,13 @@ def cmd_diff(args: argparse.Namespace) -> int:
             print(f"  {name}: {json.dumps(response, ensure_ascii=True)[:300]}")
         if findings:
             print("findings about testees (not divergences):\n" + render_findings(findings))
+        if not ledger.ok:
+            print("\n".join(ledger.lines()))
     else:
         print(divergences_kind.classes_view(report, args.format, args.show))
         if args.baseline:
             print("\n" + _baseline_view(args, report))
-    return 1 if findings or any(divergence.status == "new" for divergence in divergences) else 0
+    return 1 if findings or not ledger.ok or any(divergence.status == "new" for divergence in divergences) else 0
 
 
 def _merge_fuzz(args: argparse.Namespace) -> int:
@@ -630,7 +648,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     report = document("fuzz", result.versions, result.divergences, result.examples, result.seconds,
                       result.expected_problems, seed=result.seed, unexpected_passes=result.unexpected_passes,
                       findings=findings, cut=result.cut, taken_out=result.taken_out,
-                      batches_refused=result.batches_refused, described=described)
+                      batches_refused=result.batches_refused, described=described, ledger=result.ledger)
     report["fuzz"] = campaign(result.seed, args.max_examples, shard, split_names(args.ops) or comparable_ops(),
                               interrupted=result.interrupted)
     write(args.report, report)
@@ -643,9 +661,11 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         print(f"{result.not_reproduced:,} disagreement(s) did not come again alone: findings, not divergences")
     for name, count in result.inexpressible.items():
         print(f"not expressible in {name}'s host (not sent to it, not compared): {count:,} examples")
+    print("\n" + "\n".join(result.ledger.lines()))
     print(f"\n{result.examples:,} examples in {result.seconds:.0f}s on {result.workers} worker(s): "
           f"{len(result.new)} new divergence(s), "
-          f"{len(result.divergences) - len(result.new)} expected, {len(findings)} finding(s); report: {args.report}")
+          f"{len(result.divergences) - len(result.new)} expected, {len(findings)} finding(s)"
+          + ("" if result.ledger.ok else ", the work NOT done (the ledger above)") + f"; report: {args.report}")
     if args.baseline:
         print("\n" + _baseline_view(args, report))
     if result.interrupted:

@@ -42,6 +42,7 @@ from harness.differential.verdict import gate_shape, outcome_kinds
 from harness.fuzzing.templates import BY_NAME, SURROGATE_PAIRS, TEMPLATES
 from harness.model import hostvalues, unicode_tables
 from harness.model.contract_sets import white_space_like
+from harness.model.ledger import Ledger
 from harness.model.unicode_info import is_surrogate
 from harness.testees.fanout import expressible, serves
 from harness.testees.findings import Findings
@@ -147,12 +148,15 @@ def _signature(shares: tuple[Share, ...]) -> tuple[tuple[Any, ...], ...]:
 
 def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
           versions: dict[str, dict[str, str]], findings: Findings | None = None,
-          position: Callable[[str, int], int] = lambda template, index: 0) -> list[SweepClass]:
+          position: Callable[[str, int], int] = lambda template, index: 0,
+          ledger: Ledger | None = None) -> list[SweepClass]:
     """Classes from the groups the workers made ((op, implementations, kinds, hint) -> member runs),
     simplest first. Causes come from the counterfactual classifier, re-running each classified member
     alone: a member that does not come again (the reproduction gate, harness/differential/verdict.py)
     is a finding in ``findings``, never in a class; a group none of whose sampled members come again is
-    no class at all. ``position``: where a member was in the batch line its implementations got."""
+    no class at all. ``position``: where a member was in the batch line its implementations got. ``ledger``:
+    each member counted into it, classified (in a class) or not reproduced."""
+    ledger = ledger if ledger is not None else Ledger("sweep")
     findings = findings if findings is not None else Findings()
     book: ClassBook[SweepClass] = ClassBook(list(opened))
     absent_in: dict[str, frozenset[str]] = {}  # template -> implementations its inputs are not sent to
@@ -185,6 +189,7 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
         causes = {member: cause_of(member, (names, kinds)) for member in sampled}
         reproduced = [member for member in sampled if causes[member] is not None]
         if not reproduced:
+            ledger.not_reproduced += total
             continue  # not one sampled member came again: findings about a testee, no class
         first = causes[reproduced[0]]
         assert first is not None
@@ -196,6 +201,10 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
                 found = cause_of(member, (names, kinds))
             else:
                 found = first
+            if found:
+                ledger.classified += 1
+            else:
+                ledger.not_reproduced += 1
             for share in found or ():
                 one = share.found
                 _, held, created = book.file(

@@ -38,7 +38,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, TextIO
 
 from harness.classes.key import ClassKey
-from harness.classes.sightings import Sightings
+from harness.classes.sightings import CLASSIFIED, NOT_REPRODUCED, Sightings
 from harness.differential.expected import ExpectedSet, recheck_detailed
 from harness.differential.explain import (
     Divergence,
@@ -51,6 +51,7 @@ from harness.fuzzing import pools
 from harness.fuzzing.generate import Inputs
 from harness.fuzzing.progress import Progress
 from harness.model import hostvalues
+from harness.model.ledger import Ledger
 from harness.testees import impls as implementations
 from harness.testees.command import BATCH as LINE_BATCH
 from harness.testees.fanout import Harvest, answer_each, expressible, harvest
@@ -80,6 +81,7 @@ class FuzzResult:
     seed: int | None = None  # the run's seed: the one asked for, or the one drawn (a replay gives it back)
     shard: tuple[int, int] = (1, 1)  # K/N: the share of the seed's task stream this run ran
     interrupted: bool = False  # stopped by Ctrl-C: a partial run (its report says so)
+    ledger: Ledger = field(default_factory=lambda: Ledger("fuzz"))  # the run's account of its work (its verdict)
 
     @property
     def new(self) -> list[Divergence]:
@@ -118,12 +120,16 @@ def run_batch(task: tuple[Any, ...], opened: dict[str, Testee] | None = None) ->
     opened = opened if opened is not None else _WORKER["impls"]
     opened = {name: opened[name] for name in active}
     batch = Inputs(seed).batch(op, size)
-    columns, inexpressible = answer_each(opened, op, batch)
+    ledger = Ledger("fuzz", inputs=len(batch))
+    columns, inexpressible = answer_each(opened, op, batch, ledger)
     kept: dict[tuple[Any, ...], list[Any]] = {}
     counts: dict[tuple[Any, ...], int] = {}
     for j, args in enumerate(batch):
         responses = {name: column[j] for name, column in columns.items() if column[j] is not None}
-        if len(responses) < 2 or agreeing(op, responses):
+        if len(responses) < 2:
+            continue
+        ledger.compared += 1
+        if agreeing(op, responses):
             continue
         key = (tuple(divergent(op, responses)), outcome_kinds(responses))
         counts[key] = counts.get(key, 0) + 1
@@ -132,9 +138,21 @@ def run_batch(task: tuple[Any, ...], opened: dict[str, Testee] | None = None) ->
                          for name in responses}
             kept[key].append([hostvalues.encode_args(args), responses, positions, j])
     return {"op": op, "seed": seed, "examples": len(batch), "inexpressible": inexpressible,
-            "harvest": asdict(harvest(opened)),
+            "harvest": asdict(harvest(opened)), "ledger": ledger.to_json(),
             "disagreeing": [[list(names), [list(k) for k in kinds], counts[(names, kinds)], examples]
                             for (names, kinds), examples in kept.items()]}
+
+
+def account(ledger: Ledger, count: int, fates: list[str]) -> None:
+    """A batch's group of ``count`` disagreeing inputs into the ledger, from what became of the examples of it
+    that were considered (``fates``, Sightings.consider): the examples themselves as they went; the group's
+    other members (not kept: every member of a group shares its implementations and outcome kinds, and
+    Sightings samples a group the same way) assigned to its class when one of its examples was classified,
+    else not classified."""
+    ledger.disagreeing += count
+    ledger.not_reproduced += fates.count(NOT_REPRODUCED)
+    classified = fates.count(CLASSIFIED)
+    ledger.classified += classified + (count - len(fates) if classified else 0)
 
 
 def _tasks(ops: list[str], seed: int, active: list[str], shard: tuple[int, int] = (1, 1),
@@ -248,12 +266,16 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
             if name in active:
                 active.remove(name)
                 result.taken_out.append(name)
-                stream.write(f"[fuzz] {name} taken out of the rest of the run: too many faults in a row "
-                             "(see its findings)\n")
+                stream.write(f"[fuzz] {name} taken out of the rest of the run: too many faults, crashes or hangs "
+                             "in a row (see its findings)\n")
         impls = {name: all_impls[name] for name in active}
 
     cutoff = hard_deadline
     result.shard = shard
+    ledger = result.ledger
+    ledger.allowance = workers * BATCH  # the end of the budget may cut the batch each worker has in flight
+    count = task_count(max_examples)
+    ledger.planned = None if count is None else len(range(shard[0] - 1, count, shard[1])) * BATCH
     tasks = _tasks(ops, base_seed, active, shard, task_count(max_examples))
     stopped = "the budget ran out first (give more --minutes)"  # unless the loop says otherwise
     batches = _batches(tasks, impls, workers, deadline, hard, cutoff)
@@ -264,24 +286,26 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
                 result.inexpressible[name] = result.inexpressible.get(name, 0) + count
             absorb(Harvest(**batch["harvest"]))
             number = batch["seed"] - base_seed * 1_000_003  # the task's place in the seed's stream
-            for _, _, _, examples in batch["disagreeing"]:
-                for encoded, responses, positions, index in examples:
-                    sightings.consider(impls, batch["op"], hostvalues.decode_args(encoded), responses, positions,
-                                       (number, index) if campaign else None)
+            ledger.add(Ledger.from_json(batch["ledger"]))
+            for _, _, count, examples in batch["disagreeing"]:
+                fates = [sightings.consider(impls, batch["op"], hostvalues.decode_args(encoded), responses,
+                                            positions, (number, index) if campaign else None)
+                         for encoded, responses, positions, index in examples]
+                account(ledger, count, fates)
             absorb(harvest(impls))
             progress.update(time.monotonic() - progress.start,
                             _progress_text(progress, result.examples, len(result.new), expected_count()))
             if len(active) < 2:
                 stream.write(f"[fuzz] fewer than two implementations left ({', '.join(active) or 'none'}): "
                              "the run stops with its findings\n")
-                stopped = "fewer than two implementations were left"
+                stopped = ledger.stopped = "fewer than two implementations were left"
                 break
             if stop_after_new is not None and result.new and \
                     time.monotonic() - started > min(d.found_after or 0.0 for d in result.new) + stop_after_new:
                 stopped = f"it stopped {stop_after_new:g} s after its first new divergence (--stop-after-new)"
                 break
     except KeyboardInterrupt:  # Ctrl-C: the run stops here and reports what it has (its workers ignore SIGINT)
-        result.interrupted = True
+        result.interrupted = ledger.interrupted = True
         stopped = "it was interrupted"
         stream.write("\n[fuzz] interrupted: the run stops; its report holds the examples run so far\n")
     finally:
@@ -299,8 +323,7 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
         result.cut.append(f"{sightings.not_classified} disagreeing input(s) not classified: the budget ran out")
     if sightings.shrink_cut:
         result.cut.append(f"the shrinking of {sightings.shrink_cut} witness(es) stopped at the budget")
-    count = task_count(max_examples)
-    share = None if count is None else len(range(shard[0] - 1, count, shard[1])) * BATCH  # this shard's examples
+    share = ledger.planned  # this shard's examples
     if share is not None and result.examples < share:
         result.cut.append(f"{result.examples:,} of this shard's {share:,} examples run: {stopped}")
     progress.update(time.monotonic() - progress.start,

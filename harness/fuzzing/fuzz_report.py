@@ -11,6 +11,7 @@ from typing import Any
 from harness.classes import report as divergence_report
 from harness.classes.report import Campaign
 from harness.fuzzing.sweep import parse_shard
+from harness.model import envelope
 
 
 def campaign(seed: int | None, max_examples: int | None, shard: tuple[int, int], ops: list[str],
@@ -47,5 +48,10 @@ def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
     missing = [f"{k}/{total}" for k in range(1, total + 1) if k not in taken]
     if missing:
         out["cut"] = [*out["cut"], f"shards {', '.join(missing)} of the campaign are not in this merge"]
+        ledger = envelope.ledger_of(out)
+        if ledger is not None:  # the campaign's plan was not all run
+            ledger.stopped = f"shards {', '.join(missing)} of the campaign are not in this merge"
+            out["run"] = {**out["run"], "ledger": ledger.to_json()}
+            out["ok"] = False
     out["fuzz"] = runs[0].merged(sorted(f"{k}/{total}" for k in taken), runs, reports).to_json()
     return out

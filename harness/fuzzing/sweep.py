@@ -34,6 +34,7 @@ from harness.fuzzing.progress import Progress
 from harness.fuzzing.templates import BY_NAME, SURROGATE_PAIRS, Template
 from harness.model import untrusted
 from harness.model.files import atomic_write
+from harness.model.ledger import Ledger, Tally
 from harness.model.status import UsageError
 from harness.testees import impls
 from harness.testees.command import BATCH as LINE_BATCH
@@ -44,6 +45,7 @@ from harness.testees.testee import Testee
 
 CHUNK = 4096
 CHECKPOINT_SCHEMA = "sweep-checkpoint-v1"
+TALLY = tuple(Tally().to_json())  # a chunk's tally of one implementation's requests: these counts
 
 
 @dataclass(frozen=True)
@@ -167,7 +169,8 @@ def run_chunk(chunk: Chunk, opened: dict[str, Testee] | None = None, out: Any = 
     template: Template = BY_NAME[chunk.template]
     indexes = range(chunk.start, chunk.stop)
     all_args = [template.args(i) for i in indexes]
-    answers, inexpressible = answer_each(opened, template.op, all_args)
+    ledger = Ledger("sweep")
+    answers, inexpressible = answer_each(opened, template.op, all_args, ledger)
     groups: dict[tuple[Any, ...], list[tuple[str, int, int]]] = {}
     compared = 0
     answering = list(answers)
@@ -186,6 +189,7 @@ def run_chunk(chunk: Chunk, opened: dict[str, Testee] | None = None, out: Any = 
     got = harvest(opened)
     return {"chunk": chunk.key, "values": len(all_args), "compared": compared, "inexpressible": inexpressible,
             "findings": got.findings, "out": [names.index(name) for name in got.taken_out],
+            "tallies": {name: tally.to_json() for name, tally in ledger.impls.items()},
             "groups": [[list(names), [list(kind) for kind in kinds], hint, [list(run) for run in runs]]
                        for (names, kinds, hint), runs in groups.items()]}
 
@@ -201,6 +205,20 @@ class SweepRun:
     resumed: int = 0  # chunks taken from the checkpoint
     interrupted: bool = False
     taken_out: list[str] = field(default_factory=list)  # implementations taken out for their faults
+    planned: int | None = None  # values of the plan (this shard's chunks)
+    stopped: str | None = None  # why the sweep ended before its plan, where it did
+
+    def ledger(self) -> Ledger:
+        """The sweep's account of its work from its chunks (resumed ones included): the classes' build adds what
+        became of each disagreeing input (harness/fuzzing/classes.py build)."""
+        ledger = Ledger("sweep", planned=self.planned, inputs=self.values,
+                        compared=sum(r["compared"] for r in self.results),
+                        disagreeing=sum(disagreeing(r) for r in self.results), interrupted=self.interrupted,
+                        stopped=self.stopped)
+        for result in self.results:
+            for name, row in result.get("tallies", {}).items():
+                ledger.tally(name).add(Tally(*(row["notSent" if f == "not_sent" else f] for f in Tally.FIELDS)))
+        return ledger
 
     @property
     def values(self) -> int:
@@ -244,8 +262,8 @@ class CheckpointError(UsageError, ValueError):
     """A checkpoint that cannot be resumed: its header is damaged or of other settings (status 2)."""
 
 
-_FIELDS = ("chunk", "values", "compared", "inexpressible", "findings", "out", "groups")  # what run_chunk gives
-_OPTIONAL = ("findings", "out")  # lines of checkpoints written before findings and taking out have neither
+_FIELDS = ("chunk", "values", "compared", "inexpressible", "findings", "out", "tallies", "groups")  # run_chunk's
+_OPTIONAL = ("findings", "out", "tallies")  # lines of checkpoints written before findings, taking out and ledgers
 
 
 def _count(value: Any) -> bool:
@@ -318,6 +336,11 @@ def chunk_problem(result: dict[str, Any], plan_by_key: dict[str, Chunk], names: 
     out = result.get("out", [])
     if not (isinstance(out, list) and all(_count(number) and number < len(names) for number in out)):
         return "out is not a list of this sweep's implementation numbers"
+    tallies = result.get("tallies", {})
+    if not (isinstance(tallies, dict) and all(name in names and isinstance(row, dict) and set(row) == set(TALLY)
+                                              and all(_count(v) and v <= size for v in row.values())
+                                              for name, row in tallies.items())):
+        return "tallies is not implementation -> its requests' counts"
     if not isinstance(result["groups"], list):
         return f"groups is {_kind(result['groups'])}, not an array"
     for problem in (*(_finding_problem(item, names) for item in findings),
@@ -414,6 +437,7 @@ def run(settings: Settings, checkpoint: Path, fresh: bool = False, workers: int 
     sweep.resumed = len(sweep.results)
     pending = [chunk for chunk in chunks if chunk.key not in finished]
     total = sum(c.stop - c.start for c in chunks)
+    sweep.planned = total
     done = sum(r["values"] for r in sweep.results)
     divergent = sum(disagreeing(r) for r in sweep.results)
     if sweep.resumed:
@@ -434,6 +458,7 @@ def run(settings: Settings, checkpoint: Path, fresh: bool = False, workers: int 
                 divergent += disagreeing(result)
                 progress.update(done, _progress_text(progress, done, fresh_values, divergent, len(settings.impls)))
                 if not _take_out(sweep, result, out, stream):
+                    sweep.stopped = "fewer than two implementations were left"
                     stream.write("[sweep] fewer than two implementations left: the sweep stops with its findings "
                                  "(run it again to resume the rest)\n")
                     break
@@ -455,8 +480,8 @@ def _take_out(sweep: SweepRun, result: dict[str, Any], out: Any, stream: TextIO)
         out[number] = 1
         if name not in sweep.taken_out:
             sweep.taken_out.append(name)
-            stream.write(f"\n[sweep] {name} taken out of the rest of the sweep: too many faults in a row "
-                         "(see its findings)\n")
+            stream.write(f"\n[sweep] {name} taken out of the rest of the sweep: too many faults, crashes or hangs "
+                         "in a row (see its findings)\n")
     return len(sweep.settings.impls) - sum(out[:]) >= 2
 
 

@@ -23,8 +23,9 @@ def build_report(run: SweepRun, opened: dict[str, Testee], expected: ExpectedSet
     """Classes of the run's disagreements, each with a shrunk witness, as a report document; the
     findings about testees (the workers', the reproduction gate's, this process's) in its findings."""
     findings = run.findings()
+    ledger = run.ledger()
     found = classes.build(groups(run), opened, versions, findings,
-                          lambda template, index: position_in_batch(run.settings, template, index))
+                          lambda template, index: position_in_batch(run.settings, template, index), ledger)
     names = list(opened)
     divergences = []
     for sweep_class in found:
@@ -40,7 +41,7 @@ def build_report(run: SweepRun, opened: dict[str, Testee], expected: ExpectedSet
     findings.merge(harvest(opened).findings)
     settings = run.settings
     report = document("sweep", versions, divergences, run.values, run.seconds, [], findings=findings.to_json(),
-                      taken_out=run.taken_out, described=envelope.descriptions(opened))
+                      taken_out=run.taken_out, described=envelope.descriptions(opened), ledger=ledger)
     report["sweep"] = {
         "templates": list(settings.templates),
         "range": [f"U+{settings.first:04X}", f"U+{settings.last:04X}"],
@@ -97,5 +98,8 @@ def summary(report: dict[str, Any]) -> str:
                      + ", ".join(f"{template} {count:,}" for template, count in per.items()))
     new = sum(1 for d in report["divergences"] if d["status"] == "new")
     lines.append(f"{len(report['divergences'])} class(es): {new} new, {len(report['divergences']) - new} expected")
+    ledger = envelope.ledger_of(report)
+    if ledger is not None:
+        lines.extend(ledger.lines())
     return "\n".join(lines)
 

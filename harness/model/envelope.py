@@ -14,6 +14,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from harness.model.ledger import Ledger
 from harness.model.paths import ROOT
 
 SCHEMA = "run-envelope-v1"
@@ -69,10 +70,12 @@ def descriptions(opened: dict[str, Any]) -> dict[str, Any]:
     return found
 
 
-def build(described: dict[str, dict[str, Any] | None], seed: int | None = None) -> dict[str, Any]:
+def build(described: dict[str, dict[str, Any] | None], seed: int | None = None,
+          ledger: Ledger | None = None) -> dict[str, Any]:
     """The envelope of a report written now, by this process, about the implementations ``described``
-    (name -> self-description, as ``descriptions`` gives them)."""
-    return {
+    (name -> self-description, as ``descriptions`` gives them); ``ledger``: the run's account of its work
+    (harness/model/ledger.py), where the run sent inputs to implementations."""
+    out = {
         "schema": SCHEMA,
         "command": shlex.join(getattr(sys, "orig_argv", sys.argv)),
         "session": os.environ.get("NOX_CURRENT_SESSION") or None,
@@ -83,3 +86,14 @@ def build(described: dict[str, dict[str, Any] | None], seed: int | None = None) 
         "harness": {"version": _harness_version(), "python": platform.python_version()},
         "implementations": described,
     }
+    if ledger is not None:
+        out["ledger"] = ledger.to_json()
+    return out
+
+
+def ledger_of(report: dict[str, Any]) -> Ledger | None:
+    """A report's ledger (its envelope's), or None where the run kept none (a report written before ledgers, or
+    of a kind that sends no inputs)."""
+    run = report.get("run")
+    data = run.get("ledger") if isinstance(run, dict) else None
+    return None if data is None else Ledger.from_json(data)

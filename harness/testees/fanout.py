@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.model.ledger import Ledger
 from harness.testees.errors import answered
 from harness.testees.impls import ImplementationUnavailable, InProcess, declaration
 from harness.testees.testee import Response, Testee
@@ -72,11 +73,12 @@ def serving(opened: dict[str, Testee], op: str) -> dict[str, Testee]:
     return {name: impl for name, impl in opened.items() if serves(name, op)}
 
 
-def answer_each(opened: dict[str, Testee], op: str, batch: list[dict[str, Any]],
+def answer_each(opened: dict[str, Testee], op: str, batch: list[dict[str, Any]], ledger: Ledger | None = None,
                 ) -> tuple[dict[str, list[Response | None]], dict[str, int]]:
     """``op`` on every input of ``batch`` everywhere at once, except where a host cannot hold the input:
     (implementation -> one answer per input, None where not sent or not answered (a request faulted
-    twice, cut by the budget, its testee taken out: never compared); implementation -> inputs not sent)."""
+    twice, cut by the budget, its testee taken out: never compared); implementation -> inputs not sent).
+    ``ledger``: each implementation's requests counted into it, with what became of each."""
     opened = serving(opened, op)  # an op it does not serve is never sent to it, nor counted as not sent
     sendable = {}
     for name in opened:
@@ -91,6 +93,10 @@ def answer_each(opened: dict[str, Testee], op: str, batch: list[dict[str, Any]],
             column[j] = response if answered(response) else None
         columns[name] = column
     not_sent = {name: len(batch) - len(sendable[name]) for name in opened if len(sendable[name]) < len(batch)}
+    if ledger is not None:
+        for name in opened:
+            ledger.count_responses(name, got[name])
+            ledger.tally(name).not_sent += not_sent.get(name, 0)
     return columns, not_sent
 
 

@@ -45,6 +45,7 @@ from harness.cli.views import (
 )
 from harness.differential.explain import char_ranges, code_point_runs
 from harness.model import hostvalues
+from harness.model.envelope import ledger_of
 from harness.model.unicode_info import describe
 
 
@@ -106,6 +107,10 @@ def classes_view(report: dict[str, Any], fmt: str = "text", show: str = "new") -
         rendered = render_findings(report["findings"])
         out.append("findings about testees (not divergences):\n"
                    + (fenced(rendered) if fmt == "markdown" else rendered))
+    ledger = ledger_of(report)
+    if ledger is not None:
+        shown = "\n".join(printable(line) for line in ledger.lines())
+        out.append(fenced(shown) if fmt == "markdown" else shown)
     return "\n\n".join(out)
 
 
@@ -179,6 +184,9 @@ def _divergence_part(path: str, document: dict[str, Any]) -> Part:
         red.append(f"{len(problems)} expected-list problem(s)")
     if findings:
         red.append(f"{findings} finding(s) about testees")
+    ledger = ledger_of(document)
+    if ledger is not None and not ledger.ok:
+        red.append("the work not done (its ledger): " + "; ".join(ledger.problems()))
     if not red and not document.get("ok", True):
         red.append("not ok (see the report)")
     evidence = divergence_evidence(document)

@@ -21,6 +21,7 @@ from harness.cli.html import (
 )
 from harness.cli.reports.kind import ReportKind, Section
 from harness.cli.views import Part, counted, fenced, table
+from harness.model.envelope import ledger_of
 
 RESULT_HEADERS = ("implementation", "fixture", "pass", "fail", "skip")
 
@@ -52,7 +53,11 @@ def results_view(document: dict[str, Any], fmt: str = "text", show: str = "new")
 
 
 def _results_part_of(path: str, document: dict[str, Any]) -> Part:
-    return results_part(path, document["results"], document.get("findings") or [], document.get("ok", True))
+    part = results_part(path, document["results"], document.get("findings") or [], document.get("ok", True))
+    ledger = ledger_of(document)
+    if ledger is not None and not ledger.ok:
+        part.red.insert(0, "the work not done (its ledger): " + "; ".join(ledger.problems()))
+    return part
 
 
 def results_part(path: str, rows: Sequence[dict[str, Any]], findings: Sequence[dict[str, Any]],

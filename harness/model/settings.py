@@ -261,9 +261,6 @@ def value(env: str) -> Any:
     if setting.key is not None:
         table, where = project_table()
         if setting.key in table:
-            problem = _key_problem(setting.key, table[setting.key], where)
-            if problem:
-                raise UsageError(problem)
             return from_pyproject(setting, table[setting.key], where)
     return setting.default
 

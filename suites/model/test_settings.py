@@ -273,3 +273,10 @@ def test_nox_stops_on_a_bad_setting_before_any_session() -> None:
                           text=True, timeout=60, check=False, env={**env, "PARITY_REQUIRE_ALL": "maybe"})
     assert done.returncode == 1 and done.stderr.strip().splitlines()[-1] == (
         "noxfile.py: error: PARITY_REQUIRE_ALL=maybe: must be 0 or 1 (or unset)"), done.stderr
+
+
+def test_a_bad_pyproject_value_is_refused_where_it_is_read_too(tmp_path: Path, clean: pytest.MonkeyPatch) -> None:
+    """Read outside a command (a test session, no preflight): the deadline is refused, named, never used."""
+    pyproject = _project(clean, tmp_path, "[tool.memgate-parity]\nrequest-timeout = nan\n")
+    with pytest.raises(UsageError, match=re.escape(f"{pyproject} [tool.memgate-parity]: request-timeout = nan")):
+        impls._override("REQUEST", 7.0)

@@ -465,7 +465,10 @@ class CommandTestee:
                 f"{self.name}: cannot start {self.command!r}: {exc}" + (f"; {self.hint}" if first else "")) from None
         if self.handshake:
             try:
-                self.description = self._handshake(proc)
+                described = self._handshake(proc)
+                if not first and self.description and described != self.description:
+                    self._restarted_as_another(described, proc)
+                self.description = described if first or not self.description else self.description
             except _StartExited:
                 proc.kill()
                 raise
@@ -545,6 +548,17 @@ class CommandTestee:
             self._record(Fault("malformed_answer", f"a start answer with key(s) {untrusted.brief(extra, 120)} "
                                "beside id and ok (protocol 2 has none)", evidence), proc, request="start")
         return description
+
+    def _restarted_as_another(self, described: dict[str, Any], proc: TesteeProcess) -> None:
+        """A fresh process that describes itself otherwise than the first did (another name, version, language,
+        contracts, ops...): a handshake lie; the run keeps the first description, which its answers so far were
+        read by."""
+        changed = sorted(key for key in set(described) | set(self.description)
+                         if described.get(key) != self.description.get(key))
+        self._record(Fault("handshake_lie", "a restarted process described itself otherwise than the first: "
+                           + ", ".join(f"{key} {untrusted.brief(self.description.get(key), 60)} -> "
+                                       f"{untrusted.brief(described.get(key), 60)}" for key in changed[:4]), None),
+                     proc, request="start")
 
     def _restart(self) -> str | None:
         """Replace the process; None on success, else why it failed."""

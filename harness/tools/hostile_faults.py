@@ -59,6 +59,8 @@ FAULTS = (
     Fault("bom_start", "not_json", family="unavailable"),
     Fault("killed_start", "", family="retried"),
     Fault("killed_restart", "flaky_crash", family="retried"),
+    # issue 49, part 7: a restarted process that describes itself otherwise than the first (a crash restarts it)
+    Fault("another_self", "handshake_lie"),
     # issue 31, part 9: a trace claim shown false (family "trace": held in suites/testees/test_trace_claims.py)
     Fault("refuse_trace", "handshake_lie", family="trace"),
 )

@@ -41,6 +41,8 @@ give them is ``harness/tools/hostile_faults.py``.
                   bad_request with them in its message
     bom_start     its start answer begins with a UTF-8 byte order mark
     killed_start  kills itself with SIGKILL when it gets its start request, once (HOSTILE_STATE/killed marks it)
+    another_self  exits at the Nth request (like exit), and each process describes itself with another version
+                  in its start answer (its pid in it), so a restarted one is not the one that started
     killed_restart exits at the Nth request (like exit), and the next process kills itself with SIGKILL when it
                   gets its start request, once
 
@@ -108,6 +110,8 @@ if FAULT == "lie_contracts":
     DESCRIPTION["contracts"] = ["v0"]
 if FAULT == "lie_unicode":
     DESCRIPTION["unicode"] = {**VERSIONS, "case_mapping": "1.0.0"}
+if FAULT == "another_self":  # each process another build: its own pid in its version
+    DESCRIPTION["version"] = f"{DESCRIPTION['version']} (build {os.getpid()})"
 
 count = 0  # requests answered by this process
 
@@ -126,7 +130,7 @@ def answer_one(request: dict, previous: str | None) -> tuple[dict, bool]:  # typ
     global count
     count += 1
     nth = count == AT
-    if nth and FAULT == "exit":
+    if nth and FAULT in ("exit", "another_self"):
         os._exit(0)
     if nth and FAULT == "hang":
         time.sleep(3600)

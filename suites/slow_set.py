@@ -59,6 +59,13 @@ SLOW: dict[str, frozenset[str]] = {
         frozenset({"forkserver"}),
     # Interruption: the harness killed under its workers, for fuzz (the sweep's pool is the same, pools.py).
     "suites/fuzzing/test_interruption.py::test_workers_end_quietly_when_the_harness_is_killed": frozenset({"fuzz"}),
+    # SIGTERM and SIGHUP as Ctrl-C, each a 30 s fuzz run cut (4 s): SIGTERM to the process group stays; and a
+    # testee's setsid sleepers after fuzz (5 s; check stays), and after the harness is killed under its workers (8 s).
+    "suites/fuzzing/test_signals.py::test_a_signal_ends_fuzz_as_ctrl_c_with_nothing_left": frozenset({"SIGTERM-group"}),
+    "suites/testees/test_reaper.py::test_no_process_a_testee_starts_in_its_own_session_outlives_the_command":
+        frozenset({"check"}),
+    "suites/fuzzing/test_signals.py::test_the_workers_end_what_their_testees_left_when_the_harness_is_killed":
+        frozenset(),
     # Interruption: the sweep's (15 s: a real sweep cut and resumed); the exit-status test of the same stays.
     "suites/fuzzing/test_interruption.py::test_an_interrupted_sweep_is_quiet_exits_4_and_resumes": frozenset(),
     # A planted build never rides along: 13 s of builds; the mutants' own tests stay.

@@ -10,8 +10,10 @@ Interruptions belong to the parent (docs/fuzzing.md, "Interruptions"): a worker
 
 * ignores SIGINT (a Ctrl-C reaches the whole foreground process group; the parent stops the run and
   ends the pool), and so do the testee processes it starts, which inherit the disposition;
-* ends on SIGTERM (the pool's terminate) by killing its testee processes first (``at_end``), then
-  ``os._exit(0)``;
+* ends on SIGTERM (the pool's terminate, or one sent to the whole process group, which the parent takes for
+  a Ctrl-C: harness/model/status.py) and on SIGHUP by killing its testee processes first (``at_end``), then
+  every process left below it (it is a child subreaper, so the orphans of its testees, ``setsid`` ones
+  included, are: harness/testees/reaper.py), then ``os._exit(0)``;
 * ends the same way, without a traceback, when its parent is gone (killed alone): a watch thread sees
   the parent change within ``WATCH_EVERY`` seconds, and a broken pipe or an EOF on the way to the parent
   ends the worker quietly (``_Quiet``) whichever comes first.
@@ -35,8 +37,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from harness.testees import reaper
+
 GRACE = 10.0
 WATCH_EVERY = 0.2  # seconds between two looks at the parent, in a worker
+END_GRACE = 0.5  # seconds a worker's leftover processes get between SIGTERM and SIGKILL as it ends
+# Held off in the pool's process while its workers start (each worker lets them in once it handles them).
+HELD = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 _AT_END: list[Callable[[], None]] = []  # in a worker: what ending it does first (kill its testees)
 _STARTED: list[bool] = []  # in a worker: its initializer has finished (what fails after is the way to the parent)
@@ -92,6 +99,10 @@ def _quit(*_: Any) -> None:
             callback()
         except Exception:  # noqa: BLE001 - ending anyway: nothing of this worker is read any more
             pass
+    try:
+        reaper.end_descendants(END_GRACE)
+    except Exception:  # noqa: BLE001 - ending anyway
+        pass
     os._exit(0)
 
 
@@ -103,16 +114,19 @@ def _watch(parent: int) -> None:
 
 def _start(parent: int, environ: dict[str, str] | None, initializer: Callable[..., Any],
            initargs: tuple[Any, ...]) -> None:
-    """Every worker's initializer: SIGINT ignored (before any testee starts: they inherit it), SIGTERM and
-    the parent's end handled by ``_quit``; then the pool's own initializer. ``parent``: the process that
-    started this worker (the pool's, or its fork server, which ends when the pool's process does; 0: not
-    known, the worker's parent as it starts). ``environ``: the pool's process's environment as the pool
-    started, for a worker that did not inherit it (a fork server keeps the one it started with, which a
-    later pool of the same process, a test's, may have changed since)."""
+    """Every worker's initializer: SIGINT ignored (before any testee starts: they inherit it), SIGTERM, SIGHUP
+    and the parent's end handled by ``_quit``, the worker a child subreaper; then the pool's own initializer.
+    ``parent``: the process that started this worker (the pool's, or its fork server, which ends when the pool's
+    process does; 0: not known, the worker's parent as it starts). ``environ``: the pool's process's environment
+    as the pool started, for a worker that did not inherit it (a fork server keeps the one it started with,
+    which a later pool of the same process, a test's, may have changed since)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked by ``ending`` around the fork
     signal.signal(signal.SIGTERM, _quit)
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, _quit)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, set(HELD))  # blocked by ``ending`` around the fork
+    reaper.become(quiet=True)  # the pool's process says it once when it cannot
     _AT_END.clear()  # a forked worker starts with its parent's module state
     _STARTED.clear()
     if environ is not None and environ != os.environ:
@@ -170,8 +184,27 @@ if hasattr(multiprocessing.context, "ForkServerProcess"):  # not on Windows
 
 def context(start_method: str) -> Any:
     """The pools' multiprocessing context of ``start_method`` (what shares state with its workers, as the
-    sweep's flags do, is made from the same method)."""
+    sweep's flags do, is made from the same method); its resource tracker started (``_tracker``)."""
+    if start_method != "fork":
+        _tracker()
     return _CONTEXTS[start_method]()
+
+
+def _tracker() -> None:
+    """Start this process's multiprocessing resource tracker, if it does not run, with SIGHUP blocked: it ignores
+    SIGINT and SIGTERM itself, and a SIGHUP to the process group would end it under the pool (a new one then
+    prints a traceback for every semaphore the pool frees). Starting it unblocks SIGINT and SIGTERM in this
+    thread: ``ending`` starts it before it blocks them."""
+    from multiprocessing import resource_tracker
+
+    hold = hasattr(signal, "pthread_sigmask") and hasattr(signal, "SIGHUP")
+    if hold:
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP})
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        if hold and signal.SIGHUP not in before:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGHUP})
 
 
 def _workers_parent(start_method: str, preload: str) -> int:
@@ -189,18 +222,20 @@ def _workers_parent(start_method: str, preload: str) -> int:
 @contextmanager
 def ending(start_method: str, workers: int, initializer: Callable[..., Any],
            initargs: tuple[Any, ...]) -> Iterator[Any]:
-    """A pool of ``workers`` processes that ``end`` ends, however the block is left. SIGINT is blocked in
-    this thread while the workers (and a fork server, which passes the mask on to the workers it forks)
-    start, so that none of them sees a Ctrl-C before it ignores SIGINT (and this process gets it, once
-    unblocked). The resource tracker of a ``spawn`` or ``forkserver`` pool is started before: starting it
-    unblocks SIGINT in this thread, and the pool's own start would then not be covered."""
+    """A pool of ``workers`` processes that ``end`` ends, however the block is left. SIGINT, SIGTERM and SIGHUP
+    (``HELD``) are blocked in this thread while the workers (and a fork server, which passes the mask on to the
+    workers it forks) start, so that none of them sees a Ctrl-C or a SIGTERM to the process group before it
+    handles them (and this process gets it, once unblocked; a fork server keeps them blocked and ends when this
+    process does). This process becomes a child subreaper first (harness/testees/reaper.py): what the
+    workers' testees leave is re-parented to it. The resource tracker of a ``spawn`` or ``forkserver`` pool is
+    started before (``_tracker``): starting it unblocks SIGINT in this thread, and the pool's own start would
+    then not be covered."""
+    reaper.become()
     block = hasattr(signal, "pthread_sigmask")
     if block and start_method != "fork":
-        from multiprocessing import resource_tracker
-
-        resource_tracker.ensure_running()
+        _tracker()
     if block:
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        signal.pthread_sigmask(signal.SIG_BLOCK, set(HELD))
     try:
         parent = _workers_parent(start_method, initializer.__module__)
         environ = None if start_method == "fork" else dict(os.environ)
@@ -208,7 +243,7 @@ def ending(start_method: str, workers: int, initializer: Callable[..., Any],
                                           initargs=(parent, environ, initializer, initargs))
     finally:
         if block:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, set(HELD))
     try:
         yield pool
     finally:

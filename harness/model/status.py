@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from harness.model.names import did_you_mean
 
@@ -29,8 +29,8 @@ STATUSES = {
            "declaration, expected list, report, baseline or checkpoint (named, with its problem)",
     UNAVAILABLE: "a requested implementation could not be built or started (report show and html: a partial "
                  "matrix, a Python of the parity matrix asked for and not found, its implementations never started)",
-    INTERRUPTED: "interrupted (Ctrl-C, or the reader of its output went away: `| head`; a sweep resumes from "
-                 "its checkpoint)",
+    INTERRUPTED: "interrupted (Ctrl-C, SIGTERM or SIGHUP, or the reader of its output went away: `| head`; a "
+                 "sweep resumes from its checkpoint)",
     INTERNAL: "an internal error: the harness failed (a bug in the harness, not a verdict about any "
               "implementation); its traceback is printed, report it",
 }
@@ -43,6 +43,15 @@ SHORT = {AGREE: "all agree", FOUND: "found something new", USAGE: "usage or conf
 # Checks every command runs before it starts, each registered by the module whose data it checks (the op
 # registry: that every family file loads); a module that runs without them (a tool that reads no op) has none.
 PREFLIGHT: list[Callable[[], None]] = []
+
+# What the command asked, while it ran, to be done as it ends, however it ends (after its report is written, before
+# the exit): registered by the module that needs it (harness/testees/reaper.py: end every process left below this
+# one, once this process has started testees). Emptied as each command starts.
+ENDING: list[Callable[[], object]] = []
+
+# Signals that stop a command as Ctrl-C does (a partial report, marked interrupted; status INTERRUPTED).
+AS_INTERRUPT = ("SIGTERM", "SIGHUP")
+_INTERRUPTED: list[int] = []  # the signal that interrupted this process, once one has
 
 
 class CommandError(Exception):
@@ -61,9 +70,12 @@ class Unavailable(CommandError):
 
 def exit_with(main: Callable[[], int]) -> NoReturn:
     """The process's exit with ``main``'s status, for ``python -m harness`` and every tool: a CommandError
-    gives its kind's status and an ``error:`` line, Ctrl-C gives INTERRUPTED, and any other exception is the
-    harness's own failure: its traceback, a last line saying so, and INTERNAL (never 1, which is a verdict:
-    "found something new")."""
+    gives its kind's status and an ``error:`` line, Ctrl-C (or SIGTERM, SIGHUP: ``as_interrupt``) gives
+    INTERRUPTED, and any other exception is the harness's own failure: its traceback, a last line saying so, and
+    INTERNAL (never 1, which is a verdict: "found something new"). Then what ``ENDING`` holds runs."""
+    ENDING.clear()
+    previous = as_interrupt()
+    status = INTERNAL
     try:
         preflight()
         status = main()
@@ -71,14 +83,76 @@ def exit_with(main: Callable[[], int]) -> NoReturn:
         print(f"error: {exc}", file=sys.stderr)
         status = exc.status
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        print(f"interrupted{interruption()}", file=sys.stderr)
         status = INTERRUPTED
     except BrokenPipeError:  # `| head` stopped reading: not the harness's failure, and nothing more to say
         _quiet_stdout()
         status = INTERRUPTED
+    except SystemExit as exc:  # a tool's own exit (argparse: 2), after what ENDING holds
+        ending(previous)
+        raise exc from None
     except Exception as exc:  # noqa: BLE001 - every exception the harness did not expect ends here
         status = internal_error(exc)
+    ending(previous)
     sys.exit(status)
+
+
+def as_interrupt() -> dict[int, Any]:
+    """SIGTERM and SIGHUP raise KeyboardInterrupt in this (the main) thread, as SIGINT does: the command stops
+    where it is, writes what it has and exits INTERRUPTED. Only the first one: a later one (a signal sent to
+    the whole process group reaches this process too, or a second kill) is ignored, so that nothing cuts the
+    report being written (SIGKILL still ends the process). A signal already ignored (``nohup``) stays ignored.
+    The handlers it replaced, for ``ending``."""
+    import signal
+
+    _INTERRUPTED.clear()
+    replaced: dict[int, Any] = {}
+    for name in AS_INTERRUPT:
+        number = getattr(signal, name, None)
+        if number is not None and signal.getsignal(number) == signal.SIG_DFL:
+            try:
+                replaced[number] = signal.signal(number, _interrupt)
+            except ValueError:  # not the main thread: its signals are not this caller's
+                break
+    return replaced
+
+
+def interruption() -> str:
+    """What interrupted this process, when it was a signal ``as_interrupt`` handles: " (SIGTERM)"; else ""."""
+    import signal
+
+    return f" ({signal.Signals(_INTERRUPTED[0]).name})" if _INTERRUPTED else ""
+
+
+def _interrupt(number: int, _frame: object) -> None:
+    if _INTERRUPTED:
+        return
+    _INTERRUPTED.append(number)
+    raise KeyboardInterrupt
+
+
+def ending(previous: dict[int, Any] | None = None) -> None:
+    """Run what ``ENDING`` holds, each once, with SIGINT, SIGTERM and SIGHUP held off (they would cut it); then
+    the handlers ``as_interrupt`` replaced (``previous``) are put back."""
+    import signal
+
+    held: list[tuple[int, Any]] = []
+    for name in ("SIGINT", *AS_INTERRUPT):
+        number = getattr(signal, name, None)
+        try:
+            if number is not None:
+                held.append((number, signal.signal(number, signal.SIG_IGN)))
+        except ValueError:  # not the main thread
+            break
+    try:
+        while ENDING:
+            try:
+                ENDING.pop(0)()
+            except Exception as exc:  # noqa: BLE001 - the exit status is already decided
+                print(f"warning: while ending: {type(exc).__name__}: {exc}", file=sys.stderr)
+    finally:
+        for number, handler in held:
+            signal.signal(number, (previous or {}).get(number, handler))
 
 
 def preflight() -> None:

@@ -8,6 +8,14 @@ U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) reorder the rest of a line, so tha
 than it is. A lone surrogate (a JSON string may hold one) cannot be written to a UTF-8 stream at all, and one
 decoded with surrogateescape would reach the terminal as the raw byte it stands for.
 
+The rule is by General_Category, from the harness's own table (harness/model/terminal_table.py, made by
+harness/tools/make_terminal_table.py from the pinned unicodedata2, Unicode 18.0.0; never the running interpreter's
+unicodedata, whose Unicode differs from one Python to the next): every control (Cc), format character (Cf: the bidi
+controls, the soft hyphen U+00AD, the zero-width space U+200B, the BOM U+FEFF, ZWJ, the tags), surrogate (Cs),
+private-use character (Co), line or paragraph separator (Zl, Zp) and unassigned code point (Cn) is escaped. Cn
+too: what the table does not know has no glyph to show, may be assigned a format character later (U+061C and
+U+2066-U+2069, bidi controls, were unassigned before Unicode 6.3), or is a noncharacter (U+FFFE).
+
 Each of those is shown as its escape instead, the way ``harness/cli/views.show_char`` shows a value's
 characters (``\\u001B``, four hexadecimal digits, upper case): readable, and harmless. Everything else is
 left as it is; in particular a backslash is not doubled, so a message that holds the six characters
@@ -24,20 +32,53 @@ Newlines are a decision of the caller:
 
 from __future__ import annotations
 
+import bisect
 import re
 
-# The bidi formatting characters: ALM, LRM, RLM, LRE/RLE/PDF/LRO/RLO, LRI/RLI/FSI/PDI.
+from harness.model import terminal_table
+
+# The bidi formatting characters: ALM, LRM, RLM, LRE/RLE/PDF/LRO/RLO, LRI/RLI/FSI/PDI (all Cf).
 BIDI_CONTROLS = frozenset({0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)})
 LINE_SEPARATORS = frozenset({0x2028, 0x2029})  # line breaks to some readers (Python's splitlines among them)
+ESCAPED = ("Cc", "Cf", "Cs", "Co", "Zl", "Zp", "Cn")  # the General_Category values escaped (terminal_table.RANGES)
 ELLIPSIS = "..."
 
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]")
+
+def _ranges() -> list[tuple[int, int]]:
+    """The code points of ESCAPED, as sorted ranges, adjacent ones joined."""
+    joined: list[tuple[int, int]] = []
+    for first, last in sorted(pair for name in ESCAPED for pair in terminal_table.RANGES[name]):
+        if joined and first <= joined[-1][1] + 1:
+            joined[-1] = (joined[-1][0], max(last, joined[-1][1]))
+        else:
+            joined.append((first, last))
+    return joined
+
+
+def _class(ranges: list[tuple[int, int]]) -> str:
+    return "[" + "".join(f"\\U{first:08X}-\\U{last:08X}" for first, last in ranges) + "]"
+
+
+# A regex's character class checks ranges above U+FFFF one by one, after its BMP bitmap, for every character it
+# looks at: the astral ranges (hundreds, mostly unassigned) would make every safe character cost hundreds of
+# comparisons. So the pattern takes the BMP's unsafe characters and any astral one; an astral one is then judged
+# by a binary search of the table (``_escaped``: it stays as it is when safe).
+_RANGES = _ranges()
+_ASTRAL = [(max(first, 0x10000), last) for first, last in _RANGES if last > 0xFFFF]
+_ASTRAL_FIRSTS = [first for first, _ in _ASTRAL]
+_UNSAFE = re.compile(_class([(first, min(last, 0xFFFF)) for first, last in _RANGES if first <= 0xFFFF])
+                     + "|[\\U00010000-\\U0010FFFF]")
 _LINE_BREAK = re.compile("\r?\n")
 
 
 def unsafe(char: str) -> bool:
-    """Whether one code point is shown as its escape: C0 controls (newline and tab included), DEL, C1 controls,
-    bidi controls, U+2028 and U+2029, lone surrogates."""
+    """Whether one code point is shown as its escape: one of the categories ESCAPED by the harness's table (C0 and
+    C1 controls, a newline and a tab included, DEL, format characters, the bidi controls among them, surrogates,
+    private use, U+2028 and U+2029, unassigned)."""
+    point = ord(char)
+    if point > 0xFFFF:
+        at = bisect.bisect_right(_ASTRAL_FIRSTS, point) - 1
+        return at >= 0 and point <= _ASTRAL[at][1]
     return _UNSAFE.fullmatch(char) is not None
 
 
@@ -49,7 +90,8 @@ def escape_char(char: str) -> str:
 
 
 def _escaped(match: re.Match[str]) -> str:
-    return escape_char(match.group())
+    char = match.group()
+    return escape_char(char) if char <= "\uffff" or unsafe(char) else char
 
 
 def printable(text: str, limit: int | None = None) -> str:

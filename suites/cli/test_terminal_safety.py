@@ -38,22 +38,25 @@ CLEAR = "\x1b[2J"  # ESC [ 2 J: clear the screen
 TITLE = "\x1b]0;title\x07"  # OSC 0: set the window's title, ended by BEL
 # A testee's hostile text: every kind of control and a lone surrogate (a JSON string may hold one; no UTF-8
 # stream takes it), the words apart so that a table wraps between them.
-HOSTILE = f"a {CLEAR} b {TITLE} c \x08 d \r e \x7f f \x9b g \u202e h \u2066 i \u2069 j \ud800 k"
+HOSTILE = (f"a {CLEAR} b {TITLE} c \x08 d \r e \x7f f \x9b g \u202e h \u2066 i \u2069 j \ud800 k \u00ad l \ufeff m "
+           "\u200b n")
 VISIBLE = ["\\u001B[2J", "\\u001B]0;title\\u0007", "\\u0008", "\\u000D", "\\u007F", "\\u009B", "\\u202E",
-           "\\u2066", "\\u2069", "\\uD800"]
+           "\\u2066", "\\u2069", "\\uD800", "\\u00AD", "\\uFEFF", "\\u200B"]
 BIDI = {0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)}
+FORMAT = {0x00AD, 0xFEFF, 0x200B, 0x200D}  # soft hyphen, BOM, zero-width space and joiner (issue 49; all of Cf:
+# suites/cli/test_terminal_table.py)
 
 
 def raw_controls(text: str, newlines: bool = True) -> list[str]:
     """Every character of ``text`` a terminal acts on or that reorders a line: C0 (a newline allowed when
-    ``newlines``), DEL, C1, the bidi controls, U+2028/U+2029, lone surrogates."""
+    ``newlines``), DEL, C1, the bidi controls, U+2028/U+2029, lone surrogates, the format characters of FORMAT."""
     found = []
     for char in text:
         point = ord(char)
         if newlines and char == "\n":
             continue
         if (point < 0x20 or 0x7F <= point <= 0x9F or point in BIDI or point in (0x2028, 0x2029)
-                or 0xD800 <= point <= 0xDFFF):
+                or 0xD800 <= point <= 0xDFFF or point in FORMAT):
             found.append(f"U+{point:04X}")
     return found
 
@@ -77,7 +80,8 @@ def test_printable_shows_every_control_as_its_escape_and_leaves_the_rest() -> No
     assert printable("\x7f\x80\x9b\x9f") == "\\u007F\\u0080\\u009B\\u009F"
     assert printable("\u202e\u2066\u2069\u200f\u061c\u2028") == "\\u202E\\u2066\\u2069\\u200F\\u061C\\u2028"
     assert printable("\ud800") == "\\uD800"  # a lone surrogate (no UTF-8 stream takes it)
-    assert printable("é → 😀 \\ \" \u200d") == "é → 😀 \\ \" \u200d"  # printable text as it is
+    assert printable("é → 😀 \\ \" \u00a0") == "é → 😀 \\ \" \u00a0"  # printable text as it is
+    assert printable("\u200d\u00ad\ufeff\u200b") == "\\u200D\\u00AD\\uFEFF\\u200B"  # format characters (Cf): issue 49
     assert printable(printable(HOSTILE)) == printable(HOSTILE)
 
 

@@ -607,8 +607,9 @@ class CommandTestee:
             return message, None
         except untrusted.Refused as refused:
             if refused.kind == "duplicate_key":  # last one wins in Python's parser: the answer is ambiguous
-                return None, Fault("malformed_answer", f"an answer with {refused} (a JSON object's keys are "
-                                   "unique in the protocol)", line_evidence(line))
+                return None, Fault("malformed_answer", f"a line that is JSON with {refused} (which one counts is "
+                                   "the parser's guess: an object's keys are unique in the protocol)",
+                                   line_evidence(line))
             if refused.kind == "not_utf8":
                 return None, Fault("not_utf8", f"a line that is {refused}", line_evidence(line))
             if refused.kind == "not_object":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 from typing import Any
 
 import pytest
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 import reference
 from harness.model import repeated_keys, untrusted
 from harness.testees.command import CommandTestee
+from harness.testees.errors import ImplementationUnavailable
 from harness.tools.hostile_faults import BY_NAME
 
 TEXTS = [f"Fact {i}: \u201cq\u201d" for i in range(120)]
@@ -154,3 +156,13 @@ def test_a_testee_writing_a_key_twice_is_a_finding_and_every_request_is_answered
     findings = testee.findings.to_json()
     assert [f["kind"] for f in findings] == ["malformed_answer"], findings
     assert "twice in one object" in findings[0]["message"] and '"ok"' in findings[0]["message"]
+
+
+def test_a_start_answer_with_a_key_twice_ends_the_start_naming_it() -> None:
+    script = ("import sys; sys.stdin.readline(); "
+              "sys.stdout.write('{\"id\":\"__start__\",\"ok\":{\"protocol\":2,\"protocol\":1}}\\n'); "
+              "sys.stdout.flush(); sys.stdin.readline()")
+    with pytest.raises(ImplementationUnavailable) as refused:
+        CommandTestee([sys.executable, "-c", script], startup_timeout=10)
+    said = str(refused.value)
+    assert "its start answer is not protocol JSON: " in said and 'the key "protocol" twice in one object' in said, said

@@ -52,6 +52,7 @@ from harness.fuzzing.generate import Inputs
 from harness.fuzzing.progress import Progress
 from harness.model import hostvalues
 from harness.model.ledger import Ledger
+from harness.model.status import interrupted_by
 from harness.testees import impls as implementations
 from harness.testees.command import BATCH as LINE_BATCH
 from harness.testees.fanout import Harvest, answer_each, expressible, harvest
@@ -311,8 +312,8 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
     finally:
         batches.close()  # the pool ended (harness/fuzzing/pools.py), a batch still running abandoned
     if result.interrupted:
-        result.cut.append(f"interrupted (Ctrl-C) after {result.examples:,} examples: a partial run (a class being "
-                          "classified or shrunk at that moment is not in the report)")
+        result.cut.append(f"interrupted ({interrupted_by()}) after {result.examples:,} examples: a partial run (a "
+                          "class being classified or shrunk at that moment is not in the report)")
     harvested.add(harvest(all_impls))
     result.findings.merge(harvested.findings)
     result.batches_refused = harvested.batches_refused

@@ -10,10 +10,14 @@ Interruptions belong to the parent (docs/fuzzing.md, "Interruptions"): a worker
 
 * ignores SIGINT (a Ctrl-C reaches the whole foreground process group; the parent stops the run and
   ends the pool), and so do the testee processes it starts, which inherit the disposition;
-* ends on SIGTERM (the pool's terminate, or one sent to the whole process group, which the parent takes for
-  a Ctrl-C: harness/model/status.py) and on SIGHUP by killing its testee processes first (``at_end``), then
-  every process left below it (it is a child subreaper, so the orphans of its testees, ``setsid`` ones
-  included, are: harness/testees/reaper.py), then ``os._exit(0)``;
+* lets SIGTERM and SIGHUP pass too (a SIGTERM to the whole process group: the parent takes it for a Ctrl-C,
+  harness/model/status.py, and ends the pool). A worker that ended there, while it waited for a task, would
+  hold the task queue's lock for ever, and the pool's terminate, which takes that lock first, would wait
+  for it (20 s, both of ``end``'s graces, measured). The testees it starts get the default dispositions of
+  both (the handler is not inherited over an exec);
+* ends on ``END_SIGNAL`` (SIGUSR1: the pool's terminate, ``_Quiet.terminate``) by killing its testee
+  processes first (``at_end``), then every process left below it (it is a child subreaper, so the orphans
+  of its testees, ``setsid`` ones included, are: harness/testees/reaper.py), then ``os._exit(0)``;
 * ends the same way, without a traceback, when its parent is gone (killed alone): a watch thread sees
   the parent change within ``WATCH_EVERY`` seconds, and a broken pipe or an EOF on the way to the parent
   ends the worker quietly (``_Quiet``) whichever comes first.
@@ -42,8 +46,10 @@ from harness.testees import reaper
 GRACE = 10.0
 WATCH_EVERY = 0.2  # seconds between two looks at the parent, in a worker
 END_GRACE = 0.5  # seconds a worker's leftover processes get between SIGTERM and SIGKILL as it ends
+# What the pool's terminate sends a worker (where there is no SIGUSR1, SIGTERM, and the worker ends on it).
+END_SIGNAL = getattr(signal, "SIGUSR1", signal.SIGTERM)
 # Held off in the pool's process while its workers start (each worker lets them in once it handles them).
-HELD = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+HELD = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGUSR1") if hasattr(signal, name))
 
 _AT_END: list[Callable[[], None]] = []  # in a worker: what ending it does first (kill its testees)
 _STARTED: list[bool] = []  # in a worker: its initializer has finished (what fails after is the way to the parent)
@@ -106,6 +112,11 @@ def _quit(*_: Any) -> None:
     os._exit(0)
 
 
+def _parents_turn(*_: Any) -> None:
+    """In a worker, SIGTERM and SIGHUP from outside: nothing here; the parent, which got it too or is ended by
+    it, ends the pool (``_Quiet.terminate``) or is gone (``_watch``)."""
+
+
 def _watch(parent: int) -> None:
     while os.getppid() == parent:
         time.sleep(WATCH_EVERY)
@@ -114,16 +125,18 @@ def _watch(parent: int) -> None:
 
 def _start(parent: int, environ: dict[str, str] | None, initializer: Callable[..., Any],
            initargs: tuple[Any, ...]) -> None:
-    """Every worker's initializer: SIGINT ignored (before any testee starts: they inherit it), SIGTERM, SIGHUP
-    and the parent's end handled by ``_quit``, the worker a child subreaper; then the pool's own initializer.
+    """Every worker's initializer: SIGINT ignored (before any testee starts: they inherit it), SIGTERM and
+    SIGHUP let pass (``_parents_turn``), ``END_SIGNAL`` and the parent's end handled by ``_quit``, the worker a
+    child subreaper; then the pool's own initializer.
     ``parent``: the process that started this worker (the pool's, or its fork server, which ends when the pool's
     process does; 0: not known, the worker's parent as it starts). ``environ``: the pool's process's environment
     as the pool started, for a worker that did not inherit it (a fork server keeps the one it started with,
     which a later pool of the same process, a test's, may have changed since)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _quit)
-    if hasattr(signal, "SIGHUP"):
-        signal.signal(signal.SIGHUP, _quit)
+    for number in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if number is not None and number != END_SIGNAL:
+            signal.signal(number, _parents_turn)
+    signal.signal(END_SIGNAL, _quit)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, set(HELD))  # blocked by ``ending`` around the fork
     reaper.become(quiet=True)  # the pool's process says it once when it cannot
@@ -151,6 +164,15 @@ class _Quiet:
             if not _STARTED:
                 raise
             _quit()
+
+    def terminate(self) -> None:
+        """The pool's terminate: ``END_SIGNAL`` (a worker lets SIGTERM from outside pass)."""
+        send = getattr(getattr(self, "_popen", None), "_send_signal", None)
+        if END_SIGNAL == signal.SIGTERM or send is None:
+            super().terminate()  # type: ignore[misc]
+            return
+        self._check_closed()  # type: ignore[attr-defined]
+        send(END_SIGNAL)
 
 
 class _QuietSpawn(_Quiet, multiprocessing.context.SpawnProcess):  # type: ignore[misc]

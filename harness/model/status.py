@@ -117,11 +117,16 @@ def as_interrupt() -> dict[int, Any]:
     return replaced
 
 
-def interruption() -> str:
-    """What interrupted this process, when it was a signal ``as_interrupt`` handles: " (SIGTERM)"; else ""."""
+def interrupted_by() -> str:
+    """What interrupted this process: the name of the signal ``as_interrupt`` handled ("SIGTERM"), else "Ctrl-C"."""
     import signal
 
-    return f" ({signal.Signals(_INTERRUPTED[0]).name})" if _INTERRUPTED else ""
+    return signal.Signals(_INTERRUPTED[0]).name if _INTERRUPTED else "Ctrl-C"
+
+
+def interruption() -> str:
+    """" (SIGTERM)" when a signal ``as_interrupt`` handles interrupted this process; else ""."""
+    return f" ({interrupted_by()})" if _INTERRUPTED else ""
 
 
 def _interrupt(number: int, _frame: object) -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from harness.classes.report import validate
+from harness.fuzzing import pools
 from suites.fake_impl import ROOT
 from suites.fuzzing.test_interruption import QUIET, _descendants, _left_after, _running, _wait_for
 from suites.testees.test_reaper import declare_setsid, left_after, marked
@@ -64,7 +65,7 @@ def test_a_signal_ends_fuzz_as_ctrl_c_with_nothing_left(tmp_path: Path, name: st
     partial = json.loads(report.read_text())
     assert validate(partial) == [] and partial["examples"] > 0
     assert partial["fuzz"]["interrupted"] is True
-    assert any(line.startswith("interrupted (") for line in partial["cut"]), partial["cut"]
+    assert any(line.startswith(f"interrupted ({name}) after ") for line in partial["cut"]), partial["cut"]
     assert not left, f"still running 1 s after the run ended: {left}"
     assert not sleepers, f"the testee's setsid sleepers still running 1 s after the run ended: {sleepers}"
 
@@ -115,3 +116,31 @@ def test_the_workers_end_what_their_testees_left_when_the_harness_is_killed(tmp_
                 os.kill(pid, signal.SIGKILL)
         left_after(marker, 0)
     assert not left, f"still running 5 s after the harness was killed: {shown}"
+
+
+def _nothing() -> None:
+    """A pool initializer with nothing to open."""
+
+
+def _sleep(seconds: float) -> float:
+    time.sleep(seconds)
+    return seconds
+
+
+def test_a_sigterm_or_sighup_to_the_workers_leaves_the_pool_to_its_parent() -> None:
+    """A SIGTERM or SIGHUP to the process group reaches the workers too: they let it pass, and the pool's end
+    (its terminate: SIGUSR1) ends them at once. A worker that ended on it while waiting for a task held the task
+    queue's lock for ever, and the pool's end took 20 s (both graces of ``pools.end``)."""
+    with pools.ending(pools.start_method(), 2, _nothing, ()) as pool:
+        workers = [process.pid for process in pool._pool]
+        pool.map_async(_sleep, [60])
+        time.sleep(1.5)  # one worker sleeps, the other waits for a task, holding the task queue's lock
+        for pid in workers:
+            os.kill(pid, signal.SIGTERM)
+            os.kill(pid, signal.SIGHUP)
+        time.sleep(0.5)
+        assert all(_running(pid) for pid in workers), "a worker ended on SIGTERM or SIGHUP"
+        ending = time.monotonic()
+    took = time.monotonic() - ending
+    assert took < 5, f"the pool took {took:.1f} s to end"
+    assert not _left_after(set(workers), 2.0)

@@ -25,6 +25,7 @@ from typing import Any, TextIO
 
 from harness.checks.traces import untraced
 from harness.fuzzing.generate import Inputs
+from harness.model.ledger import Ledger
 from harness.model.printable import printable
 from harness.model.traces import TRACE_OP
 from harness.testees.fanout import call_all, expressible
@@ -44,13 +45,20 @@ class Tally:
 
 def check(opened: dict[str, Testee], ops: list[str], examples: int, seed: int, batch: int = 500,
           validate_every: int = 25, findings: Findings | None = None,
-          stream: TextIO = sys.stderr) -> dict[str, dict[str, Tally]]:
+          stream: TextIO = sys.stderr, ledger: Ledger | None = None) -> dict[str, dict[str, Tally]]:
     """``examples`` random inputs per op, each traced and called on every implementation of ``opened`` that
-    traces that op; tallies by implementation and op."""
+    traces that op; tallies by implementation and op. ``ledger``: the run's account (harness/model/ledger.py):
+    ``examples`` planned per op some implementation traces, each request's fate, each trace checked as a
+    comparison (of the trace with its op's own answer) and each trace problem as a disagreement judged (a
+    finding)."""
+    ledger = ledger if ledger is not None else Ledger("tracecheck")
+    ledger.planned = ledger.planned or 0
     tallies: dict[str, dict[str, Tally]] = {name: {} for name in opened}
     started = time.monotonic()
     for op in ops:
         tracing = {name: impl for name, impl in opened.items() if op in traced_ops(impl)}
+        if tracing:
+            ledger.planned += examples
         inputs = Inputs(seed)
         done = 0
         while done < examples:
@@ -64,7 +72,10 @@ def check(opened: dict[str, Testee], ops: list[str], examples: int, seed: int, b
             calls = {name: [call for a in sent for call in ((op, a), (TRACE_OP, {"op": op, "args": a}))]
                      for name, sent in sendable.items()}
             answers = call_all(tracing, calls)
+            ledger.inputs += size
             for name, sent in sendable.items():
+                ledger.count_responses(name, answers[name])
+                ledger.tally(name).not_sent += 2 * (size - len(sent))
                 tally = tallies[name].setdefault(op, Tally())
                 tally.not_sent += size - len(sent)
                 withdrawn = untraced(tracing[name]).get(op)
@@ -77,8 +88,11 @@ def check(opened: dict[str, Testee], ops: list[str], examples: int, seed: int, b
                         continue  # a claim shown false (a handshake_lie), a testee taken out: no trace, no problem
                     found = problems(op, traced, own, validate=(tally.checked % validate_every == 0))
                     tally.checked += 1
+                    ledger.compared += 1
                     if found:
                         tally.problems += 1
+                        ledger.disagreeing += 1
+                        ledger.classified += 1  # judged: a trace_mismatch finding
                         if len(tally.first) < 3:
                             tally.first.append(f"{found[0]} (args {args!r:.300})")
                         if findings is not None:

@@ -501,9 +501,10 @@ def cmd_tracecheck(args: argparse.Namespace) -> int:
     if not named:  # the default: the ops some implementation of the run serves
         ops = [op for op in ops if any(impls.declaration(name).serves_op(op) for name in opened)]
     findings = Findings()
+    ledger = Ledger("tracecheck")
     try:
         tallies = check(opened, ops, args.examples, args.seed, validate_every=args.validate_every,
-                        findings=findings)
+                        findings=findings, ledger=ledger)
         findings.merge(harvest(opened).findings)
     finally:
         close_all(opened)
@@ -511,11 +512,12 @@ def cmd_tracecheck(args: argparse.Namespace) -> int:
     found = findings.to_json()
     if found:
         print(render_findings(found))
+    print("\n".join(ledger.lines()))
     if args.json is not None:
         document = {"schema": TRACECHECK_SCHEMA, "examples": args.examples, "seed": args.seed,
-                    "tallies": as_json(tallies), "findings": found}
+                    "tallies": as_json(tallies), "findings": found, "ledger": ledger.to_json()}
         write_document(args.json, document, replaces=(TRACECHECK_SCHEMA,), what="tracecheck report")
-    return 1 if found or any(t.problems for by_op in tallies.values() for t in by_op.values()) else 0
+    return 1 if found or not ledger.ok or any(t.problems for by_op in tallies.values() for t in by_op.values()) else 0
 
 
 def cmd_diff(args: argparse.Namespace) -> int:

@@ -101,9 +101,11 @@ def _progress_text(progress: Progress, examples: int, new: int, expected: int) -
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(names: tuple[str, ...], cutoff: float | None) -> None:
+def _init_worker(names: tuple[str, ...], cutoff: float | None, began: Any = None) -> None:
     """A worker's testees; ended with it (terminated at the budget or interrupted, or its parent gone: its
-    testee processes are killed first, since a hung one would outlive it; harness/fuzzing/pools.py)."""
+    testee processes are killed first, since a hung one would outlive it; harness/fuzzing/pools.py).
+    ``began``: a count shared by the workers of the batches they began (``run_batch``)."""
+    _WORKER["began"] = began
     _WORKER["impls"] = {}
     pools.at_end(lambda: pools.kill_testees(_WORKER["impls"]))
     started = implementations.start_each(list(names), cutoff)
@@ -118,6 +120,9 @@ def run_batch(task: tuple[Any, ...], opened: dict[str, Testee] | None = None) ->
     the disagreeing ones (at most KEEP_PER_KEY per group of implementations and outcome kinds, each with
     its position in the batch each implementation got), the counts and the testees' findings."""
     op, seed, size, active = task
+    if opened is None and _WORKER.get("began") is not None:  # in a worker: the driver learns it is at work
+        with _WORKER["began"].get_lock():
+            _WORKER["began"].value += 1
     opened = opened if opened is not None else _WORKER["impls"]
     opened = {name: opened[name] for name in active}
     batch = Inputs(seed).batch(op, size)
@@ -182,7 +187,9 @@ def _batches(tasks: Iterator[tuple[Any, ...]], opened: dict[str, Testee], worker
                 return
             yield run_batch(task, opened)
         return
-    with pools.ending(pools.start_method(), workers, _init_worker, (tuple(opened), cutoff)) as pool:
+    method = pools.start_method()
+    began = pools.context(method).Value("i", 0)  # batches the workers began
+    with pools.ending(method, workers, _init_worker, (tuple(opened), cutoff, began)) as pool:
         flight: deque[Any] = deque(pool.apply_async(run_batch, (task,))
                                    for task in itertools.islice(tasks, 2 * workers))
         returned = 0
@@ -190,10 +197,10 @@ def _batches(tasks: Iterator[tuple[Any, ...]], opened: dict[str, Testee], worker
             try:
                 result = flight.popleft().get(timeout=max(0.0, hard_deadline - time.monotonic()))
             except multiprocessing.TimeoutError:
-                if not returned:  # not one batch back in the whole run: the workers failed, not the testees
+                if not returned and not began.value:  # not one batch back, nor begun: the workers failed
                     raise RuntimeError(f"no batch came back from the {workers} fuzz workers before the run's hard "
                                        "deadline: the worker processes failed (their output is above)") from None
-                return
+                return  # batches begun, not finished: the testees were slower than the budget (the run's ledger)
             returned += 1
             task = next(tasks, None) if time.monotonic() < deadline else None
             if task is not None:
@@ -311,6 +318,8 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
         stream.write("\n[fuzz] interrupted: the run stops; its report holds the examples run so far\n")
     finally:
         batches.close()  # the pool ended (harness/fuzzing/pools.py), a batch still running abandoned
+    if not result.examples and not result.interrupted and not ledger.stopped:
+        ledger.stopped = "no batch came back before the run's hard deadline (its testees answered too slowly)"
     if result.interrupted:
         result.cut.append(f"interrupted ({interrupted_by()}) after {result.examples:,} examples: a partial run (a "
                           "class being classified or shrunk at that moment is not in the report)")

@@ -41,7 +41,7 @@ from harness.cli.reports.divergences import expected_notes, run_name, seen_class
 from harness.cli.reports.results import merged_results, results_part
 from harness.model import envelope, untrusted
 from harness.model.files import atomic_write, make_folder
-from harness.model.printable import printable_block
+from harness.model.printable import printable, printable_block
 from harness.model.status import UsageError
 
 ASSETS = Path(__file__).with_name("page_assets")  # page.css and page.js, inlined into the page
@@ -424,7 +424,12 @@ def verdict(sources: Sequence[Source], baselines: Sequence[Source] = (), merged:
         shown = set(merged["from"].values())  # the results the page shows
         findings = [f for s in sources if s.kind == Kind.RESULTS and str(s.path) in shown
                     for f in s.document.get("findings") or []]
-        parts.insert(0, results_part(", ".join(sorted(shown)), merged["results"], findings))
+        part = results_part(", ".join(sorted(shown)), merged["results"], findings)
+        for source in sources:  # a check whose work was not done (its ledger) is red on the page too
+            ledger = envelope.ledger_of(source.document) if source.kind == Kind.RESULTS else None
+            if str(source.path) in shown and ledger is not None and not ledger.ok:
+                part.red.append(f"{source.path}: the work not done (its ledger): " + "; ".join(ledger.problems()))
+        parts.insert(0, part)
     found = list(problems)
     for old in baselines:
         document, label = _counterpart(old, sources, merged)
@@ -460,9 +465,26 @@ def sources_section(sources: Sequence[Source], baselines: Sequence[Source]) -> s
             commit = (project.get("commit") or "-")[:12] + (" (dirty)" if project.get("dirty") else "")
             rows.append([escape(role), code(str(source.path)), escape(source.document.get("schema", "?")),
                          escape(source.label), escape(run.get("session") or "-"), escape(commit),
-                         escape(run.get("ended") or "-"), code(run.get("command") or "-")])
+                         escape(run.get("ended") or "-"), work_cell(source.document), code(run.get("command") or "-")])
     return section("sources", "Reports", html_table(("role", "file", "schema", "what", "nox session", "commit",
-                                                       "ended", "command"), rows, id="sources-table"))
+                                                       "ended", "work", "command"), rows, id="sources-table"))
+
+
+def work_cell(document: dict[str, Any]) -> str:
+    """A report's run ledger (harness/model/ledger.py) in one cell: its counts and whether the work was done; "-" for a
+    report that keeps none."""
+    try:
+        ledger = envelope.ledger_of(document)
+    except ValueError:
+        return escape("(a ledger that does not read)")
+    if ledger is None:
+        return "-"
+    counts = (f"{ledger.inputs:,} inputs, {ledger.compared:,} compared, {ledger.disagreeing:,} disagreeing, "
+              f"{ledger.classified:,} classified")
+    if ledger.ok:
+        return badge("done", "pass") + " " + escape(counts)
+    return (badge("not done", "fail") + " " + escape(counts) + "<br>"
+            + "<br>".join(escape(printable(problem)) for problem in ledger.problems()))
 
 
 def summary_section(sources: Sequence[Source], merged: dict[str, Any] | None, impls: Sequence[str],

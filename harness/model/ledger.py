@@ -73,14 +73,16 @@ class Ledger:
     def count_responses(self, name: str, responses: Iterable[Mapping[str, Any] | None]) -> None:
         """Count the responses one implementation gave to the requests it was sent (None: no answer came)."""
         tally = self.tally(name)
-        for response in responses:
-            tally.sent += 1
+        responses = responses if isinstance(responses, list) else list(responses)
+        tally.sent += len(responses)
+        tally.answered += len(responses)
+        # Only errors can be no answer: the common answer ({ok}) costs a membership test (the sweep counts millions).
+        for response in [r for r in responses if r is None or "error" in r]:
             error = response.get("error") if response is not None else None
             code = error.get("code") if isinstance(error, Mapping) else None
             fate = "cut" if response is None else FATES.get(code) if isinstance(code, str) else None
-            if fate is None:
-                tally.answered += 1
-            else:
+            if fate is not None:
+                tally.answered -= 1
                 setattr(tally, fate, getattr(tally, fate) + 1)
 
     def add(self, other: Ledger) -> None:

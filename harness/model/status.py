@@ -23,8 +23,8 @@ INTERNAL = 5  # the harness itself failed: an exception it did not expect (a bug
 
 STATUSES = {
     AGREE: "all agree: every case passes, no new divergence, no finding",
-    FOUND: "a new divergence, a failing case, a finding about a testee, or an expected-list problem "
-           "(stale, unexpectedly passing)",
+    FOUND: "a new divergence, a failing case, a finding about a testee, an expected-list problem "
+           "(stale, unexpectedly passing), or work the run planned and did not do (its ledger)",
     USAGE: "a usage or configuration error: an unknown op or implementation, bad arguments, a malformed "
            "declaration, expected list, report, baseline or checkpoint (named, with its problem)",
     UNAVAILABLE: "a requested implementation could not be built or started (report show and html: a partial "

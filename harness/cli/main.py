@@ -720,7 +720,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     try:
         expected = load(list(opened))  # a malformed list stops the sweep (status 2) before a chunk is run
         try:
-            run = sweep.run(settings, checkpoint, fresh=args.fresh, workers=args.workers)
+            run = sweep.run(settings, checkpoint, fresh=args.fresh, workers=args.workers,
+                            described=envelope.descriptions(opened))
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         print(f"[sweep] classifying and shrinking {sum(sweep.disagreeing(r) for r in run.results):,} disagreeing "

@@ -6,9 +6,15 @@ sent to every implementation in batches. Work is cut into chunks of :data:`CHUNK
 
 * worker processes (one per core by default), each with its own implementations, run the chunks;
 * every finished chunk is appended to a checkpoint (JSON lines), so an interrupted sweep resumes
-  where it stopped; a checkpoint made with other settings is refused, naming the difference; a damaged
-  line (the last one cut by a kill, or any other: each is read as untrusted JSON and checked for its
-  shape) costs its chunk alone, which runs again, and the file is rewritten without it (``_read_checkpoint``);
+  where it stopped; its header names the run (``Settings.header``: a digest of the settings and of each
+  implementation's build as it describes itself), and each line is sealed (``_sealed``): it carries that
+  identity and a digest chain (its digest covers the previous line's and its own content). A checkpoint
+  of other settings or other builds is refused, naming the difference; a chunk result whose seal does
+  not hold (edited, inserted, moved, from another sweep) is refused, naming the line; a damaged line
+  (the last one cut by a kill, or any other that is not a chunk result: each is read as untrusted JSON
+  and checked for its shape) costs its chunk alone, which runs again, and the file is rewritten without
+  it (``_read_checkpoint``). The chain guards against accidents and casual edits, not against someone
+  who recomputes it (no key);
 * ``--shard K/N`` runs every N-th chunk, so machines or CI jobs can split a sweep; their reports are
   merged with ``python -m harness sweep --merge A.json B.json``;
 * an input an implementation's host cannot express (two lone surrogates that a UTF-16 host reads as
@@ -19,6 +25,7 @@ Disagreements are grouped into classes by :mod:`harness.fuzzing.classes`; each c
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sys
@@ -44,7 +51,10 @@ from harness.testees.findings import Findings
 from harness.testees.testee import Testee
 
 CHUNK = 4096
-CHECKPOINT_SCHEMA = "sweep-checkpoint-v1"
+CHECKPOINT_SCHEMA = "sweep-checkpoint-v2"  # v2: the run's identity in the header and a sealed line per chunk
+_OLDER_SCHEMAS = ("sweep-checkpoint-v1",)  # no identity, no seals: refused (nothing in it can be checked)
+_SEAL = ("run", "prev", "chain")  # a checkpoint line's fields besides its chunk result (``_sealed``)
+_BUILD = ("name", "version", "unicode")  # what of a self-description names an implementation's build
 TALLY = tuple(Tally().to_json())  # a chunk's tally of one implementation's requests: these counts
 
 
@@ -67,9 +77,34 @@ class Settings:
     last: int
     shard: tuple[int, int]  # (K, N), 1-based
 
-    def header(self) -> dict[str, Any]:
-        return {"schema": CHECKPOINT_SCHEMA, "impls": list(self.impls), "templates": list(self.templates),
-                "range": [self.first, self.last], "shard": f"{self.shard[0]}/{self.shard[1]}", "chunk": CHUNK}
+    def header(self, described: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The checkpoint's first line: the settings, each implementation's build (``described``: name ->
+        self-description, as harness/model/envelope.py ``descriptions`` gives them; name, version and
+        unicode of each are kept) and ``identity``, the digest of both, which every line carries."""
+        builds = {}
+        for name in self.impls:
+            description = (described or {}).get(name)
+            builds[name] = ({key: description.get(key) for key in _BUILD} if isinstance(description, dict)
+                            else None)
+        named = {"command": "sweep", "impls": list(self.impls), "templates": list(self.templates),
+                 "range": [self.first, self.last], "shard": f"{self.shard[0]}/{self.shard[1]}", "chunk": CHUNK,
+                 "builds": builds}
+        return {"schema": CHECKPOINT_SCHEMA, **named, "identity": _digest(named)}
+
+
+def _digest(value: Any) -> str:
+    """The SHA-256 of a JSON value's canonical text (keys sorted, no spaces, ASCII)."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def _sealed(result: dict[str, Any], identity: str, prev: str) -> tuple[str, str]:
+    """A chunk result's checkpoint line and its digest: the result with the run's ``identity``, ``prev``
+    (the digest of the line before it, the identity for the first) and ``chain``, the digest of all that
+    (as JSON reads it back: what a resume recomputes)."""
+    line = json.loads(json.dumps({**result, "run": identity, "prev": prev}))
+    line["chain"] = _digest(line)
+    return json.dumps(line, ensure_ascii=True, separators=(",", ":")), line["chain"]
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -259,7 +294,8 @@ def groups(run: SweepRun) -> dict[tuple[Any, ...], list[tuple[str, int, int]]]:
 
 
 class CheckpointError(UsageError, ValueError):
-    """A checkpoint that cannot be resumed: its header is damaged or of other settings (status 2)."""
+    """A checkpoint that cannot be resumed: its header is damaged, of other settings or builds, or of an older
+    harness; or a line's seal does not hold (status 2)."""
 
 
 _FIELDS = ("chunk", "values", "compared", "inexpressible", "findings", "out", "tallies", "groups")  # run_chunk's
@@ -366,31 +402,87 @@ def _rewrite(path: Path, lines: list[str]) -> None:
     atomic_write(path, "".join(line + "\n" for line in lines))
 
 
-def _read_checkpoint(path: Path, settings: Settings, stream: TextIO = sys.stderr) -> list[dict[str, Any]]:
-    """The chunk results of a checkpoint of this sweep, each line read as untrusted JSON
-    (harness/model/untrusted.py) and checked for its shape (``chunk_problem``). A damaged line, the last one
-    cut by a kill while it was written or any other, costs its chunk alone (it runs again; the line and why
-    are said on ``stream``), and the file is rewritten without it before anything is appended. A damaged
-    header, or one of other settings, is a CheckpointError (status 2)."""
+def _seal_problem(line: dict[str, Any], identity: str, prev: str | None) -> str | None:
+    """What does not match in a chunk result's seal (None: it holds): its run identity, its own digest, the
+    digest of the line before it (``prev``; None: that line was dropped, so the one this line names is taken)."""
+    missing = [key for key in _SEAL if key not in line]
+    if missing:
+        return f"a chunk result without its {', '.join(missing)} (not sealed by a sweep)"
+    if line["run"] != identity:
+        return (f"a line of another sweep (its run identity {repr(line['run'])[:24]}..., this checkpoint's "
+                f"{identity[:22]}...): copied from another checkpoint")
+    if line["chain"] != _digest({key: value for key, value in line.items() if key != "chain"}):
+        return "its content does not match its chain digest: the line was changed after the sweep wrote it"
+    if prev is not None and line["prev"] != prev:
+        return ("it does not follow the line before it (its chain names another one): a line inserted, removed "
+                "or moved")
+    if not (isinstance(line["prev"], str) and len(line["prev"]) == 64):
+        return "its prev is not a digest"
+    return None
+
+
+def _header_problem(header: dict[str, Any], wanted: dict[str, Any]) -> str | None:
+    """Why a checkpoint's header is not this run's (None: it is)."""
+    if header.get("schema") in _OLDER_SCHEMAS:
+        return ("written by an older harness (no run identity: its lines cannot be checked); run with --fresh "
+                "to start over")
+    different = [key for key in wanted if key not in ("builds", "identity") and header.get(key) != wanted[key]]
+    if different:
+        return (f"a checkpoint of a sweep with other settings ({', '.join(different)} differ: "
+                f"{', '.join(f'{k}={repr(header.get(k))[:80]}' for k in different)}); pass --fresh to discard it, "
+                "or --checkpoint PATH for another file")
+    builds = header.get("builds") if isinstance(header.get("builds"), dict) else {}
+    changed = []
+    for name, now in wanted["builds"].items():
+        then = builds.get(name)
+        if then == now:
+            continue
+        if isinstance(then, dict) and isinstance(now, dict):
+            changed += [f"{name} {key} {repr(then.get(key))[:60]} -> {repr(now.get(key))[:60]}"
+                        for key in _BUILD if then.get(key) != now.get(key)]
+        else:
+            changed.append(f"{name} {repr(then)[:60]} -> {repr(now)[:60]}")
+    if changed or set(builds) != set(wanted["builds"]):
+        return (f"written with other builds of the implementations ({'; '.join(changed)}): its results are not "
+                "theirs; run with --fresh to start over")
+    if header != wanted:
+        return (f"its run identity {repr(header.get('identity'))[:24]}... is not its settings' digest, or it has "
+                "fields no header has: the header was edited; run with --fresh to start over")
+    return None
+
+
+def _read_checkpoint(path: Path, settings: Settings, stream: TextIO = sys.stderr,
+                     described: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], str]:
+    """The chunk results of a checkpoint of this sweep and the digest its next line follows. Each line is
+    read as untrusted JSON (harness/model/untrusted.py) and checked for its shape (``chunk_problem``): a
+    damaged line, the last one cut by a kill while it was written or any other that is not a chunk result,
+    costs its chunk alone (it runs again; the line and why are said on ``stream``), and the file is
+    rewritten without it, its later lines sealed again, before anything is appended. A chunk result is
+    kept only if its seal holds (``_seal_problem``: this run's identity, its own digest, the previous line's
+    digest; after a dropped line the digest it names is taken); one whose seal does not hold, or any line
+    with a seal that does not hold, is a CheckpointError (status 2) naming the line. So is a damaged header,
+    one of other settings or other builds of the implementations (``described``), or one of an older
+    harness."""
+    wanted = settings.header(described)
+    identity = wanted["identity"]
     lines = untrusted.read_lines(path, "sweep checkpoint")  # BadDocument (status 2): the file is unreadable
     if not lines:  # nothing was written yet (a kill before the header): a sweep of these settings starts
-        _rewrite(path, [json.dumps(settings.header())])
-        return []
+        _rewrite(path, [json.dumps(wanted)])
+        return [], identity
     number, header_text, header = lines[0]
     if number != 1 or isinstance(header, untrusted.Refused):
         why = f"its first line: {header}" if number == 1 else "its first line is empty"
         raise CheckpointError(f"{path}: not a sweep checkpoint ({why}); remove it or pass --fresh")
-    wanted = settings.header()
-    if header != wanted:
-        different = [key for key in wanted if header.get(key) != wanted[key]]
-        raise CheckpointError(
-            f"{path}: a checkpoint of a sweep with other settings ({', '.join(different) or 'schema'} differ: "
-            f"{', '.join(f'{k}={repr(header.get(k))[:80]}' for k in different)}); pass --fresh to discard it, "
-            "or --checkpoint PATH for another file")
+    problem = _header_problem(header, wanted)
+    if problem is not None:
+        raise CheckpointError(f"{path}: {problem}")
     whole = _ends_whole(path)
     plan_by_key = {chunk.key: chunk for chunk in plan(settings)}
-    kept, results, seen = [header_text], [], {}
+    results: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
+    prev: str | None = identity  # the digest the next line follows (None: the line before it was dropped)
     for number, text, value in lines[1:]:
+        result = None
         if isinstance(value, untrusted.Refused):
             problem = str(value)
             if number == lines[-1][0] and not whole:
@@ -398,20 +490,32 @@ def _read_checkpoint(path: Path, settings: Settings, stream: TextIO = sys.stderr
         elif not text.isascii():
             problem = "bytes that are not ASCII (a sweep writes ASCII)"
         else:
-            problem = chunk_problem(value, plan_by_key, settings.impls)
+            result = {key: item for key, item in value.items() if key not in _SEAL}
+            problem = chunk_problem(result, plan_by_key, settings.impls)
+            if problem is None or any(key in value for key in _SEAL):  # a chunk result, or a line with a seal
+                broken = _seal_problem(value, identity, prev)
+                if broken is not None:
+                    raise CheckpointError(f"{path}:{number}: {broken}; its results cannot be trusted: run with "
+                                          "--fresh to start over")
             if problem is None and value["chunk"] in seen:
                 problem = f"its chunk again (line {seen[value['chunk']]} has it)"
-        if problem is None:
-            kept.append(text)
-            results.append(value)
+        if problem is None and result is not None:
+            results.append(result)
             seen[value["chunk"]] = number
+            prev = value["chain"]
             continue
+        prev = None
         key = value.get("chunk") if isinstance(value, dict) else None
         which = f"chunk {key}" if isinstance(key, str) and key in plan_by_key else "its chunk"
         stream.write(f"[sweep] {path}:{number}: a damaged checkpoint line dropped: {problem}; {which} runs again\n")
-    if len(kept) < len(lines) or not whole:
+    if len(results) + 1 < len(lines) or not whole:
+        kept, prev = [json.dumps(wanted)], identity
+        for result in results:  # sealed again: a line after a dropped one named that one
+            line, prev = _sealed(result, identity, prev)
+            kept.append(line)
         _rewrite(path, kept)
-    return results
+    assert prev is not None  # a dropped line rewrote the file, its lines sealed again
+    return results, prev
 
 
 def _progress_text(progress: Progress, done: int, fresh: int, divergent: int, per_value: int) -> str:
@@ -425,14 +529,18 @@ def _progress_text(progress: Progress, done: int, fresh: int, divergent: int, pe
 
 
 def run(settings: Settings, checkpoint: Path, fresh: bool = False, workers: int | None = None,
-        stream: TextIO = sys.stderr) -> SweepRun:
-    """Run (or resume) the sweep; every finished chunk is in ``checkpoint`` before this returns."""
+        stream: TextIO = sys.stderr, described: dict[str, Any] | None = None) -> SweepRun:
+    """Run (or resume) the sweep; every finished chunk is in ``checkpoint`` before this returns, sealed with
+    the run's identity (its settings and ``described``, each implementation's self-description)."""
     chunks = plan(settings)
+    identity = settings.header(described)["identity"]
     sweep = SweepRun(settings)
-    if checkpoint.exists() and not fresh:
-        sweep.results = _read_checkpoint(checkpoint, settings, stream)  # only whole lines of this plan's chunks
+    if checkpoint.exists() and not fresh:  # only whole lines of this plan's chunks, their seals holding
+        sweep.results, prev = _read_checkpoint(checkpoint, settings, stream, described)
     else:
-        atomic_write(checkpoint, json.dumps(settings.header()) + "\n")
+        header = settings.header(described)
+        atomic_write(checkpoint, json.dumps(header) + "\n")
+        prev = header["identity"]
     finished = {result["chunk"] for result in sweep.results}
     sweep.resumed = len(sweep.results)
     pending = [chunk for chunk in chunks if chunk.key not in finished]
@@ -450,7 +558,8 @@ def run(settings: Settings, checkpoint: Path, fresh: bool = False, workers: int 
             method = pools.start_method()  # the flags are shared with the pool's workers: made the same way
             out = pools.context(method).Array("b", len(settings.impls))
             for result in _results(pending, settings.impls, workers, out, method):
-                handle.write(json.dumps(result, ensure_ascii=True, separators=(",", ":")) + "\n")
+                line, prev = _sealed(result, identity, prev)
+                handle.write(line + "\n")
                 handle.flush()
                 sweep.results.append(result)
                 done += result["values"]

@@ -3,6 +3,11 @@ and checks its shape; a damaged line, the last one cut by a kill while it was wr
 its chunk alone (it runs again, and stderr says which line and why), and the file is rewritten from the
 lines kept before anything is appended. A damaged header, or one of other settings, stays status 2.
 
+Checkpoints that name their run (issue 49, item 10): the header holds the run's identity (the settings and
+each implementation's build: name, version, unicode), every line carries it and a digest chain; a well-formed
+line that was edited, moved, inserted or copied from another sweep is status 2 naming it, and so is a
+checkpoint of other builds or of an older harness (with the --fresh hint).
+
 The sweeps here run in this process on two in-process implementations (the reference, and a copy whose
 normalize_fact_text also strips, a bug at U+001C..U+001F): four chunks in well under a second."""
 
@@ -22,6 +27,8 @@ from suites.fake_impl import declare, run
 
 SETTINGS = sweep.Settings(("reference", "fake"), ("alone", "leading-edge"), 0, 0x1FFF, (1, 1))
 CHUNKS = len(sweep.plan(SETTINGS))  # 4
+DESCRIBED = {"reference": {"name": "reference", "version": "1.0", "unicode": {"python": "15.1.0"}, "language": "x"},
+             "fake": {"name": "fake", "version": "1", "unicode": {"python": "15.1.0"}}}
 
 
 def _fake(op: Any) -> Any:
@@ -36,9 +43,10 @@ def in_process(monkeypatch: pytest.MonkeyPatch) -> None:
         "reference": InProcess("reference", lambda op: op.reference), "fake": InProcess("fake", _fake)})
 
 
-def _resume(path: Path, fresh: bool = False) -> tuple[sweep.SweepRun, str]:
+def _resume(path: Path, fresh: bool = False, settings: sweep.Settings = SETTINGS,
+            described: dict[str, Any] = DESCRIBED) -> tuple[sweep.SweepRun, str]:
     stream = io.StringIO()
-    done = sweep.run(SETTINGS, path, fresh=fresh, workers=1, stream=stream)
+    done = sweep.run(settings, path, fresh=fresh, workers=1, stream=stream, described=described)
     return done, stream.getvalue()
 
 
@@ -140,12 +148,14 @@ def test_a_damaged_middle_line_costs_its_chunk_alone(full: tuple[Path, dict[str,
     assert "line dropped" not in said and last.resumed == CHUNKS and _by_chunk(last.results) == before
 
 
-def test_a_chunk_given_twice_is_kept_once(full: tuple[Path, dict[str, str]]) -> None:
+def test_a_chunk_given_twice_is_kept_once_after_a_damaged_line(full: tuple[Path, dict[str, str]]) -> None:
+    """After a dropped line the digest the next line names is taken: a copy of line 3 there passes its seal,
+    and is dropped as its chunk again (a copy right after a whole line is refused: see the chain tests)."""
     path, before = full
     lines = path.read_text(encoding="ascii").splitlines()
-    path.write_text("\n".join([*lines, lines[2]]) + "\n", encoding="ascii")
+    path.write_text("\n".join([*lines, "[1]", lines[2]]) + "\n", encoding="ascii")
     again, said = _resume(path)
-    assert f":{CHUNKS + 2}: a damaged checkpoint line dropped: its chunk again (line 3 has it)" in said, said
+    assert f":{CHUNKS + 3}: a damaged checkpoint line dropped: its chunk again (line 3 has it)" in said, said
     assert again.resumed == CHUNKS and _by_chunk(again.results) == before and len(_whole_lines(path)) == CHUNKS + 1
 
 
@@ -162,7 +172,7 @@ def test_an_empty_checkpoint_is_a_sweep_not_begun(tmp_path: Path) -> None:
     path.write_bytes(b"")
     done, _ = _resume(path)
     assert done.resumed == 0 and len(done.results) == CHUNKS
-    assert _whole_lines(path)[0] == SETTINGS.header() and len(_whole_lines(path)) == CHUNKS + 1
+    assert _whole_lines(path)[0] == SETTINGS.header(DESCRIBED) and len(_whole_lines(path)) == CHUNKS + 1
 
 
 HEADERS = {
@@ -170,7 +180,17 @@ HEADERS = {
     "an array": (b"[1,2]", "not a sweep checkpoint (its first line: JSON, but an array"),
     "deep JSON": (b"[" * 100_000, "not a sweep checkpoint (its first line: nesting deeper"),
     "an empty first line": (b"", "not a sweep checkpoint (its first line is empty)"),
-    "other settings": (json.dumps({**SETTINGS.header(), "chunk": 7}).encode(), "other settings (chunk differ"),
+    "other settings": (json.dumps({**SETTINGS.header(DESCRIBED), "chunk": 7}).encode(), "other settings (chunk differ"),
+    "an older harness's": (json.dumps({"schema": "sweep-checkpoint-v1", "impls": ["reference", "fake"],
+                                       "templates": ["alone", "leading-edge"], "range": [0, 0x1FFF], "shard": "1/1",
+                                       "chunk": 4096}).encode(), "written by an older harness"),
+    "another build": (json.dumps(SETTINGS.header({**DESCRIBED, "fake": {**DESCRIBED["fake"], "version": "2"}})
+                                 ).encode(), "other builds of the implementations (fake version '2' -> '1')"),
+    "no build": (json.dumps(SETTINGS.header({})).encode(), "other builds of the implementations (reference None"),
+    "an edited identity": (json.dumps({**SETTINGS.header(DESCRIBED), "identity": "0" * 64}).encode(),
+                           "is not its settings' digest"),
+    "no identity": (json.dumps({k: v for k, v in SETTINGS.header(DESCRIBED).items() if k != "identity"}).encode(),
+                    "is not its settings' digest"),
 }
 
 
@@ -209,3 +229,148 @@ def test_the_command_line_resumes_a_cut_checkpoint_and_refuses_a_bad_header(tmp_
     refused = run(tmp_path / "impls", *command)
     assert refused.returncode == 2 and "error:" in refused.stderr and "not a sweep checkpoint" in refused.stderr
     assert "Traceback" not in refused.stderr, refused.stderr
+
+
+# ---- checkpoints that name their run (issue 49, item 10) ----------------------------------------------
+
+
+def _refused(path: Path, **resume: Any) -> str:
+    """The resume's CheckpointError message; the file untouched."""
+    kept = path.read_bytes()
+    with pytest.raises(sweep.CheckpointError) as refused:
+        _resume(path, **resume)
+    assert isinstance(refused.value, UsageError)  # status 2
+    assert path.read_bytes() == kept
+    message = str(refused.value)
+    assert "--fresh" in message, message
+    return message
+
+
+def _edit(path: Path, change: Any) -> None:
+    lines = path.read_text(encoding="ascii").splitlines()
+    change(lines)
+    path.write_text("\n".join(lines) + "\n", encoding="ascii")
+
+
+def _forge(index: int, **fields: Any) -> Any:
+    def change(lines: list[str]) -> None:
+        line = json.loads(lines[index])
+        line.update({key: value(line) for key, value in fields.items()})
+        lines[index] = json.dumps({key: value for key, value in line.items() if value is not None},
+                                  separators=(",", ":"))
+    return change
+
+
+FORGED = {  # line 2 is chunk alone:0, where the fake's bug is (U+001C..U+001F disagree)
+    "a count changed": (_forge(1, compared=lambda line: line["compared"] - 1),
+                        "2: its content does not match its chain digest"),
+    "its disagreements taken out": (_forge(1, groups=lambda line: []), "2: its content does not match its chain"),
+    "its seal taken off": (_forge(1, run=lambda line: None, prev=lambda line: None, chain=lambda line: None),
+                           "2: a chunk result without its run, prev, chain"),
+    "a chain of its own": (_forge(2, chain=lambda line: "0" * 64), "3: its content does not match its chain"),
+}
+
+
+@pytest.mark.parametrize("forgery", FORGED)
+def test_a_forged_well_formed_line_is_refused_naming_it(full: tuple[Path, dict[str, str]], forgery: str) -> None:
+    path, _ = full
+    change, message = FORGED[forgery]
+    _edit(path, change)
+    assert f"{path}:{message}" in _refused(path)
+
+
+@pytest.mark.parametrize("other", [(0, 0xFFF), (0x2000, 0x3FFF)], ids=["its chunk in both", "its chunk not in ours"])
+def test_a_line_copied_from_another_sweep_is_refused(full: tuple[Path, dict[str, str]], tmp_path: Path,
+                                                     other: tuple[int, int]) -> None:
+    """The first line of a sweep of another range (alone:0, the same values and results as ours, or alone:2000)
+    in place of ours."""
+    path, _ = full
+    theirs = tmp_path / "other.jsonl"
+    _resume(theirs, fresh=True, settings=sweep.Settings(SETTINGS.impls, SETTINGS.templates, *other, (1, 1)))
+    copied = theirs.read_text(encoding="ascii").splitlines()[1]
+
+    def change(lines: list[str]) -> None:
+        lines[1] = copied
+    _edit(path, change)
+    assert f"{path}:2: a line of another sweep (its run identity" in _refused(path)
+
+
+def _swap(lines: list[str]) -> None:
+    lines[1], lines[2] = lines[2], lines[1]
+
+
+MOVED = {
+    "two lines swapped": (_swap, 2),
+    "a line removed": (lambda lines: lines.pop(2), 3),
+    "a line inserted again": (lambda lines: lines.insert(3, lines[1]), 4),
+    "a line appended again": (lambda lines: lines.append(lines[2]), CHUNKS + 2),
+    "the last line first": (lambda lines: lines.insert(1, lines.pop()), 2),
+}
+
+
+@pytest.mark.parametrize("move", MOVED)
+def test_lines_moved_inserted_or_removed_are_refused(full: tuple[Path, dict[str, str]], move: str) -> None:
+    path, _ = full
+    change, number = MOVED[move]
+    _edit(path, change)
+    assert f"{path}:{number}: it does not follow the line before it" in _refused(path)
+
+
+def test_a_checkpoint_of_another_build_is_refused_with_the_fresh_hint(full: tuple[Path, dict[str, str]]) -> None:
+    """The testee rebuilt (another version, other Unicode data): its results are not theirs. What else it says of
+    itself (its language) is no part of its build."""
+    path, before = full
+    rebuilt = {**DESCRIBED, "fake": {**DESCRIBED["fake"], "version": "2"}}
+    assert "other builds of the implementations (fake version '1' -> '2')" in _refused(path, described=rebuilt)
+    newer = {**DESCRIBED, "reference": {**DESCRIBED["reference"], "unicode": {"python": "16.0.0"}}}
+    assert "reference unicode {'python': '15.1.0'} -> {'python': '16.0.0'}" in _refused(path, described=newer)
+    assert "fake {'name': 'fake'" in _refused(path, described={"reference": DESCRIBED["reference"]})
+    talked = {**DESCRIBED, "reference": {**DESCRIBED["reference"], "language": "y"}}
+    again, said = _resume(path, described=talked)
+    assert again.resumed == CHUNKS and _by_chunk(again.results) == before, said
+    started, _ = _resume(path, fresh=True, described=rebuilt)
+    assert started.resumed == 0 and _whole_lines(path)[0] == SETTINGS.header(rebuilt)
+
+
+def _report_data(done: sweep.SweepRun) -> Any:
+    """What a sweep's report is made of."""
+    return (sorted((repr(key), sorted(runs)) for key, runs in sweep.groups(done).items()), done.ledger().to_json(),
+            done.findings().to_json(), done.inexpressible(), done.values, done.taken_out)
+
+
+def test_a_genuine_checkpoint_resumes_to_a_fresh_runs_report(full: tuple[Path, dict[str, str]],
+                                                             tmp_path: Path) -> None:
+    """Cut between two lines (a kill after a chunk was written), the sweep resumes its two chunks, runs the two
+    others, and ends with a fresh run's results and the same checkpoint, byte for byte."""
+    path, before = full
+    _edit(path, lambda lines: lines.__delitem__(slice(3, None)))
+    again, said = _resume(path)
+    assert f"2 of {CHUNKS} chunks already done" in said and "dropped" not in said, said
+    fresh, _ = _resume(tmp_path / "fresh.jsonl", fresh=True)
+    assert again.resumed == 2 and _by_chunk(again.results) == before
+    assert _report_data(again) == _report_data(fresh)
+    assert path.read_bytes() == (tmp_path / "fresh.jsonl").read_bytes()
+
+
+def test_the_command_line_refuses_a_forged_line_and_another_build(tmp_path: Path) -> None:
+    """Through ``python -m harness sweep``: a forged count is status 2 naming the line; the fake testee rebuilt
+    (FAKE_BUG is its version) is status 2 with the --fresh hint, and --fresh starts over."""
+    declare(tmp_path / "impls", bug="strip")
+    checkpoint, report = tmp_path / "checkpoint.jsonl", tmp_path / "report.json"
+    command = ["-m", "harness", "sweep", "--impls", "fake", "--templates", "alone", "--range", "U+0000..U+0FFF",
+               "--checkpoint", str(checkpoint), "--report", str(report)]
+    first = run(tmp_path / "impls", *command)
+    assert first.returncode == 1, first.stderr[-2000:]
+    genuine = checkpoint.read_bytes()
+    _edit(checkpoint, _forge(1, compared=lambda line: line["compared"] - 1))
+    forged = run(tmp_path / "impls", *command)
+    assert forged.returncode == 2 and f"error: {checkpoint}:2: its content does not match" in forged.stderr, \
+        forged.stderr[-2000:]
+    assert "Traceback" not in forged.stderr
+    checkpoint.write_bytes(genuine)
+    declare(tmp_path / "impls", bug="")
+    rebuilt = run(tmp_path / "impls", *command)
+    assert rebuilt.returncode == 2 and "fake version 'strip' -> 'faithful'" in rebuilt.stderr, rebuilt.stderr[-2000:]
+    assert "run with --fresh" in rebuilt.stderr and "Traceback" not in rebuilt.stderr
+    started = run(tmp_path / "impls", *command, "--fresh")
+    assert started.returncode == 0, started.stderr[-2000:]

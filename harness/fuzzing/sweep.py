@@ -88,7 +88,7 @@ class Settings:
                             else None)
         named = {"command": "sweep", "impls": list(self.impls), "templates": list(self.templates),
                  "range": [self.first, self.last], "shard": f"{self.shard[0]}/{self.shard[1]}", "chunk": CHUNK,
-                 "builds": builds}
+                 "builds": json.loads(json.dumps(builds))}  # as a resume reads it back (a tuple as a list)
         return {"schema": CHECKPOINT_SCHEMA, **named, "identity": _digest(named)}
 
 

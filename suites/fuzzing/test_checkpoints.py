@@ -325,11 +325,21 @@ def test_a_checkpoint_of_another_build_is_refused_with_the_fresh_hint(full: tupl
     newer = {**DESCRIBED, "reference": {**DESCRIBED["reference"], "unicode": {"python": "16.0.0"}}}
     assert "reference unicode {'python': '15.1.0'} -> {'python': '16.0.0'}" in _refused(path, described=newer)
     assert "fake {'name': 'fake'" in _refused(path, described={"reference": DESCRIBED["reference"]})
-    talked = {**DESCRIBED, "reference": {**DESCRIBED["reference"], "language": "y"}}
+    talked = {**DESCRIBED, "reference": {**DESCRIBED["reference"], "language": "y", "unicode": {"python": "15.1.0"}},
+              "fake": {**DESCRIBED["fake"], "version": "1", "name": "fake"}}  # equal builds, other dicts
     again, said = _resume(path, described=talked)
     assert again.resumed == CHUNKS and _by_chunk(again.results) == before, said
     started, _ = _resume(path, fresh=True, described=rebuilt)
     assert started.resumed == 0 and _whole_lines(path)[0] == SETTINGS.header(rebuilt)
+
+
+def test_a_build_described_with_a_tuple_resumes(tmp_path: Path) -> None:
+    """A self-description made in this process (a tuple where JSON has an array) is the build it reads back."""
+    described = {**DESCRIBED, "reference": {**DESCRIBED["reference"], "unicode": {"python": ("15.1.0",)}}}
+    path = tmp_path / "checkpoint.jsonl"
+    _resume(path, fresh=True, described=described)
+    again, said = _resume(path, described=described)
+    assert again.resumed == CHUNKS, said
 
 
 def _report_data(done: sweep.SweepRun) -> Any:

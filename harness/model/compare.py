@@ -7,6 +7,7 @@ import math
 import struct
 from typing import Any
 
+from harness.model.caps import Oversized, canonical_digest, text_digest
 from harness.model.registry import get_op
 
 
@@ -26,16 +27,43 @@ def same_json(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
-def parse_result(op_name: str, value: Any) -> tuple[bool, Any]:
-    """(parsed ok, value) for comparison: JSON-kind results are parsed, text results kept."""
-    if get_op(op_name).result_kind != "json":
-        return True, value
-    if not isinstance(value, str):
-        return False, value
+def parse_result_text(value: str) -> tuple[bool, Any]:
+    """(parsed, value) of a JSON result's text (NaN, Infinity and -Infinity parse as NaN)."""
     try:
         return True, json.loads(value, parse_constant=lambda name: math.nan)
     except (ValueError, RecursionError):  # a testee's text nested past the parser's limit: not JSON to it
         return False, value
+
+
+def parse_result(op_name: str, value: Any) -> tuple[bool, Any]:
+    """(parsed ok, value) for comparison: JSON-kind results are parsed, text results kept. An oversized answer
+    (harness/model/caps.py) is kept as it is, parsed when its text parsed: it is compared by its digest."""
+    if get_op(op_name).result_kind != "json":
+        return True, value
+    if isinstance(value, Oversized):
+        return value.key[0] == "json", value
+    if not isinstance(value, str):
+        return False, value
+    return parse_result_text(value)
+
+
+def same_value(op_name: str, a: Any, b: Any, parsed: bool = True) -> bool:
+    """Whether two results as ``parse_result`` gives them (``parsed``: both parsed) are equal; where one is
+    oversized (harness/model/caps.py), both are compared by what their digests are of, so a cap never changes a
+    verdict."""
+    if isinstance(a, Oversized) or isinstance(b, Oversized):
+        kind = "text" if get_op(op_name).result_kind != "json" else "json" if parsed else "unparseable"
+        return _key(a, kind) == _key(b, kind)
+    return same_json(a, b)
+
+
+def _key(value: Any, kind: str) -> tuple[str, str]:
+    """What ``value`` (a result of that kind: text, json or unparseable) is compared by when it is oversized."""
+    if isinstance(value, Oversized):
+        return value.key
+    if kind == "json":
+        return kind, canonical_digest(value)
+    return kind, text_digest(value) if isinstance(value, str) else canonical_digest(value)
 
 
 def mismatch(op_name: str, expect: dict[str, Any], response: dict[str, Any]) -> str | None:
@@ -49,7 +77,7 @@ def mismatch(op_name: str, expect: dict[str, Any], response: dict[str, Any]) -> 
     ok, value = parse_result(op_name, response["ok"])
     if not ok:
         return f"result is not valid JSON: {response['ok']!r}"
-    if same_json(value, expect["result"]):
+    if same_value(op_name, value, expect["result"]):
         return None
     return f"expected {expect['result']!r}, got {value!r}"
 

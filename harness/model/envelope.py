@@ -14,6 +14,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from harness.model import caps
 from harness.model.ledger import Ledger
 from harness.model.paths import ROOT
 
@@ -62,11 +63,13 @@ def version_line() -> str:
 
 
 def descriptions(opened: dict[str, Any]) -> dict[str, Any]:
-    """Each implementation's self-description (its answer to start); None for a test double without one."""
+    """Each implementation's self-description (its answer to start), every string in it capped (a command testee's
+    is capped as it is read: harness/model/caps.py); None for a test double without one."""
     found = {}
     for name, impl in opened.items():
         description = getattr(impl, "description", None)
-        found[name] = description if isinstance(description, dict) and "version" in description else None
+        found[name] = (caps.cap_description(description)[0] if isinstance(description, dict)
+                       and "version" in description else None)
     return found
 
 

@@ -29,8 +29,11 @@ verdict stage of the protocol, before anything is compared:
   a row of their own, which only a good trace ends; ``max_faults`` of them take the testee out too;
 * a ``cutoff`` (a time budget) ends every wait: what is unanswered then is answered ``cut``.
 
-Lines are read in chunks, never more than the line limit of one line held; stderr is read in chunks
-and only its tail kept. A run is never aborted, hung or grown by one testee.
+Lines are read in chunks, never more than the line limit of one line held, and no more than 4 MiB of them (or
+one line) read ahead; stderr is read in chunks and only its tail kept. An answer's value, an error's code or message
+and a self-description's string over its cap are kept capped (harness/model/caps.py: a prefix, the length and a
+digest, still compared exactly), an ``oversized_answer`` / ``oversized_description`` finding. A run is never
+aborted, hung or grown by one testee.
 """
 
 from __future__ import annotations
@@ -50,12 +53,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.model import hostvalues, repeated_keys, untrusted
+from harness.model import caps, hostvalues, repeated_keys, untrusted
+from harness.model.caps import ANSWER_CAP, MESSAGE_CAP
 from harness.model.registry import OPS, RETURN_TYPES, check_args
 from harness.model.traces import TRACE_OP
+from harness.testees import reaper
 from harness.testees.errors import ImplementationUnavailable
 from harness.testees.findings import DEFAULT_MAX_FAULTS, Findings, line_evidence
-from harness.testees import reaper
 from harness.testees.protocol import PROTOCOL_VERSION, encode_line
 from reference.errors import CODES
 
@@ -75,6 +79,9 @@ EXIT_GRACE = 0.5  # seconds after a testee's exit for the last of its stdout, wh
 _STDERR_TAIL_BYTES = 4096
 _STDERR_LINES = 20
 _QUEUED_LINES = 64  # stdout lines read ahead; then the reader waits (and so does the testee)
+# Bytes of stdout lines read ahead, at most (a line over it is queued alone): 64 lines of 16 MiB were 1 GiB held.
+_QUEUED_BYTES = 4 * 1024 * 1024
+TRACE_CAP = 4 * 1024 * 1024  # a trace answer's value (a trace-v1 document: one entry per step, each with its text)
 FAULTED = "protocol_fault"  # the harness code of a request faulted twice: never compared
 CUT = "cut"  # the harness code of a request unanswered when the budget ran out: never compared
 
@@ -149,6 +156,8 @@ class TesteeProcess:
         self._stopping = threading.Event()
         self._eof_sent = False
         self._eof_lock = threading.Lock()
+        self._queued = 0  # bytes of the lines in self.lines
+        self._room = threading.Condition()
         self._threads = [
             threading.Thread(target=self._read_stdout, name="testee-stdout", daemon=True),
             threading.Thread(target=self._read_stderr, name="testee-stderr", daemon=True),
@@ -161,6 +170,11 @@ class TesteeProcess:
         self._writer: threading.Thread | None = None
 
     def _put(self, item: bytes | TooLong | None) -> None:
+        size = len(item) if isinstance(item, bytes) else 0
+        with self._room:  # at most _QUEUED_BYTES of lines read ahead (but one line, whatever its length)
+            while self._queued > 0 and self._queued + size > _QUEUED_BYTES and not self._stopping.is_set():
+                self._room.wait(0.1)
+            self._queued += size
         while not self._stopping.is_set():
             try:
                 self.lines.put(item, timeout=0.1)
@@ -273,16 +287,23 @@ class TesteeProcess:
         """The next stdout line (without its newline), a TooLong, None at EOF, or "timeout" when nothing
         came before ``deadline``."""
         try:
-            return self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            return self._taken(self.lines.get(timeout=max(0.0, deadline - time.monotonic())))
         except queue.Empty:
             return "timeout"
+
+    def _taken(self, item: bytes | TooLong | None) -> bytes | TooLong | None:
+        if isinstance(item, bytes):
+            with self._room:
+                self._queued -= len(item)
+                self._room.notify_all()
+        return item
 
     def stray_lines(self) -> list[bytes | TooLong]:
         """Lines already read that nobody asked for (taken without waiting)."""
         found: list[bytes | TooLong] = []
         while True:
             try:
-                item = self.lines.get_nowait()
+                item = self._taken(self.lines.get_nowait())
             except queue.Empty:
                 return found
             if item is None:
@@ -547,6 +568,14 @@ class CommandTestee:
         if extra:  # usable, but not the protocol: a finding, and the run goes on
             self._record(Fault("malformed_answer", f"a start answer with key(s) {untrusted.brief(extra, 120)} "
                                "beside id and ok (protocol 2 has none)", evidence), proc, request="start")
+        description, capped = caps.cap_description(description)
+        if capped:  # kept capped (in memory and in every report's envelope); the run goes on
+            where, length = capped[0]
+            self.findings.add(self.name, "oversized_description",
+                              f"a self-description with {len(capped)} string(s) over the cap of "
+                              f"{caps.DESCRIPTION_CAP:,} characters, the first {where or '(top)'} of {length:,}; "
+                              f"kept as its first {caps.PREFIX_CHARS} characters, its length and its sha256",
+                              request="start")
         return description
 
     def _restarted_as_another(self, described: dict[str, Any], proc: TesteeProcess) -> None:
@@ -631,7 +660,7 @@ class CommandTestee:
             return Fault("out_of_order", f"the answer to {shown} came where the answer to "
                          f"{json.dumps(expected)} belongs")
         if (earlier is not None and isinstance(got, (str, int)) and not isinstance(got, bool) and got in earlier
-                and earlier[got] == answer):
+                and earlier[got] == _kept(answer)):
             return Fault("duplicate_answer", f"the answer to {shown} again, where the answer to "
                          f"{json.dumps(expected)} belongs")
         return Fault("wrong_id", f"an answer with id {shown} where the answer to {json.dumps(expected)} belongs")
@@ -697,6 +726,8 @@ class CommandTestee:
             if not RETURN_TYPES[returns](value):
                 return None, Fault("malformed_answer", f"an answer whose ok is {untrusted.type_name(value)}, where "
                                    f"{what} returns a {returns} (the op table)", untrusted.brief(message))
+            if isinstance(value, str) and len(value) > self._cap_of(index):
+                value = self._capped(value, index)
             return {"ok": value}, None
         error = message.get("error")
         problem = None
@@ -715,7 +746,28 @@ class CommandTestee:
         if error["code"] == "bad_request" and self._wellformed(index):
             return None, Fault("refused_op", "a well-formed request answered bad_request: "
                                + error["message"][:200], untrusted.brief(message))
-        return {"error": {"code": error["code"], "message": error["message"]}}, None
+        code, text = error["code"], error["message"]
+        if len(code) > MESSAGE_CAP or len(text) > MESSAGE_CAP:
+            self._oversized("an error " + ("code" if len(code) > MESSAGE_CAP else "message"),
+                            max(len(code), len(text)), MESSAGE_CAP, index)
+            code, text = caps.cap(code, MESSAGE_CAP), caps.cap(text, MESSAGE_CAP)
+        return {"error": {"code": code, "message": text}}, None
+
+    def _cap_of(self, index: int) -> int:
+        """The cap of request ``index``'s value: a trace's is TRACE_CAP, an op's ANSWER_CAP."""
+        return TRACE_CAP if self._calls[index][0] == TRACE_OP else ANSWER_CAP
+
+    def _capped(self, value: str, index: int) -> str:
+        """An answer's value over its cap: an oversized_answer finding, and the value as kept (harness/model/caps.py:
+        its first characters, its length and its digest, compared exactly by the digest)."""
+        op_name = self._calls[index][0]
+        self._oversized("a value", len(value), self._cap_of(index), index)
+        return caps.oversized(value, json_result=op_name != TRACE_OP and OPS[op_name].result_kind == "json")
+
+    def _oversized(self, what: str, length: int, limit: int, index: int) -> None:
+        self.findings.add(self.name, "oversized_answer", f"an answer with {what} of {length:,} characters (its cap: "
+                          f"{limit:,}); kept as its first {caps.PREFIX_CHARS} characters, its length and its sha256, "
+                          "and compared by the digest", request=self._shown(index))
 
     def _record(self, fault: Fault, proc: TesteeProcess | None, request: str | None = None) -> None:
         tail = proc.stderr_tail() if proc is not None else ""
@@ -982,7 +1034,8 @@ class CommandTestee:
                     break
                 index = chunk[position]
                 if _plain_answer(answer, ids[position], self._calls[index][0]):
-                    out.answered[index] = {"ok": answer["ok"]}  # what _response makes of it, without its calls
+                    value = answer["ok"]  # what _response makes of it, without its calls
+                    out.answered[index] = {"ok": value if len(value) <= ANSWER_CAP else self._capped(value, index)}
                     self.answered += 1
                     done = position + 1
                     continue
@@ -1101,9 +1154,23 @@ class CommandTestee:
                 return out
             out.answered[current] = response
             self.answered += 1
-            earlier[request_id] = answer
+            earlier[request_id] = _kept(answer)  # never a value whole over its cap: 40 of 15 MiB were 600 MiB
             deadline = time.monotonic() + self.timeout
         return out
+
+
+def _kept(answer: Any) -> Any:
+    """An answer as an exchange remembers it (to know a duplicate): a value or an error's string over its cap in
+    its Oversized form (harness/model/caps.py), equal to another exactly when the strings are."""
+    if not isinstance(answer, dict):
+        return answer
+    ok = answer.get("ok")
+    if isinstance(ok, str) and len(ok) > ANSWER_CAP:
+        return {**answer, "ok": caps.oversized(ok)}
+    error = answer.get("error")
+    if isinstance(error, dict) and any(isinstance(v, str) and len(v) > MESSAGE_CAP for v in error.values()):
+        return {**answer, "error": {k: caps.cap(v, MESSAGE_CAP) if isinstance(v, str) else v for k, v in error.items()}}
+    return answer
 
 
 def _plain_answer(answer: Any, request_id: int, op_name: str) -> bool:

@@ -32,6 +32,10 @@ KINDS: dict[str, tuple[str, str]] = {
                          "an answer that is neither {ok} nor {error: {code, message}}, or not a host value"),
     "refused_op": ("protocol", "a well-formed request of an op of the table answered bad_request"),
     "stderr_flood": ("protocol", "more bytes on stderr than the line limit, from one process (read and dropped)"),
+    "oversized_answer": ("protocol", "an answer's value, error code or message over its cap (harness/model/caps.py): "
+                                     "kept as its first characters, its length and its sha256, compared by the digest"),
+    "oversized_description": ("protocol", "a self-description with a string over its cap: kept as its first "
+                                          "characters, its length and its sha256; the run goes on"),
     "startup_deadline": ("protocol", "no answer to the start handshake within the start-up deadline"),
     "handshake_lie": ("protocol", "a self-description that contradicts the declaration or the testee's own answers"),
     "flaky_crash": ("process", "died or trapped on a request that a fresh process then answered"),

@@ -61,6 +61,9 @@ FAULTS = (
     Fault("killed_restart", "flaky_crash", family="retried"),
     # issue 49, part 7: a restarted process that describes itself otherwise than the first (a crash restarts it)
     Fault("another_self", "handshake_lie"),
+    # issue 49, item 5: what a testee sends over its caps (family "caps": held in suites/testees/test_caps.py)
+    Fault("huge_answer", "oversized_answer", family="caps"),
+    Fault("huge_description", "oversized_description", family="caps"),
     # issue 31, part 9: a trace claim shown false (family "trace": held in suites/testees/test_trace_claims.py)
     Fault("refuse_trace", "handshake_lie", family="trace"),
 )

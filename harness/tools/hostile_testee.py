@@ -45,6 +45,10 @@ give them is ``harness/tools/hostile_faults.py``.
                   in its start answer (its pid in it), so a restarted one is not the one that started
     killed_restart exits at the Nth request (like exit), and the next process kills itself with SIGKILL when it
                   gets its start request, once
+    huge_answer   the first ok answer from the Nth request on, and every later answer to the same request (op and
+                  arguments, kept in HOSTILE_STATE/huge), is the right one followed by HOSTILE_HUGE_MIB (default 12)
+                  MiB of "z" (a text op's: a content divergence; a JSON op's: not JSON)
+    huge_description its start answer's name, version and language are each 4 MiB long
 
 HOSTILE_STARTS, when set, is a file each process appends a line to when it starts (a run's process count).
 HOSTILE_STATE is a folder for what outlives one process (markers, pids); harness/tools/hostile_faults.declare sets it.
@@ -110,6 +114,9 @@ if FAULT == "lie_contracts":
     DESCRIPTION["contracts"] = ["v0"]
 if FAULT == "lie_unicode":
     DESCRIPTION["unicode"] = {**VERSIONS, "case_mapping": "1.0.0"}
+if FAULT == "huge_description":  # 4 MiB in each of name, version and language
+    for key in ("name", "version", "language"):
+        DESCRIPTION[key] = key[0] * (4 << 20)
 if FAULT == "another_self":  # each process another build: its own pid in its version
     DESCRIPTION["version"] = f"{DESCRIPTION['version']} (build {os.getpid()})"
 
@@ -171,11 +178,24 @@ def answer_one(request: dict, previous: str | None) -> tuple[dict, bool]:  # typ
         response = {"id": response.get("id"), "ok": 42}
     if nth and FAULT in ("ok_nan", "deep_json"):
         response = {"id": response.get("id"), "ok": PLACEHOLDER}
+    if FAULT == "huge_answer" and "ok" in response and huge_request(request, count >= AT):
+        response["ok"] += "z" * (int(os.environ.get("HOSTILE_HUGE_MIB", "12")) << 20)
     if nth and FAULT == "extra_key":
         response["note"] = "an extra key"
     if nth and FAULT == "duplicate_key":  # written as a second "ok" once the line is encoded; the last one wrong
         response[DUPLICATE] = "a second ok"
     return response, nth
+
+
+def huge_request(request: dict, due: bool) -> bool:  # type: ignore[type-arg]
+    """huge_answer: whether this request (answered ok) is the chosen one (the first at or after the Nth: ``due``)
+    or the chosen one again (its op and arguments; every process knows it from HOSTILE_STATE/huge), so that its
+    answer comes again, alone or not, in any process."""
+    key = json.dumps([request.get("op"), request.get("args")], sort_keys=True)
+    marker = STATE / "huge"
+    if due and not marker.exists():
+        marker.write_text(key, encoding="utf-8")
+    return marker.exists() and marker.read_text(encoding="utf-8") == key
 
 
 def start_killed() -> bool:

@@ -9,7 +9,8 @@ What is digested: a text result its UTF-8 bytes (lone surrogates kept, ``surroga
 whose ``result_kind`` is ``json``) the canonical form of its parsed value (``canonical_digest``), which is equal
 for two values exactly when ``compare.same_json`` says they are equal (numbers as binary64 bit patterns, so
 ``1`` and ``1.0`` agree and ``-0.0`` and ``0.0`` do not; an object's keys in sorted order); a JSON result that does
-not parse, its text, as ``unparseable``.
+not parse, its text, as ``unparseable``; an oversized JSON result with more than MAX_CONTAINERS '[' and '{' (the
+one exception to exactness: two spellings of such a value differ), its text, as ``dense``, never parsed.
 
 The caps, in characters (``len`` of the decoded string: the fast path's check is one ``len``):
 
@@ -31,6 +32,17 @@ ANSWER_CAP = 64 * 1024
 MESSAGE_CAP = 4 * 1024
 DESCRIPTION_CAP = 1024
 PREFIX_CHARS = 256  # of an oversized value, kept
+# '[' and '{' in a text, at most, for it to be parsed: Python's parser takes about 64 bytes per array or object, so
+# 16 MiB of "[[],[],..." (5.6 million) took 420 MiB; a million is 64 MiB. No legitimate line comes near it: a batch
+# line holds at most 1,000 answers, each a string of at most ANSWER_CAP characters.
+MAX_CONTAINERS = 1_000_000
+
+
+def dense(text: str | bytes) -> bool:
+    """Whether ``text`` holds more '[' and '{' than MAX_CONTAINERS (counted anywhere, strings included)."""
+    if isinstance(text, bytes):
+        return text.count(b"[") + text.count(b"{") > MAX_CONTAINERS
+    return text.count("[") + text.count("{") > MAX_CONTAINERS
 
 
 def text_digest(text: str) -> str:
@@ -118,6 +130,8 @@ def value_key(text: str, json_result: bool, sha256: str | None = None) -> tuple[
         return text.key
     if not json_result:
         return "text", sha256 or text_digest(text)
+    if dense(text):  # too many arrays and objects to parse in bounded memory: compared by its text
+        return "dense", sha256 or text_digest(text)
     from harness.model.compare import parse_result_text
 
     parsed, value = parse_result_text(text)

@@ -629,6 +629,9 @@ class CommandTestee:
         if isinstance(line, TooLong):
             return None, Fault("line_too_long", f"a line of more than {self.max_line_bytes:,} bytes (the line limit; "
                                                 f"{line.length:,} read before it was cut)", line_evidence(line.head))
+        if len(line) > ANSWER_CAP and caps.dense(line):  # parsed, it would take up to 420 MiB (harness/model/caps.py)
+            return None, Fault("malformed_answer", f"a line with more than {caps.MAX_CONTAINERS:,} '[' and '{{' "
+                               "(no answer holds as many; not parsed)", line_evidence(line))
         try:  # depth: every field is checked against the protocol next (_response), so no walk here
             message = untrusted.loads(line, want=dict, max_depth=None)
             if repeated_keys.may_repeat_keys(line, message):  # exact: the pairs hook (slow) only when a key may repeat

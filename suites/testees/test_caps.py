@@ -180,7 +180,7 @@ def test_lines_read_ahead_are_bounded_in_bytes(tmp_path: Path) -> None:
 
 SWAMP = textwrap.dedent("""
     import json, sys
-    big = "x" * (15 << 20)
+    big = eval(sys.argv[1])
     for raw in sys.stdin:
         request = json.loads(raw)
         if request.get("op") == "start":
@@ -190,28 +190,43 @@ SWAMP = textwrap.dedent("""
             answer = {"id": request["id"], "error": {"code": "bad_request", "message": "no batches"}}
         else:
             answer = {"id": request["id"], "ok": big}
-        sys.stdout.write(json.dumps(answer) + "\\n")
+        # "@@TEXT": the ok is TEXT itself, raw JSON in the line
+        raw = big.startswith("@@") and type(request["id"]) is int and "ok" in answer
+        sys.stdout.write(('{"id": %d, "ok": %s}' % (request["id"], big[2:]) if raw else json.dumps(answer)) + "\\n")
         sys.stdout.flush()
 """)
 CLIENT = textwrap.dedent("""
     import resource, sys
     from harness.testees.command import CommandTestee
-    testee = CommandTestee([sys.executable, sys.argv[1]], name="swamp", timeout=30)
-    responses = testee.call_batch([("normalize_fact_text", {"text": str(i)}) for i in range(int(sys.argv[2]))])
-    assert all(len(r["ok"]) < 1000 for r in responses), [len(r["ok"]) for r in responses]
+    testee = CommandTestee([sys.executable, sys.argv[1], sys.argv[2]], name="swamp", timeout=30)
+    args = {"text": "a", "embedding_json": "[1]", "candidates_json": "[]"} if sys.argv[4] == "decide_write" else {}
+    responses = testee.call_batch([(sys.argv[4], {"text": str(i), **args}) for i in range(int(sys.argv[3]))])
+    assert all(len(r.get("ok", "")) < 1000 for r in responses), [len(r.get("ok", "")) for r in responses]
     testee.close()
     print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+    print(sorted(f["kind"] for f in testee.findings.to_json()))
 """)
 
 
-def test_many_huge_answers_keep_the_client_small(tmp_path: Path) -> None:
-    """40 answers of 15 MiB each (600 MiB in all, each under the line limit): none kept whole, the client's peak
-    memory under the bound."""
+DENSE = '"[" + "[]," * (5 << 20) + "[]]"'  # 15 MiB: Python's parser took 420 MiB for it
+
+
+@pytest.mark.parametrize(("big", "op", "count", "kinds"), [
+    ('"x" * (15 << 20)', "normalize_fact_text", 40, ["oversized_answer"]),  # 600 MiB in all
+    (DENSE, "decide_write", 3, ["malformed_answer"]),  # a JSON result's text that dense
+    ('"@@" + ' + DENSE, "decide_write", 3, ["malformed_answer"]),  # the line itself: {"id":N,"ok":[[],[],...]}
+], ids=["answers", "dense-text", "dense-line"])
+def test_huge_answers_keep_the_client_small(tmp_path: Path, big: str, op: str, count: int,
+                                            kinds: list[str]) -> None:
+    """Answers of 15 MiB each (each under the line limit): none kept whole, none parsed past MAX_CONTAINERS, the
+    client's peak memory under the bound."""
     (tmp_path / "swamp.py").write_text(SWAMP, encoding="ascii")
-    result = subprocess.run([sys.executable, "-c", CLIENT, str(tmp_path / "swamp.py"), "40"], cwd=ROOT,
-                            capture_output=True, text=True, timeout=180, check=False)
+    result = subprocess.run([sys.executable, "-c", CLIENT, str(tmp_path / "swamp.py"), big, str(count), op],
+                            cwd=ROOT, capture_output=True, text=True, timeout=180, check=False)
     assert result.returncode == 0, result.stderr[-3000:]
-    assert int(result.stdout.split()[-1]) < BOUND_MIB, result.stdout
+    peak, found = result.stdout.splitlines()[-2:]
+    assert int(peak) < BOUND_MIB, result.stdout
+    assert set(eval(found)) == set(kinds), found
 
 
 # --- whole commands ------------------------------------------------------------------------------------------------
@@ -266,3 +281,12 @@ def test_a_huge_self_description_is_a_finding_and_the_report_stays_small(tmp_pat
 def test_a_value_at_its_cap_is_kept_whole(limit: int) -> None:
     assert caps.cap("a" * limit, limit) == "a" * limit
     assert isinstance(caps.cap("a" * (limit + 1), limit), caps.Oversized)
+
+
+def test_a_dense_json_result_is_compared_by_its_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(caps, "MAX_CONTAINERS", 10)
+    text = json.dumps([[]] * 20)
+    kept = caps.oversized(text, json_result=True)
+    assert kept.key[0] == "dense"  # never parsed
+    assert same_outcome("decide_write", {"ok": kept}, {"ok": caps.oversized(text, json_result=True)})
+    assert not same_outcome("decide_write", {"ok": kept}, {"ok": "[]"})

@@ -188,6 +188,8 @@ SWAMP = textwrap.dedent("""
                                                   "unicode": {}, "contracts": ["v1"]}}
         elif "batch" in request:
             answer = {"id": request["id"], "error": {"code": "bad_request", "message": "no batches"}}
+        elif big.startswith("!!"):  # "!!TEXT": an error whose message is TEXT
+            answer = {"id": request["id"], "error": {"code": "invalid_type", "message": big}}
         else:
             answer = {"id": request["id"], "ok": big}
         # "@@TEXT": the ok is TEXT itself, raw JSON in the line
@@ -202,6 +204,7 @@ CLIENT = textwrap.dedent("""
     args = {"text": "a", "embedding_json": "[1]", "candidates_json": "[]"} if sys.argv[4] == "decide_write" else {}
     responses = testee.call_batch([(sys.argv[4], {"text": str(i), **args}) for i in range(int(sys.argv[3]))])
     assert all(len(r.get("ok", "")) < 1000 for r in responses), [len(r.get("ok", "")) for r in responses]
+    assert all(len(r.get("error", {}).get("message", "")) < 1000 for r in responses)
     testee.close()
     print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
     print(sorted(f["kind"] for f in testee.findings.to_json()))
@@ -215,7 +218,8 @@ DENSE = '"[" + "[]," * (5 << 20) + "[]]"'  # 15 MiB: Python's parser took 420 Mi
     ('"x" * (15 << 20)', "normalize_fact_text", 40, ["oversized_answer"]),  # 600 MiB in all
     (DENSE, "decide_write", 3, ["malformed_answer"]),  # a JSON result's text that dense
     ('"@@" + ' + DENSE, "decide_write", 3, ["malformed_answer"]),  # the line itself: {"id":N,"ok":[[],[],...]}
-], ids=["answers", "dense-text", "dense-line"])
+    ('"!!" + "e" * (1 << 20)', "normalize_fact_text", 40, ["oversized_answer"]),  # error messages of 1 MiB
+], ids=["answers", "dense-text", "dense-line", "messages"])
 def test_huge_answers_keep_the_client_small(tmp_path: Path, big: str, op: str, count: int,
                                             kinds: list[str]) -> None:
     """Answers of 15 MiB each (each under the line limit): none kept whole, none parsed past MAX_CONTAINERS, the

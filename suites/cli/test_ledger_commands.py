@@ -1,5 +1,5 @@
 """Every command that sends inputs keeps its ledger (harness/model/ledger.py) in its report's envelope and takes its
-verdict from it: on the reference and the PyO3 core the work is done and the counts add up; on a testee that dies on
+verdict from it: on the reference and a faithful command testee the work is done and the counts add up; on a testee that dies on
 every request no command ends in status 0, each ends soon, and its ledger says what was not done."""
 
 from __future__ import annotations
@@ -46,12 +46,13 @@ def test_the_reference_alone_does_its_work_in_check_and_says_so(tmp_path: Path) 
 
 @pytest.mark.parametrize("command", ["fuzz", "sweep", "diff"])
 def test_two_implementations_that_agree_do_their_work(tmp_path: Path, command: str) -> None:
+    declare(tmp_path / "decl", "none", name="twin")  # the reference served faithfully by a command testee
     report = tmp_path / f"{command}.json"
-    argv = {"fuzz": ["fuzz", "--impls", "reference,pyo3", "--seconds", "3", "--workers", "1", "--report", str(report)],
-            "sweep": ["sweep", "--impls", "reference,pyo3", *SWEEP, "--checkpoint", str(tmp_path / "c.jsonl"),
+    argv = {"fuzz": ["fuzz", "--impls", "reference,twin", "--seconds", "3", "--workers", "1", "--report", str(report)],
+            "sweep": ["sweep", "--impls", "reference,twin", *SWEEP, "--checkpoint", str(tmp_path / "c.jsonl"),
                       "--report", str(report)],
-            "diff": ["diff", "normalize_fact_text", "Ab  c", "--impls", "reference,pyo3", "--json"]}[command]
-    proc = run(tmp_path, *argv)
+            "diff": ["diff", "normalize_fact_text", "Ab  c", "--impls", "reference,twin", "--json"]}[command]
+    proc = run(tmp_path, *argv, folder=tmp_path / "decl")
     if command == "diff":
         report.write_text(proc.stdout)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -25,6 +25,7 @@ Disagreements are grouped into classes by :mod:`harness.fuzzing.classes`; each c
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -40,7 +41,7 @@ from harness.fuzzing import classes, pools
 from harness.fuzzing.progress import Progress
 from harness.fuzzing.templates import BY_NAME, SURROGATE_PAIRS, Template
 from harness.model import untrusted
-from harness.model.files import atomic_write
+from harness.model.files import WRITE_ERRORS, WriteFailed, atomic_write
 from harness.model.ledger import Ledger, Tally
 from harness.model.status import UsageError
 from harness.testees import impls
@@ -546,12 +547,27 @@ def run(settings: Settings, checkpoint: Path, fresh: bool = False, workers: int 
     pending = [chunk for chunk in chunks if chunk.key not in finished]
     total = sum(c.stop - c.start for c in chunks)
     sweep.planned = total
-    done = sum(r["values"] for r in sweep.results)
-    divergent = sum(disagreeing(r) for r in sweep.results)
     if sweep.resumed:
         stream.write(f"[sweep] resuming {checkpoint}: {sweep.resumed:,} of {len(chunks):,} chunks already done\n")
     progress = Progress(stream, "sweep", total)
     started = time.monotonic()
+    try:
+        _sweep_into(checkpoint, settings, pending, workers, identity, prev, sweep, progress, stream)
+    except OSError as exc:  # a full or read-only disk: the chunks appended before it are whole; a part is resumed past
+        if exc.errno not in WRITE_ERRORS:
+            raise
+        raise WriteFailed(f"{checkpoint}: cannot append to the sweep's checkpoint: {exc.strerror or exc} "
+                          f"({errno.errorcode.get(exc.errno or 0, exc.errno)}); the chunks before it are kept: free "
+                          "the space and run the same command again to resume") from None
+    sweep.seconds = time.monotonic() - started
+    return sweep
+
+
+def _sweep_into(checkpoint: Path, settings: Settings, pending: list[Chunk], workers: int | None, identity: str,
+                prev: str, sweep: SweepRun, progress: Progress, stream: TextIO) -> None:
+    """Run the pending chunks, each result appended to ``checkpoint`` (sealed) as it comes."""
+    done = sum(r["values"] for r in sweep.results)
+    divergent = sum(disagreeing(r) for r in sweep.results)
     fresh_values = 0
     with checkpoint.open("a", encoding="ascii") as handle:
         try:
@@ -577,8 +593,6 @@ def run(settings: Settings, checkpoint: Path, fresh: bool = False, workers: int 
             os.fsync(handle.fileno())
     progress.update(done, _progress_text(progress, done, fresh_values, divergent, len(settings.impls)), force=True)
     progress.done()
-    sweep.seconds = time.monotonic() - started
-    return sweep
 
 
 def _take_out(sweep: SweepRun, result: dict[str, Any], out: Any, stream: TextIO) -> bool:

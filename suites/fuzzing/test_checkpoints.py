@@ -384,3 +384,28 @@ def test_the_command_line_refuses_a_forged_line_and_another_build(tmp_path: Path
     assert "run with --fresh" in rebuilt.stderr and "Traceback" not in rebuilt.stderr
     started = run(tmp_path / "impls", *command, "--fresh")
     assert started.returncode == 0, started.stderr[-2000:]
+
+
+def test_a_full_disk_while_appending_is_a_usage_error_and_the_sweep_resumes(full: tuple[Path, dict[str, str]],
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """ENOSPC while a chunk's line is appended: status 2 naming the checkpoint and the system's reason (it was an
+    internal error, status 5); the lines before it are kept, and the same sweep run again finishes it."""
+    import errno
+
+    from harness.model.files import WriteFailed
+
+    path, before = full
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[:2]))  # the header and one chunk done
+    real = sweep._sweep_into
+
+    def full_disk(*args: Any, **kwargs: Any) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(sweep, "_sweep_into", full_disk)
+    with pytest.raises(WriteFailed, match=r"checkpoint\.jsonl: cannot append to the sweep's checkpoint: No space "
+                                          r"left on device \(ENOSPC\); the chunks before it are kept"):
+        _resume(path)
+    monkeypatch.setattr(sweep, "_sweep_into", real)
+    done, said = _resume(path)
+    assert f"1 of {CHUNKS:,} chunks already done" in said and _by_chunk(done.results) == before

@@ -35,6 +35,9 @@ SLOW: dict[str, frozenset[str]] = {
     KINDS + "test_diff_names_the_finding_and_no_divergence": frozenset({"deep_json", "wrong_id_array", "grandchild"}),
     KINDS + "test_selftest_fails_the_fault": frozenset({"ok_wrong_type", "control_bytes"}),
     KINDS + "test_selftest_names_what_is_wrong_with_the_line": frozenset({"bom_start", "wrong_id_float"}),
+    # A testee that dies on every request, or on one in ten, through every command (the run ledger's test).
+    "suites/cli/test_ledger_commands.py::test_a_testee_that_dies_never_gets_status_0":
+        frozenset({"check-1", "fuzz-10"}),
     # A whole implementation joining by its declaration, through every command: one bug planted, one not.
     "suites/testees/test_plugins.py::test_a_fake_implementation_joins_by_its_declaration": frozenset({"capitalize"}),
     "suites/testees/test_plugins.py::test_an_expected_path_outside_is_refused_and_the_file_there_untouched":

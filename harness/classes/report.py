@@ -141,6 +141,7 @@ def merged_document(reports: list[dict[str, Any]], records: list[ClassRecord]) -
         for part in ledgers:
             assert part is not None
             ledger.add(part)
+    unfinished = any(part is not None and not part.ok for part in ledgers)  # one shard's work not done: the merge's
     out["schema"], out["run"] = SCHEMA, envelope.build(described, seeds.pop() if len(seeds) == 1 else None, ledger)
     out["divergences"] = [record.to_json() for record in records]
     out["examples"] = sum(r["examples"] for r in reports)
@@ -160,7 +161,22 @@ def merged_document(reports: list[dict[str, Any]], records: list[ClassRecord]) -
     passes = {(p["impl"], p["id"]): p for r in reports for p in unexpected_passes(r)}
     out["expectedCheck"] = {"problems": problems, "unexpectedPasses": list(passes.values())}
     out["ok"] = (not any(record.new for record in records) and not out["findings"] and not problems
-                 and (ledger is None or ledger.ok))
+                 and (ledger is None or ledger.ok) and not unfinished)
+    return out
+
+
+def without_shards(out: dict[str, Any], missing: list[str], what: str) -> dict[str, Any]:
+    """A merged report that lacks the shards ``missing`` of its ``what`` (a campaign, a sweep): said among its cuts,
+    its ledger stopped before its plan, and never ok (whether or not its reports kept ledgers)."""
+    if not missing:
+        return out
+    why = f"shards {', '.join(missing)} of the {what} are not in this merge"
+    out["cut"] = [*out.get("cut", []), why]
+    ledger = envelope.ledger_of(out)
+    if ledger is not None:
+        ledger.stopped = why
+        out["run"] = {**out["run"], "ledger": ledger.to_json()}
+    out["ok"] = False
     return out
 
 

@@ -75,8 +75,9 @@ class Sightings:
         # inputs (validation order) but is one class, and a skew riding along is a share of its own.
         group = (op, names, kinds)
         causes = self.classified.setdefault(group, [])
-        if place_in_stream is not None:
-            sampled_out = not campaign_classifies(*place_in_stream)
+        if place_in_stream is not None:  # by its place; but a group none of whose examples was classified yet is
+            # classified now, whatever its place (else a group first seen past the first tasks went unreported)
+            sampled_out = bool(causes) and not campaign_classifies(*place_in_stream)
         else:  # the first examples of a group, then one in CLASSIFY_EVERY while they all had one cause
             sampled_out = len(causes) >= CLASSIFY_FIRST and len(set(causes)) == 1 and len(causes) % CLASSIFY_EVERY
         if sampled_out:

@@ -126,7 +126,7 @@ def run_batch(task: tuple[Any, ...], opened: dict[str, Testee] | None = None) ->
     opened = opened if opened is not None else _WORKER["impls"]
     opened = {name: opened[name] for name in active}
     batch = Inputs(seed).batch(op, size)
-    ledger = Ledger("fuzz", inputs=len(batch))
+    ledger = Ledger("fuzz", planned=0, inputs=len(batch))  # a part of the run's plan: it adds nothing to it
     columns, inexpressible = answer_each(opened, op, batch, ledger)
     kept: dict[tuple[Any, ...], list[Any]] = {}
     counts: dict[tuple[Any, ...], int] = {}
@@ -281,9 +281,10 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
     cutoff = hard_deadline
     result.shard = shard
     ledger = result.ledger
-    ledger.allowance = workers * BATCH  # the end of the budget may cut the batch each worker has in flight
     count = task_count(max_examples)
     ledger.planned = None if count is None else len(range(shard[0] - 1, count, shard[1])) * BATCH
+    # The end of a time budget may cut the batch each worker has in flight; a plan of fixed size must be run whole.
+    ledger.allowance = workers * BATCH if ledger.planned is None else 0
     tasks = _tasks(ops, base_seed, active, shard, task_count(max_examples))
     stopped = "the budget ran out first (give more --minutes)"  # unless the loop says otherwise
     batches = _batches(tasks, impls, workers, deadline, hard, cutoff)

@@ -10,8 +10,7 @@ from typing import Any
 
 from harness.classes import report as divergence_report
 from harness.classes.report import Campaign
-from harness.fuzzing.sweep import parse_shard
-from harness.model import envelope
+from harness.fuzzing.sweep import missing_shards, parse_shard
 
 
 def campaign(seed: int | None, max_examples: int | None, shard: tuple[int, int], ops: list[str],
@@ -35,23 +34,10 @@ def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
         if len({repr(getattr(run, field)) for run in runs}) > 1:
             raise ValueError(f"the reports ran different {field}: "
                              + ", ".join(sorted({repr(getattr(run, field)) for run in runs})))
-    shares = [parse_shard(shard) for run in runs for shard in run.shards]
-    sizes = {n for _, n in shares}
-    if len(sizes) > 1:
-        raise ValueError(f"the reports split the stream in different numbers of shares: {sorted(sizes)}")
-    (total,) = sizes
-    taken = [k for k, _ in shares]
-    if len(set(taken)) < len(taken):
-        raise ValueError(f"a shard is given twice: {', '.join(sorted(f'{k}/{total}' for k in taken))}")
+    shards = [shard for run in runs for shard in run.shards]
+    missing = missing_shards(shards)
     # A fuzz class's characters are its witness's (Found.chars): they go with the witness kept.
     out = divergence_report.merged_document(reports, divergence_report.merge_classes(reports))
-    missing = [f"{k}/{total}" for k in range(1, total + 1) if k not in taken]
-    if missing:
-        out["cut"] = [*out["cut"], f"shards {', '.join(missing)} of the campaign are not in this merge"]
-        ledger = envelope.ledger_of(out)
-        if ledger is not None:  # the campaign's plan was not all run
-            ledger.stopped = f"shards {', '.join(missing)} of the campaign are not in this merge"
-            out["run"] = {**out["run"], "ledger": ledger.to_json()}
-            out["ok"] = False
-    out["fuzz"] = runs[0].merged(sorted(f"{k}/{total}" for k in taken), runs, reports).to_json()
+    divergence_report.without_shards(out, missing, "campaign")  # its plan not all run: said, and not ok
+    out["fuzz"] = runs[0].merged(sorted(shards, key=parse_shard), runs, reports).to_json()
     return out

@@ -118,6 +118,20 @@ def parse_shard(text: str) -> tuple[int, int]:
     return k, n
 
 
+def missing_shards(shards: list[str]) -> list[str]:
+    """The shares K/N of one split that ``shards`` (each a K/N) lack; ValueError when they split in different
+    numbers of shares or one is given twice (a merge of them would count its work twice)."""
+    shares = [parse_shard(shard) for shard in shards]
+    sizes = {n for _, n in shares}
+    if len(sizes) > 1:
+        raise ValueError(f"the reports split the stream in different numbers of shares: {sorted(sizes)}")
+    taken = [k for k, _ in shares]
+    if len(set(taken)) < len(taken):
+        raise ValueError(f"a shard is given twice: {', '.join(sorted(shards))}")
+    (total,) = sizes or {1}
+    return [f"{k}/{total}" for k in range(1, total + 1) if k not in taken]
+
+
 def parse_range(text: str) -> tuple[int, int]:
     """``U+0000..U+FFFF``, ``0-ffff`` or one code point ``U+1C89``."""
     def point(part: str) -> int:
@@ -205,7 +219,7 @@ def run_chunk(chunk: Chunk, opened: dict[str, Testee] | None = None, out: Any = 
     template: Template = BY_NAME[chunk.template]
     indexes = range(chunk.start, chunk.stop)
     all_args = [template.args(i) for i in indexes]
-    ledger = Ledger("sweep")
+    ledger = Ledger("sweep", planned=0)
     answers, inexpressible = answer_each(opened, template.op, all_args, ledger)
     groups: dict[tuple[Any, ...], list[tuple[str, int, int]]] = {}
     compared = 0

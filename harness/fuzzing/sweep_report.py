@@ -11,7 +11,7 @@ from harness.classes.shrink import shrink
 from harness.differential.expected import ExpectedSet, cover
 from harness.differential.explain import name_shares, with_own_details
 from harness.fuzzing import classes
-from harness.fuzzing.sweep import SweepRun, groups, position_in_batch
+from harness.fuzzing.sweep import SweepRun, groups, missing_shards, parse_shard, position_in_batch
 from harness.fuzzing.templates import BY_NAME
 from harness.model import envelope
 from harness.testees.fanout import harvest
@@ -68,9 +68,12 @@ def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
                 raise ValueError(f"the reports swept different {field}: {base['sweep'][field]} and "
                                  f"{report['sweep'][field]}")
 
+    shards = [shard for report in reports for shard in report["sweep"]["shards"]]
+    missing = missing_shards(shards)  # a shard given twice, or two splits: refused (ValueError)
     out = divergence_report.merged_document(reports, divergence_report.merge_classes(reports))
+    divergence_report.without_shards(out, missing, "sweep")  # the sweep's plan not all run: said, and not ok
     sweep = dict(base["sweep"])
-    sweep["shards"] = sorted(s for r in reports for s in r["sweep"]["shards"])
+    sweep["shards"] = sorted(shards, key=parse_shard)
     for field in ("values", "compared"):
         sweep[field] = sum(r["sweep"][field] for r in reports)
     inexpressible: dict[str, dict[str, int]] = {}

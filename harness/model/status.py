@@ -77,23 +77,26 @@ def exit_with(main: Callable[[], int]) -> NoReturn:
     previous = as_interrupt()
     status = INTERNAL
     try:
-        preflight()
-        status = main()
-    except CommandError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        status = exc.status
-    except KeyboardInterrupt:
-        print(f"interrupted{interruption()}", file=sys.stderr)
+        try:
+            preflight()
+            status = main()
+        except CommandError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            status = exc.status
+        except KeyboardInterrupt:
+            print(f"interrupted{interruption()}", file=sys.stderr)
+            status = INTERRUPTED
+        except BrokenPipeError:  # `| head` stopped reading: not the harness's failure, and nothing more to say
+            _quiet_stdout()
+            status = INTERRUPTED
+        except SystemExit:  # a tool's own exit (argparse: 2), after what ENDING holds (the finally below)
+            raise
+        except Exception as exc:  # noqa: BLE001 - every exception the harness did not expect ends here
+            status = internal_error(exc)
+    except KeyboardInterrupt:  # the first SIGTERM or SIGHUP landed after main returned, or in a handler above
         status = INTERRUPTED
-    except BrokenPipeError:  # `| head` stopped reading: not the harness's failure, and nothing more to say
-        _quiet_stdout()
-        status = INTERRUPTED
-    except SystemExit as exc:  # a tool's own exit (argparse: 2), after what ENDING holds
-        ending(previous)
-        raise exc from None
-    except Exception as exc:  # noqa: BLE001 - every exception the harness did not expect ends here
-        status = internal_error(exc)
-    ending(previous)
+    finally:
+        ending(previous)  # whatever happened above: what the run started is ended
     sys.exit(status)
 
 

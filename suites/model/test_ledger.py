@@ -67,3 +67,34 @@ def test_a_report_is_ok_only_when_its_ledger_is_and_carries_it_in_its_envelope()
     assert bad["run"]["ledger"]["problems"] == unfinished.problems()
     broken = {**bad, "run": {**bad["run"], "ledger": {**bad["run"]["ledger"], "compared": "all"}}}
     assert schemas.problems(broken)  # the envelope's schema holds the ledger's shape
+
+
+def test_a_planned_run_may_not_leave_a_cut_however_small() -> None:
+    """The end of a time budget excuses the batches in flight only when the run's plan is the budget itself."""
+    ledger = Ledger("fuzz", planned=1000, inputs=1000, compared=1, allowance=0)
+    ledger.impls = {"a": Tally(sent=1000, answered=1, cut=999)}
+    assert "a: 999 of 1,000 requests cut by the budget" in " ".join(ledger.problems())
+    parts = Ledger("fuzz", planned=5000)
+    parts.add(Ledger("fuzz", planned=0, inputs=1000))  # a batch: a part of the plan, adding nothing to it
+    assert parts.planned == 5000 and "1,000 of 5,000 planned inputs run" in parts.problems()[0]
+
+
+def test_a_campaign_classifies_a_group_first_seen_past_its_first_tasks() -> None:
+    """A campaign samples a group's examples by their place; a group none of whose examples was classified yet is
+    classified at its first example whatever its place (it was counted classified and never reported)."""
+    from harness.classes.sightings import CLASSIFIED, Sightings
+    from harness.differential.expected import ExpectedSet
+    from harness.testees.findings import Findings
+    from harness.testees.inprocess import InProcess
+
+    def stripped(op):  # type: ignore[no-untyped-def]
+        return (lambda text: op.reference(text) + "!") if op.name == "normalize_fact_text" else op.reference
+
+    impls = {"reference": InProcess("reference", lambda op: op.reference), "bang": InProcess("bang", stripped)}
+    sightings = Sightings(list(impls), {"reference": {}, "bang": {}}, ExpectedSet([], []), Findings(), 0.0,
+                          float("inf"))
+    args = {"text": "Hello"}
+    responses = {name: impl.call("normalize_fact_text", args) for name, impl in impls.items()}
+    fates = [sightings.consider(impls, "normalize_fact_text", args, responses, {}, (100, index)) for index in range(3)]
+    assert fates == [CLASSIFIED] * 3
+    assert len(sightings.divergences) == 1  # the planted bug is a class, though its places were all sampled out

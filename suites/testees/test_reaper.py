@@ -101,6 +101,8 @@ def test_where_it_cannot_adopt_orphans_it_says_so_once(monkeypatch: pytest.Monke
     monkeypatch.setattr(reaper, "_prctl", lambda: "not Linux (plan9): the harness cannot adopt the orphans")
     monkeypatch.setattr(reaper, "_BECAME", {})
     monkeypatch.setattr(reaper, "_SAID", [])
+    # The test worker may have become a subreaper for an earlier test (its end registered then): start clean.
+    monkeypatch.setattr(status, "ENDING", [])
     assert reaper.become() is False and reaper.become() is False
     monkeypatch.setattr(reaper, "_BECAME", {})
     assert reaper.become() is False

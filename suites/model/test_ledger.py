@@ -22,14 +22,15 @@ def test_a_run_that_did_its_work_is_ok() -> None:
 
 
 @pytest.mark.parametrize(("plant", "says"), [
-    (lambda l: setattr(l, "interrupted", True), "interrupted"),
-    (lambda l: setattr(l, "planned", 2000), "1,000 of 2,000 planned inputs run"),
-    (lambda l: setattr(l, "stopped", "fewer than two implementations were left"), "stopped before its plan"),
-    (lambda l: setattr(l, "compared", 0), "nothing was compared"),
-    (lambda l: setattr(l.impls["b"], "faulted", 3), "b: 3 of 1,000 requests not answered (3 faulted twice)"),
-    (lambda l: setattr(l.impls["a"], "out", 992), "a: 992 of 1,000 requests not answered (992 after it was taken out)"),
-    (lambda l: setattr(l, "allowance", 9), "b: 10 of 1,000 requests cut by the budget"),
-    (lambda l: setattr(l, "classified", 5), "4 of 10 disagreeing inputs not classified"),
+    (lambda led: setattr(led, "interrupted", True), "interrupted"),
+    (lambda led: setattr(led, "planned", 2000), "1,000 of 2,000 planned inputs run"),
+    (lambda led: setattr(led, "stopped", "fewer than two implementations were left"), "stopped before its plan"),
+    (lambda led: setattr(led, "compared", 0), "nothing was compared"),
+    (lambda led: setattr(led.impls["b"], "faulted", 3), "b: 3 of 1,000 requests not answered (3 faulted twice)"),
+    (lambda led: setattr(led.impls["a"], "out", 992),
+     "a: 992 of 1,000 requests not answered (992 after it was taken out)"),
+    (lambda led: setattr(led, "allowance", 9), "b: 10 of 1,000 requests cut by the budget"),
+    (lambda led: setattr(led, "classified", 5), "4 of 10 disagreeing inputs not classified"),
 ])
 def test_each_way_the_work_was_not_done_is_named_and_not_ok(plant, says) -> None:  # type: ignore[no-untyped-def]
     ledger = done()

@@ -267,7 +267,7 @@ class SweepRun:
                         stopped=self.stopped)
         for result in self.results:
             for name, row in result.get("tallies", {}).items():
-                ledger.tally(name).add(Tally(*(row["notSent" if f == "not_sent" else f] for f in Tally.FIELDS)))
+                ledger.tally(name).add(Tally.from_json(row))
         return ledger
 
     @property

@@ -52,6 +52,11 @@ class Tally:
     def to_json(self) -> dict[str, int]:
         return {("notSent" if name == "not_sent" else name): getattr(self, name) for name in self.FIELDS}
 
+    @classmethod
+    def from_json(cls, row: Mapping[str, Any], count: Any = lambda value, where: value) -> Tally:
+        """A tally read back (``count`` checks each value: the ledger's reader names what is not a count)."""
+        return cls(*(count(row.get("notSent" if name == "not_sent" else name, 0), name) for name in cls.FIELDS))
+
 
 @dataclass
 class Ledger:
@@ -176,6 +181,6 @@ class Ledger:
         for name, row in impls.items():
             if not isinstance(row, Mapping):
                 raise ValueError(f"ledger implementations.{name}: not an object")
-            ledger.impls[str(name)] = Tally(*(count(row.get("notSent" if f == "not_sent" else f, 0), f"{name}.{f}")
-                                              for f in Tally.FIELDS))
+            ledger.impls[str(name)] = Tally.from_json(row, lambda value, field, name=name: count(value,
+                                                                                                  f"{name}.{field}"))
         return ledger

@@ -1,19 +1,21 @@
 """What changed between two runs: ``python -m harness report diff OLD NEW`` and ``--baseline OLD``.
 
 Two divergence reports (v1 or v2) are compared class by class, and two fixture-results documents case
-by case. A class is known by the identity of its ``ClassKey`` (op, the share's implementations as a set,
-cause, detail, the step where the traces part), which survives another witness; a case by (implementation,
-fixture, case id).
+by case. Each class is read as a record (``ClassRecord.from_json``, the one reader of a class) and known by
+the identity of its ``ClassKey`` (op, the share's implementations as a set, cause, detail, the step where the
+traces part), which survives another witness; a class whose identity changed between the runs (it grew, shrank
+or moved: ``kinship`` says when two records are one class) is the same class, changed. A case is known by
+(implementation, fixture, case id).
 
 Changes, one row each:
   new       in NEW, not in OLD (a class, or a case that fails now and did not before)
   fixed     in OLD, not in NEW, where NEW's absence means something: a sweep (every input of its
             templates was tried again) or a fixture case that passes now
   not seen  in OLD, not in NEW, where NEW is a sample (a fuzz, diff or parity run): maybe only not hit
-  moved     a class of NEW that OLD has at another step (same op, implementations, cause and detail): the
-            step where the traces part is named on each side
   changed   in both, with another status (new/expected), expected entry or characters (the characters
-            gained and lost are named); a case with another state or mismatch
+            gained and lost are named); a class of NEW that is one of OLD whose implementations, step or
+            detail changed (``kinship``: ``implementations +wasm``, ``step A -> B`` named); a case with another
+            state or mismatch
   not in the baseline
             in NEW, of an implementation OLD never ran: nothing to compare it with (a failing case or an
             uncovered class still counts)
@@ -38,6 +40,8 @@ from typing import Any
 from harness.classes import kinds
 from harness.classes.key import ClassKey
 from harness.classes.kinds import Kind
+from harness.classes.record import ClassRecord
+from harness.differential.explain import char_ranges
 
 EXHAUSTIVE = ("sweep",)  # profiles whose absence of a class is evidence that it is gone
 DIVERGENCE_SCHEMAS = Kind.DIVERGENCES.schemas
@@ -47,7 +51,7 @@ JUNIT_SCHEMA, = Kind.JUNIT.schemas
 
 
 # Every kind of row, in the order a diff shows them.
-CHANGE_ORDER = {"new": 0, "moved": 1, "changed": 2, "not in the baseline": 3, "fixed": 4, "not seen": 5}
+CHANGE_ORDER = {"new": 0, "changed": 1, "not in the baseline": 2, "fixed": 3, "not seen": 4}
 
 
 @dataclass(frozen=True)
@@ -62,11 +66,12 @@ class Change:
     after: str | None  # its state in NEW
     witness: str | None = None  # a class: its witness's arguments, as JSON
     blocking: bool = False  # counts for the exit status: something new that is not covered
+    how: tuple[str, ...] = ()  # a changed class: what changed besides its state (implementations, step, characters)
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "change": self.change, "implementations": list(self.impls),
                 "subject": self.subject, "before": self.before, "after": self.after, "witness": self.witness,
-                "blocking": self.blocking}
+                "blocking": self.blocking, "how": list(self.how)}
 
 
 @dataclass
@@ -94,21 +99,108 @@ def identity(divergence: dict[str, Any]) -> tuple[Any, ...]:
     return ClassKey.of_report(divergence).identity
 
 
-def _subject(divergence: dict[str, Any]) -> str:
-    detail = f" ({divergence['detail']})" if divergence.get("detail") else ""
-    step = divergence.get("step")
-    return f"{divergence['op']} {divergence['cause']}{detail}" + (f" at {step}" if step else "")
+def records(report: dict[str, Any]) -> list[ClassRecord]:
+    """A report's classes, each read by the one reader of a class (``ClassRecord.from_json``)."""
+    return [ClassRecord.from_json(divergence) for divergence in report.get("divergences") or ()]
 
 
-def _state(divergence: dict[str, Any]) -> str:
-    entry = divergence.get("expectedEntry")
-    return divergence["status"] + (f": {entry}" if entry else "")
+def _subject(record: ClassRecord) -> str:
+    detail = f" ({record.detail})" if record.detail else ""
+    return f"{record.op} {record.cause}{detail}" + (f" at {record.step}" if record.step else "")
 
 
-def _witness(divergence: dict[str, Any]) -> str:
+def _state(record: ClassRecord) -> str:
+    entry = record.coverage.entry
+    return record.status + (f": {entry}" if entry else "")
+
+
+def _witness(record: ClassRecord) -> str:
     import json
 
-    return json.dumps(divergence["args"], ensure_ascii=True)
+    return json.dumps(record.witness.args, ensure_ascii=True)
+
+
+@dataclass(frozen=True)
+class Kinship:
+    """How a class of NEW is a class of OLD whose identity it no longer has (``kinship``): the implementations
+    it gained and lost, and its step and detail before and after where they differ (None: the same)."""
+
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    step: tuple[str | None, str | None] | None = None
+    detail: tuple[str | None, str | None] | None = None
+
+    @property
+    def distance(self) -> int:
+        """How many of implementations, step and detail differ: the nearer of two candidates is paired."""
+        return sum((bool(self.added or self.removed), self.step is not None, self.detail is not None))
+
+    def how(self) -> list[str]:
+        """What changed, in words: ``implementations +wasm -pyo3``, ``step norm.trim -> norm.collapse``."""
+        said = []
+        if self.added or self.removed:
+            said.append("implementations " + " ".join([*(f"+{name}" for name in self.added),
+                                                         *(f"-{name}" for name in self.removed)]))
+        for name, moved in (("step", self.step), ("detail", self.detail)):
+            if moved is not None:
+                said.append(f"{name} {moved[0] or '-'} -> {moved[1] or '-'}")
+        return said
+
+
+def kinship(old: ClassRecord, new: ClassRecord) -> Kinship | None:
+    """Whether ``new`` (a class of NEW) is ``old`` (a class of OLD) changed, and how; None: two classes.
+
+    Records of the same identity (``ClassKey.identity``) are one class. Records of two identities are one
+    class, changed, exactly when:
+
+    ===============  ==========================================================================================
+    op, cause        equal (another op or cause is another bug)
+    implementations  the sets overlap: it grew (``+wasm``), shrank (``-pyo3``) or both; disjoint sets are
+                     another implementation's bug, another class
+    step             any: the traces part elsewhere now (the class moved)
+    detail           equal, or both name characters and some are the same (the same characters, named
+                     otherwise); another detail about other characters is another class
+    ===============  ==========================================================================================
+
+    Anything else is two classes: ``new`` in NEW and ``not seen`` (or ``fixed``) in OLD. Step and detail are
+    compared as the key knows them (``ClassKey.of``: the class step, no detail at ``args``)."""
+    was, now = old.key, new.key
+    if was.identity == now.identity or (was.op, was.cause) != (now.op, now.cause):
+        return None
+    if not set(was.impls) & set(now.impls):
+        return None
+    if was.detail != now.detail and not old.characters & new.characters:
+        return None
+    return Kinship(tuple(name for name in now.impls if name not in was.impls),
+                   tuple(name for name in was.impls if name not in now.impls),
+                   None if was.step == now.step else (was.step, now.step),
+                   None if was.detail == now.detail else (was.detail, now.detail))
+
+
+def pair(before: dict[tuple[Any, ...], ClassRecord],
+         after: dict[tuple[Any, ...], ClassRecord]) -> dict[tuple[Any, ...], tuple[tuple[Any, ...], Kinship]]:
+    """Each class of NEW only -> the class of OLD only it is (``kinship``), one to one: the nearest pairs first
+    (fewest of implementations, step and detail changed, then most implementations and characters shared),
+    ties in the order of the identities, so that a diff says the same every time."""
+    candidates = []
+    for old_key, old in before.items():
+        if old_key in after:
+            continue
+        for new_key, new in after.items():
+            if new_key in before:
+                continue
+            kin = kinship(old, new)
+            if kin is not None:
+                shared = len(set(old.divergent) & set(new.divergent)), len(old.characters & new.characters)
+                candidates.append(((kin.distance, -shared[0], -shared[1], repr(old_key), repr(new_key)),
+                                   old_key, new_key, kin))
+    pairs: dict[tuple[Any, ...], tuple[tuple[Any, ...], Kinship]] = {}
+    taken: set[tuple[Any, ...]] = set()
+    for _, old_key, new_key, kin in sorted(candidates, key=lambda candidate: candidate[0]):
+        if old_key not in taken and new_key not in pairs:
+            taken.add(old_key)
+            pairs[new_key] = (old_key, kin)
+    return pairs
 
 
 def _described_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
@@ -125,65 +217,52 @@ def _described_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
 
 
 def diff_divergences(old: dict[str, Any], new: dict[str, Any]) -> RunDiff:
+    """Two divergence reports class by class, each class read as a record: the same identity in both is the
+    same class (unchanged, or changed in status, entry or characters); a class of one run only that is one of
+    the other's changed (``kinship``: it grew, shrank, moved to another step) is one row, ``changed``, saying
+    how; the rest are new in NEW and not seen (or fixed) in OLD."""
     result = RunDiff(Kind.DIVERGENCES, implementations=_described_changes(old, new))
-    before = {identity(d): d for d in old["divergences"]}
-    after = {identity(d): d for d in new["divergences"]}
+    before = {record.key.identity: record for record in records(old)}
+    after = {record.key.identity: record for record in records(new)}
     absent = "fixed" if new.get("profile") in EXHAUSTIVE else "not seen"
     ran_before = set(old.get("implementations") or ())
-    moved_from = _moves(before, after)
-    for key, divergence in after.items():
-        impls = tuple(divergence["divergent"])
-        is_new = divergence["status"] == "new"
-        if key in moved_from:
-            was = before[moved_from[key]]
-            result.changes.append(Change("class", "moved", impls, _subject(divergence),
-                                         f"at {was.get('step')}: {_state(was)}", f"at {divergence.get('step')}: "
-                                         f"{_state(divergence)}", _witness(divergence),
-                                         blocking=is_new and was["status"] != "new"))
-            continue
-        if key not in before:
-            change = "new" if not ran_before or ran_before.issuperset(impls) else "not in the baseline"
-            result.changes.append(Change("class", change, impls, _subject(divergence), None, _state(divergence),
-                                         _witness(divergence), blocking=is_new))
-            continue
-        was = before[key]
-        gained, lost = _characters(was, divergence)
-        if _state(was) != _state(divergence) or gained or lost:
-            # A class that was expected and is not covered now is something new as well.
-            moved = "".join(f"; {sign}{len(chars)} {_listed(chars)}" for sign, chars in (("+", gained), ("-", lost))
-                            if chars)
-            result.changes.append(Change("class", "changed", impls, _subject(divergence), _state(was),
-                                         _state(divergence) + moved, _witness(divergence),
-                                         blocking=is_new and was["status"] != "new"))
+    kin_of = pair(before, after)
+    for key, record in after.items():
+        impls = record.divergent
+        if key in kin_of:
+            was_key, kin = kin_of[key]
+            was = before[was_key]
+            how = kin.how()
+        elif key in before:
+            was, how = before[key], []
         else:
+            change = "new" if not ran_before or ran_before.issuperset(impls) else "not in the baseline"
+            result.changes.append(Change("class", change, impls, _subject(record), None, _state(record),
+                                         _witness(record), blocking=record.new))
+            continue
+        gained, lost = _characters(was, record)
+        how += [f"{sign}{len(chars)} {_listed(chars)}" for sign, chars in (("+", gained), ("-", lost)) if chars]
+        if _state(was) == _state(record) and not how:
             result.unchanged += 1
-    gone_to = set(moved_from.values())
-    for key, divergence in before.items():
-        if key not in after and key not in gone_to:
-            result.changes.append(Change("class", absent, tuple(divergence["divergent"]), _subject(divergence),
-                                         _state(divergence), None, _witness(divergence)))
+            continue
+        # A class that was expected and is not covered now is something new as well; so is an implementation
+        # that joined a class no entry covers.
+        added = key in kin_of and bool(kin_of[key][1].added)
+        result.changes.append(Change("class", "changed", impls, _subject(record), _state(was),
+                                     "; ".join([_state(record), *how]), _witness(record),
+                                     blocking=record.new and (not was.new or added), how=tuple(how)))
+    paired = {was_key for was_key, _ in kin_of.values()}
+    for key, record in before.items():
+        if key not in after and key not in paired:
+            result.changes.append(Change("class", absent, record.divergent, _subject(record), _state(record), None,
+                                         _witness(record)))
     return result
 
 
-def _moves(before: dict[tuple[Any, ...], dict[str, Any]],
-           after: dict[tuple[Any, ...], dict[str, Any]]) -> dict[tuple[Any, ...], tuple[Any, ...]]:
-    """A class of NEW only -> the class of OLD only it moved from: the same identity but for the step (op,
-    implementations, cause, detail), paired one to one in the order of the steps' names."""
-    gone: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}
-    for key in sorted((k for k in before if k not in after), key=repr):
-        gone.setdefault(ClassKey.of_report(before[key]).unstepped, []).append(key)
-    moves = {}
-    for key in sorted((k for k in after if k not in before), key=repr):
-        candidates = gone.get(ClassKey.of_report(after[key]).unstepped)
-        if candidates:
-            moves[key] = candidates.pop(0)
-    return moves
-
-
-def _characters(was: dict[str, Any], now: dict[str, Any]) -> tuple[list[str], list[str]]:
-    """The characters (a sweep class's code points) NEW has and OLD had not, and the other way round."""
-    before, after = set(was.get("characters") or ()), set(now.get("characters") or ())
-    return sorted(after - before), sorted(before - after)
+def _characters(was: ClassRecord, now: ClassRecord) -> tuple[list[str], list[str]]:
+    """The characters (a sweep class's code points) NEW has and OLD had not, and the other way round, as
+    ranges."""
+    return char_ranges(now.characters - was.characters), char_ranges(was.characters - now.characters)
 
 
 def _listed(characters: list[str], most: int = 4) -> str:

@@ -380,7 +380,8 @@ def baseline_section(sources: Sequence[Source], baselines: Sequence[Source], mer
                      f"{code(str(old.path))}</h3><p>{escape(counts)}, {found.unchanged} unchanged.</p>"
                      + (f"<ul class='described'>{described}</ul>" if described else "") + table + "</section>")
     intro = ("<p>As <code>python -m harness report diff</code> says it: a class is known by op, implementations, "
-             "cause, detail and step (<em>moved</em>: the same but for its step); "
+             "cause, detail and step (<em>changed</em> too where it grew, shrank or moved: the same op and cause, "
+             "implementations in common; how is named); "
              "<em>fixed</em> only where the new run's absence is evidence (a sweep, a "
              "passing case), <em>not seen</em> where it was a sample.</p>")
     return section("baseline", "Changes since the baseline", intro + "".join(parts))
@@ -571,8 +572,8 @@ def oracles_html(sources: Sequence[Source], oracle: str) -> str:
     by_op: dict[str, set[str]] = {}
     for source in sources:
         if source.kind == Kind.DIVERGENCES:
-            for divergence in source.document.get("divergences", []):
-                by_op.setdefault(divergence["op"], set()).add(divergence.get("oracle") or oracle)
+            for record in rundiff.records(source.document):
+                by_op.setdefault(record.op, set()).add(record.witness.oracle or oracle)
     names = set().union(*by_op.values()) if by_op else {oracle}
     if len(names) == 1:
         return f"the oracle is <b>{escape(names.pop())}</b>"

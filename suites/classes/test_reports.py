@@ -323,15 +323,15 @@ def test_every_class_keeps_its_whole_status_at_any_width(sweeps: dict[str, Path]
 
 
 def test_a_class_that_moved_to_another_step_says_so(sweeps: dict[str, Path]) -> None:
-    """One row, "moved", naming both steps; never "unchanged", never an unrelated new and a lost class."""
+    """One row, "changed", naming both steps; never "unchanged", never an unrelated new and a lost class."""
     old = json.loads(sweeps["buggy"].read_text())
     new = json.loads(json.dumps(old))
     step = old["divergences"][0]["step"]
     new["divergences"][0]["step"] = "norm.collapse" if step != "norm.collapse" else "norm.trim"
     found = reports.diff(old, new)
-    assert [c.change for c in found.changes] == ["moved"] and found.unchanged == 0, found
-    assert found.changes[0].before.startswith(f"at {step}: ")
-    assert found.changes[0].after.startswith(f"at {new['divergences'][0]['step']}: ")
+    assert [c.change for c in found.changes] == ["changed"] and found.unchanged == 0, found
+    moved = f"step {step or '-'} -> {new['divergences'][0]['step']}"
+    assert found.changes[0].how == (moved,) and found.changes[0].after.endswith(f"; {moved}"), found
     other = json.loads(json.dumps(new))  # another cause at another step: a new class and a gone one
     other["divergences"][0]["cause"] = "rule_difference"
     assert sorted(c.change for c in reports.diff(old, other).changes) == ["fixed", "new"]  # a sweep: fixed

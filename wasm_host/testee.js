@@ -149,7 +149,8 @@ function handle(mod, request) {
     if (tracing) {
       if (!isPlainObject(args) || typeof args.op !== 'string' || !TRACES.includes(args.op) ||
           Object.keys(args).some((k) => k !== 'op' && k !== 'args')) {
-        throw new BadRequest(`trace needs args {"op": one of ${TRACES.join(', ')}, "args": {...}}`);
+        throw new BadRequest(NO_TRACES !== null ? `no traces: ${NO_TRACES}`
+          : `trace needs args {"op": one of ${TRACES.join(', ')}, "args": {...}}`);
       }
       opName = args.op;
       args = args.args === undefined ? {} : args.args;
@@ -202,9 +203,22 @@ function positionalArgs(name, op, args) {
   return positional;
 }
 
-// The ops the core traces (memgate_core::host::TRACED), when the package exports trace.
-const TRACED_BY_THE_CORE = ['normalize_fact_text', 'decide_write', 'build_dedup_context', 'unicode_nfc'];
+// The ops the package's trace(op, ...args) serves, as the package itself lists them (traced(): the core's
+// memgate_core::host::TRACED, made from its op table). A package that exports trace but not traced (built before
+// the core exported its list) serves no traces here, and says why: NO_TRACES goes to stderr at load and into the
+// answer to a trace request.
 let TRACES = [];
+let NO_TRACES = null;
+
+function tracesOf(mod) {
+  if (typeof mod.trace !== 'function') return [];
+  if (typeof mod.traced !== 'function') {
+    NO_TRACES = 'the wasm package exports trace but not traced (the list of the ops it traces): it was built ' +
+      'before the core exported that list; serving no traces (rebuild it: python wasm_host/build.py)';
+    return [];
+  }
+  return mod.traced();
+}
 
 let SELF = null; // the self-description, computed once
 
@@ -274,7 +288,8 @@ function main() {
     const wasmFile = entry.replace(/\.js$/, '_bg.wasm');
     const digest = require('crypto').createHash('sha256').update(fs.readFileSync(wasmFile)).digest('hex');
     PKG_VERSION = `0.1.0+sha256.${digest.slice(0, 12)}`;
-    TRACES = typeof mod.trace === 'function' ? TRACED_BY_THE_CORE : [];
+    TRACES = tracesOf(mod);
+    if (NO_TRACES !== null) process.stderr.write(`testee: ${NO_TRACES}\n`);
   } catch (err) {
     // What to do about it is the declaration's hint (implementations/wasm.json), which the harness adds.
     process.stderr.write(`testee: cannot load the wasm package ${pkg}: ${describe(err)}\n`);

@@ -1,6 +1,7 @@
 """Surface check: every op of the registry is exported by each implementation under the contract's
 names, with the same parameters (names, order) and the same defaults; nothing else is exported but the
-optional diagnostic ``trace`` (``trace(op, args)`` in Python, ``trace(op, ...args)`` in JavaScript).
+optional diagnostic ``trace`` (``trace(op, args)`` in Python, ``trace(op, ...args)`` in JavaScript, with
+``traced()``, the ops it serves).
 
 * Python (reference package, PyO3 module): public callables and ``inspect.signature``;
 * JavaScript (the wasm-bindgen package): exported functions and their parameter names, read by Node;
@@ -67,6 +68,11 @@ def python_surface(module: ModuleType | Any, label: str, ops: tuple[str, ...] = 
     return problems
 
 
+# The WASM package's list of the ops its trace serves (the core's host::TRACED), which its testee reads: part of the
+# diagnostic, as Python's TRACED is (a list there, so never a callable export).
+JS_TRACED = "traced"
+
+
 def js_surface(exports: dict[str, list[str] | None], label: str = "wasm", ops: tuple[str, ...] = tuple(OPS)
                ) -> list[str]:
     problems = []
@@ -74,7 +80,7 @@ def js_surface(exports: dict[str, list[str] | None], label: str = "wasm", ops: t
     functions = {name: params for name, params in exports.items() if params is not None}
     for name in sorted(set(expected) - set(functions)):
         problems.append(f"{label}: missing export {name}")
-    for name in sorted(set(functions) - set(expected) - {TRACE_OP}):
+    for name in sorted(set(functions) - set(expected) - {TRACE_OP, JS_TRACED}):
         problems.append(f"{label}: extra export {name} (not an op it serves: its declaration's ops)")
     if TRACE_OP in functions and (functions[TRACE_OP] or [None])[0] != "op":  # trace(op, ...the op's args)
         problems.append(f"{label}: {TRACE_OP}({', '.join(functions[TRACE_OP] or [])}) should take op first")

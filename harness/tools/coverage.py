@@ -54,7 +54,8 @@ TARGET = "x86_64-unknown-linux-gnu"  # named, so RUSTFLAGS skip the build's host
 RUST_SOURCES = ("rust_core/core/src/", "rust_core/python/src/")
 PARITY = ("suites/parity",)  # the parity suites (fixtures, surface, traces, properties), on the measured sides
 WASM_HOST = ROOT / "wasm_host"
-WASM_TESTS = ("suites/testees/test_command_testee.py",)  # the testee's own: a trap, a broken package, its errors
+# The testee's own: a trap, a broken package, its errors, a package without the traced-op list
+WASM_TESTS = ("suites/testees/test_command_testee.py", "suites/tools/test_op_table.py")
 
 
 @dataclass(frozen=True)

@@ -214,54 +214,174 @@ pub fn cap(value: HostValue<'_>) -> Arg<u32> {
     }
 }
 
-// --- the ops, from host values -------------------------------------------------------------------------
+// --- the ops: one table ----------------------------------------------------------------------------
 
-/// `normalize_fact_text(text)` from a host value.
-pub fn normalize_fact_text(text_value: HostValue<'_>) -> Result<String, Error> {
-    normalize_fact_text_observed(text_value, &mut Quiet)
+/// Every op of contract v1 (and the diagnostic `unicode_nfc`), once, in the order of
+/// harness/model/registry.py (families/memgate.json): its contract (Python) name and its JavaScript
+/// name, its required and then its optional parameters (Python name: JavaScript name), the signature the
+/// Python binding shows (with the defaults the core takes for an omitted value), whether `trace` serves
+/// it, and its entry point below (`fn([HostValue; N], &mut impl Observer) -> Result<String, Error>`).
+///
+/// Everything that lists ops is made from this one table: [`OPS`] (dispatch by name, for `call`, `trace`
+/// and the fixture tests) and [`TRACED`] here, one typed function per op here, and each binding's exported
+/// functions (`memgate_core::memgate_ops!(a_macro_of_the_binding)`: rust_core/python and rust_core/wasm).
+/// A new op is its line here and its entry point; the tests below hold the table to the family file.
+#[macro_export]
+macro_rules! memgate_ops {
+    ($then:ident) => {
+        $then! {
+            normalize_fact_text / normalizeFactText
+                (text: text) ()
+                "(text)" traced = true, normalize_fact_text_observed;
+            decide_write / decideWrite
+                (text: text, embedding_json: embeddingJson, candidates_json: candidatesJson)
+                (threshold: threshold, mode: mode, force: force)
+                "(text, embedding_json, candidates_json, threshold=0.85, mode='auto', force=False)"
+                traced = true, decide_write_observed;
+            build_dedup_context / buildDedupContext
+                (topical_json: topicalJson, pinned_json: pinnedJson, recent_json: recentJson) (cap: cap)
+                "(topical_json, pinned_json, recent_json, cap=30)" traced = true, build_dedup_context_observed;
+            unicode_versions / unicodeVersions
+                () ()
+                "()" traced = false, unicode_versions_observed;
+            unicode_nfc / unicodeNfc
+                (text: text) ()
+                "(text)" traced = true, unicode_nfc_observed;
+        }
+    };
 }
 
+/// An op's entry point called by name, with one host value per parameter (`None`: not as many as its
+/// signature has), without recording.
+type Quietly = fn(Vec<HostValue<'_>>) -> Option<Result<String, Error>>;
+/// The same entry point, recording each step for `trace`.
+type Recording = fn(Vec<HostValue<'_>>, &mut Recorder) -> Option<Result<String, Error>>;
+
+/// One op as a caller that dispatches by name sees it: its contract (Python) name, its parameter names
+/// in signature order, how many of them are required, whether `trace` serves it, and its entry point.
+pub struct OpSignature {
+    pub name: &'static str,
+    pub js_name: &'static str,
+    pub params: &'static [&'static str],
+    pub js_params: &'static [&'static str],
+    pub required: usize,
+    pub traced: bool,
+    quietly: Quietly,
+    recording: Recording,
+}
+
+/// [`OPS`], the typed function of each op, from the table.
+macro_rules! op_table {
+    ($(
+        $name:ident / $js:ident
+        ($($req:ident : $req_js:ident),*) ($($opt:ident : $opt_js:ident),*)
+        $py_signature:literal traced = $traced:literal, $entry:ident;
+    )*) => {
+        $(
+            #[doc = concat!("`", stringify!($name), "` from one host value per parameter, in signature order.")]
+            pub fn $name($($req: HostValue<'_>,)* $($opt: HostValue<'_>),*) -> Result<String, Error> {
+                $entry([$($req,)* $($opt),*], &mut Quiet)
+            }
+        )*
+
+        /// Every op, in the order of the table ([`memgate_ops!`]).
+        pub const OPS: &[OpSignature] = &[$(
+            OpSignature {
+                name: stringify!($name),
+                js_name: stringify!($js),
+                params: &[$(stringify!($req),)* $(stringify!($opt)),*],
+                js_params: &[$(stringify!($req_js),)* $(stringify!($opt_js)),*],
+                required: <[&str]>::len(&[$(stringify!($req)),*]),
+                traced: $traced,
+                quietly: |args| Some($entry(args.try_into().ok()?, &mut Quiet)),
+                recording: |args, recorder| Some($entry(args.try_into().ok()?, recorder)),
+            },
+        )*];
+    };
+}
+
+memgate_ops!(op_table);
+
+/// The ops `trace` serves: those of [`OPS`] marked traced, in its order (the PyO3 module's `TRACED`,
+/// the WASM package's `traced()`).
+pub const TRACED: &[&str] = &traced_names::<{ count_traced(OPS) }>(OPS);
+
+/// The most parameters an op has (the WASM binding's `trace` takes that many after the op's name).
+pub const MAX_PARAMS: usize = max_params(OPS);
+
+// Evaluated at compile time (an index out of range fails the build): counts and indexes stay below
+// `ops.len()`.
+#[allow(clippy::arithmetic_side_effects)]
+const fn count_traced(mut ops: &[OpSignature]) -> usize {
+    let mut count = 0;
+    while let [op, rest @ ..] = ops {
+        if op.traced {
+            count += 1;
+        }
+        ops = rest;
+    }
+    count
+}
+
+#[allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
+const fn traced_names<const N: usize>(mut ops: &[OpSignature]) -> [&'static str; N] {
+    let mut names = [""; N];
+    let mut i = 0;
+    while let [op, rest @ ..] = ops {
+        if op.traced {
+            names[i] = op.name;
+            i += 1;
+        }
+        ops = rest;
+    }
+    names
+}
+
+const fn max_params(mut ops: &[OpSignature]) -> usize {
+    let mut most = 0;
+    while let [op, rest @ ..] = ops {
+        if op.params.len() > most {
+            most = op.params.len();
+        }
+        ops = rest;
+    }
+    most
+}
+
+/// The op `name` of [`OPS`].
+pub fn op(name: &str) -> Option<&'static OpSignature> {
+    OPS.iter().find(|op| op.name == name)
+}
+
+/// Call the op `name` with one host value per parameter of its signature, in order (`Omitted` for an
+/// optional one not given). `None` for an unknown op or a wrong number of values.
+pub fn call(name: &str, args: Vec<HostValue<'_>>) -> Option<Result<String, Error>> {
+    (op(name)?.quietly)(args)
+}
+
+// --- the entry points: each op from host values --------------------------------------------------------
+
 fn normalize_fact_text_observed<O: Observer>(
-    text_value: HostValue<'_>,
+    [text_value]: [HostValue<'_>; 1],
     obs: &mut O,
 ) -> Result<String, Error> {
     let fact = text(text_value, ErrorCode::InvalidText, "text");
     crate::normalize_fact_text_observed(as_str_arg(&fact), obs)
 }
 
-/// `unicode_nfc(text)` (diagnostic) from a host value.
-pub fn unicode_nfc(text_value: HostValue<'_>) -> Result<String, Error> {
-    unicode_nfc_observed(text_value, &mut Quiet)
-}
-
 fn unicode_nfc_observed<O: Observer>(
-    text_value: HostValue<'_>,
+    [text_value]: [HostValue<'_>; 1],
     obs: &mut O,
 ) -> Result<String, Error> {
     let chars = text(text_value, ErrorCode::InvalidText, "text");
     crate::unicode_nfc_observed(as_str_arg(&chars), obs)
 }
 
-/// `decide_write(text, embedding_json, candidates_json, threshold, mode, force)` from host values.
-pub fn decide_write(
-    text_value: HostValue<'_>,
-    embedding_json: HostValue<'_>,
-    candidates_json: HostValue<'_>,
-    threshold_value: HostValue<'_>,
-    mode_value: HostValue<'_>,
-    force_value: HostValue<'_>,
+fn unicode_versions_observed<O: Observer>(
+    []: [HostValue<'_>; 0],
+    _obs: &mut O,
 ) -> Result<String, Error> {
-    decide_write_observed(
-        [
-            text_value,
-            embedding_json,
-            candidates_json,
-            threshold_value,
-            mode_value,
-            force_value,
-        ],
-        &mut Quiet,
-    )
+    Ok(crate::unicode_versions())
 }
 
 fn decide_write_observed<O: Observer>(
@@ -284,19 +404,6 @@ fn decide_write_observed<O: Observer>(
     )
 }
 
-/// `build_dedup_context(topical_json, pinned_json, recent_json, cap)` from host values.
-pub fn build_dedup_context(
-    topical_json: HostValue<'_>,
-    pinned_json: HostValue<'_>,
-    recent_json: HostValue<'_>,
-    cap_value: HostValue<'_>,
-) -> Result<String, Error> {
-    build_dedup_context_observed(
-        [topical_json, pinned_json, recent_json, cap_value],
-        &mut Quiet,
-    )
-}
-
 fn build_dedup_context_observed<O: Observer>(
     [topical_json, pinned_json, recent_json, cap_value]: [HostValue<'_>; 4],
     obs: &mut O,
@@ -314,14 +421,6 @@ fn build_dedup_context_observed<O: Observer>(
 }
 
 // --- traces ----------------------------------------------------------------------------------------
-
-/// The ops `trace` can trace, in the order of harness/model/registry.py.
-pub const TRACED: &[&str] = &[
-    "normalize_fact_text",
-    "decide_write",
-    "build_dedup_context",
-    "unicode_nfc",
-];
 
 /// A host value as the `args` step of a trace shows it (schemas/trace-v1.schema.json, the host view):
 /// a string as itself, or as its code points when it is not well formed (UTF-16 pairs combined, a
@@ -361,8 +460,8 @@ pub fn host_view(value: &HostValue<'_>) -> Option<TraceValue> {
 /// of its signature, as [`call`] takes them: the same function, run with a recording observer. `None`
 /// for an op that is not traced or a wrong number of values.
 pub fn trace(name: &str, args: Vec<HostValue<'_>>) -> Option<String> {
-    let signature = OPS.iter().find(|op| op.name == name)?;
-    if !TRACED.contains(&name) || args.len() != signature.params.len() {
+    let signature = op(name)?;
+    if !signature.traced || args.len() != signature.params.len() {
         return None;
     }
     let shown = signature
@@ -372,85 +471,8 @@ pub fn trace(name: &str, args: Vec<HostValue<'_>>) -> Option<String> {
         .filter_map(|(param, value)| Some(((*param).to_string(), host_view(value)?)))
         .collect::<Map<String, TraceValue>>();
     let mut recorder = Recorder::default();
-    let outcome = call_observed(name, args, &mut recorder)?;
+    let outcome = (signature.recording)(args, &mut recorder)?;
     Some(document(name, shown, recorder, &outcome))
-}
-
-// --- the ops by name ---------------------------------------------------------------------------------
-
-/// One op as a caller that dispatches by name sees it: its contract (Python) name, its parameter names
-/// in signature order, and how many of them are required.
-pub struct OpSignature {
-    pub name: &'static str,
-    pub params: &'static [&'static str],
-    pub required: usize,
-}
-
-/// Every op of contract v1 (and the diagnostic `unicode_nfc`), in the order of harness/model/registry.py.
-pub const OPS: &[OpSignature] = &[
-    OpSignature {
-        name: "normalize_fact_text",
-        params: &["text"],
-        required: 1,
-    },
-    OpSignature {
-        name: "decide_write",
-        params: &[
-            "text",
-            "embedding_json",
-            "candidates_json",
-            "threshold",
-            "mode",
-            "force",
-        ],
-        required: 3,
-    },
-    OpSignature {
-        name: "build_dedup_context",
-        params: &["topical_json", "pinned_json", "recent_json", "cap"],
-        required: 3,
-    },
-    OpSignature {
-        name: "unicode_versions",
-        params: &[],
-        required: 0,
-    },
-    OpSignature {
-        name: "unicode_nfc",
-        params: &["text"],
-        required: 1,
-    },
-];
-
-/// Call the op `name` with one host value per parameter of its signature, in order (`Omitted` for an
-/// optional one not given). `None` for an unknown op or a wrong number of values.
-pub fn call(name: &str, args: Vec<HostValue<'_>>) -> Option<Result<String, Error>> {
-    call_observed(name, args, &mut Quiet)
-}
-
-fn call_observed<O: Observer>(
-    name: &str,
-    args: Vec<HostValue<'_>>,
-    obs: &mut O,
-) -> Option<Result<String, Error>> {
-    let result = match name {
-        "normalize_fact_text" => {
-            let [text]: [HostValue<'_>; 1] = args.try_into().ok()?;
-            normalize_fact_text_observed(text, obs)
-        }
-        "unicode_nfc" => {
-            let [text]: [HostValue<'_>; 1] = args.try_into().ok()?;
-            unicode_nfc_observed(text, obs)
-        }
-        "unicode_versions" => {
-            let []: [HostValue<'_>; 0] = args.try_into().ok()?;
-            Ok(crate::unicode_versions())
-        }
-        "decide_write" => decide_write_observed(args.try_into().ok()?, obs),
-        "build_dedup_context" => build_dedup_context_observed(args.try_into().ok()?, obs),
-        _ => return None,
-    };
-    Some(result)
 }
 
 #[cfg(test)]
@@ -595,6 +617,52 @@ mod tests {
         assert!(call("nope", vec![]).is_none());
         assert!(call("normalize_fact_text", vec![]).is_none());
         assert!(call("unicode_versions", vec![HostValue::Omitted]).is_none());
+    }
+
+    /// The op table against the family file (families/memgate.json, which harness/model/registry.py
+    /// reads): the same ops in the same order, with the same names, parameters and required count, and
+    /// traced exactly when the differential suites compare the op (its divergences get their cause from
+    /// traces; unicode_versions differs by design). An op declared in the family file and left out of the
+    /// table, or a traced flag forgotten, fails here rather than losing its calls or traces.
+    #[test]
+    fn the_table_is_the_family_files() {
+        let family: TraceValue =
+            serde_json::from_str(include_str!("../../../families/memgate.json")).unwrap();
+        let declared = family["ops"].as_array().unwrap();
+        let names = |ops: Vec<&str>| ops.join(", ");
+        assert_eq!(
+            names(OPS.iter().map(|op| op.name).collect()),
+            names(
+                declared
+                    .iter()
+                    .map(|op| op["name"].as_str().unwrap())
+                    .collect()
+            ),
+            "host::OPS (memgate_ops!) and families/memgate.json list different ops"
+        );
+        for (op, spec) in OPS.iter().zip(declared) {
+            let params = spec["params"].as_array().unwrap();
+            let field = |key: &str| -> Vec<&str> {
+                params.iter().map(|p| p[key].as_str().unwrap()).collect()
+            };
+            assert_eq!(op.js_name, spec["js_name"], "{}", op.name);
+            assert_eq!(op.params, field("name"), "{}", op.name);
+            assert_eq!(op.js_params, field("js_name"), "{}", op.name);
+            let required = params.iter().take_while(|p| p.get("default").is_none());
+            assert_eq!(op.required, required.count(), "{}", op.name);
+            let compared = spec.get("differential") != Some(&TraceValue::Bool(false));
+            assert_eq!(op.traced, compared, "{}: traced in host::OPS", op.name);
+        }
+        let traced: Vec<&str> = OPS
+            .iter()
+            .filter(|op| op.traced)
+            .map(|op| op.name)
+            .collect();
+        assert_eq!(TRACED, traced.as_slice());
+        assert_eq!(
+            MAX_PARAMS,
+            OPS.iter().map(|op| op.params.len()).max().unwrap()
+        );
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! PyO3 binding of memgate-core: module `memgate_rs`.
+//! PyO3 binding of memgate-core: module `memgate_rs`, one function per op of the core's op table, the
+//! diagnostic `trace` and the list of the ops it serves, `TRACED`.
 //!
 //! Thin: each argument is taken as a generic Python object and translated into a
 //! [`HostValue`](memgate_core::host::HostValue); memgate-core decides what each parameter accepts
@@ -88,107 +89,31 @@ fn raise<T>(r: Result<T, Error>) -> PyResult<T> {
     r.map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
-// Each op's arguments as host values, in signature order: one function per op, used by the op and by
-// `trace`, so a trace shows what this binding handed the core.
+/// One `#[pyfunction]` per op of the core's op table (`memgate_core::memgate_ops!`), with its Python
+/// signature; `add_ops` adds them all to the module. Each hands its arguments, as host values in signature
+/// order, to the core's function of the same name.
+macro_rules! py_ops {
+    ($(
+        $name:ident / $js:ident
+        ($($req:ident : $req_js:ident),*) ($($opt:ident : $opt_js:ident),*)
+        $py_signature:literal traced = $traced:literal, $entry:ident;
+    )*) => {
+        $(
+            #[pyfunction]
+            #[pyo3(signature = ($($req,)* $($opt = HostArg::Omitted),*), text_signature = $py_signature)]
+            fn $name($($req: HostArg<'_>,)* $($opt: HostArg<'_>),*) -> PyResult<String> {
+                raise(host::$name($(optional(&$req),)* $(optional(&$opt)),*))
+            }
+        )*
 
-fn text_values<'a>(text: &'a HostArg<'_>) -> PyResult<[HostValue<'a>; 1]> {
-    Ok([optional(text)])
+        fn add_ops(m: &Bound<'_, PyModule>) -> PyResult<()> {
+            $(m.add_function(wrap_pyfunction!($name, m)?)?;)*
+            Ok(())
+        }
+    };
 }
 
-fn decide_write_values<'a>(
-    text: &'a HostArg<'_>,
-    embedding_json: &'a HostArg<'_>,
-    candidates_json: &'a HostArg<'_>,
-    threshold: &'a HostArg<'_>,
-    mode: &'a HostArg<'_>,
-    force: &'a HostArg<'_>,
-) -> PyResult<[HostValue<'a>; 6]> {
-    Ok([
-        optional(text),
-        optional(embedding_json),
-        optional(candidates_json),
-        optional(threshold),
-        optional(mode),
-        optional(force),
-    ])
-}
-
-fn build_dedup_context_values<'a>(
-    topical_json: &'a HostArg<'_>,
-    pinned_json: &'a HostArg<'_>,
-    recent_json: &'a HostArg<'_>,
-    cap: &'a HostArg<'_>,
-) -> PyResult<[HostValue<'a>; 4]> {
-    Ok([
-        optional(topical_json),
-        optional(pinned_json),
-        optional(recent_json),
-        optional(cap),
-    ])
-}
-
-/// normalize_fact_text(text) -> str
-#[pyfunction]
-#[pyo3(signature = (text))]
-fn normalize_fact_text(text: HostArg<'_>) -> PyResult<String> {
-    let [text] = text_values(&text)?;
-    raise(host::normalize_fact_text(text))
-}
-
-/// unicode_nfc(text) -> str (diagnostic: NFC alone)
-#[pyfunction]
-#[pyo3(signature = (text))]
-fn unicode_nfc(text: HostArg<'_>) -> PyResult<String> {
-    let [text] = text_values(&text)?;
-    raise(host::unicode_nfc(text))
-}
-
-/// decide_write(text, embedding_json, candidates_json, threshold=0.85, mode="auto", force=False) -> str
-#[pyfunction]
-#[pyo3(
-    signature = (text, embedding_json, candidates_json, threshold = HostArg::Omitted, mode = HostArg::Omitted, force = HostArg::Omitted),
-    text_signature = "(text, embedding_json, candidates_json, threshold=0.85, mode='auto', force=False)"
-)]
-fn decide_write<'py>(
-    text: HostArg<'py>,
-    embedding_json: HostArg<'py>,
-    candidates_json: HostArg<'py>,
-    threshold: HostArg<'py>,
-    mode: HostArg<'py>,
-    force: HostArg<'py>,
-) -> PyResult<String> {
-    let [a, b, c, d, e, f] = decide_write_values(
-        &text,
-        &embedding_json,
-        &candidates_json,
-        &threshold,
-        &mode,
-        &force,
-    )?;
-    raise(host::decide_write(a, b, c, d, e, f))
-}
-
-/// build_dedup_context(topical_json, pinned_json, recent_json, cap=30) -> str
-#[pyfunction]
-#[pyo3(
-    signature = (topical_json, pinned_json, recent_json, cap = HostArg::Omitted),
-    text_signature = "(topical_json, pinned_json, recent_json, cap=30)"
-)]
-fn build_dedup_context<'py>(
-    topical_json: HostArg<'py>,
-    pinned_json: HostArg<'py>,
-    recent_json: HostArg<'py>,
-    cap: HostArg<'py>,
-) -> PyResult<String> {
-    let [a, b, c, d] = build_dedup_context_values(&topical_json, &pinned_json, &recent_json, &cap)?;
-    raise(host::build_dedup_context(a, b, c, d))
-}
-
-/// unicode_versions() -> str (JSON)
-#[pyfunction]
-fn unicode_versions() -> String {
-    memgate_core::unicode_versions()
-}
+memgate_core::memgate_ops!(py_ops);
 
 /// trace(op, args) -> str: the trace of one call (schemas/trace-v1.schema.json) as JSON; `args` maps
 /// parameter names to values, an absent optional one taking its default. Diagnostic, not in the
@@ -198,7 +123,7 @@ fn unicode_versions() -> String {
 fn trace(op: &str, args: &Bound<'_, PyDict>) -> PyResult<String> {
     let signature = host::OPS
         .iter()
-        .find(|s| s.name == op && host::TRACED.contains(&s.name))
+        .find(|s| s.name == op && s.traced)
         .ok_or_else(|| {
             PyValueError::new_err(format!(
                 "memgate_rs traces {}, not {op:?}",
@@ -225,16 +150,7 @@ fn trace(op: &str, args: &Bound<'_, PyDict>) -> PyResult<String> {
             None => given.push(HostArg::Omitted),
         }
     }
-    let values: Vec<HostValue<'_>> = match (op, given.as_slice()) {
-        ("normalize_fact_text" | "unicode_nfc", [text]) => text_values(text)?.into(),
-        ("decide_write", [a, b, c, d, e, f]) => decide_write_values(a, b, c, d, e, f)?.into(),
-        ("build_dedup_context", [a, b, c, d]) => build_dedup_context_values(a, b, c, d)?.into(),
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "memgate_rs cannot trace {op:?}"
-            )))
-        }
-    };
+    let values: Vec<HostValue<'_>> = given.iter().map(optional).collect();
     host::trace(op, values)
         .ok_or_else(|| PyValueError::new_err(format!("memgate_rs cannot trace {op:?}")))
 }
@@ -242,11 +158,7 @@ fn trace(op: &str, args: &Bound<'_, PyDict>) -> PyResult<String> {
 #[pymodule]
 #[pyo3(name = "memgate_rs")]
 fn memgate_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(normalize_fact_text, m)?)?;
-    m.add_function(wrap_pyfunction!(decide_write, m)?)?;
-    m.add_function(wrap_pyfunction!(build_dedup_context, m)?)?;
-    m.add_function(wrap_pyfunction!(unicode_versions, m)?)?;
-    m.add_function(wrap_pyfunction!(unicode_nfc, m)?)?;
+    add_ops(m)?;
     m.add_function(wrap_pyfunction!(trace, m)?)?;
     m.add("TRACED", host::TRACED.to_vec())?;
     Ok(())

@@ -1,5 +1,6 @@
-//! WebAssembly binding of memgate-core (wasm-bindgen): `normalizeFactText`, `decideWrite`,
-//! `buildDedupContext`, `unicodeVersions`, and the diagnostic `unicodeNfc`.
+//! WebAssembly binding of memgate-core (wasm-bindgen): one function per op of the core's op table
+//! (`normalizeFactText`, `decideWrite`, `buildDedupContext`, `unicodeVersions`, and the diagnostic
+//! `unicodeNfc`), and the diagnostic `trace` with the list of the ops it serves, `traced`.
 //!
 //! Thin: every parameter is taken as a raw `JsValue`, so `undefined` (an omitted argument), `null`
 //! and values of the wrong JavaScript type all reach this code, which only translates each one into
@@ -77,98 +78,41 @@ fn throw(r: Result<String, Error>) -> Result<String, JsError> {
     r.map_err(|e| JsError::new(&e.to_string()))
 }
 
-// Each op's arguments as host values, in signature order: one function per op, used by the op and by
-// `trace`, so a trace shows what this binding handed the core.
-
-fn text_values(text: &JsValue) -> [HostValue<'static>; 1] {
-    [host_value(text)]
+/// One exported function per op of the core's op table (`memgate_core::memgate_ops!`), under its
+/// JavaScript name and with its JavaScript parameter names. Each hands its arguments, as host values in
+/// signature order, to the core's function of the same name.
+macro_rules! wasm_ops {
+    ($(
+        $name:ident / $js:ident
+        ($($req:ident : $req_js:ident),*) ($($opt:ident : $opt_js:ident),*)
+        $py_signature:literal traced = $traced:literal, $entry:ident;
+    )*) => {
+        $(
+            #[wasm_bindgen(js_name = $js)]
+            pub fn $name(
+                $(#[wasm_bindgen(js_name = $req_js)] $req: JsValue,)*
+                $(#[wasm_bindgen(js_name = $opt_js)] $opt: JsValue),*
+            ) -> Result<String, JsError> {
+                throw(host::$name($(host_value(&$req),)* $(host_value(&$opt)),*))
+            }
+        )*
+    };
 }
 
-fn decide_write_values(
-    text: &JsValue,
-    embedding_json: &JsValue,
-    candidates_json: &JsValue,
-    threshold: &JsValue,
-    mode: &JsValue,
-    force: &JsValue,
-) -> [HostValue<'static>; 6] {
-    [
-        host_value(text),
-        host_value(embedding_json),
-        host_value(candidates_json),
-        host_value(threshold),
-        host_value(mode),
-        host_value(force),
-    ]
+memgate_core::memgate_ops!(wasm_ops);
+
+/// traced() -> string[]: the ops `trace` serves (the core's `host::TRACED`, as the PyO3 module's
+/// `TRACED`), which wasm_host/testee.js announces in its answer to `start`.
+#[wasm_bindgen]
+pub fn traced() -> Vec<String> {
+    host::TRACED.iter().map(|op| (*op).to_string()).collect()
 }
 
-fn build_dedup_context_values(
-    topical_json: &JsValue,
-    pinned_json: &JsValue,
-    recent_json: &JsValue,
-    cap: &JsValue,
-) -> [HostValue<'static>; 4] {
-    [
-        host_value(topical_json),
-        host_value(pinned_json),
-        host_value(recent_json),
-        host_value(cap),
-    ]
-}
-
-/// normalizeFactText(text) -> string
-#[wasm_bindgen(js_name = normalizeFactText)]
-pub fn normalize_fact_text(text: JsValue) -> Result<String, JsError> {
-    let [text] = text_values(&text);
-    throw(host::normalize_fact_text(text))
-}
-
-/// unicodeNfc(text) -> string (diagnostic: NFC alone)
-#[wasm_bindgen(js_name = unicodeNfc)]
-pub fn unicode_nfc(text: JsValue) -> Result<String, JsError> {
-    let [text] = text_values(&text);
-    throw(host::unicode_nfc(text))
-}
-
-/// decideWrite(text, embeddingJson, candidatesJson, threshold = 0.85, mode = "auto", force = false)
-/// -> string (JSON)
-#[wasm_bindgen(js_name = decideWrite)]
-pub fn decide_write(
-    text: JsValue,
-    #[wasm_bindgen(js_name = embeddingJson)] embedding_json: JsValue,
-    #[wasm_bindgen(js_name = candidatesJson)] candidates_json: JsValue,
-    threshold: JsValue,
-    mode: JsValue,
-    force: JsValue,
-) -> Result<String, JsError> {
-    let [a, b, c, d, e, f] = decide_write_values(
-        &text,
-        &embedding_json,
-        &candidates_json,
-        &threshold,
-        &mode,
-        &force,
-    );
-    throw(host::decide_write(a, b, c, d, e, f))
-}
-
-/// buildDedupContext(topicalJson, pinnedJson, recentJson, cap = 30) -> string
-#[wasm_bindgen(js_name = buildDedupContext)]
-pub fn build_dedup_context(
-    #[wasm_bindgen(js_name = topicalJson)] topical_json: JsValue,
-    #[wasm_bindgen(js_name = pinnedJson)] pinned_json: JsValue,
-    #[wasm_bindgen(js_name = recentJson)] recent_json: JsValue,
-    cap: JsValue,
-) -> Result<String, JsError> {
-    let [a, b, c, d] = build_dedup_context_values(&topical_json, &pinned_json, &recent_json, &cap);
-    throw(host::build_dedup_context(a, b, c, d))
-}
-
-/// unicodeVersions() -> string (JSON)
-#[wasm_bindgen(js_name = unicodeVersions)]
-pub fn unicode_versions() -> String {
-    memgate_core::unicode_versions()
-}
+// `trace` takes an op's arguments after its name, positional: as many as the op with the most.
+const _: () = assert!(
+    host::MAX_PARAMS <= 6,
+    "trace takes 6 arguments after the op: give it as many as host::MAX_PARAMS"
+);
 
 /// trace(op, ...args) -> string (JSON): the trace of one call (schemas/trace-v1.schema.json), `op`
 /// by its contract (Python) name, its arguments positional as the op takes them (`undefined` for an
@@ -185,12 +129,12 @@ pub fn trace(
     f: JsValue,
 ) -> Result<String, JsError> {
     let name = op.as_string().unwrap_or_default();
-    let values: Vec<HostValue<'static>> = match name.as_str() {
-        "normalize_fact_text" | "unicode_nfc" => text_values(&a).into(),
-        "decide_write" => decide_write_values(&a, &b, &c, &d, &e, &f).into(),
-        "build_dedup_context" => build_dedup_context_values(&a, &b, &c, &d).into(),
-        _ => Vec::new(),
-    };
+    let count = host::op(&name).map_or(0, |signature| signature.params.len());
+    let values: Vec<HostValue<'static>> = [a, b, c, d, e, f]
+        .iter()
+        .take(count)
+        .map(host_value)
+        .collect();
     host::trace(&name, values).ok_or_else(|| {
         JsError::new(&format!(
             "memgate-wasm traces {}, not {name:?}",

@@ -12,13 +12,84 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from harness.classes.key import ClassKey
+from harness.classes.record import ClassRecord
+from harness.classes.rundiff import Kinship, pair
 from harness.model import files, schemas, untrusted
 
 SCHEMA = "run-summary-v1"
 KEEP = 10  # the runs a page shows by default
+
+
+@dataclass(frozen=True)
+class Summarised:
+    """A class as a run summary holds it (the schema's ``classes`` items, read and written only here): the
+    anchor it had, its key's fields as its record had them, its status. It names no characters (a summary is
+    a few lines), so two of them are one class, changed, by ``rundiff.kinship``'s rule with the detail equal."""
+
+    anchor: str
+    op: str
+    impls: tuple[str, ...]
+    cause: str
+    detail: str | None
+    step: str | None
+    status: str
+
+    @property
+    def key(self) -> ClassKey:
+        return ClassKey.of(self.op, self.impls, self.cause, self.detail, self.step)
+
+    @property
+    def characters(self) -> frozenset[int]:
+        return frozenset()
+
+    @classmethod
+    def of(cls, record: ClassRecord) -> Summarised:
+        return cls(record.key.anchor, record.op, tuple(sorted(record.divergent)), record.cause, record.detail,
+                   record.step, record.status)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Summarised:
+        return cls(data["anchor"], data["op"], tuple(data["implementations"]), data["cause"], data["detail"],
+                   data["step"], data["status"])
+
+    def to_json(self) -> dict[str, Any]:
+        return {"anchor": self.anchor, "op": self.op, "implementations": list(self.impls), "cause": self.cause,
+                "detail": self.detail, "step": self.step, "status": self.status}
+
+
+def classes_of(summary: dict[str, Any]) -> list[Summarised]:
+    """A run summary's classes (the summary validated against its schema before)."""
+    return [Summarised.from_json(data) for data in summary["classes"]]
+
+
+@dataclass(frozen=True)
+class Since:
+    """This run's classes against the last run's, as ``report diff`` would pair them: the ones it has that the
+    last had not, the ones the last had that it has not, and the ones that are one of the last's changed
+    (grew, shrank, moved: ``rundiff.kinship``), each with the class it was and how."""
+
+    arrived: list[Summarised]
+    gone: list[Summarised]
+    changed: list[tuple[Summarised, Summarised, Kinship]]
+
+    def kin(self, anchor: str) -> tuple[Summarised, Kinship] | None:
+        """The last run's class that the class of this anchor is, changed (None: none)."""
+        return next(((was, how) for now, was, how in self.changed if now.anchor == anchor), None)
+
+
+def since_last(last: list[Summarised], now: list[Summarised]) -> Since:
+    """``now`` (this run's classes) against ``last`` (the last run's), by anchor, then by kinship."""
+    before, after = {c.anchor: c for c in last}, {c.anchor: c for c in now}
+    kin = pair(before, after)
+    paired = {was for was, _ in kin.values()}
+    return Since([c for c in now if c.anchor not in before and c.anchor not in kin],
+                 [c for c in last if c.anchor not in after and c.anchor not in paired],
+                 [(after[anchor], before[was], how) for anchor, (was, how) in kin.items()])
 
 
 @dataclass(frozen=True)
@@ -29,7 +100,12 @@ class Past:
 
     def seen(self, anchor: str) -> list[bool]:
         """In which of the earlier runs (oldest first) the class of this anchor was."""
-        return [any(c["anchor"] == anchor for c in summary["classes"]) for _, summary in self.runs]
+        return [anchor in anchors for anchors in self.anchors]
+
+    @cached_property
+    def anchors(self) -> list[frozenset[str]]:
+        """Each earlier run's classes' anchors, oldest first (read once)."""
+        return [frozenset(c.anchor for c in classes_of(summary)) for _, summary in self.runs]
 
     def first_seen(self, anchor: str) -> dict[str, Any] | None:
         """The summary of the run that first saw the class since the last run without it (None: this run)."""

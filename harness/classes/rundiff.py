@@ -35,7 +35,7 @@ import shlex
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from harness.classes import kinds
 from harness.classes.key import ClassKey
@@ -120,6 +120,21 @@ def _witness(record: ClassRecord) -> str:
     return json.dumps(record.witness.args, ensure_ascii=True)
 
 
+class Classed(Protocol):
+    """What ``kinship`` compares: a class's key and the characters it is about (a ``ClassRecord``; a run
+    summary's class, ``history.Summarised``, which has none)."""
+
+    @property
+    def key(self) -> ClassKey: ...
+
+    @property
+    def characters(self) -> frozenset[int]: ...
+
+
+AClass = TypeVar("AClass", bound=Classed)
+Name = TypeVar("Name")  # what the classes are keyed by: an identity, an anchor
+
+
 @dataclass(frozen=True)
 class Kinship:
     """How a class of NEW is a class of OLD whose identity it no longer has (``kinship``): the implementations
@@ -147,7 +162,7 @@ class Kinship:
         return said
 
 
-def kinship(old: ClassRecord, new: ClassRecord) -> Kinship | None:
+def kinship(old: Classed, new: Classed) -> Kinship | None:
     """Whether ``new`` (a class of NEW) is ``old`` (a class of OLD) changed, and how; None: two classes.
 
     Records of the same identity (``ClassKey.identity``) are one class. Records of two identities are one
@@ -177,11 +192,11 @@ def kinship(old: ClassRecord, new: ClassRecord) -> Kinship | None:
                    None if was.detail == now.detail else (was.detail, now.detail))
 
 
-def pair(before: dict[tuple[Any, ...], ClassRecord],
-         after: dict[tuple[Any, ...], ClassRecord]) -> dict[tuple[Any, ...], tuple[tuple[Any, ...], Kinship]]:
+def pair(before: dict[Name, AClass], after: dict[Name, AClass]) -> dict[Name, tuple[Name, Kinship]]:
     """Each class of NEW only -> the class of OLD only it is (``kinship``), one to one: the nearest pairs first
     (fewest of implementations, step and detail changed, then most implementations and characters shared),
-    ties in the order of the identities, so that a diff says the same every time."""
+    ties in the order of the identities, so that a diff says the same every time. The classes are keyed by
+    their identity (or their anchor, a digest of it); a key in both is the same class."""
     candidates = []
     for old_key, old in before.items():
         if old_key in after:
@@ -191,11 +206,11 @@ def pair(before: dict[tuple[Any, ...], ClassRecord],
                 continue
             kin = kinship(old, new)
             if kin is not None:
-                shared = len(set(old.divergent) & set(new.divergent)), len(old.characters & new.characters)
+                shared = len(set(old.key.impls) & set(new.key.impls)), len(old.characters & new.characters)
                 candidates.append(((kin.distance, -shared[0], -shared[1], repr(old_key), repr(new_key)),
                                    old_key, new_key, kin))
-    pairs: dict[tuple[Any, ...], tuple[tuple[Any, ...], Kinship]] = {}
-    taken: set[tuple[Any, ...]] = set()
+    pairs: dict[Name, tuple[Name, Kinship]] = {}
+    taken: set[Name] = set()
     for _, old_key, new_key, kin in sorted(candidates, key=lambda candidate: candidate[0]):
         if old_key not in taken and new_key not in pairs:
             taken.add(old_key)

@@ -226,10 +226,7 @@ def run_summary(sources: Sequence[Source], merged: dict[str, Any] | None, judged
         "ended": newest.run.get("ended") if newest else None,
         "commit": ((newest.run.get("project") or {}).get("commit") if newest else None),
         "verdict": judged.headline,
-        "classes": [{"anchor": seen.anchor, "op": seen.record.op,
-                     "implementations": sorted(seen.record.divergent), "cause": seen.record.cause,
-                     "detail": seen.record.detail, "step": seen.record.step,
-                     "status": seen.record.status} for seen in every],
+        "classes": [history.Summarised.of(seen.record).to_json() for seen in every],
         "implementations": counts,
     }
 
@@ -256,19 +253,22 @@ def history_section(now: dict[str, Any], past: history.Past | None) -> str:
     rows = [f"<tr class='verdicts'><th scope='row'>verdict</th>{verdicts}</tr>"]
     rows += [f"<tr{attrs(data_impl=name)}><th scope='row'>{escape(name)}</th>"
              + "".join(f"<td>{escape(_tally(summary, name))}</td>" for summary in runs) + "</tr>" for name in names]
-    last = {c["anchor"] for c in runs[-2]["classes"]}
-    arrived = [c for c in now["classes"] if c["anchor"] not in last]
-    gone = [c for c in runs[-2]["classes"] if c["anchor"] not in {x["anchor"] for x in now["classes"]}]
-    lines = "".join(f"<li><a href='#{c['anchor']}'>{escape(c['op'])} {escape(c['cause'])}</a> "
-                    f"({escape(', '.join(c['implementations']))})</li>" for c in arrived)
-    gone_lines = "".join(f"<li>{escape(c['op'])} {escape(c['cause'])} ({escape(', '.join(c['implementations']))}"
-                         f") at {escape(c['step'] or '-')}</li>" for c in gone)
+    # As report diff pairs them: a class that grew, shrank or moved is changed, not arrived and gone.
+    since = history.since_last(history.classes_of(runs[-2]), history.classes_of(now))
+    lines = "".join(f"<li><a href='#{c.anchor}'>{escape(c.op)} {escape(c.cause)}</a> "
+                    f"({escape(', '.join(c.impls))})</li>" for c in since.arrived)
+    changed = "".join(f"<li><a href='#{c.anchor}'>{escape(c.op)} {escape(c.cause)}</a> "
+                      f"({escape(', '.join(c.impls))}): {escape('; '.join(how.how()))}</li>"
+                      for c, _, how in since.changed)
+    gone_lines = "".join(f"<li>{escape(c.op)} {escape(c.cause)} ({escape(', '.join(c.impls))}"
+                         f") at {escape(c.step or '-')}</li>" for c in since.gone)
     body = (f"<p>The last {len(past.runs)} run(s) kept (<code>report html --history DIR</code>), oldest first, "
             "and this one.</p>"
             f"<div class='scroll'><table id='history-table'><thead><tr><th></th>{head}</tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table></div>"
-            f"<h3>In this run, not in the last ({len(arrived)})</h3><ul id='arrived'>{lines}</ul>"
-            f"<h3>In the last run, not in this one ({len(gone)})</h3><ul id='gone'>{gone_lines}</ul>")
+            f"<h3>In this run, not in the last ({len(since.arrived)})</h3><ul id='arrived'>{lines}</ul>"
+            f"<h3>In the last run, changed in this one ({len(since.changed)})</h3><ul id='changed'>{changed}</ul>"
+            f"<h3>In the last run, not in this one ({len(since.gone)})</h3><ul id='gone'>{gone_lines}</ul>")
     return section("history", "History", body)
 
 

@@ -126,3 +126,40 @@ def test_the_page_reads_each_class_oracle_through_its_record(tmp_path: Path) -> 
     named = replace(record, witness=replace(record.witness, oracle="wasm"))
     assert "<b>wasm</b>" in page.oracles_html([Source(tmp_path / "a.json", _report(named))], "reference")
     assert "<b>reference</b>" in page.oracles_html([Source(tmp_path / "a.json", _report(record))], "reference")
+
+
+def _summary(*records: ClassRecord) -> dict[str, Any]:
+    from harness.classes import history
+
+    return {"ended": "2026-01-01T00:00:00Z", "commit": "0123456789ab", "verdict": "something new",
+            "implementations": {}, "classes": [history.Summarised.of(record).to_json() for record in records]}
+
+
+def test_the_page_history_says_a_class_that_grew_is_changed_not_arrived_and_gone(tmp_path: Path) -> None:
+    """The history section and a card's "since" pair the last run's classes with this run's as report diff
+    does: the class that grew is listed as changed, with how, never as arrived plus gone."""
+    import re
+
+    from harness.classes import history
+    from harness.cli import page
+
+    grown, other = _record(("pyo3", "wasm")), _record(("wasm",), cause="rule_difference")
+    past = history.Past([(tmp_path / "last.json", _summary(_record(("pyo3",))))])
+    shown = page.history_section(_summary(grown, other), past)
+
+    def listed(name: str) -> str:
+        found = re.search(rf"<ul id='{name}'>(.*?)</ul>", shown, re.S)
+        assert found is not None, shown
+        return found.group(1)
+
+    assert re.findall(r"href='#([^']+)'", listed("arrived")) == [other.key.anchor]  # truly new: arrived
+    assert listed("gone") == ""
+    assert grown.key.anchor in listed("changed") and "implementations +wasm" in listed("changed")
+    cards = divergences.classes_section([Source(tmp_path / "now.json", _report(grown, other))], "reference", {},
+                                        past)
+    card = re.search(rf'<article id="{grown.key.anchor}".*?</h3>', cards, re.S)
+    assert card is not None and "changed since the last run: implementations +wasm" in card.group(0)
+    card = re.search(rf'<article id="{other.key.anchor}".*?</h3>', cards, re.S)
+    assert card is not None and "not in the last run" in card.group(0)
+    # What a summary holds of a class reads back as it was written.
+    assert history.classes_of(_summary(grown)) == [history.Summarised.of(grown)]

@@ -440,12 +440,17 @@ def run_name(summary: dict[str, Any]) -> str:
     return f"{ended}" + (f" ({commit})" if commit else "")
 
 
-def since_html(seen: Seen, past: history.Past | None) -> str:
-    """Since when a class is seen, in the runs of the history: since an earlier run, or new in this one."""
+def since_html(seen: Seen, past: history.Past | None, since: history.Since | None = None) -> str:
+    """Since when a class is seen, in the runs of the history: since an earlier run, changed since the last
+    (``since``: it grew, shrank or moved, as report diff says it), or new in this one."""
     if past is None or not past.runs:
         return ""
     first = past.first_seen(seen.anchor)
     times = sum(past.seen(seen.anchor))
+    kin = since.kin(seen.anchor) if since is not None and first is None else None
+    if kin is not None:
+        return (f" <span{attrs(class_='since changed-here', data_since='')}>changed since the last run: "
+                f"{escape('; '.join(kin[1].how()))} ({times} of the {len(past.runs)} before)</span>")
     if first is None:
         return (f" <span{attrs(class_='since new-here', data_since='')}>not in the last run "
                 f"({times} of the {len(past.runs)} before)</span>")
@@ -490,7 +495,11 @@ def classes_section(sources: Sequence[Source], oracle: str, notes: dict[str, dic
         table = (f"<p><button type='button' id='show-class-table'>show the table of the {len(every):,} classes"
                  f"</button></p><template id='class-table'>{table}</template>")
     bodies: dict[str, str] | None = {} if len(every) >= LAZY_FROM else None
-    cards = "".join(class_html(seen, n, oracle, notes, bodies, since_html(seen, past))
+    since = None
+    if past is not None and past.runs:  # this run's classes against the last one's, as report diff pairs them
+        since = history.since_last(history.classes_of(past.runs[-1][1]),
+                                   [history.Summarised.of(seen.record) for seen in every])
+    cards = "".join(class_html(seen, n, oracle, notes, bodies, since_html(seen, past, since))
                     for n, seen in enumerate(every, 1))
     if bodies is not None:
         cards += data_block("card-bodies", bodies)

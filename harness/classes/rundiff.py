@@ -95,8 +95,9 @@ def kind_of(document: dict[str, Any]) -> Kind:
 
 
 def identity(divergence: dict[str, Any]) -> tuple[Any, ...]:
-    """The class's identity across runs (``ClassKey.identity``) of a divergence as a report holds it."""
-    return ClassKey.of_report(divergence).identity
+    """The class's identity across runs (``ClassKey.identity``) of a divergence as a report holds it, read as
+    its record."""
+    return ClassRecord.from_json(divergence).key.identity
 
 
 def records(report: dict[str, Any]) -> list[ClassRecord]:

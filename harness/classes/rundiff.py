@@ -181,11 +181,17 @@ def kinship(old: Classed, new: Classed) -> Kinship | None:
     Anything else is two classes: ``new`` in NEW and ``not seen`` (or ``fixed``) in OLD. Step and detail are
     compared as the key knows them (``ClassKey.of``: the class step, no detail at ``args``)."""
     was, now = old.key, new.key
-    if was.identity == now.identity or (was.op, was.cause) != (now.op, now.cause):
+    return None if was.identity == now.identity else _kin(was, now, old.characters, new.characters)
+
+
+def _kin(was: ClassKey, now: ClassKey, old_characters: frozenset[int],
+         new_characters: frozenset[int]) -> Kinship | None:
+    """``kinship`` of two keys of other identities, made once (a record works its key out each time)."""
+    if (was.op, was.cause) != (now.op, now.cause):
         return None
-    if not set(was.impls) & set(now.impls):
+    if set(was.impls).isdisjoint(now.impls):
         return None
-    if was.detail != now.detail and not old.characters & new.characters:
+    if was.detail != now.detail and old_characters.isdisjoint(new_characters):
         return None
     return Kinship(tuple(name for name in now.impls if name not in was.impls),
                    tuple(name for name in was.impls if name not in now.impls),
@@ -197,25 +203,42 @@ def pair(before: dict[Name, AClass], after: dict[Name, AClass]) -> dict[Name, tu
     """Each class of NEW only -> the class of OLD only it is (``kinship``), one to one: the nearest pairs first
     (fewest of implementations, step and detail changed, then most implementations and characters shared),
     ties in the order of the identities, so that a diff says the same every time. The classes are keyed by
-    their identity (or their anchor, a digest of it); a key in both is the same class."""
-    candidates = []
-    for old_key, old in before.items():
-        if old_key in after:
-            continue
-        for new_key, new in after.items():
-            if new_key in before:
-                continue
-            kin = kinship(old, new)
-            if kin is not None:
-                shared = len(set(old.key.impls) & set(new.key.impls)), len(old.characters & new.characters)
-                candidates.append(((kin.distance, -shared[0], -shared[1], repr(old_key), repr(new_key)),
-                                   old_key, new_key, kin))
+    their identity (or their anchor, a digest of it); a key in both is the same class.
+
+    The pairs one part apart are found by what the other parts share (a dictionary each, not every class of
+    one run against every class of the other); only the classes those leave are compared two by two, within
+    their op and cause."""
+    olds = [(name, item.key, item.characters, repr(name)) for name, item in before.items() if name not in after]
+    news = [(name, item.key, item.characters, repr(name)) for name, item in after.items() if name not in before]
     pairs: dict[Name, tuple[Name, Kinship]] = {}
     taken: set[Name] = set()
-    for _, old_key, new_key, kin in sorted(candidates, key=lambda candidate: candidate[0]):
-        if old_key not in taken and new_key not in pairs:
-            taken.add(old_key)
-            pairs[new_key] = (old_key, kin)
+
+    def take(found: list[tuple[Any, ...]]) -> None:
+        for _, old_name, new_name, kin in sorted(found, key=lambda candidate: candidate[0]):
+            if old_name not in taken and new_name not in pairs:
+                taken.add(old_name)
+                pairs[new_name] = (old_name, kin)
+
+    def candidates(part: Any, olds: list[Any], news: list[Any]) -> list[tuple[Any, ...]]:
+        bucket: dict[Any, list[Any]] = {}
+        for old in olds:
+            bucket.setdefault(part(old[1]), []).append(old)
+        found = []
+        for new_name, now, new_characters, new_repr in news:
+            for old_name, was, old_characters, old_repr in bucket.get(part(now), ()):
+                kin = _kin(was, now, old_characters, new_characters)
+                if kin is not None:
+                    shared = len(set(was.impls) & set(now.impls)), len(old_characters & new_characters)
+                    found.append(((kin.distance, -shared[0], -shared[1], old_repr, new_repr), old_name, new_name,
+                                  kin))
+        return found
+
+    take([candidate for part in (lambda key: (key.op, key.cause, key.step, key.detail),  # grew or shrank
+                                 lambda key: (key.op, key.cause, frozenset(key.impls), key.detail),  # moved
+                                 lambda key: (key.op, key.cause, frozenset(key.impls), key.step))  # renamed
+          for candidate in candidates(part, olds, news)])
+    take(candidates(lambda key: (key.op, key.cause), [old for old in olds if old[0] not in taken],
+                    [new for new in news if new[0] not in pairs]))
     return pairs
 
 

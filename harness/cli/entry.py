@@ -55,9 +55,9 @@ BUILDS: dict[str, tuple[str, str]] = {
 
 
 def _harness_commands() -> dict[str, str]:
-    from harness.cli import main as cli
+    from harness.cli import commands  # the table (harness/cli/commands/): the help needs no parser
 
-    return cli.summaries()
+    return commands.summaries()
 
 
 def usage() -> str:
@@ -121,13 +121,13 @@ def main(argv: list[str] | None = None) -> int:
             raise UsageError(f"build takes a target: {', '.join(BUILDS)}"
                                      + (did_you_mean(rest[0], list(BUILDS)) if rest else ""))
         return _run_script(BUILDS[rest[0]][0], rest[1:])
-    commands = _harness_commands()
-    if name in commands:
+    harness_commands = _harness_commands()
+    if name in harness_commands:
         from harness.cli import main as cli
 
         preflight()
         return cli.main(argv)
-    known = [*commands, *MODULES, "build"]
+    known = [*harness_commands, *MODULES, "build"]
     raise UsageError(f"unknown subcommand {name!r}{did_you_mean(name, known)}; memgate-parity --help "
                              "lists them")
 

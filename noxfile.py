@@ -22,8 +22,9 @@
   nox -s bench            bare cost against the harness's, side by side, every implementation; start-up times;
                           `-- --baseline REV`: the speed gate against REV (below), then the Rust core's bare cost
                           per op against REV's, as ratios
-  nox -s speed-gate       the harness's fuzz rate, sweep rate and harness/bare ratios against `-- --baseline REV`,
-                          alternating rounds; fails on a slowdown beyond the noise margin (CI: against the merge base)
+  nox -s speed-gate       instructions (valgrind's callgrind) of the harness's command client, fuzz loop and sweep
+                          driver on fixed workloads against `-- --baseline REV`'s; fails on a path more than 2 %
+                          dearer (CI: against the merge base); needs valgrind (apt-get install valgrind)
   nox -s coverage         the branches of the reference and the Rust core the fixtures, the parity suites and a fuzz
                           run take and do not; each untaken one listed with why (coverage/reasons.json)
   nox -s mutants          plant the bugs of harness/tools/mutants.py and check that each one is caught; then
@@ -459,10 +460,11 @@ def bench(session: nox.Session) -> None:
 
 @nox.session(name="speed-gate")
 def speed_gate(session: nox.Session) -> None:
-    """The harness's speed against a baseline revision, side by side, alternating (harness/tools/harness_baseline.py):
-    `nox -s speed-gate -- --baseline REV`; fails on a slowdown beyond the noise margin (build/speed-gate.json)."""
+    """The instructions of the harness's own paths against a baseline revision's, counted by callgrind on fixed
+    workloads (harness/tools/harness_baseline.py): `nox -s speed-gate -- --baseline REV`; fails on a path dearer
+    than the margin (build/speed-gate.json). It runs on test doubles over the command protocol, so nothing is built;
+    without valgrind it ends with status 3 saying how to install it."""
     _install_project(session)
-    _build_impls(session)
     args = list(session.posargs)
     if "--baseline" not in args:
         session.error("give the baseline: nox -s speed-gate -- --baseline REV (the merge base, the commit before)")

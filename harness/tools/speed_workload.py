@@ -179,8 +179,7 @@ def client(plan: dict[str, Any]) -> None:
         unit = plan["client_passes"]
         counted("client-1", lambda: passes(unit))
         counted("client-2", lambda: passes(2 * unit))
-        problems = [key for key in ("taken_out",) if getattr(testee, key, False)]
-        if problems:
+        if getattr(testee, "taken_out", False):
             raise Failed(MISSING, f"the client: {plan['double']} was taken out (its faults): nothing was measured")
     finally:
         testee.close()

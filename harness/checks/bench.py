@@ -40,7 +40,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from harness.differential.expected import ExpectedSet
+from harness.classes.expected import ExpectedSet
 from harness.differential.outcomes import agreeing
 from harness.fixtures.load import all_cases
 from harness.fuzzing.fuzz import fuzz

@@ -10,8 +10,23 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from harness.differential.explain import Divergence, class_step
+from harness.model.registry import step_titles
 from harness.model.traces import ARGS
+
+# Causes whose classes are one per op and share, whatever step a witness parts at: a validation order is one
+# difference of the op (the threshold checked before candidates_json parts at gate.candidates_json on one witness,
+# at the outcome on another).
+STEPLESS_CAUSES = frozenset({"validation_order"})
+
+
+def class_step(step: str | None, cause: str | None = None) -> str | None:
+    """The step a class is known by: where the traces part, except that every JSON argument's parse is one
+    parse (the strictness rules, harness/model/registry.JSON_RULES), whichever argument shows it, and that a
+    cause of ``STEPLESS_CAUSES`` has none."""
+    if cause in STEPLESS_CAUSES:
+        return None
+    declared = step_titles().get(step or "")
+    return "json" if declared is not None and declared.role == "json" else step
 
 
 @dataclass(frozen=True)
@@ -31,10 +46,6 @@ class ClassKey:
         # At args a binding's conversion is one step, whichever arguments a witness shows it changing (a JSON
         # round trip in a host changes a text's lone surrogates and, on another witness, a huge threshold too).
         return cls(op, tuple(impls), cause, None if known == ARGS else detail, known)
-
-    @classmethod
-    def of_divergence(cls, divergence: Divergence) -> ClassKey:
-        return cls.of(divergence.op, divergence.divergent, divergence.cause, divergence.detail, divergence.step)
 
     @classmethod
     def of_report(cls, divergence: dict[str, Any]) -> ClassKey:

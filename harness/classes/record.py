@@ -6,18 +6,22 @@ showed it: a sweep's inputs, code points and templates, a fuzz run's first sight
 ``from_json`` and ``to_json`` are the only place the report's camelCase names of a class live
 (``schemas/divergence-report-v2.schema.json``, ``divergences``); ``merge`` joins two sightings of one class
 (the smaller witness, the stricter coverage, the extents summed): the shard merge and the report diff read
-and join classes through it. A new field of a witness is a field here plus the schema.
+and join classes through it. A sighting is a record at once (``of_sighting``, from what the classifier found,
+``explain.Found``): a field the classifier observes of a witness is a field of ``Found`` (the classifier), a
+field here (``Witness``, ``of_sighting``, ``to_json``, ``from_json``) and the schema; suites/classes/
+test_class_record.py holds the three together.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from harness.classes.key import ClassKey
 from harness.classes.shrink import size
-from harness.differential.explain import Divergence, char_ranges, code_point_runs, encode_response, parse_char_ranges
-from harness.differential.outcomes import oracle_of, same_outcome
+from harness.differential.explain import Found, char_ranges, code_point_runs, encode_response, parse_char_ranges
+from harness.differential.outcomes import Responses, oracle_of, same_outcome
 from harness.model import hostvalues
 from harness.model.unicode_info import CharInfo, describe
 
@@ -54,6 +58,11 @@ class Witness:
     rule: str | None = None  # the rule of harness/differential/causes that named it (None: counterfactuals)
     fallback: tuple[str, str | None] | None = None  # the counterfactual classifier's (cause, detail)
     oracle: str | None = None  # whose answer the others were judged against (None: a report that predates it)
+
+    @property
+    def answers(self) -> dict[str, dict[str, Any]]:
+        """Each implementation's answer as the testee gave it (decoded from the report's form)."""
+        return {name: _decoded(output) for name, output in self.outputs.items()}
 
     @property
     def size(self) -> int:
@@ -175,19 +184,24 @@ class ClassRecord:
         return self.coverage.status == NEW
 
     @classmethod
-    def of_divergence(cls, divergence: Divergence, extent: Extent | None = None,
-                      replay: str | None = None) -> ClassRecord:
-        witness = Witness(hostvalues.encode_args(divergence.args),
-                          {name: encode_response(r) for name, r in divergence.responses.items()},
-                          divergence.explanation, tuple(divergence.code_points), divergence.trace_at or None,
-                          replay, divergence.rule, divergence.fallback,
-                          oracle_of(divergence.op, divergence.responses))
-        entries = tuple(divergence.expected_entries) or \
-            ((divergence.expected_entry,) if divergence.expected_entry else ())
-        return cls(divergence.op, tuple(divergence.divergent), divergence.cause, divergence.detail, divergence.step,
-                   witness, frozenset(ord(ch) for ch in divergence.chars),
-                   extent or Extent(divergence.found_after),
-                   Coverage(divergence.status, entries, dict(divergence.own_details)))
+    def of_sighting(cls, op: str, args: dict[str, Any], responses: Responses, divergent: Iterable[str], found: Found,
+                    code_points: Iterable[CharInfo] = (), own_details: dict[str, str | None] | None = None,
+                    extent: Extent = Extent(), coverage: Coverage | None = None,
+                    replay: str | None = None) -> ClassRecord:
+        """A sighting as a record, at once: one input (``args``, as the testees were given it), what each
+        implementation answered, the implementations of one share and what the classifier found of it
+        (``Found``: the witness's explanation, rule, counterfactual cause, trace entries; the class's cause,
+        detail, step, characters). Everything a classifier observes of a witness reaches the record here and
+        nowhere else. ``own_details``: each implementation's own share of a version skew, worked out on this
+        input (harness/classes/examine.py); its coverage is then a lookup (harness/classes/expected.py,
+        ``cover``)."""
+        witness = Witness(hostvalues.encode_args(args), {name: encode_response(r) for name, r in responses.items()},
+                          found.explanation, tuple(code_points), found.trace_at or None, replay, found.rule,
+                          found.fallback, oracle_of(op, responses))
+        if coverage is None:
+            coverage = Coverage(own_details=dict(own_details or {}))
+        return cls(op, tuple(divergent), found.cause, found.detail, found.step, witness,
+                   frozenset(ord(ch) for ch in found.chars), extent, coverage)
 
     def merge(self, other: ClassRecord) -> ClassRecord:
         """This class joined with another sighting of it: extents summed; the smaller witness kept when it

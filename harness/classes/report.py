@@ -9,10 +9,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from harness.classes import expected
 from harness.classes.book import ClassBook
 from harness.classes.record import ClassRecord
-from harness.differential import expected
-from harness.differential.explain import Divergence
 from harness.differential.outcomes import agreeing
 from harness.model import envelope, schemas
 from harness.model.files import write_document
@@ -23,8 +22,7 @@ SCHEMA = "divergence-report-v2"
 READABLE = ("divergence-report-v1", SCHEMA)  # what report diff, expected update and promote read
 
 
-def document(profile: str, versions: dict[str, dict[str, str]], divergences: list[Divergence | ClassRecord],
-             examples: int,
+def document(profile: str, versions: dict[str, dict[str, str]], records: list[ClassRecord], examples: int,
              seconds: float, expected_problems: list[str], seed: int | None = None,
              unexpected_passes: list[dict[str, str]] | None = None, findings: list[dict[str, Any]] | None = None,
              cut: list[str] | None = None, taken_out: list[str] | None = None,
@@ -36,11 +34,10 @@ def document(profile: str, versions: dict[str, dict[str, str]], divergences: lis
     ``cut``: work the budget cut; ``taken_out``: implementations taken out of the run;
     ``batches_refused``: testees that refuse batch lines (legitimate), counted; ``ledger``: the run's account
     of its work (harness/model/ledger.py), in the envelope: the report is ``ok`` only when its work was done."""
-    for divergence in divergences:
-        if isinstance(divergence, Divergence) and agreeing(divergence.op, divergence.responses):
-            raise ValueError(f"a {divergence.op} divergence ({divergence.cause}) whose recorded outputs agree: "
+    for record in records:
+        if agreeing(record.op, record.witness.answers):
+            raise ValueError(f"a {record.op} divergence ({record.cause}) whose recorded outputs agree: "
                              "the verdict stage let it through (a harness bug)")
-    records = [d if isinstance(d, ClassRecord) else ClassRecord.of_divergence(d) for d in divergences]
     new = [record for record in records if record.new]
     return {
         "schema": SCHEMA,
@@ -117,12 +114,9 @@ def merge_classes(reports: list[dict[str, Any]]) -> list[ClassRecord]:
     for report in reports:
         for record in classes(report):
             absent = frozenset(report["implementations"]) - frozenset(record.witness.outputs)
-
-            key, held, created = book.file(record.key, absent, new=lambda key, record=record: record,
-                                           join=lambda into, other: into.merge(other),
-                                           grow=lambda held, key, record=record: held.named_by(key, record))
-            if not created:
-                book.held[key] = held.merge(record)
+            filed = book.file(record, absent)
+            if not filed.created:
+                book.join(filed.key, record)
     return list(book.held.values())
 
 
@@ -188,9 +182,7 @@ def update_from_report(report: dict[str, Any], directory: Path | None = None,
                        causes: frozenset[str] | None = None) -> list[str]:
     """``expected update``: the report's new classes (of ``causes`` only, when given) added to the lists
     (``expected.update``), the entries it found passing dropped; returns what changed."""
-    found = [expected.NewClass(r.op, r.cause, r.detail, r.step, r.divergent, r.characters, r.witness.args,
-                               r.witness.explanation, r.coverage.own_details)
-             for r in classes(report) if r.new and (causes is None or r.cause in causes)]
+    found = [r for r in classes(report) if r.new and (causes is None or r.cause in causes)]
     stale = {(p["impl"], p["id"]) for p in unexpected_passes(report)}
     return expected.update(report.get("implementations", {}), stale, found, report.get("profile", "a run"), directory)
 

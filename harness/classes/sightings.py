@@ -7,8 +7,10 @@ so that shards together classify what one run would). An example is classified o
 alone (the reproduction gate, harness/differential/verdict.py). Each share of the first sighting of a
 signature is shrunk to a minimal witness (harness/classes/shrink.py), named again on it, and filed in the
 run's ``ClassBook`` (one class per key, grown when a sighting names more implementations); later sightings
-are counted under the classes their first witness shrank to. Each class's expected-list coverage is worked
-out when it is reported or its witness changes (``cover``).
+are counted under the classes their first witness shrank to. A sighting is a ``ClassRecord`` at once
+(``of_sighting``); a class keeps its first witness, and the witness of the sighting that made it grow. Each
+class's expected-list coverage is worked out when its witness is first shown (``examine.worked_out``, then
+``expected.covered``: a new record, never a change to one).
 """
 
 from __future__ import annotations
@@ -18,11 +20,13 @@ import zlib
 from typing import Any
 
 from harness.classes.book import ClassBook
+from harness.classes.examine import worked_out
+from harness.classes.expected import ExpectedSet, covered
 from harness.classes.key import ClassKey
+from harness.classes.record import ClassRecord, Extent
 from harness.classes.shrink import shrink
 from harness.differential.counterfactual.skew import masked, share_steps
-from harness.differential.expected import ExpectedSet, cover
-from harness.differential.explain import Divergence, Share, code_points, name_shares, with_own_details
+from harness.differential.explain import Share, code_points, name_shares
 from harness.differential.outcomes import agreeing, divergent
 from harness.differential.verdict import gate, outcome_kinds
 from harness.testees.findings import Findings
@@ -44,18 +48,19 @@ def campaign_classifies(number: int, index: int) -> bool:
 
 
 class Sightings:
-    """The classes of one fuzz run: ``divergences`` (its report entries, in the order found), ``seen`` (per
-    class, the disagreeing inputs counted), what the budget cut (``not_classified``, ``shrink_cut``) and what
-    did not come again (``not_reproduced``; the findings go to ``findings``)."""
+    """The classes of one fuzz run: ``divergences`` (its records, in the order found), ``seen`` (per class, the
+    disagreeing inputs counted), what the budget cut (``not_classified``, ``shrink_cut``) and what did not come
+    again (``not_reproduced``; the findings go to ``findings``)."""
 
     def __init__(self, order: list[str], versions: dict[str, dict[str, str]], expected: ExpectedSet,
                  findings: Findings, started: float, hard: float) -> None:
         self.versions, self.expected, self.findings = versions, expected, findings
         self.started, self.hard = started, hard
-        self.divergences: list[Divergence] = []
+        self.found: list[ClassKey] = []  # the classes, in the order found (a grown class keeps its place)
+        self.divergences: list[ClassRecord] = []  # their records, in that order (a caller may hold the list)
         self.seen: dict[ClassKey, int] = {}
         self.not_classified = self.shrink_cut = self.not_reproduced = 0
-        self.book: ClassBook[Divergence] = ClassBook(order)  # class -> its report entry
+        self.book: ClassBook[ClassRecord] = ClassBook(order)  # class -> its record
         self.classified: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}  # group -> each one's shares
         self.shrunk_to: dict[tuple[Any, ...], list[ClassKey]] = {}  # first classification -> its classes
 
@@ -128,37 +133,29 @@ class Sightings:
         kept = [s for s in shares if set(share.impls) & set(s.impls)]
         share = kept[0] if kept else share
         found = share.found
-        cause, explanation, detail = found.named
         # An input not sent to some implementation (its host cannot hold it) names fewer of them: the
         # same bug is still one class (ClassBook), named by every implementation it was seen in.
         # So does an implementation that agrees only because it reads the witness with other Unicode data.
         absent = frozenset(impls) - frozenset(small_responses) | \
             masked(op, small, small_responses, share.impls, self.versions,
-                   share_steps(cause, detail))
-
-        def new(key: ClassKey) -> Divergence:
-            divergence = Divergence(op, small, small_responses, list(key.impls), cause, explanation,
-                                    code_points(small, self.versions), detail, found_after=found_after,
-                                    step=found.step, rule=found.rule, fallback=found.fallback, chars=found.chars,
-                                    trace_at=found.trace_at)
-            cover(self.expected, with_own_details(impls, divergence, self.versions))
-            self.divergences.append(divergence)
-            return divergence
-
-        def grow(grown: Divergence, key: ClassKey) -> None:
-            # This sighting reached the implementations the class now names: it is the witness.
-            grown.args, grown.responses, grown.divergent = small, small_responses, list(key.impls)
-            grown.explanation, grown.code_points = explanation, code_points(small, self.versions)
-            grown.chars, grown.trace_at = found.chars, found.trace_at
-            cover(self.expected, with_own_details(impls, grown, self.versions))
-
-        def moved(old: ClassKey, key: ClassKey) -> None:
+                   share_steps(found.cause, found.detail))
+        sighting = ClassRecord.of_sighting(op, small, small_responses, share.impls, found,
+                                           code_points(small, self.versions), extent=Extent(found_after))
+        filed = self.book.file(sighting, absent)
+        key, created = filed.key, filed.created
+        if filed.record.witness is sighting.witness:  # a new class, or one this sighting made grow: shown by it
+            self.book.held[key] = covered(self.expected, worked_out(impls, filed.record, small, self.versions))
+        if filed.grew_from is not None:  # the class (or the two it joined) keeps its place and its count
+            old = filed.grew_from
             self.seen[key] = self.seen.pop(old) + self.seen.get(key, 0)
+            if key in self.found:  # joined with the class of the grown key: that one keeps its place
+                self.found.remove(old)
+            else:
+                self.found[self.found.index(old)] = key
             for keys in self.shrunk_to.values():
                 keys[:] = [key if known == old else known for known in keys]
-
-        key, _, created = self.book.file(ClassKey.of(op, share.impls, cause, detail, found.step), absent, new=new,
-                                         join=lambda _, grown: self.divergences.remove(grown),  # one reported
-                                         grow=grow, moved=moved)
+        if created:
+            self.found.append(key)
+        self.divergences[:] = [self.book.held[known] for known in self.found]
         self.seen[key] = 1 if created else self.seen[key] + 1
         return key

@@ -8,7 +8,7 @@ cause a report may carry: those the two classifiers' rules name.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from harness.differential import causes, counterfactual
@@ -18,11 +18,10 @@ from harness.differential.causes.facts import DIVERGENT_ONLY, ORACLE_ONLY
 from harness.differential.counterfactual import classify, skew
 from harness.differential.counterfactual.characters import acted_on, named_characters
 from harness.differential.counterfactual.rewrite import all_strings
-from harness.differential.counterfactual.skew import own_details_at
 from harness.differential.outcomes import FAILURES, Responses, divergent, observe, oracle_of
 from harness.model import hostvalues, unicode_tables, untrusted
 from harness.model.json_features import MAX_DEPTH, bracket_depth, string_brackets_made_letters
-from harness.model.registry import OPS, Op, step_titles
+from harness.model.registry import OPS, Op
 from harness.model.traces import parse as parse_trace
 from harness.model.traces import parting_entries
 from harness.model.unicode_info import CharInfo, describe, interesting
@@ -256,22 +255,6 @@ def name_cause(impls: dict[str, Testee], op_name: str, args: dict[str, Any], res
     return name_shares(impls, op_name, args, responses, versions, fallback, stats)[0].found
 
 
-# Causes whose classes are one per op and share, whatever step a witness parts at: a validation order is one
-# difference of the op (the threshold checked before candidates_json parts at gate.candidates_json on one witness,
-# at the outcome on another).
-STEPLESS_CAUSES = frozenset({"validation_order"})
-
-
-def class_step(step: str | None, cause: str | None = None) -> str | None:
-    """The step a class is known by: where the traces part, except that every JSON argument's parse is one
-    parse (the strictness rules, harness/model/registry.JSON_RULES), whichever argument shows it, and that a
-    cause of ``STEPLESS_CAUSES`` has none."""
-    if cause in STEPLESS_CAUSES:
-        return None
-    declared = step_titles().get(step or "")
-    return "json" if declared is not None and declared.role == "json" else step
-
-
 def code_point_runs(points: Any) -> list[list[int]]:
     """Sorted code points as [first, last] runs."""
     out: list[list[int]] = []
@@ -303,61 +286,10 @@ def parse_char_ranges(ranges: list[str]) -> frozenset[int]:
     return frozenset(points)
 
 
-@dataclass
-class Divergence:
-    op: str
-    args: dict[str, Any]
-    responses: Responses
-    divergent: list[str]
-    cause: str
-    explanation: str
-    code_points: list[CharInfo] = field(default_factory=list)
-    detail: str | None = None  # narrows the cause (skewed Unicode steps, the coerced parameter)
-    status: str = "new"  # "new" or "expected"
-    expected_entry: str | None = None  # the first covering entry (v1's field)
-    expected_entries: list[str] = field(default_factory=list)  # every covering entry, each implementation's
-    found_after: float | None = None  # seconds into a fuzz run
-    own_details: dict[str, str | None] = field(default_factory=dict)  # per implementation, when narrower (own_details)
-    step: str | None = None  # where the traces part (Found.step)
-    rule: str | None = None
-    fallback: tuple[str, str | None] | None = None
-    chars: tuple[str, ...] = ()  # the characters the cause is about (Found.chars); an expected entry lists them
-    trace_at: dict[str, dict[str, Any]] | None = None  # each side's trace entry where it parts (Found.trace_at)
-
-
 def encode_response(response: dict[str, Any]) -> dict[str, Any]:
     if "ok" in response:
         return {"ok": hostvalues.encode(response["ok"])}
     return {"error": response["error"]}
-
-
-def examine_all(impls: dict[str, Testee], op_name: str, args: dict[str, Any],
-                versions: dict[str, dict[str, str]]) -> list[Divergence]:
-    """Run ``args`` everywhere; one Divergence per share of the disagreement (none when all agree)."""
-    responses = observe(impls, op_name, args)
-    points = code_points(args, versions)
-    return [with_own_details(impls, Divergence(
-        op_name, args, responses, list(share.impls), share.found.cause, share.found.explanation, points,
-        share.found.detail, step=share.found.step, rule=share.found.rule, fallback=share.found.fallback,
-        chars=share.found.chars, trace_at=share.found.trace_at), versions)
-            for share in name_shares(impls, op_name, args, responses, versions)]
-
-
-def with_own_details(impls: dict[str, Testee], divergence: Divergence,
-                     versions: dict[str, dict[str, str]]) -> Divergence:
-    """The divergence with each divergent implementation's own share of a version skew worked out
-    (``counterfactual.skew.own_details_at``, which may ask the implementations again), so that its coverage is
-    then a lookup in the expected lists alone (harness/differential/expected.py, ``cover``)."""
-    divergence.own_details = own_details_at(impls, divergence.op, divergence.args, divergence.cause,
-                                            divergence.detail, divergence.step, divergence.divergent, versions)
-    return divergence
-
-
-def examine(impls: dict[str, Testee], op_name: str, args: dict[str, Any],
-            versions: dict[str, dict[str, str]]) -> Divergence | None:
-    """The first share of ``examine_all``, or None when every implementation agrees."""
-    found = examine_all(impls, op_name, args, versions)
-    return found[0] if found else None
 
 
 def unicode_versions_of(impls: dict[str, Testee]) -> dict[str, dict[str, str]]:

@@ -19,24 +19,16 @@ Shard reports merge class by class on the same key.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from functools import partial
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from harness.classes.book import ClassBook
-from harness.classes.key import ClassKey
+from harness.classes.key import ClassKey, class_step
 from harness.classes.record import ClassRecord, Extent, Swept
+from harness.classes.replay import replay_command
 from harness.differential.counterfactual.skew import masked, share_steps
-from harness.differential.explain import (
-    Divergence,
-    Share,
-    class_step,
-    code_point_runs,
-    code_points,
-    name_shares,
-)
+from harness.differential.explain import Found, Share, code_point_runs, code_points, name_shares
 from harness.differential.outcomes import divergent
 from harness.differential.verdict import gate_shape, outcome_kinds
 from harness.fuzzing.templates import BY_NAME, SURROGATE_PAIRS, TEMPLATES
@@ -130,6 +122,18 @@ class SweepClass:
     def simplest(self) -> tuple[str, int]:
         return _nth(_runs_sorted(self.runs), 0)
 
+    def merge(self, other: SweepClass) -> SweepClass:
+        """A class grown into one already there (``ClassBook``): one class, with the members of both."""
+        runs = list(self.runs)
+        for template, first_index, last_index in other.runs:
+            for index in range(first_index, last_index + 1):
+                add_run(runs, template, index)
+        return replace(self, runs=runs)
+
+    def named_by(self, key: ClassKey, witness_from: SweepClass) -> SweepClass:
+        """The class named by a grown key (its witness is chosen from its members at the end)."""
+        return replace(self, divergent=key.impls)
+
     def witness_member(self) -> tuple[str, int]:
         """The simplest member that was sent to every implementation the class names (a class can also
         hold inputs a UTF-16 host could not be sent: ClassBook); else the simplest."""
@@ -207,47 +211,21 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
                 ledger.not_reproduced += 1
             for share in found or ():
                 one = share.found
-                _, held, created = book.file(
-                    ClassKey.of(op, share.impls, one.cause, one.detail, one.step), absent(*member, share),
-                    new=partial(_new_class, op, kinds, one), join=_join_members, grow=_rename)
-                if not created and kinds not in held.all_kinds:
+                filed = book.file(SweepClass(op, share.impls, kinds, one.cause, one.detail, one.explanation,
+                                             step=one.step, rule=one.rule), absent(*member, share))
+                held = filed.record
+                if not filed.created and kinds not in held.all_kinds:
                     held.all_kinds.append(kinds)
                 add_run(held.runs, *member)
     return sorted(book.held.values(), key=lambda c: (_ORDER[c.simplest[0]], c.simplest[1]))
 
 
-def _new_class(op: str, kinds: tuple[tuple[str, str], ...], found: Any, key: ClassKey) -> SweepClass:
-    return SweepClass(op, key.impls, kinds, found.cause, found.detail, found.explanation, step=found.step,
-                      rule=found.rule)
-
-
-def _join_members(into: SweepClass, moved: SweepClass) -> None:
-    """A class grown into one already there: one class, with the members of both."""
-    for template, first_index, last_index in moved.runs:
-        for index in range(first_index, last_index + 1):
-            add_run(into.runs, template, index)
-
-
-def _rename(grown: SweepClass, key: ClassKey) -> None:
-    grown.divergent = key.impls
-
-
-def replay_command(op: str, args: dict[str, Any], names: list[str]) -> str:
-    """The one-line command that runs the witness again on the same implementations."""
-    import json
-
-    parts = ["python", "-m", "harness", "diff", op, "--impls", ",".join(names)]
-    for name, value in args.items():
-        parts += ["--arg", f"{name}={json.dumps(hostvalues.encode(value), ensure_ascii=True)}"]
-    return " ".join(shlex.quote(part) for part in parts)
-
-
 def to_record(sweep_class: SweepClass, witness_args: dict[str, Any], witness_responses: dict[str, dict[str, Any]],
-              versions: dict[str, dict[str, str]], names: list[str], mark: Callable[[Divergence], Any],
-              witness_chars: tuple[str, ...] = (), trace_at: dict[str, dict[str, Any]] | None = None) -> ClassRecord:
-    """The class as a report entry: the witness, and the class's extent (code points, templates). A class of
-    a character cause (its witness names characters) is about every swept code point too: an expected entry
-    must list them all."""
+              versions: dict[str, dict[str, str]], names: list[str], witness_chars: tuple[str, ...] = (),
+              trace_at: dict[str, dict[str, Any]] | None = None) -> ClassRecord:
+    """The class as a record, new until covered: the witness, and the class's extent (code points, templates). A
+    class of a character cause (its witness names characters) is about every swept code point too: an expected
+    entry must list them all."""
     points = [index for template, first, last in sweep_class.runs if BY_NAME[template].size != SURROGATE_PAIRS
               for index in range(first, last + 1)]
     pairs = sum(last - first + 1 for template, first, last in sweep_class.runs
@@ -255,13 +233,11 @@ def to_record(sweep_class: SweepClass, witness_args: dict[str, Any], witness_res
     templates: dict[str, int] = {}
     for template, first, last in sweep_class.runs:
         templates[template] = templates.get(template, 0) + last - first + 1
-    divergence = Divergence(
-        sweep_class.op, witness_args, witness_responses, list(sweep_class.divergent), sweep_class.cause,
-        sweep_class.explanation, code_points(witness_args, versions), sweep_class.detail, step=sweep_class.step,
-        rule=sweep_class.rule, trace_at=trace_at,
-        chars=tuple(dict.fromkeys([*witness_chars, *map(chr, sorted(set(points)))])) if witness_chars else ())
-    mark(divergence)
+    found = Found(sweep_class.cause, sweep_class.explanation, sweep_class.detail, sweep_class.step, sweep_class.rule,
+                  chars=tuple(dict.fromkeys([*witness_chars, *map(chr, sorted(set(points)))])) if witness_chars else (),
+                  trace_at=trace_at)
     swept = Swept(sweep_class.inputs, pairs, tuple((a, b) for a, b in code_point_runs(points)), templates,
                   {name: kind for name, kind in sweep_class.kinds})
-    return ClassRecord.of_divergence(divergence, Extent(swept=swept),
-                                     replay_command(sweep_class.op, witness_args, names))
+    return ClassRecord.of_sighting(sweep_class.op, witness_args, witness_responses, sweep_class.divergent, found,
+                                   code_points(witness_args, versions), extent=Extent(swept=swept),
+                                   replay=replay_command(sweep_class.op, hostvalues.encode_args(witness_args), names))

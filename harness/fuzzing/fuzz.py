@@ -37,13 +37,11 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any, TextIO
 
+from harness.classes.expected import ExpectedSet, recheck_detailed
 from harness.classes.key import ClassKey
+from harness.classes.record import ClassRecord
 from harness.classes.sightings import CLASSIFIED, NOT_REPRODUCED, Sightings
-from harness.differential.expected import ExpectedSet, recheck_detailed
-from harness.differential.explain import (
-    Divergence,
-    unicode_versions_of,
-)
+from harness.differential.explain import unicode_versions_of
 from harness.differential.outcomes import agreeing, divergent
 from harness.differential.strategies import comparable_ops
 from harness.differential.verdict import outcome_kinds
@@ -65,7 +63,7 @@ KEEP_PER_KEY = 3  # disagreeing examples a batch returns per (implementations, o
 
 @dataclass
 class FuzzResult:
-    divergences: list[Divergence] = field(default_factory=list)
+    divergences: list[ClassRecord] = field(default_factory=list)
     examples: int = 0
     seconds: float = 0.0
     expected_problems: list[str] = field(default_factory=list)
@@ -85,7 +83,7 @@ class FuzzResult:
     ledger: Ledger = field(default_factory=lambda: Ledger("fuzz"))  # the run's account of its work (its verdict)
 
     @property
-    def new(self) -> list[Divergence]:
+    def new(self) -> list[ClassRecord]:
         return [d for d in self.divergences if d.status == "new"]
 
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from harness.classes import report as divergence_report
+from harness.classes.examine import worked_out
+from harness.classes.expected import ExpectedSet, covered
 from harness.classes.report import document
 from harness.classes.shrink import shrink
-from harness.differential.expected import ExpectedSet, cover
-from harness.differential.explain import name_shares, with_own_details
+from harness.differential.explain import name_shares
 from harness.fuzzing import classes
 from harness.fuzzing.sweep import SweepRun, groups, missing_shards, parse_shard, position_in_batch
 from harness.fuzzing.templates import BY_NAME
@@ -34,10 +35,9 @@ def build_report(run: SweepRun, opened: dict[str, Testee], expected: ExpectedSet
                                  (sweep_class.cause, sweep_class.detail), share=sweep_class.divergent)
         shares = name_shares(opened, sweep_class.op, args, responses, versions, fallback=False)
         share = next((s for s in shares if set(s.impls) & set(sweep_class.divergent)), None)
-        divergences.append(classes.to_record(sweep_class, args, responses, versions, names,
-                                             lambda found: cover(expected, with_own_details(opened, found, versions)),
-                                             share.found.chars if share else (),
-                                             share.found.trace_at if share else None))
+        record = classes.to_record(sweep_class, args, responses, versions, names, share.found.chars if share else (),
+                                   share.found.trace_at if share else None)
+        divergences.append(covered(expected, worked_out(opened, record, args, versions)))
     findings.merge(harvest(opened).findings)
     settings = run.settings
     report = document("sweep", versions, divergences, run.values, run.seconds, [], findings=findings.to_json(),

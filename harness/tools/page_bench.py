@@ -34,26 +34,24 @@ def report(classes: int) -> dict[str, Any]:
     """A divergence report of ``classes`` classes, each of its own identity (its detail), with a witness and
     outputs of normalize_fact_text and the step traces' entries where they part."""
     from harness.classes import report as divergence_report
-    from harness.differential.explain import Divergence
+    from harness.classes.record import EXPECTED, ClassRecord, Coverage
+    from harness.differential.explain import Found
     from reference import normalize_fact_text
 
-    divergences = []
+    records = []
     for number in range(classes):
         text = f"Fact {number}\u001c"
         oracle = normalize_fact_text(text)
-        divergence = Divergence(
-            "normalize_fact_text", {"text": text}, {"reference": {"ok": oracle}, "other": {"ok": oracle.strip()}},
-            ["other"], CAUSES[number % len(CAUSES)], f"generated class {number} (harness/tools/page_bench.py)",
-            detail=f"bench-{number}", step="norm.edges", rule="generated", chars=("\u001c",),
-            status="new" if number % 2 == 0 else "expected",
-            trace_at={"reference": {"index": 3, "step": "norm.edges", "value": oracle},
-                      "other": {"index": 3, "step": "norm.edges", "value": oracle.strip()}})
-        if divergence.status == "expected":
-            divergence.expected_entry = f"other/generated-{number}"
-            divergence.expected_entries = [divergence.expected_entry]
-        divergences.append(divergence)
+        found = Found(CAUSES[number % len(CAUSES)], f"generated class {number} (harness/tools/page_bench.py)",
+                      f"bench-{number}", "norm.edges", "generated", chars=("\u001c",),
+                      trace_at={"reference": {"index": 3, "step": "norm.edges", "value": oracle},
+                                "other": {"index": 3, "step": "norm.edges", "value": oracle.strip()}})
+        coverage = Coverage() if number % 2 == 0 else Coverage(EXPECTED, (f"other/generated-{number}",))
+        records.append(ClassRecord.of_sighting("normalize_fact_text", {"text": text},
+                                               {"reference": {"ok": oracle}, "other": {"ok": oracle.strip()}},
+                                               ["other"], found, coverage=coverage))
     versions = {"reference": {"normalization": "15.1.0"}, "other": {"normalization": "15.1.0"}}
-    return divergence_report.document("fuzz", versions, divergences, classes * 10, 1.0, [], seed=1)
+    return divergence_report.document("fuzz", versions, records, classes * 10, 1.0, [], seed=1)
 
 
 def measure(driver: Any, page: Path, repeat: int) -> dict[str, Any]:

@@ -1,33 +1,39 @@
-"""The class record (harness/classes/record.py): its JSON form is the report's, read back into the same record;
-two sightings merge into the smaller witness, the stricter coverage and the summed extent; and no module outside
-the classes layer reads or writes a report's camelCase names (each scan planted and seen failing)."""
+"""The class record (harness/classes/record.py): a sighting is a record at once (``of_sighting``) and every field
+of its witness reaches the report and reads back from it; its JSON form is the report's, read back into the same
+record; two sightings merge into the smaller witness, the stricter coverage and the summed extent; and no module
+outside the classes layer reads or writes a report's camelCase names (each scan planted and seen failing)."""
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from harness.classes import report as divergence_report
-from harness.classes.record import ClassRecord, Coverage, Extent, Swept
-from harness.differential.explain import Divergence, code_points
+from harness.classes.record import EXPECTED, ClassRecord, Coverage, Extent, Swept, Witness
+from harness.differential.explain import Found, code_points
 from harness.model import paths
 
 ROOT = paths.ROOT
 VERSIONS = {"reference": {"unicode": "15.1.0"}, "bugged": {"unicode": "15.1.0"}}
 
 
-def _divergence(text: str, **fields: object) -> Divergence:
+FOUND = Found("whitespace_definition", "U+001C is whitespace to one side", None, "norm.edges", "edges-whitespace",
+              ("whitespace_definition", None), ("\x1c",),
+              {"reference": {"index": 2, "step": "norm.edges", "value": "a"}})
+
+
+def _record(text: str, found_after: float | None = None, **coverage: Any) -> ClassRecord:
     args = {"text": text}
     responses = {"reference": {"ok": text.strip()}, "bugged": {"ok": text}}
-    return Divergence("normalize_fact_text", args, responses, ["bugged"], "whitespace_definition",
-                      "U+001C is whitespace to one side", code_points(args, VERSIONS), None,
-                      step="norm.edges", rule="edges-whitespace", fallback=("whitespace_definition", None),
-                      chars=("\x1c",), trace_at={"reference": {"index": 2, "step": "norm.edges", "value": "a"}},
-                      **fields)  # type: ignore[arg-type]
+    return ClassRecord.of_sighting("normalize_fact_text", args, responses, ["bugged"], FOUND,
+                                   code_points(args, VERSIONS), extent=Extent(found_after),
+                                   coverage=Coverage(**coverage))
 
 
 def _swept(record: ClassRecord, inputs: int, ranges: tuple[tuple[int, int], ...]) -> ClassRecord:
@@ -39,8 +45,8 @@ def _swept(record: ClassRecord, inputs: int, ranges: tuple[tuple[int, int], ...]
 
 
 def test_a_class_reads_back_from_its_json_as_the_same_record() -> None:
-    fuzz = ClassRecord.of_divergence(_divergence("a\x1c", found_after=1.25, own_details={"bugged": None}))
-    sweep = _swept(ClassRecord.of_divergence(_divergence("b\x1d")), 40, ((0x1C, 0x1F), (0x85, 0x85)))
+    fuzz = _record("a\x1c", found_after=1.25, own_details={"bugged": None})
+    sweep = _swept(_record("b\x1d"), 40, ((0x1C, 0x1F), (0x85, 0x85)))
     for record in (fuzz, sweep):
         data = record.to_json()
         assert json.loads(json.dumps(data)) == data  # plain JSON
@@ -56,6 +62,65 @@ def test_a_class_reads_back_from_its_json_as_the_same_record() -> None:
     assert [r.to_json() for r in divergence_report.classes(report)] == report["divergences"]
 
 
+# A witness field the classifier observes costs three files: the classifier (explain.Found), the record
+# (Witness, of_sighting, to_json, from_json) and the schema. Two sightings that differ in everything the
+# classifier observes; each witness field of one put into the other must show in the report, in keys the schema
+# names, and read back as it was.
+OTHER = Found("whitespace_definition", "U+0085 is whitespace to one side", None, "norm.edges", "edges-nel",
+              ("line_breaks", "nel"), ("\x85",), {"pyo3": {"index": 3, "step": "norm.edges", "value": "b"}})
+
+
+def _sightings() -> tuple[ClassRecord, ClassRecord]:
+    one = _record("a\x1c")
+    args = {"text": "b\x85"}  # answered without the reference: another oracle
+    other = ClassRecord.of_sighting("normalize_fact_text", args, {"pyo3": {"ok": "b"}, "bugged": {"ok": "b\x85"}},
+                                    ["bugged"], OTHER, code_points(args, VERSIONS), replay="python -m harness diff x")
+    return one, other
+
+
+def _divergence_properties() -> set[str]:
+    schema = json.loads((ROOT / "schemas" / "divergence-report-v2.schema.json").read_text(encoding="utf-8"))
+    return set(schema["properties"]["divergences"]["items"]["properties"])
+
+
+def test_every_witness_field_the_classifier_observes_reaches_the_report_and_reads_back() -> None:
+    one, other = _sightings()
+    unobserved = [field.name for field in dataclasses.fields(Witness)
+                  if getattr(one.witness, field.name) == getattr(other.witness, field.name)]
+    assert unobserved == [], f"witness fields of_sighting leaves alike on two different sightings: {unobserved} " \
+                             "(a field of explain.Found not carried into the Witness?)"
+    properties = _divergence_properties()
+    for field in dataclasses.fields(Witness):
+        mixed = dataclasses.replace(one, witness=dataclasses.replace(
+            one.witness, **{field.name: getattr(other.witness, field.name)}))
+        data = mixed.to_json()
+        shown = {key for key in data.keys() | one.to_json().keys() if data.get(key) != one.to_json().get(key)}
+        assert shown, f"Witness.{field.name}: not in the report (ClassRecord.to_json)"
+        assert shown <= properties, f"Witness.{field.name}: {sorted(shown - properties)} not in the report's schema"
+        back = ClassRecord.from_json(json.loads(json.dumps(data)))
+        assert getattr(back.witness, field.name) == getattr(mixed.witness, field.name), \
+            f"Witness.{field.name}: not read back (ClassRecord.from_json)"
+    report = divergence_report.document("fuzz", VERSIONS, [one, other], 2, 1.0, [])
+    assert divergence_report.validate(report) == []
+
+
+def test_every_field_the_classifier_finds_reaches_the_record() -> None:
+    """A field of ``explain.Found`` that ``of_sighting`` forgets would be lost between classifier and report."""
+    one, _ = _sightings()
+    for field in dataclasses.fields(Found):
+        if field.name == "chars":  # the class's characters, not its witness's
+            changed = {"chars": ("\x1d",)}
+        else:
+            changed = {field.name: getattr(OTHER, field.name) if getattr(OTHER, field.name) != getattr(
+                FOUND, field.name) else "elsewhere"}
+        found = dataclasses.replace(FOUND, **changed)
+        record = ClassRecord.of_sighting(one.op, {"text": "a\x1c"}, {"reference": {"ok": "a"},
+                                                                     "bugged": {"ok": "a\x1c"}}, ["bugged"], found)
+        base = ClassRecord.of_sighting(one.op, {"text": "a\x1c"}, {"reference": {"ok": "a"},
+                                                                   "bugged": {"ok": "a\x1c"}}, ["bugged"], FOUND)
+        assert record != base, f"Found.{field.name}: not in the record (ClassRecord.of_sighting)"
+
+
 def test_a_validation_order_is_one_class_per_op_whatever_step_it_parts_at() -> None:
     """Issue 35: a reference checking the threshold before candidates_json gave two validation_order classes of
     decide_write, one parting at gate.candidates_json and one at the outcome; any other cause keeps its step."""
@@ -67,7 +132,7 @@ def test_a_validation_order_is_one_class_per_op_whatever_step_it_parts_at() -> N
     assert ClassKey.of("decide_write", ["bugged"], "rule_difference", None, "gate.exact") != \
         ClassKey.of("decide_write", ["bugged"], "rule_difference", None, "gate.decision")
     assert ClassKey.of("build_dedup_context", ["bugged"], "validation_order", None, "ctx.cap") != at_check  # per op
-    from harness.differential.expected import Entry
+    from harness.classes.expected import Entry
 
     entry = Entry("bugged", "order", "decide_write", "validation_order", {}, "n", None, "gate.candidates_json",
                   frozenset())
@@ -77,9 +142,8 @@ def test_a_validation_order_is_one_class_per_op_whatever_step_it_parts_at() -> N
 
 
 def test_a_merge_keeps_the_smaller_witness_the_stricter_coverage_and_sums_the_extent() -> None:
-    big = ClassRecord.of_divergence(_divergence("long text\x1c", found_after=9.0, own_details={"bugged": "x"}))
-    small = ClassRecord.of_divergence(_divergence("a\x1c", found_after=3.0, status="expected",
-                                                  expected_entries=["bugged/e1"]))
+    big = _record("long text\x1c", found_after=9.0, own_details={"bugged": "x"})
+    small = _record("a\x1c", found_after=3.0, status=EXPECTED, entries=("bugged/e1",))
     joined = big.merge(small)
     assert joined.witness == small.witness and joined.coverage.own_details == small.coverage.own_details
     assert joined.extent.found_after == 3.0
@@ -102,8 +166,8 @@ def test_a_merge_keeps_the_smaller_witness_the_stricter_coverage_and_sums_the_ex
 
 
 def test_shard_reports_merge_through_the_records() -> None:
-    first = divergence_report.document("fuzz", VERSIONS, [_divergence("long text\x1c", found_after=5.0)], 10, 1.0, [])
-    second = divergence_report.document("fuzz", VERSIONS, [_divergence("a\x1c", found_after=2.0)], 10, 1.0, [])
+    first = divergence_report.document("fuzz", VERSIONS, [_record("long text\x1c", found_after=5.0)], 10, 1.0, [])
+    second = divergence_report.document("fuzz", VERSIONS, [_record("a\x1c", found_after=2.0)], 10, 1.0, [])
     merged = divergence_report.merged_document([first, second], divergence_report.merge_classes([first, second]))
     assert divergence_report.validate(merged) == []
     (only,) = merged["divergences"]

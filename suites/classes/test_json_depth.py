@@ -8,7 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.differential.explain import examine_all, unicode_versions_of
+from harness.classes.examine import examine_all
+from harness.differential.explain import unicode_versions_of
 from harness.tools.plants import BASELINE_PLANTS, SHAPE_PLANTS
 from suites.fake_impl import planted_reference
 

@@ -12,9 +12,10 @@ from typing import Any
 
 import pytest
 
+from harness.classes.examine import examine
 from harness.differential.causes import cause_from_traces
 from harness.differential.counterfactual.skew import by_input, unicode_steps_only
-from harness.differential.explain import examine, unicode_versions_of
+from harness.differential.explain import unicode_versions_of
 from harness.testees.impls import ImplementationUnavailable, get_impl
 from harness.tools.plants import PLANTS
 from suites.fake_impl import planted_reference
@@ -89,5 +90,5 @@ def test_the_witness_is_pyodides_skew_not_a_normalization_bug(tmp_path: Path, py
     args = {"text": TEXT, "embedding_json": "null",
             "candidates_json": json.dumps([{"id": "\u0301", "text": CANDIDATE}])}
     found = examine(impls, "decide_write", args, versions)
-    assert found is not None and found.divergent == ["pyodide"]
-    assert (found.cause, found.detail) == ("unicode_version_skew", "normalization"), (found.cause, found.rule)
+    assert found is not None and found.divergent == ("pyodide",)
+    assert (found.cause, found.detail) == ("unicode_version_skew", "normalization"), (found.cause, found.witness.rule)

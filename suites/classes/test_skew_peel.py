@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
+from harness.classes.examine import examine
 from harness.differential.counterfactual.rewrite import marks_kept, oracle_role, replace_chars
 from harness.differential.counterfactual.skew import peels
-from harness.differential.explain import examine, unicode_versions_of
+from harness.differential.explain import unicode_versions_of
 from harness.differential.outcomes import divergent, observe
 from harness.testees.impls import get_impl
 from harness.tools.plants import BASELINE_PLANTS
@@ -57,4 +58,4 @@ def test_a_raw_exact_match_beside_a_case_skew_is_not_the_skew(tmp_path: Path, co
         pytest.skip("this Python's case data is the core's: no skew to ride along")
     found = examine(impls, "decide_write", _args(), versions)
     assert found is not None
-    assert (found.cause, found.step) == ("rule_difference", "gate.exact"), (found.cause, found.step, found.rule)
+    assert (found.cause, found.step) == ("rule_difference", "gate.exact"), (found.cause, found.step, found.witness.rule)

@@ -4,11 +4,13 @@ express. A fake implementation (suites/fakes/fake_testee.py, FAKE_BUG=strip) car
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 import pytest
 
+from harness.classes.key import ClassKey
 from harness.classes.report import validate
 from harness.fuzzing import sweep, sweep_report
 from harness.fuzzing.templates import BY_NAME, TEMPLATES, select
@@ -143,15 +145,15 @@ def test_an_input_not_sent_everywhere_does_not_make_another_class() -> None:
     op, cause, detail, step = "normalize_fact_text", "boundary_coercion", "text", "norm.nfc"
     both, pyo3_only = ClassKey.of(op, ("pyo3", "wasm"), cause, detail, step), ClassKey.of(op, ("pyo3",), cause,
                                                                                           detail, step)
-    book: ClassBook[None] = ClassBook(["reference", "pyo3", "wasm"])
+    book: ClassBook[Held] = ClassBook(["reference", "pyo3", "wasm"])
     assert book.place(both, frozenset()) == (both, None)
     assert book.place(pyo3_only, frozenset({"wasm"})) == (both, None)  # wasm was not sent this one
-    other: ClassBook[None] = ClassBook(["reference", "pyo3", "wasm"])
+    other: ClassBook[Held] = ClassBook(["reference", "pyo3", "wasm"])
     assert other.place(pyo3_only, frozenset({"wasm"})) == (pyo3_only, None)
     assert other.place(both, frozenset()) == (both, pyo3_only)  # the class grows; callers move it
     assert other.place(pyo3_only, frozenset({"wasm"})) == (both, None)
     # wasm was sent the input and agreed with the reference: not the class where it disagrees.
-    agreeing: ClassBook[None] = ClassBook(["reference", "pyo3", "wasm"])
+    agreeing: ClassBook[Held] = ClassBook(["reference", "pyo3", "wasm"])
     agreeing.place(both, frozenset())
     assert agreeing.place(pyo3_only, frozenset()) == (pyo3_only, None)
     # Another cause, detail or step is another class.
@@ -161,41 +163,46 @@ def test_an_input_not_sent_everywhere_does_not_make_another_class() -> None:
     assert agreeing.place(elsewhere, frozenset({"wasm"})) == (elsewhere, None)
 
 
+@dataclasses.dataclass(frozen=True)
+class Held:
+    """A record a ClassBook holds, for its tests: what was filed into it, in order."""
+
+    key: ClassKey
+    labels: tuple[str, ...]
+
+    def merge(self, other: Held) -> Held:
+        return Held(self.key, self.labels + other.labels)
+
+    def named_by(self, key: ClassKey, witness_from: Held) -> Held:
+        return Held(key, (*self.labels, f"grown to {','.join(key.impls)} by {witness_from.labels[0]}"))
+
+
 def test_a_class_whose_key_grows_is_moved_once_and_joined_into_one_already_held() -> None:
     """The one grow-and-move (ClassBook.file): a class filed under fewer implementations is moved under the
-    grown key (renamed), or joined into the class held under it; the caller hears of the move once."""
-    from harness.classes.book import ClassBook
-    from harness.classes.key import ClassKey
+    grown key (named by it, shown by the sighting that made it grow), or joined into the class held under it
+    (merge); the caller hears of the move (Filed.grew_from) and joins a later sighting itself (join)."""
+    from harness.classes.book import ClassBook, Filed
 
     def key(*impls: str) -> ClassKey:
         return ClassKey.of("normalize_fact_text", impls, "boundary_coercion", "text", "norm.nfc")
 
-    book: ClassBook[list[str]] = ClassBook(["reference", "pyo3", "wasm"])
-    moves: list[tuple[ClassKey, ClassKey]] = []
-
-    def file(k: ClassKey, absent: frozenset[str], label: str) -> tuple[ClassKey, list[str], bool]:
-        def grow(held: list[str], grown: ClassKey) -> None:
-            held.append(f"grown to {','.join(grown.impls)}")
-
-        found = book.file(k, absent, new=lambda _: [label], join=lambda into, moved: into.extend(moved),
-                          grow=grow, moved=lambda old, new: moves.append((old, new)))
-        found[1].append(label) if not found[2] else None
-        return found
-
-    assert file(key("pyo3"), frozenset({"wasm"}), "a") == (key("pyo3"), ["a"], True)
-    assert file(key("pyo3", "wasm"), frozenset(), "b") == (key("pyo3", "wasm"), ["a", "grown to pyo3,wasm", "b"],
-                                                           False)
-    assert moves == [(key("pyo3"), key("pyo3", "wasm"))] and list(book.held) == [key("pyo3", "wasm")]
-    # A class grown to a key already held: one class, what the moved one held joined into it.
-    other: ClassBook[list[str]] = ClassBook(["reference", "pyo3", "wasm"])
-    other.file(key("pyo3"), frozenset({"wasm"}), new=lambda _: ["pyo3 alone"], join=list.extend, grow=grew)
-    other.held[key("pyo3", "wasm")] = ["held"]  # as if filed by a sighting the book could not relate
-    found = other.file(key("pyo3", "wasm"), frozenset(), new=lambda _: ["new"], join=list.extend, grow=grew)
-    assert found == (key("pyo3", "wasm"), ["held", "pyo3 alone"], False) and list(other.held) == [key("pyo3", "wasm")]
-
-
-def grew(held: list[str], key: object) -> None:
-    raise AssertionError("joined, not renamed")
+    book: ClassBook[Held] = ClassBook(["reference", "pyo3", "wasm"])
+    assert book.file(Held(key("pyo3"), ("a",)), frozenset({"wasm"})) == Filed(key("pyo3"), Held(key("pyo3"), ("a",)),
+                                                                               True, None)
+    grown = Held(key("pyo3", "wasm"), ("a", "grown to pyo3,wasm by b"))
+    b = Held(key("pyo3", "wasm"), ("b",))
+    assert book.file(b, frozenset()) == Filed(key("pyo3", "wasm"), grown, False, key("pyo3"))
+    assert list(book.held.values()) == [grown]  # the record filed is not held: the caller joins it, or not
+    assert book.join(key("pyo3", "wasm"), b).labels == ("a", "grown to pyo3,wasm by b", "b") == \
+        book.held[key("pyo3", "wasm")].labels
+    assert book.file(Held(key("pyo3", "wasm"), ("c",)), frozenset()).grew_from is None  # grown once
+    # A class grown to a key already held: one class, the moved one joined into it.
+    other: ClassBook[Held] = ClassBook(["reference", "pyo3", "wasm"])
+    other.file(Held(key("pyo3"), ("pyo3 alone",)), frozenset({"wasm"}))
+    other.held[key("pyo3", "wasm")] = Held(key("pyo3", "wasm"), ("held",))  # a sighting the book could not relate
+    found = other.file(Held(key("pyo3", "wasm"), ("new",)), frozenset())
+    assert found == Filed(key("pyo3", "wasm"), Held(key("pyo3", "wasm"), ("held", "pyo3 alone")), False, key("pyo3"))
+    assert list(other.held) == [key("pyo3", "wasm")]
 
 
 def test_shard_merge_keeps_one_class_when_a_shard_could_not_send_everywhere() -> None:
@@ -266,7 +273,7 @@ def test_two_shares_with_no_implementation_in_common_are_two_classes() -> None:
     from harness.classes.book import ClassBook
     from harness.classes.key import ClassKey
 
-    book: ClassBook[None] = ClassBook(["reference", "pyo3", "wasm", "pyodide"])
+    book: ClassBook[Held] = ClassBook(["reference", "pyo3", "wasm", "pyodide"])
     rest = ("unicode_version_skew", "case_mapping", "norm.lowercase")
     rust, _ = book.place(ClassKey.of("normalize_fact_text", ("pyo3", "wasm"), *rest), frozenset({"pyodide"}))
     pyodide, grew = book.place(ClassKey.of("normalize_fact_text", ("pyodide",), *rest), frozenset({"pyo3", "wasm"}))

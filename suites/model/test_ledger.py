@@ -83,8 +83,8 @@ def test_a_planned_run_may_not_leave_a_cut_however_small() -> None:
 def test_a_campaign_classifies_a_group_first_seen_past_its_first_tasks() -> None:
     """A campaign samples a group's examples by their place; a group none of whose examples was classified yet is
     classified at its first example whatever its place (it was counted classified and never reported)."""
+    from harness.classes.expected import ExpectedSet
     from harness.classes.sightings import CLASSIFIED, Sightings
-    from harness.differential.expected import ExpectedSet
     from harness.testees.findings import Findings
     from harness.testees.inprocess import InProcess
 

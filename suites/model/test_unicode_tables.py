@@ -141,7 +141,7 @@ def test_fuzz_with_a_platform_of_no_table_is_status_2_and_writes_nothing(tmp_pat
 def test_an_expected_skew_entry_is_the_same_worked_out_on_every_python(python_unicode: str) -> None:
     """`expected update` on 3.11, 3.12 or 3.13 writes the same characters for the reference-vs-wasm case-mapping
     skew: the reference's side is every version its declaration names for its platforms, not only this one."""
-    from harness.differential.expected import entry_characters
+    from harness.classes.expected import entry_characters
 
     def chars(reference: str) -> list[str]:
         versions = {"reference": {"case_mapping": reference, "normalization": "18.0.0"},

@@ -12,24 +12,25 @@ from typing import Any
 import pytest
 from hypothesis import given
 
+from harness.classes.examine import examine
+from harness.classes.expected import covered, load, recheck_detailed
 from harness.classes.key import ClassKey
 from harness.classes.record import ClassRecord
 from harness.classes.report import document, write
 from harness.cli.reports.divergences import details_of
-from harness.differential.expected import cover, load, recheck_detailed
-from harness.differential.explain import Divergence, examine, unicode_versions_of
+from harness.differential.explain import unicode_versions_of
 from harness.differential.strategies import args_for, comparable_ops
 from harness.fuzzing.fuzz import fuzz
 from harness.model import envelope
 from suites.conftest import FINDINGS
 
-SEEN: list[Divergence] = []
+SEEN: list[ClassRecord] = []
 PROBLEMS: list[str] = []
 PASSES: list[dict[str, str]] = []
 
 
-def _key(divergence: Any) -> ClassKey:
-    return ClassKey.of_divergence(divergence)
+def _key(divergence: ClassRecord) -> ClassKey:
+    return divergence.key
 
 
 @pytest.fixture(scope="module")
@@ -52,16 +53,17 @@ def test_implementations_agree(op_name: str, impl_set: dict[str, Any], versions:
 
     @given(args=args_for(op_name))
     def agree(args: dict[str, Any]) -> None:
-        divergence = examine(impl_set, op_name, args, versions)
-        if divergence is None:
+        found = examine(impl_set, op_name, args, versions)
+        if found is None:
             return
-        if cover(expected, divergence):
+        divergence = covered(expected, found)
+        if not divergence.new:
             if not any(_key(seen) == _key(divergence) for seen in SEEN):
                 SEEN.append(divergence)
             return
         # Hypothesis replays the shrunk example last: keep the latest one of each kind.
         SEEN[:] = [seen for seen in SEEN if _key(seen) != _key(divergence)] + [divergence]
-        raise AssertionError("unexpected divergence:\n" + details_of(1, ClassRecord.of_divergence(divergence)))
+        raise AssertionError("unexpected divergence:\n" + details_of(1, divergence))
 
     agree()
 
@@ -82,7 +84,7 @@ def test_implementations_agree_on_batches(op_name: str, impl_set: dict[str, Any]
         if not any(_key(seen) == _key(divergence) for seen in SEEN):
             SEEN.append(divergence)
     assert not result.new, "unexpected divergence(s):\n" + "\n\n".join(
-        details_of(i, ClassRecord.of_divergence(d)) for i, d in enumerate(result.new, 1))
+        details_of(i, d) for i, d in enumerate(result.new, 1))
 
 
 def test_expected_divergences_still_happen(impl_set: dict[str, Any], versions: dict[str, dict[str, str]]) -> None:

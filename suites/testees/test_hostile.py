@@ -190,15 +190,17 @@ def test_the_report_schema_names_every_finding_kind() -> None:
 
 
 def test_a_report_refuses_a_divergence_whose_outputs_agree() -> None:
+    from harness.classes.record import ClassRecord
     from harness.classes.report import document
-    from harness.differential.explain import Divergence
+    from harness.differential.explain import Found
 
     same = {"reference": {"ok": "a"}, "hostile": {"ok": "a"}}
-    phantom = Divergence("normalize_fact_text", {"text": "A"}, same, ["hostile"], "normalization", "x")
+    found = Found("normalization", "x", None)
+    phantom = ClassRecord.of_sighting("normalize_fact_text", {"text": "A"}, same, ["hostile"], found)
     with pytest.raises(ValueError, match="whose recorded outputs agree"):
         document("fuzz", {}, [phantom], 1, 0.0, [])
-    real = Divergence("normalize_fact_text", {"text": "A"}, {**same, "hostile": {"ok": "b"}}, ["hostile"],
-                      "normalization", "x")
+    real = ClassRecord.of_sighting("normalize_fact_text", {"text": "A"}, {**same, "hostile": {"ok": "b"}},
+                                   ["hostile"], found)
     assert document("fuzz", {}, [real], 1, 0.0, [])["divergences"][0]["divergent"] == ["hostile"]
 
 

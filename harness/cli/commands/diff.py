@@ -27,9 +27,10 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from harness.classes.examine import examine_all
+    from harness.classes.expected import covered, load
     from harness.classes.report import document
-    from harness.differential.expected import cover, load
-    from harness.differential.explain import examine_all, unicode_versions_of
+    from harness.differential.explain import unicode_versions_of
     from harness.differential.outcomes import observe
     from harness.testees.fanout import expressible, harvest, serves
 
@@ -40,9 +41,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         expected = load(list(opened))  # a malformed list stops the command (status 2) before anything is run
         versions = unicode_versions_of(opened)
-        divergences = examine_all(opened, op.name, given, versions)  # one per share (explain.name_shares)
-        for divergence in divergences:
-            cover(expected, divergence)  # its own details worked out by examine_all
+        # One record per share (explain.name_shares), its own details worked out by examine_all, then covered.
+        divergences = [covered(expected, record) for record in examine_all(opened, op.name, given, versions)]
         responses = observe(opened, op.name, given)
         described = envelope.descriptions(opened)
         # What a testee did wrong as a program (a protocol fault, a crash, a hang) is a finding about it: it

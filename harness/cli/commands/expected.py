@@ -24,8 +24,8 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from harness.classes.expected import load, migrate, recheck
     from harness.classes.report import update_from_report
-    from harness.differential.expected import load, migrate, recheck
     from harness.differential.explain import unicode_versions_of
 
     causes = _causes(args.cause)  # a misuse stops the command before anything is run

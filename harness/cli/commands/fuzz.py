@@ -75,8 +75,8 @@ def _merge(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.merge:  # runs nothing: before the imports a run needs (Hypothesis's pools among them)
         return _merge(args)
+    from harness.classes.expected import load
     from harness.classes.report import document, write
-    from harness.differential.expected import load
     from harness.differential.strategies import comparable_ops
     from harness.fuzzing.fuzz import fuzz
     from harness.fuzzing.fuzz_report import campaign

@@ -52,8 +52,8 @@ def accepts() -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from harness.classes.expected import load
     from harness.classes.report import validate, write
-    from harness.differential.expected import load
     from harness.differential.explain import unicode_versions_of
     from harness.fuzzing import reach, sweep, sweep_report, templates
 

@@ -14,6 +14,7 @@ from typing import Any
 from harness.classes import history, rundiff
 from harness.classes.kinds import Kind
 from harness.classes.record import ClassRecord, Swept
+from harness.classes.replay import replay_of
 from harness.classes.report import classes as report_classes
 from harness.classes.report import expected_problems
 from harness.cli import views
@@ -128,18 +129,6 @@ def ranges_text(swept: Swept, limit: int = 4) -> str:
     if swept.surrogate_pairs:
         shown.append(f"{swept.surrogate_pairs:,} surrogate pairs")
     return "; ".join(shown)
-
-
-def replay_of(record: ClassRecord) -> str:
-    """The command that runs a class's witness again: the sweep's (on the implementations it swept), else on
-    every implementation (its arguments as host-value JSON, exactly as the report holds them)."""
-    import shlex
-
-    if record.witness.replay:
-        return record.witness.replay
-    named = " ".join(f"--arg {shlex.quote(name + '=' + json.dumps(value, ensure_ascii=True))}"
-                     for name, value in record.witness.args.items())
-    return f"python -m harness diff {record.op} {named}"
 
 
 def details_of(number: int, record: ClassRecord, fmt: str = "text") -> str:
@@ -538,9 +527,9 @@ def class_attrs(record: ClassRecord, kind: str) -> str:
 
 def expected_notes(sources: Sequence[Source]) -> dict[str, dict[str, Any]]:
     """The covering entries the reports name, ``IMPL/ID`` -> the entry as its list has it (its note), read from
-    each implementation's expected list (harness/differential/expected.path_for); a list that cannot be read
+    each implementation's expected list (harness/classes/expected.path_for); a list that cannot be read
     gives none (the page says so at the entry)."""
-    from harness.differential.expected import path_for, read_list
+    from harness.classes.expected import path_for, read_list
 
     wanted = {name.partition("/")[0] for s in sources if s.kind == Kind.DIVERGENCES for r in report_classes(s.document)
               for name in r.coverage.entries}

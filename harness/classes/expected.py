@@ -22,14 +22,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 
+from harness.classes.examine import examine_all
+from harness.classes.key import class_step
+from harness.classes.record import EXPECTED, NEW, ClassRecord, Coverage
 from harness.differential.counterfactual.skew import SKEW, UNEXPLAINED, entry_details, steps_of
-from harness.differential.explain import char_ranges, class_step, examine_all, parse_char_ranges
+from harness.differential.explain import char_ranges, parse_char_ranges
 from harness.differential.outcomes import observe
 from harness.model import hostvalues, paths, unicode_tables, untrusted
 from harness.model.files import atomic_write
@@ -60,12 +64,12 @@ class Entry:
     def matches(self, op: str, cause: str, detail: str | None) -> bool:
         return self.op == op and self.cause == cause and (self.detail is None or self.detail == detail)
 
-    def explains(self, step: str | None, chars: Any) -> bool:
-        """Whether its step is the divergence's and it lists every character the divergence is about."""
+    def explains(self, step: str | None, points: Iterable[int]) -> bool:
+        """Whether its step is the divergence's and it lists every character (code point) the divergence is
+        about."""
         if self.characters is None:  # a v1 entry: loading said to migrate it
             return True
-        return class_step(self.step, self.cause) == class_step(step, self.cause) and \
-            {ord(ch) for ch in chars} <= self.characters
+        return class_step(self.step, self.cause) == class_step(step, self.cause) and set(points) <= self.characters
 
 
 class ExpectedSet:
@@ -79,25 +83,26 @@ class ExpectedSet:
                 return entry
         return None
 
-    def covers(self, divergent: list[str], op: str, cause: str, detail: str | None,
+    def covers(self, divergent: Sequence[str], op: str, cause: str, detail: str | None,
                own: dict[str, str | None] | None = None, step: str | None = None,
-               chars: Any = ()) -> Entry | None:
+               points: Iterable[int] = ()) -> Entry | None:
         """The first of ``covering``'s entries, or None."""
-        entries = self.covering(divergent, op, cause, detail, own, step, chars)
+        entries = self.covering(divergent, op, cause, detail, own, step, points)
         return entries[0] if entries else None
 
-    def covering(self, divergent: list[str], op: str, cause: str, detail: str | None,
+    def covering(self, divergent: Sequence[str], op: str, cause: str, detail: str | None,
                  own: dict[str, str | None] | None = None, step: str | None = None,
-                 chars: Any = ()) -> list[Entry]:
+                 points: Iterable[int] = ()) -> list[Entry]:
         """Every entry covering a divergence (each divergent implementation's), when every divergent
-        implementation lists it, at its step, with every character it is about (``Entry.explains``);
-        otherwise none.
+        implementation lists it, at its step, with every character (``points``) it is about
+        (``Entry.explains``); otherwise none.
 
         ``own``: an implementation's own detail where it is narrower than the divergence's (see
         ``counterfactual.skew.own_details``: a skew in two Unicode steps, where one implementation differs from the
         oracle in one step only). A version skew in several steps is covered when the implementation
         lists each of its steps (one entry per step); nothing else is split."""
         found = []
+        points = set(points)
         for impl in divergent:
             mine = (own or {}).get(impl, detail)
             if mine == UNEXPLAINED:  # its share of a skew is not one: a bug of its own, never covered
@@ -111,21 +116,26 @@ class ExpectedSet:
             seen = [e for e in listed if e.detail == detail] or listed
             explained = len(listed) == len(entries) > 0 and all(e.explains(step, ()) for e in seen) and (
                 any(e.characters is None for e in listed) or
-                {ord(ch) for ch in chars} <= frozenset().union(*(e.characters or frozenset() for e in listed)))
+                points <= frozenset().union(*(e.characters or frozenset() for e in listed)))
             found.append(listed if explained else None)
         return [entry for entries in found for entry in entries or []] if found and all(found) else []
 
 
-def cover(expected: ExpectedSet, divergence: Any) -> Entry | None:
-    """Mark a divergence expected or new (the one place that decides it), from the lists alone: its own
-    details were worked out when it was made (``explain.with_own_details``), and every divergent
-    implementation must list its share. Nothing is asked of an implementation here."""
-    entries = expected.covering(divergence.divergent, divergence.op, divergence.cause, divergence.detail,
-                                divergence.own_details, divergence.step, divergence.chars)
-    names = list(dict.fromkeys(f"{entry.impl}/{entry.id}" for entry in entries))
-    divergence.status = "expected" if entries else "new"
-    divergence.expected_entry, divergence.expected_entries = (names[0] if names else None), names
-    return entries[0] if entries else None
+def cover(expected: ExpectedSet, record: ClassRecord) -> Coverage:
+    """A record's coverage by the lists (the one place that decides new or expected): a pure function of the
+    lists and the record, which it changes in nothing. Its own details were worked out when it was made
+    (harness/classes/examine.py, ``worked_out``) and are kept; every divergent implementation must list its
+    share. Nothing is asked of an implementation here."""
+    own = record.coverage.own_details
+    entries = expected.covering(record.divergent, record.op, record.cause, record.detail, own, record.step,
+                                record.characters)
+    names = tuple(dict.fromkeys(f"{entry.impl}/{entry.id}" for entry in entries))
+    return Coverage(EXPECTED if entries else NEW, names, dict(own))
+
+
+def covered(expected: ExpectedSet, record: ClassRecord) -> ClassRecord:
+    """The record with its coverage by the lists (``cover``): a new value, the record given is as it was."""
+    return replace(record, coverage=cover(expected, record))
 
 
 def path_for(impl: str, directory: Path | None = None) -> Path:
@@ -246,7 +256,7 @@ def recheck_detailed(expected: ExpectedSet, impls: dict[str, Testee],
                              {"impl": entry.impl, "id": entry.id}))
         else:
             # Its own share of the divergence (a skew in two steps: one entry per step, each matching).
-            mine = divergence.own_details.get(entry.impl, divergence.detail)  # explain.with_own_details
+            mine = divergence.coverage.own_details.get(entry.impl, divergence.detail)  # examine.worked_out
             parts = entry_details(divergence.cause, mine)
             if not any(entry.matches(entry.op, divergence.cause, part) for part in parts) or mine == UNEXPLAINED:
                 problems.append((f"{entry.impl}/{entry.id}: the witness now diverges for {divergence.cause} "
@@ -255,9 +265,9 @@ def recheck_detailed(expected: ExpectedSet, impls: dict[str, Testee],
                     class_step(entry.step, entry.cause) != class_step(divergence.step, entry.cause):
                 problems.append((f"{entry.impl}/{entry.id}: the witness now diverges at step {divergence.step}, "
                                  f"not {entry.step}", None))
-            elif not entry.explains(divergence.step, divergence.chars):
-                outside = char_ranges(ord(ch) for ch in divergence.chars
-                                      if entry.characters is not None and ord(ch) not in entry.characters)
+            elif not entry.explains(divergence.step, divergence.characters):
+                outside = char_ranges(cp for cp in divergence.characters
+                                      if entry.characters is not None and cp not in entry.characters)
                 problems.append((f"{entry.impl}/{entry.id}: the witness's divergence is about characters the entry "
                                  f"does not list: {', '.join(outside[:8])}", None))
     return problems
@@ -341,7 +351,7 @@ def migrate(impls: dict[str, Testee], versions: dict[str, dict[str, str]],
                 continue
             raw["step"] = divergence.step
             raw["characters"] = entry_characters(impl, raw["cause"], raw.get("detail"),
-                                                 frozenset(map(ord, divergence.chars)), versions)
+                                                 divergence.characters, versions)
             order = ("id", "op", "cause", "detail", "step", "characters", "args", "note")
             for key in sorted(raw, key=lambda key: order.index(key) if key in order else 99):
                 raw[key] = raw.pop(key)
@@ -354,26 +364,10 @@ def migrate(impls: dict[str, Testee], versions: dict[str, dict[str, str]],
     return changes
 
 
-@dataclass(frozen=True)
-class NewClass:
-    """A class a run found new, as ``update`` adds it to the lists (harness.classes.report.update_from_report
-    reads it from a report)."""
-
-    op: str
-    cause: str
-    detail: str | None
-    step: str | None
-    divergent: tuple[str, ...]
-    chars: frozenset[int]
-    args: dict[str, Any]  # host-value encoded, as a list's witness
-    explanation: str
-    own_details: dict[str, str | None]
-
-
-def update(versions: dict[str, dict[str, str]], stale: set[tuple[str, str]], found: list[NewClass],
+def update(versions: dict[str, dict[str, str]], stale: set[tuple[str, str]], found: list[ClassRecord],
            found_by: str, directory: Path | None = None) -> list[str]:
-    """Add each new class (an entry per divergent implementation, with its step and characters), drop the
-    entries ``stale`` names ((impl, id): found passing); returns what changed."""
+    """Add each new class (an entry per divergent implementation, with its step, its characters and its
+    witness), drop the entries ``stale`` names ((impl, id): found passing); returns what changed."""
     changes: list[str] = []
     by_impl: dict[str, list[dict[str, Any]]] = {}
     validators = _validators()
@@ -388,9 +382,10 @@ def update(versions: dict[str, dict[str, str]], stale: set[tuple[str, str]], fou
         changes += [f"{impl}: removed {e['id']} (no longer diverges)" for e in entries if (impl, e["id"]) in stale]
         entries[:] = kept
     for divergence in found:
+        args = divergence.witness.args  # host-value encoded, as a list's witness
         for impl in divergence.divergent:
             entries = by_impl.setdefault(impl, [])
-            mine = divergence.own_details.get(impl, divergence.detail)
+            mine = divergence.coverage.own_details.get(impl, divergence.detail)
             if mine == UNEXPLAINED:
                 changes.append(f"{impl}: not added ({divergence.op}, {divergence.cause}): its share is not "
                                "explained by its Unicode versions; look at it by hand")
@@ -402,13 +397,13 @@ def update(versions: dict[str, dict[str, str]], stale: set[tuple[str, str]], fou
                            divergence.step, divergence.cause) for e in entries):
                     continue
                 new_id = entry_id(divergence.op, divergence.cause,
-                                  {**divergence.args, "$detail": step} if len(steps) > 1 else divergence.args)
+                                  {**args, "$detail": step} if len(steps) > 1 else args)
                 entries.append({"id": new_id, "op": divergence.op, "cause": divergence.cause,
                                 "detail": step, "step": divergence.step,
-                                "characters": entry_characters(impl, divergence.cause, step, divergence.chars,
+                                "characters": entry_characters(impl, divergence.cause, step, divergence.characters,
                                                                versions),
-                                "args": divergence.args,
-                                "note": f"TODO: explain. Found by {found_by}: {divergence.explanation}"})
+                                "args": args,
+                                "note": f"TODO: explain. Found by {found_by}: {divergence.witness.explanation}"})
                 changes.append(f"{impl}: added {new_id} ({divergence.op}, {divergence.cause}, {step})")
     for impl, entries in by_impl.items():
         _write(path_for(impl, directory), _document(impl, entries))

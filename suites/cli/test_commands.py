@@ -142,3 +142,27 @@ def test_quiet_prints_the_verdict_line_alone_or_the_status(name: str, monkeypatc
     assert out == (verdict or f"{name}: {SHORT[FOUND]} (status {FOUND})") + "\n", out
     if verdict is not None:
         assert re.match(r"\^", commands.COMMANDS[name].verdict.pattern), "a verdict pattern is anchored"
+
+
+def test_report_alone_needs_no_project() -> None:
+    assert [name for name in NAMES if not commands.COMMANDS[name].needs_project] == ["report"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_without_a_project_only_a_command_that_needs_none_runs(name: str, monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """report reads only the files it is given: it runs outside a project; every other command is a usage error
+    naming the problem, before it runs. The top help needs none."""
+    from harness.model import paths
+
+    ran = []
+    monkeypatch.setitem(cli.COMMANDS, name, lambda args: ran.append(args) or AGREE)
+    monkeypatch.setattr(paths, "PROBLEM", "no project found (planted)")
+    status = cli.main([name, *LEAST.get(name, [])])
+    if commands.COMMANDS[name].needs_project:
+        assert status == USAGE and "no project found (planted)" in capsys.readouterr().err and not ran
+    else:
+        assert status == AGREE and len(ran) == 1
+    with pytest.raises(SystemExit) as done:
+        cli.main(["--help"])
+    assert done.value.code == 0 and f"\n  {commands.COMMANDS[name].listed}\n" in capsys.readouterr().out

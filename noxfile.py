@@ -23,7 +23,7 @@
                           `-- --baseline REV`: the speed gate against REV (below), then the Rust core's bare cost
                           per op against REV's, as ratios
   nox -s speed-gate       instructions (valgrind's callgrind) of the harness's command client, fuzz loop and sweep
-                          driver on fixed workloads against `-- --baseline REV`'s; fails on a path more than 2 %
+                          driver on fixed workloads against `-- --baseline REV`'s; fails on a path more than 3 %
                           dearer (CI: against the merge base); needs valgrind (apt-get install valgrind)
   nox -s coverage         the branches of the reference and the Rust core the fixtures, the parity suites and a fuzz
                           run take and do not; each untaken one listed with why (coverage/reasons.json)

@@ -1,7 +1,7 @@
 """The speed gate: the instructions the harness's own paths cost now against a baseline revision, on fixed
 workloads, counted by Valgrind's callgrind, and a verdict on them.
 
-    python -m harness.tools.harness_baseline --baseline REV [--rounds 1] [--margin 0.02] [--out FILE]
+    python -m harness.tools.harness_baseline --baseline REV [--rounds 1] [--margin 0.03] [--out FILE]
     nox -s speed-gate -- --baseline REV          (CI: the commit main was at before the work, .ci/run)
     nox -s bench -- --baseline REV               (the bench, then this gate, then the core's bare cost per op)
 
@@ -26,13 +26,14 @@ calls out, so a slower client is named as the client alone. Both trees are measu
 the counts do not depend on the load).
 
 A measure's ratio is the median of its rounds' ratios (current / baseline instructions: above 1 is slower). The
-gate fails (status 1) when a ratio is above ``1 + margin``, naming the measure. The counts move by at most 0.1 %
-between runs of one tree, with two busy processes per core beside them (docs/testing.md): the margin is 2 %, so a
-5 % slowdown of one path's own cost fails it. Status 0: no measure slower than the margin; 2: a revision that
-cannot be checked out, or a baseline whose harness lacks an entry point a workload drives (named); 3: valgrind
-is not installed, or a testee could not start. The verdict is a pure function of the rounds (``verdict``), held
-to planted figures in the tests, and the gate itself to an unchanged tree and to a planted 5 % slowdown of each
-path (suites/tools/test_speed_gate.py). Seconds (each tree's, the gate's) are printed as information only.
+gate fails (status 1) when a ratio is above ``1 + margin``, naming the measure. Two copies of one tree measured
+at once differed by at most 0.5 % (client, fuzz) and 1.5 % (sweep), with two busy processes per core beside them
+or at load 13 (docs/testing.md): the margin is 3 %, so a 5 % slowdown of one path's own cost fails it. Status
+0: no measure slower than the margin; 2: a revision that cannot be checked out, or a baseline whose harness lacks
+an entry point a workload drives (named); 3: valgrind is not installed, or a testee could not start. The verdict
+is a pure function of the rounds (``verdict``), held to planted figures in the tests, and the gate itself to an
+unchanged tree and to a planted 5 % slowdown of each path (suites/tools/test_speed_gate.py). Seconds (each tree's,
+the gate's) are printed as information only.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ from harness.model.status import Unavailable, UsageError
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = "speed-gate-v2"
-MARGIN = 0.02  # a path more than 2 % dearer than the baseline fails the gate (measured noise: docs/testing.md)
+MARGIN = 0.03  # a path more than 3 % dearer than the baseline fails the gate (measured noise: docs/testing.md)
 # Build outputs the trees share (not in git): linked into the baseline's tree so that it runs the same testees.
 BUILT = ("wasm_host/pkg", "pyodide_host/node_modules")
 # Sources of implementations the harness runs from a tree: the current tree's replace the baseline's.

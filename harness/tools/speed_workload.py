@@ -13,10 +13,13 @@ I/O threads (bytes moved through pipes, their count set by how the testee's writ
 testees (other processes: Valgrind does not follow them) are not. Each path runs once uninstrumented (its lazy
 imports and caches warm), then at size N and at size 2N, each counted and dumped apart: the gate takes the
 difference, the cost of N units of work with everything fixed (argument parsing, the testees' start, the report)
-taken out. In the fuzzer's and the sweep's runs the client's calls are not counted (``call_batch`` turns
-collection off in this thread while it runs): a slower client shows in the client's figure alone. Threads switch
-only where they block (``sys.setswitchinterval``) and the cyclic collector is off (collected before each count):
-when a collection runs, and in which thread, follows every thread's allocations, so the timing would set it.
+taken out. In the fuzzer's and the sweep's runs the client's calls are not counted: they run in the fan-out's
+threads (harness/testees/fanout.py), never collected, and one made in this thread turns collection off while it
+runs (``Uncounted``; today only the fixed unicode_versions calls, but a harness that called a command testee here
+would otherwise count the client in the fuzzer's figure): a slower client shows in the client's figure alone.
+Threads switch only where they block (``sys.setswitchinterval``) and the cyclic collector is off (collected before
+each count): when a collection runs, and in which thread, follows every thread's allocations, so the timing would
+set it.
 
 The client requests are the documented Valgrind ABI (valgrind.h, amd64): the four-rotation preamble on %rdi
 then ``xchg %rbx,%rbx``, with %rax pointing at the request's words and the default result in %rdx. Outside

@@ -107,6 +107,70 @@ def run_mutation(mutation: Mutation) -> tuple[list[str], str]:
         return check_failing("reference", tree, env, 300)
 
 
+# The bindings convert every argument in one generic place: memgate_ops! (rust_core/core/src/host.rs) expands one
+# exported function per op in each binding, and each binding's `trace` converts an op's arguments by its parameter
+# names. A bug of one parameter is planted there, conditioned on that parameter's name (and the op's, where another
+# op has a parameter of the same name), so that the op and its trace both carry it, as the per-op conversion
+# functions the bindings once had (before 41209ae) carried it to both.
+PYO3_LIB = "rust_core/python/src/lib.rs"
+WASM_LIB = "rust_core/wasm/src/lib.rs"
+_PYO3_RAISE = "fn raise<T>(r: Result<T, Error>) -> PyResult<T> {\n"
+_PYO3_OPS = "raise(host::$name($(optional(&$req),)* $(optional(&$opt)),*))"
+_PYO3_TRACE = "let values: Vec<HostValue<'_>> = given.iter().map(optional).collect();"
+_WASM_THROW = "fn throw(r: Result<String, Error>) -> Result<String, JsError> {\n"
+_WASM_OPS = "throw(host::$name($(host_value(&$req),)* $(host_value(&$opt)),*))"
+_WASM_TRACE = "        .take(count)\n        .map(host_value)\n"
+_WASM_MACRO = "macro_rules! wasm_ops {\n"
+_WASM_TYPES = ("$(#[wasm_bindgen(js_name = $req_js)] $req: JsValue,)*\n"
+               "                $(#[wasm_bindgen(js_name = $opt_js)] $opt: JsValue),*")
+
+
+def pyo3_param_mutation(name: str, body: str, must_fail: tuple[str, ...] = (), needs: tuple[str, ...] = ()) -> Mutation:
+    """A bug of the PyO3 binding's conversion of one parameter: ``body`` is the Rust body of
+    ``fn planted_param<'a>(param: &str, arg: &'a HostArg<'_>) -> PyResult<HostValue<'a>>``, which every op's
+    function and ``trace`` call for each argument in place of ``optional(arg)`` (and may fail, raised as is)."""
+    hook = (f"fn planted_param<'a>(param: &str, arg: &'a HostArg<'_>) -> PyResult<HostValue<'a>> {{\n{body}}}\n\n")
+    return Mutation(name, PYO3_LIB, _PYO3_RAISE, hook + _PYO3_RAISE, must_fail, needs, more=(
+        (_PYO3_OPS, "raise(host::$name($(planted_param(stringify!($req), &$req)?,)* "
+                    "$(planted_param(stringify!($opt), &$opt)?),*))"),
+        (_PYO3_TRACE, "let values = given.iter().zip(signature.params).map(|(arg, param)| planted_param(param, arg))\n"
+                      "        .collect::<PyResult<Vec<HostValue<'_>>>>()?;"),
+    ))
+
+
+def wasm_param_mutation(name: str, body: str, must_fail: tuple[str, ...] = ()) -> Mutation:
+    """A bug of the WASM binding's conversion of one parameter: ``body`` is the Rust body of
+    ``fn planted_param(param: &str, value: &JsValue) -> HostValue<'static>``, which every op's function and
+    ``trace`` call for each argument in place of ``host_value(value)``."""
+    hook = f"fn planted_param(param: &str, value: &JsValue) -> HostValue<'static> {{\n{body}}}\n\n"
+    return Mutation(name, WASM_LIB, _WASM_THROW, hook + _WASM_THROW, must_fail, more=(
+        (_WASM_OPS, "throw(host::$name($(planted_param(stringify!($req), &$req),)* "
+                    "$(planted_param(stringify!($opt), &$opt)),*))"),
+        (_WASM_TRACE, "        .take(count)\n"
+                      "        .zip(host::op(&name).map_or(&[][..], |signature| signature.params))\n"
+                      "        .map(|(value, param)| planted_param(param, value))\n"),
+    ))
+
+
+def wasm_typed_mutation(name: str, op: str, param: str, rust_type: str, value: str,
+                        must_fail: tuple[str, ...]) -> Mutation:
+    """One parameter of one op declared to wasm-bindgen as ``rust_type`` in place of ``JsValue``, so the generated
+    glue converts the JavaScript value before this binding sees it; ``value`` is the Rust expression of its host
+    value, ``$value`` the argument. Only that op's exported function changes (its trace takes ``JsValue``s, as
+    before 41209ae)."""
+    helpers = ("macro_rules! planted_type {\n"
+               f"    ({op} {param}) => {{ {rust_type} }};\n"
+               "    ($op:ident $param:ident) => { JsValue };\n}\n\n"
+               "macro_rules! planted_value {\n"
+               f"    ({op} {param} $value:ident) => {{ {value} }};\n"
+               "    ($op:ident $param:ident $value:ident) => { host_value(&$value) };\n}\n\n")
+    return Mutation(name, WASM_LIB, _WASM_MACRO, helpers + _WASM_MACRO, must_fail, more=(
+        (_WASM_TYPES, "$(#[wasm_bindgen(js_name = $req_js)] $req: planted_type!($name $req),)*\n"
+                      "                $(#[wasm_bindgen(js_name = $opt_js)] $opt: planted_type!($name $opt)),*"),
+        (_WASM_OPS, "throw(host::$name($(planted_value!($name $req $req),)* $(planted_value!($name $opt $opt)),*))"),
+    ))
+
+
 RUST_WS = "        '\\u{9}'..='\\u{D}'\n            | '\\u{20}'\n            | '\\u{85}'\n"
 RUST_SUMS = (
     "    let mut dot = 0.0_f64;\n    let mut na = 0.0_f64;\n    let mut nb = 0.0_f64;\n"
@@ -151,28 +215,22 @@ RUST_MUTATIONS = [
              ("write-gate-v1/norm-error-adjacent-high-low-surrogates",
               "write-gate-v1/gate-error-json-raw-adjacent-high-low-surrogates")),
     # Binding-only: the Rust fixture test drives the core, not the PyO3 crate, so only Python sees it.
-    Mutation("pyo3-cap-as-usize-unchecked", "rust_core/python/src/lib.rs",
-             "        optional(cap),\n    ])",
-             "        match cap {\n"
-             "            HostArg::Given(obj) => HostValue::Int(Some(obj.extract::<usize>()? as i128)),\n"
-             "            HostArg::Omitted => HostValue::Omitted,\n        },\n    ])",
-             ("dedup-context-v1/ctx-error-cap-negative", "dedup-context-v1/ctx-error-cap-boolean"),
-             needs=("binding-only",)),
+    pyo3_param_mutation("pyo3-cap-as-usize-unchecked",
+                        "    Ok(match (param, arg) {\n"
+                        "        (\"cap\", HostArg::Given(obj)) => {\n"
+                        "            HostValue::Int(Some(obj.extract::<usize>()? as i128))\n        }\n"
+                        "        _ => optional(arg),\n    })\n",
+                        ("dedup-context-v1/ctx-error-cap-negative", "dedup-context-v1/ctx-error-cap-boolean"),
+                        needs=("binding-only",)),
 ]
 WASM_MUTATIONS = [
-    Mutation("wasm-cap-as-usize", "rust_core/wasm/src/lib.rs",
-             "    cap: JsValue,\n) -> Result<String, JsError> {",
-             "    cap: Option<usize>,\n) -> Result<String, JsError> {",
-             ("dedup-context-v1/ctx-error-cap-negative", "dedup-context-v1/ctx-error-cap-fractional"),
-             more=(("&recent_json, &cap);",
-                    "&recent_json, &cap.map_or(JsValue::UNDEFINED, |c| JsValue::from_f64(c as f64)));"),)),
-    Mutation("wasm-text-as-rust-string", "rust_core/wasm/src/lib.rs",
-             "pub fn normalize_fact_text(text: JsValue) -> Result<String, JsError> {\n"
-             "    let [text] = text_values(&text);\n"
-             "    throw(host::normalize_fact_text(text))\n",
-             "pub fn normalize_fact_text(text: String) -> Result<String, JsError> {\n"
-             "    throw(host::normalize_fact_text(HostValue::Str(Cow::Owned(text))))\n",
-             ("write-gate-v1/norm-error-lone-high-surrogate", "write-gate-v1/norm-error-lone-low-surrogate")),
+    wasm_typed_mutation("wasm-cap-as-usize", "build_dedup_context", "cap", "Option<usize>",
+                        "host_value(&$value.map_or(JsValue::UNDEFINED, |c| JsValue::from_f64(c as f64)))",
+                        ("dedup-context-v1/ctx-error-cap-negative", "dedup-context-v1/ctx-error-cap-fractional")),
+    wasm_typed_mutation("wasm-text-as-rust-string", "normalize_fact_text", "text", "String",
+                        "HostValue::Str(Cow::Owned($value))",
+                        ("write-gate-v1/norm-error-lone-high-surrogate",
+                         "write-gate-v1/norm-error-lone-low-surrogate")),
     Mutation("panic-on-empty-candidate-list", "rust_core/core/src/write_gate.rs",
              "    let candidates = candidates_from(&candidates_doc, obs)?;\n",
              "    let candidates = candidates_from(&candidates_doc, obs)?;\n"
@@ -189,11 +247,27 @@ def copy_rust_core(dest: Path) -> None:
     relative to the workspace, the same in every scratch copy; it rebuilds only what changed after the last
     build. A copy keeping the files' own times would look older than the last planted build, and a file
     planted last time but not this time would not be rebuilt: the earlier bug would ride along (a CI plant
-    run showed another plant's JSON bug in a binding plant)."""
+    run showed another plant's JSON bug in a binding plant).
+
+    The folders next to rust_core/ that its sources read (the core's tests include families/memgate.json) are
+    linked next to the copy, unless the copy's tree has them already: without them the core's tests do not
+    compile, and a planted test run would fail for that rather than for the plant."""
     shutil.copytree(ROOT / "rust_core", dest, ignore=shutil.ignore_patterns("target"))
     for path in dest.rglob("*"):
         if path.is_file():
             os.utime(path)
+    link_rust_core_reads(dest)
+
+
+RUST_CORE_READS = ("families",)  # folders beside rust_core/ that its sources read (include_str!)
+
+
+def link_rust_core_reads(dest: Path) -> None:
+    """Link each folder of RUST_CORE_READS beside ``dest`` (a copy of rust_core/) unless one is there."""
+    for name in RUST_CORE_READS:
+        beside = dest.parent / name
+        if not beside.exists() and not beside.is_symlink():
+            os.symlink(ROOT / name, beside)
 
 
 def _rust_tree(mutation: Mutation, scratch: Path) -> Path:

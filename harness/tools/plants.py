@@ -34,6 +34,8 @@ from harness.tools.mutants import (
     apply,
     check_failing,
     copy_rust_core,
+    pyo3_param_mutation,
+    wasm_param_mutation,
 )
 
 REPORTS = ROOT / "reports" / "plants"
@@ -152,25 +154,22 @@ BASELINE_PLANTS = [
                     "                * 10f64.powi(exponent.parse::<i32>().unwrap());\n"
                     "            Ok(Value::Number(v))\n"), BOTH),
     _baseline("PyO3 binding: True taken as threshold 1.0", "rust", GATE, "boundary_coercion",
-              _core("pyo3-bool-threshold", "python/src/lib.rs", "        optional(threshold),\n",
-                    "        match optional(threshold) {\n"
-                    "            HostValue::Bool(b) => HostValue::Float(if b { 1.0 } else { 0.0 }),\n"
-                    "            other => other,\n"
-                    "        },\n"), ("pyo3",)),
+              pyo3_param_mutation("pyo3-bool-threshold",
+                                  "    Ok(match (param, optional(arg)) {\n"
+                                  "        (\"threshold\", HostValue::Bool(b)) => {\n"
+                                  "            HostValue::Float(if b { 1.0 } else { 0.0 })\n        }\n"
+                                  "        (_, other) => other,\n    })\n"), ("pyo3",)),
     _baseline("WASM binding: the threshold rounded through binary32", "rust", GATE, "float_rounding",
-              _core("wasm-binary32-threshold", "wasm/src/lib.rs", "        host_value(threshold),\n",
-                    "        match host_value(threshold) {\n"
-                    "            HostValue::Float(v) => HostValue::Float(v as f32 as f64),\n"
-                    "            other => other,\n"
-                    "        },\n"), ("wasm",)),
+              wasm_param_mutation("wasm-binary32-threshold",
+                                  "    match host_value(value) {\n"
+                                  "        HostValue::Float(v) if param == \"threshold\" => {\n"
+                                  "            HostValue::Float(v as f32 as f64)\n        }\n"
+                                  "        other => other,\n    }\n"), ("wasm",)),
     _baseline("WASM binding: force read as truthiness", "rust", GATE, "boundary_coercion",
-              _core("wasm-truthy-force", "wasm/src/lib.rs", "        host_value(force),\n",
-                    "        if force.is_undefined() {\n"
-                    "            HostValue::Omitted\n"
-                    "        } else {\n"
-                    "            HostValue::Bool(force.is_truthy())\n"
-                    "        },\n"),
-              ("wasm",)),
+              wasm_param_mutation("wasm-truthy-force",
+                                  "    if param == \"force\" && !value.is_undefined() {\n"
+                                  "        return HostValue::Bool(value.is_truthy());\n    }\n"
+                                  "    host_value(value)\n"), ("wasm",)),
 ]
 _CANDIDATES = "    candidates = parse_candidates(candidates_json)\n"
 _THRESHOLD = "    valid_threshold = require_threshold(threshold)\n"
@@ -210,13 +209,11 @@ SHAPE_PLANTS = [
                     "        .split(|c: char| is_line_break(c) && c != '\\u{2028}')\n"
                     "        .map(|piece| piece.trim_matches(is_white_space))\n"), BOTH),
     _baseline("PyO3 binding: a fractional cap truncated", "rust", CTX, "boundary_coercion",
-              _core("pyo3-cap-truncated", "python/src/lib.rs", "        optional(cap),\n",
-                    "        match optional(cap) {\n"
-                    "            HostValue::Float(v) if v.is_finite() && v.fract() != 0.0 => {\n"
-                    "                HostValue::Int(Some(v as i128))\n"
-                    "            }\n"
-                    "            other => other,\n"
-                    "        },\n"), ("pyo3",)),
+              pyo3_param_mutation("pyo3-cap-truncated",
+                                  "    Ok(match (param, optional(arg)) {\n"
+                                  "        (\"cap\", HostValue::Float(v)) if v.is_finite() && v.fract() != 0.0 => {\n"
+                                  "            HostValue::Int(Some(v as i128))\n        }\n"
+                                  "        (_, other) => other,\n    })\n"), ("pyo3",)),
 ]
 PYODIDE_PLANTED = "pyodide-planted"  # the Pyodide leg declared from the scratch copy (PARITY_IMPLEMENTATIONS)
 

@@ -73,7 +73,7 @@ def test_a_planted_build_never_rides_along_into_the_next(tmp_path: Path) -> None
     import shutil
     import subprocess
 
-    from harness.tools.mutants import ROOT, RUST_MUTATIONS, copy_rust_core
+    from harness.tools.mutants import ROOT, RUST_MUTATIONS, copy_rust_core, link_rust_core_reads
 
     if shutil.which("cargo") is None:
         pytest.skip("cargo is not on PATH (nox -s rust and the mutants session have it)")
@@ -88,10 +88,14 @@ def test_a_planted_build_never_rides_along_into_the_next(tmp_path: Path) -> None
         proc = subprocess.run(["cargo", "test", "-q", "--manifest-path", str(tree / "rust_core" / "Cargo.toml"),
                                "-p", "memgate-core", "--lib", "white_space_set"], capture_output=True, text=True,
                               env=dict(os.environ, CARGO_TARGET_DIR=str(target)), timeout=600, check=False)
+        # A failure must be the planted test's, never a copy that does not compile (it would pass every
+        # `assert not` below for the wrong reason).
+        assert "could not compile" not in proc.stderr, proc.stderr[-3000:]
         return proc.returncode == 0
 
     def keeping_times(dest: Path) -> None:
         shutil.copytree(ROOT / "rust_core", dest, ignore=shutil.ignore_patterns("target"))
+        link_rust_core_reads(dest)
 
     assert not white_space_test(keeping_times, True, "a")
     assert not white_space_test(keeping_times, False, "b")  # stale: the planted build again

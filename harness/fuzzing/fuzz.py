@@ -308,7 +308,7 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
                 stopped = ledger.stopped = "fewer than two implementations were left"
                 break
             if stop_after_new is not None and result.new and \
-                    time.monotonic() - started > min(d.found_after or 0.0 for d in result.new) + stop_after_new:
+                    time.monotonic() - started > min(d.extent.found_after or 0.0 for d in result.new) + stop_after_new:
                 stopped = f"it stopped {stop_after_new:g} s after its first new divergence (--stop-after-new)"
                 break
     except KeyboardInterrupt:  # Ctrl-C: the run stops here and reports what it has (its workers ignore SIGINT)

@@ -457,13 +457,17 @@ def run_plant(plant: Plant, seconds: float, fuzzing: bool = True) -> tuple[bool,
             # A fixed seed and one worker: the same inputs in the same order on every run, so a plant's
             # result is reproducible (CI and a maintainer see the same reports).
             narrowing = ["--ops", plant.op] if plant.narrow else []
+            report_path.unlink(missing_ok=True)  # never an earlier run's report read as this one's
             proc = subprocess.run([sys.executable, "-m", "harness", "fuzz", "--seconds", str(seconds),
                                    "--stop-after-new", "5", "--seed", str(zlib.crc32(plant.name.encode())),
                                    "--workers", "1", *narrowing, "--impls", plant.impls,
                                    "--report", str(report_path)], cwd=tree, env=env, capture_output=True, text=True,
                                   timeout=seconds * 4 + 300, check=False)
-            report = json.loads(report_path.read_text())
             output = proc.stdout + proc.stderr
+            if not report_path.is_file():
+                raise AssertionError(f"{plant.name}: the fuzz run wrote no report (exit status {proc.returncode}):\n"
+                                     f"{output[-3000:]}")
+            report = json.loads(report_path.read_text())
         failing = []
         for name in _checked_impls(plant):
             failing += [f"{name}:{case}" for case in check_failing(name, tree, env, 900)[0]]

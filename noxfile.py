@@ -106,6 +106,23 @@ def _require(session: nox.Session, tool: str, remedy: str) -> str:
     return path
 
 
+def _valgrind(session: nox.Session) -> None:
+    """Valgrind for the speed gate and its tests (callgrind counts the harness's instructions): installed with
+    apt-get when missing, as root, unless PARITY_INSTALL_TOOLCHAIN=0; said, with why, before apt-get runs.
+    Without it and without the right to install it, the gate and its tests say how (status 3, a failed test)."""
+    if shutil.which("valgrind") is not None or shutil.which("apt-get") is None:
+        return
+    if os.environ.get("PARITY_INSTALL_TOOLCHAIN", "1") == "0" or os.geteuid() != 0:
+        session.warn("valgrind is not installed (the speed gate counts instructions with it): "
+                     "apt-get install valgrind, as root")
+        return
+    session.log("installing Debian package valgrind with apt-get, as root; why: the speed gate counts "
+                "instructions with it")
+    env = {"DEBIAN_FRONTEND": "noninteractive"}
+    session.run("apt-get", "update", "-q", env=env, external=True)
+    session.run("apt-get", "install", "-y", "-q", "--no-install-recommends", "valgrind", env=env, external=True)
+
+
 def _cargo(session: nox.Session) -> str:
     return _require(
         session, "cargo", "Install Rust with rustup (https://rustup.rs is not reachable here: use the machine's "
@@ -222,6 +239,7 @@ def tests_slow(session: nox.Session) -> None:
                 success_codes=[0] if required else [0, 3])
     session.run("python", "-m", "pytest", *PARALLEL, "-m", "slow and not timing", *session.posargs)
     # The tests that measure speed (the speed gate on real trees), alone: nothing else running beside them.
+    _valgrind(session)
     # (Status 5, nothing selected, passes only when the arguments chose other tests.)
     session.run("python", "-m", "pytest", "-p", "no:xdist", "-m", "timing", *session.posargs,
                 success_codes=[0, 5] if session.posargs else [0])
@@ -451,6 +469,7 @@ def bench(session: nox.Session) -> None:
     session.run("python", "-m", "harness", "bench", *args)
     if baseline is not None:
         # the harness's path against REV's (fails on a slowdown beyond the margin), then the core's bare cost
+        _valgrind(session)
         session.run("python", "-m", "harness.tools.harness_baseline", "--baseline", baseline, "--out",
                     str(ROOT / "build" / "speed-gate.json"))
         session.install("maturin>=1.5,<2")
@@ -468,6 +487,7 @@ def speed_gate(session: nox.Session) -> None:
     args = list(session.posargs)
     if "--baseline" not in args:
         session.error("give the baseline: nox -s speed-gate -- --baseline REV (the merge base, the commit before)")
+    _valgrind(session)
     session.run("python", "-m", "harness.tools.harness_baseline", "--out", str(ROOT / "build" / "speed-gate.json"),
                 *args)
 

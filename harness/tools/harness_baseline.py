@@ -215,15 +215,20 @@ class Row:
     current: float
     ratio: float  # the median of the rounds' ratios, current / baseline
     ratios: tuple[float, ...]
-    slower: bool  # beyond the margin
+    slower: bool  # beyond the margin, or nothing counted
+    nothing: bool = False  # a tree counted no instructions for it: the work was not measured (fails)
 
 
 def verdict(rounds: Rounds, margin: float) -> list[Row]:
-    """One row per measure both trees gave in every round; ``slower`` when its ratio is above 1 + margin."""
+    """One row per measure both trees gave in every round; ``slower`` when its ratio is above 1 + margin, or when
+    a tree counted nothing for it (``nothing``: a path that did no work, or left the counted thread, never passes)."""
     rows = []
     for measure, base in rounds.baseline.items():
         now = rounds.current.get(measure)
-        if not now or len(now) != len(base) or not all(value > 0 for value in (*base, *now)):
+        if not now or len(now) != len(base):
+            continue
+        if not all(value > 0 for value in (*base, *now)):  # nothing counted: never a pass
+            rows.append(Row(measure, statistics.median(base), statistics.median(now), 0.0, (), True, nothing=True))
             continue
         ratios = tuple(c / b for b, c in zip(base, now, strict=True))
         ratio = statistics.median(ratios)
@@ -240,7 +245,8 @@ def unmatched(rounds: Rounds) -> list[str]:
 def table(rows: list[Row], margin: float) -> str:
     lines = [f"{'measure (instructions)':<24} {'baseline':>15} {'current':>15} {'ratio':>7}  verdict"]
     for row in rows:
-        state = f"SLOWER than the margin ({100 * margin:g} %)" if row.slower else "ok"
+        state = "NOTHING COUNTED in a tree: not measured" if row.nothing else \
+            f"SLOWER than the margin ({100 * margin:g} %)" if row.slower else "ok"
         lines.append(f"{row.measure:<24} {row.baseline:>15,.0f} {row.current:>15,.0f} {row.ratio:>7.4f}  {state}")
     return "\n".join(lines)
 
@@ -254,7 +260,7 @@ def markdown(rows: list[Row], margin: float, baseline: str) -> str:
     for row in rows:
         rounds = ", ".join(f"{r:.4f}" for r in row.ratios)
         lines.append(f"| {row.measure} | {row.baseline:,.0f} | {row.current:,.0f} | {row.ratio:.4f} | {rounds} | "
-                     f"{'**slower**' if row.slower else 'ok'} |")
+                     f"{'**nothing counted**' if row.nothing else '**slower**' if row.slower else 'ok'} |")
     return "\n".join(lines) + "\n"
 
 
@@ -375,7 +381,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"speed gate: took {seconds:.0f} s")
     if slower or missing or not rows:
         why = (f"{len(slower)} path(s) dearer than the baseline beyond the {100 * args.margin:g} % margin: "
-               + "; ".join(f"{row.measure} {100 * (row.ratio - 1):.1f} % more instructions" for row in slower)) \
+               + "; ".join(f"{row.measure}: nothing counted in a tree" if row.nothing else
+                        f"{row.measure} {100 * (row.ratio - 1):.1f} % more instructions" for row in slower)) \
             if slower else "measures not compared in both trees" if missing else "nothing measured"
         print(f"speed gate: FAILED: {why}")
         return 1

@@ -199,6 +199,26 @@ def runs(name: str, plan: dict[str, Any]) -> None:
         counted(f"{name}-2", lambda: command(two, name))
     finally:
         Uncounted.active = False
+    done = [work_done(argv, name) for argv in (one, two)]
+    if done[0] is not None and done[1] is not None and not 0 < done[0] < done[1]:
+        raise Failed(MISSING, f"{name}: its runs at N and 2N compared {done[0]} and {done[1]} inputs: a count of no "
+                              "work, or of the same work twice, is not a measure")
+
+
+def work_done(argv: list[str], what: str) -> int | None:
+    """The inputs a command's run compared, from its report's ledger (``--report``): a run that exited 0 having
+    done none of its work is not measured. None: a tree whose reports keep no ledger (older than the ledger)."""
+    try:
+        report = json.loads(Path(argv[argv.index("--report") + 1]).read_text(encoding="utf-8"))
+    except (ValueError, IndexError, OSError) as exc:
+        raise Failed(MISSING, f"{what}: its report could not be read ({exc})") from None
+    ledger = (report.get("run") or {}).get("ledger") if isinstance(report, dict) else None
+    if not isinstance(ledger, dict):
+        return None
+    if ledger.get("ok") is not True:
+        raise Failed(MISSING, f"{what}: its run did not do its planned work: {'; '.join(ledger.get('problems') or [])}")
+    compared = ledger.get("compared")
+    return compared if isinstance(compared, int) else 0
 
 
 def main() -> int:

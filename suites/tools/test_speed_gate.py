@@ -57,6 +57,33 @@ def test_a_measure_of_one_tree_only_is_named_not_passed() -> None:
     assert [row.measure for row in gate.verdict(found, 0.02)] == ["fuzz"]
 
 
+
+def test_a_path_that_counted_nothing_in_a_tree_fails_never_passes() -> None:
+    rows = {row.measure: row for row in gate.verdict(rounds(fuzz=([1000.0], [0.0]), sweep=([0.0], [1000.0]),
+                                                            client=([1000.0], [1000.0])), 0.03)}
+    assert rows["fuzz"].slower and rows["fuzz"].nothing and rows["sweep"].slower and rows["sweep"].nothing
+    assert not rows["client"].slower
+    assert "NOTHING COUNTED" in gate.table(list(rows.values()), 0.03)
+
+
+def test_a_run_whose_report_shows_no_work_is_not_measured(tmp_path: Path) -> None:
+    """The workload reads each command's report: a run that exited 0 without its planned work, or the N and 2N runs
+    that compared the same inputs, fail (status 2, named), as does an unreadable report; a report that keeps no
+    ledger (a tree older than the ledger) is taken as it is."""
+    from harness.tools import speed_workload as workload
+
+    def argv(ledger: object) -> list[str]:
+        path = tmp_path / f"r{len(list(tmp_path.iterdir()))}.json"
+        path.write_text(json.dumps({"run": {"ledger": ledger}} if ledger is not None else {"run": {}}))
+        return ["fuzz", "--report", str(path)]
+
+    assert workload.work_done(argv({"ok": True, "compared": 500, "problems": []}), "fuzz") == 500
+    assert workload.work_done(argv(None), "fuzz") is None
+    with pytest.raises(workload.Failed, match="did not do its planned work: 9 unanswered"):
+        workload.work_done(argv({"ok": False, "compared": 0, "problems": ["9 unanswered"]}), "fuzz")
+    with pytest.raises(workload.Failed, match="could not be read"):
+        workload.work_done(["fuzz", "--report", str(tmp_path / "absent.json")], "fuzz")
+
 def _main_on(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, found: gate.Rounds) -> tuple[int, dict, str]:
     """The gate's command line on planted rounds (no checkout, no measuring)."""
     monkeypatch.setattr(gate, "checkout", lambda revision, scratch, current: tmp_path)

@@ -285,11 +285,13 @@ def diff_divergences(old: dict[str, Any], new: dict[str, Any]) -> RunDiff:
             result.unchanged += 1
             continue
         # A class that was expected and is not covered now is something new as well; so is an implementation
-        # that joined a class no entry covers.
-        added = key in kin_of and bool(kin_of[key][1].added)
+        # that joined a class no entry covers, and an uncovered class that another detail names now (before
+        # kinship it was a new class, and blocked: a diff's status never weakens by being paired).
+        kin = kin_of[key][1] if key in kin_of else None
+        grew_or_renamed = kin is not None and (bool(kin.added) or kin.detail is not None)
         result.changes.append(Change("class", "changed", impls, _subject(record), _state(was),
                                      "; ".join([_state(record), *how]), _witness(record),
-                                     blocking=record.new and (not was.new or added), how=tuple(how)))
+                                     blocking=record.new and (not was.new or grew_or_renamed), how=tuple(how)))
     paired = {was_key for was_key, _ in kin_of.values()}
     for key, record in before.items():
         if key not in after and key not in paired:

@@ -86,7 +86,10 @@ def test_every_name_imported_from_the_client_is_still_there() -> None:
     sources = [ROOT / "noxfile.py", *(path for top in ("harness", "suites", "generators", "pyodide_host", "wasm_host")
                                      for path in (ROOT / top).rglob("*.py"))]
     for path in sources:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        if "harness.testees.command" not in text and "from harness.testees import" not in text:
+            continue  # neither import is in it: not parsed (parsing every file took a second)
+        tree = ast.parse(text)
         as_module = set()
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module == "harness.testees.command":

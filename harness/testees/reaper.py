@@ -1,6 +1,6 @@
 """Nothing a testee starts outlives the run (docs/protocol.md, "Processes").
 
-A testee runs in a process group of its own, killed as a group (harness/testees/command.py), but a child it
+A testee runs in a process group of its own, killed as a group (harness/testees/process.py), but a child it
 starts in a session of its own (``setsid``) leaves that group, and when the testee dies it is re-parented out
 of the harness's tree: the group kill misses it. On Linux a process that starts testees (the command's process,
 and each worker of the fuzz and sweep pools, harness/fuzzing/pools.py) makes itself a *child subreaper*

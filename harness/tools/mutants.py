@@ -278,6 +278,16 @@ def _rust_tree(mutation: Mutation, scratch: Path) -> Path:
     return tree
 
 
+def maturin() -> str:
+    """maturin next to this interpreter (its virtualenv's scripts: a venv's python run without activating it), else
+    the one on PATH."""
+    beside = Path(sys.executable).parent / "maturin"
+    found = str(beside) if beside.is_file() else shutil.which("maturin")
+    if found is None:
+        raise AssertionError("maturin is not installed next to this Python nor on PATH (pip install maturin)")
+    return found
+
+
 def run_rust_mutation(mutation: Mutation) -> tuple[list[str] | None, list[str], str]:
     """(failing ids in cargo test, or None for a binding-only mutation; failing ids through PyO3; output)."""
     env = dict(os.environ, CARGO_TARGET_DIR=str(ROOT / "rust_core" / "target" / "mutants"))
@@ -296,7 +306,7 @@ def run_rust_mutation(mutation: Mutation) -> tuple[list[str] | None, list[str], 
                 raise AssertionError(f"{mutation.name}: the mutant does not compile:\n{proc.stderr[-3000:]}")
             rust_failing = [m["case"] for line in output.splitlines() if (m := RUST_FAIL.match(line))]
         wheels = scratch / "wheels"
-        proc = subprocess.run(["maturin", "build", "--manifest-path", str(tree / "rust_core" / "python" / "Cargo.toml"),
+        proc = subprocess.run([maturin(), "build", "--manifest-path", str(tree / "rust_core" / "python" / "Cargo.toml"),
                                "--out", str(wheels),
                                "--interpreter", sys.executable], env=env, capture_output=True, text=True, timeout=1800,
                               check=False)

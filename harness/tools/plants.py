@@ -34,6 +34,7 @@ from harness.tools.mutants import (
     apply,
     check_failing,
     copy_rust_core,
+    maturin,
     pyo3_param_mutation,
     wasm_param_mutation,
 )
@@ -372,7 +373,7 @@ def _prepare(plant: Plant, scratch: Path) -> tuple[Path, dict[str, str]]:
         if "pyo3" in plant.builds:
             wheels = scratch / "wheels"
             build_env = dict(env, CARGO_TARGET_DIR=str(ROOT / "rust_core" / "target" / "mutants"))
-            _built(plant, "maturin build", [_maturin(), "build", "--release", "--manifest-path",
+            _built(plant, "maturin build", [maturin(), "build", "--release", "--manifest-path",
                                             str(tree / "rust_core" / "python" / "Cargo.toml"),
                                             "--out", str(wheels), "--interpreter", sys.executable], build_env)
             site = scratch / "site"
@@ -419,15 +420,6 @@ def _prepare(plant: Plant, scratch: Path) -> tuple[Path, dict[str, str]]:
         env["PARITY_IMPLEMENTATIONS"] = str(declarations)
     env["PYTHONPATH"] = os.pathsep.join(path + [p for p in sys.path[1:] if p])
     return tree, env
-
-
-def _maturin() -> str:
-    """maturin next to this interpreter (its virtualenv's scripts), else the one on PATH."""
-    beside = Path(sys.executable).parent / "maturin"
-    found = str(beside) if beside.is_file() else shutil.which("maturin")
-    if found is None:
-        raise AssertionError("maturin is not installed next to this Python nor on PATH (pip install maturin)")
-    return found
 
 
 def _built(plant: Plant, what: str, command: list[str], env: dict[str, str]) -> None:

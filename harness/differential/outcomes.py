@@ -74,3 +74,117 @@ def kind(op_name: str, response: dict[str, Any]) -> tuple[str, Any]:
     """An outcome's kind: ("ok", None) or ("error", code)."""
     found, value = outcome(op_name, response)
     return (found, value) if found == "error" else (found, None)
+
+
+# ---- the shape of a difference: what one side's outcome has that the other's lacks ------------------------
+#
+# Two differences of one op are two details when their shapes differ: a list that gains an item on the divergent
+# side is not a list that loses one (a token one side drops, another it splits), nor a text made longer one made
+# shorter. ``outcome_shape`` is pure (no call, no registry state but the op's result kind): the sweep's grouping
+# and the classifier read it alike.
+
+SAME = "same"
+SHAPES = ("same", "oracle-refuses", "divergent-refuses", "codes-differ", "unparseable", "gains-item", "loses-item",
+          "changes-item", "gains-changed", "loses-changed", "longer", "shorter", "changes-text", "changes-fields",
+          "changes-value", "changes-type")
+
+
+def _as_outcome(op_name: str, value: Any) -> tuple[str, Any]:
+    """A response ({"ok": ...} or {"error": {...}}) as ``outcome`` reads it."""
+    if isinstance(value, dict) and len(value) == 1 and ("ok" in value or (
+            "error" in value and isinstance(value["error"], dict) and "code" in value["error"])):
+        return outcome(op_name, value)
+    raise ValueError(f"not a response of {op_name}: {str(value)[:80]!r} (want {{'ok': ...}} or {{'error': {{...}}}})")
+
+
+def _counted(items: list[Any]) -> dict[str, int]:
+    from harness.model.compare import canonical_digest
+
+    counts: dict[str, int] = {}
+    for item in items:
+        key = canonical_digest(item)
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def value_shape(a: Any, b: Any) -> str:
+    """The shape of the difference between two parsed results, ``a`` the oracle's and ``b`` the divergent
+    side's: for lists (items compared as JSON values, as multisets) ``gains-item`` (``b`` holds every item of
+    ``a`` and more), ``loses-item`` (the other way round), ``changes-item`` (as many items, some different),
+    ``gains-changed``/``loses-changed`` (more or fewer items, and some of ``a``'s missing); for texts ``longer``,
+    ``shorter`` or ``changes-text`` (in code points); ``changes-fields`` for objects, ``changes-value`` for other
+    values of one type, ``changes-type`` across types; ``same`` when equal."""
+    from harness.model.compare import same_json
+
+    if same_json(a, b):
+        return SAME
+    if isinstance(a, list) and isinstance(b, list):
+        left, right = _counted(a), _counted(b)
+        missing = any(right.get(key, 0) < n for key, n in left.items())
+        extra = any(left.get(key, 0) < n for key, n in right.items())
+        if len(a) == len(b):
+            return "changes-item"
+        if len(b) > len(a):
+            return "gains-changed" if missing else "gains-item"
+        return "loses-changed" if extra else "loses-item"
+    if isinstance(a, str) and isinstance(b, str):
+        return "longer" if len(b) > len(a) else "shorter" if len(b) < len(a) else "changes-text"
+    if isinstance(a, dict) and isinstance(b, dict):
+        return "changes-fields"
+    numbers = (int, float)
+    if type(a) is type(b) or (isinstance(a, numbers) and isinstance(b, numbers)
+                              and not isinstance(a, bool) and not isinstance(b, bool)):
+        return "changes-value"
+    return "changes-type"
+
+
+def outcome_shape(op_name: str, oracle_response: dict[str, Any], divergent_response: dict[str, Any]) -> str:
+    """The shape of a difference between the oracle's response and a divergent side's (each {"ok": ...} or
+    {"error": {"code": ...}} as a testee answers): ``oracle-refuses``/``divergent-refuses`` (an error against a
+    result), ``codes-differ`` (two errors), ``unparseable`` (a JSON result that does not parse on some side),
+    else ``value_shape`` of the two parsed results (``gains-item``, ``loses-item``, ``changes-item``, ``longer``,
+    ``shorter``...). One of ``SHAPES``; ValueError for what is not a response."""
+    (kind_a, a), (kind_b, b) = _as_outcome(op_name, oracle_response), _as_outcome(op_name, divergent_response)
+    if kind_a == kind_b == "error":
+        return SAME if a == b else "codes-differ"
+    if kind_a == "error" or kind_b == "error":
+        return "oracle-refuses" if kind_a == "error" else "divergent-refuses"
+    if kind_a == "unparseable" or kind_b == "unparseable":
+        return SAME if kind_a == kind_b and a == b else "unparseable"
+    return value_shape(a, b)
+
+
+def lost_piece(op_name: str, before: Responses, after: Responses, plain: dict[str, Any] | None = None) -> bool:
+    """Whether responses that agree after a rewrite of the input (``after``) agree only because every side lost
+    the piece they differed in (``before``), which is no evidence that the rewrite's characters are what they
+    differed about: an item count changed on every side (a token vanished, or appeared, on both); an agreement
+    on absence (the common list is as long as a side that only lacks items another side has: the item the other
+    kept vanished there too); an empty common text or list where some side had something; the output of the op's
+    plain input (``plain``: a response to it) that no side gave before."""
+    if not after:
+        return False
+    kind_c, c = outcome(op_name, next(iter(after.values())))
+    if kind_c != "ok":
+        return False
+    values = [value for found, value in (outcome(op_name, r) for r in before.values()) if found == "ok"]
+    if not values:
+        return False
+    from harness.model.compare import same_json
+
+    if plain is not None:
+        kind_p, p = outcome(op_name, plain)
+        if kind_p == "ok" and same_json(c, p) and not any(same_json(v, p) for v in values):
+            return True
+    if isinstance(c, (str, list)) and not c and any(isinstance(v, (str, list)) and v for v in values):
+        return True
+    if isinstance(c, list) and all(isinstance(v, list) for v in values):
+        if all(len(c) != len(v) for v in values):
+            return True
+        counts = [_counted(v) for v in values]
+        for number, mine in enumerate(counts):
+            others = [other for k, other in enumerate(counts) if k != number]
+            only_lacks = all(all(other.get(key, 0) >= n for key, n in mine.items()) for other in others) and \
+                any(len(values[k]) > len(values[number]) for k in range(len(values)) if k != number)
+            if only_lacks and len(c) == len(values[number]):
+                return True
+    return False

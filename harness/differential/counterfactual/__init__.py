@@ -5,8 +5,8 @@ in reports and in the plant run).
 Each rule re-runs the implementations on a changed input (characters replaced by stand-ins of their role, an
 argument made plain, a JSON text rewritten) and names its cause when the change removes exactly the
 disagreement (probe.py). Like the trace classifier (harness/differential/causes/), it is a table of rules,
-one small module per family (``outcomes``, ``arguments``, ``boundary``, ``strict_json``, ``characters``,
-``numbers``), tried in one documented order (``ORDER``; docs/fuzzing.md, "Causes from counterfactuals");
+one small module per family (``outcomes``, ``arguments``, ``boundary``, ``strict_json``, ``length``,
+``characters``, ``numbers``), tried in one documented order (``ORDER``; docs/fuzzing.md, "Causes from counterfactuals");
 the first that fires names the cause. A rule may answer ``Again``: another input shows the divergence better,
 and this driver classifies that one instead, to ``MAX_DEPTH``. ``Stats`` counts which rules fire. No rule
 names an op: what an op takes and returns is the registry's (``Op.decision``, ``Op.char_rules``, ``Op.via``,
@@ -18,20 +18,28 @@ from __future__ import annotations
 from typing import Any
 
 from harness.differential.causes import Stats
-from harness.differential.counterfactual import arguments, boundary, characters, numbers, outcomes, strict_json
+from harness.differential.counterfactual import (
+    arguments,
+    boundary,
+    characters,
+    length,
+    numbers,
+    outcomes,
+    strict_json,
+)
 from harness.differential.counterfactual.probe import Again, Probe
 from harness.differential.outcomes import Responses
 from harness.differential.rule import Rule, Verdict
 from harness.testees.testee import Testee
 
-FAMILIES = (outcomes, arguments, boundary, strict_json, characters, numbers)
+FAMILIES = (outcomes, arguments, boundary, strict_json, length, characters, numbers)
 _BY_NAME: dict[str, Rule[Probe]] = {rule.name: rule for family in FAMILIES for rule in family.RULES}
 
 ORDER = (
     "crashed",
     "argument-disputed", "inside-json", "arguments-each-wrong",
     "boundary-host-value", "json-refused",
-    "version-skew", "skew-peel", "character-rule",
+    "length-rule", "version-skew", "skew-peel", "character-rule",
     "same-candidate-similarity", "threshold-comparison", "flag-rule", "magnitude", "binary32-rewrite",
     "all-reject", "error-versus-result", "rule-difference", "other",
 )

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from harness.differential.outcomes import Responses, divergent, kind, observe, outcome
+from harness.differential.outcomes import Responses, divergent, kind, lost_piece, observe, outcome
 from harness.model.registry import Decision, Op, get_op
 from harness.testees.testee import Testee
 
@@ -82,6 +82,34 @@ class Probe:
             return False
         before = {kind(self.op_name, r) for r in self.responses.values()}
         return not keep_outcome or bool({kind(self.op_name, r) for r in after.values()} & before)
+
+    def divergent_on(self, new_args: dict[str, Any]) -> bool:
+        """Whether the implementations still disagree on ``new_args``."""
+        return bool(divergent(self.op_name, self.observe(new_args)))
+
+    def settles(self, new_args: dict[str, Any]) -> bool:
+        """Whether the rewrite ``new_args`` removes the disagreement itself: the implementations agree there, on
+        an outcome kind some side had before (``explains``), and not only because every side lost the piece they
+        differed in (``outcomes.lost_piece``: a token gone on both sides, an item count changed on both, the plain
+        input's output). A rewrite that settles it that way is no evidence for what it replaced."""
+        after = self.observe(new_args)
+        if divergent(self.op_name, after):
+            return False
+        before = {kind(self.op_name, r) for r in self.responses.values()}
+        if not {kind(self.op_name, r) for r in after.values()} & before:
+            return False
+        return not lost_piece(self.op_name, self.responses, after, self.plain_response())
+
+    def plain_response(self) -> dict[str, Any] | None:
+        """One side's response to the op's plain arguments (``Op.plain``; None without them)."""
+        def compute() -> dict[str, Any] | None:
+            plain = dict(self.op.plain)
+            if not plain:
+                return None
+            answers = self.observe(plain)
+            return next(iter(answers.values()), None)
+        found: dict[str, Any] | None = self.memo("plain-response", compute)
+        return found
 
     # ---- a result that decides about candidates (Op.decision) -------------------------------------
 

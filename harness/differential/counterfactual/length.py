@@ -1,0 +1,151 @@
+"""A counterfactual cause of its own for a length or count rule (``length_rule``): one side counts a text's
+length in UTF-8 bytes where the other counts code points or UTF-16 units (or caps it elsewhere).
+
+The rule, for a black box as for any side: the difference follows the *encoded length* of the input's
+characters, not the characters themselves. Two rewrites of the input decide it, each replacing every
+character outside ASCII (the only characters whose length is the same in every encoding) one for one, a
+distinct stand-in per distinct character and none already in the input (``rewrite.replace_chars``):
+
+1. *same shape*: a stand-in of the same General_Category and canonical combining class, with the same UTF-8
+   length and the same UTF-16 length (so the same code point count too). The sides must still disagree: the
+   difference does not follow which character it is (a letter new in a Unicode version, a mark one side
+   keeps: those stand-ins take the difference away, and this rule does not fire).
+2. *shorter*: a stand-in of the same General_Category and combining class whose UTF-8 length is the least
+   such one, shorter than the character's (an ASCII letter, digit, symbol or punctuation where the category
+   has one; a two-byte mark for a three-byte one; a BMP letter for an astral one, one UTF-16 unit for two).
+   The sides must agree, on an outcome kind some side had before, and not by losing the piece
+   (``probe.lost_piece``: an item count changed on both sides, both outputs empty or equal to the plain
+   input's output).
+
+Everything the two rewrites hold the same (the code point count, each character's category and combining
+class, the number and order of the pieces) is then not what differs; what differs between them is the
+encoded length, and only that moves the difference. The stand-ins come from the Unicode data the harness
+reads as stable: assigned with the same category and combining class in this Python's ``unicodedata`` (the
+oldest data the harness runs with) and in ``unicodedata2`` (the newest), with no decomposition, outside
+every character set the contract names, and with a case mapping that keeps their length (a cased letter
+lowercases to one of the same encoded length), lowest code points first (the oldest assignments).
+
+Ordered before the version skew and the character rules (``ORDER``): their stand-ins are chosen by role,
+not by length (an ASCII letter for a two-byte one), so a length rule would look like whichever character
+set the input happened to hold (``case_mapping``, ``final_sigma``).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable
+from functools import lru_cache
+
+import unicodedata2
+
+from harness.differential.counterfactual.probe import Probe
+from harness.differential.counterfactual.rewrite import all_strings, replace_chars
+from harness.differential.rule import Rule, Verdict
+from harness.model.contract_sets import EDGE_PUNCTUATION, LINE_BREAKS, QUOTE_DASH, white_space_like
+
+CAUSE = "length_rule"
+_PER_KEY = 12  # stand-ins kept per (category, combining class, UTF-8 length, UTF-16 length)
+
+
+def utf8_len(ch: str) -> int:
+    return len(ch.encode("utf-8", "surrogatepass"))
+
+
+def utf16_len(ch: str) -> int:
+    return 2 if ord(ch) > 0xFFFF else 1
+
+
+def _shape(ch: str) -> tuple[str, int]:
+    return unicodedata2.category(ch), unicodedata2.combining(ch)
+
+
+def _keeps_length_when_cased(ch: str) -> bool:
+    """Its case mappings are each one character of its own encoded lengths (or itself)."""
+    for mapped in (ch.lower(), ch.upper(), ch.casefold()):
+        if len(mapped) != 1 or utf8_len(mapped) != utf8_len(ch) or utf16_len(mapped) != utf16_len(ch):
+            return False
+    return True
+
+
+def _stable(ch: str) -> bool:
+    category = unicodedata2.category(ch)
+    if category in ("Cn", "Cs", "Co", "Cc", "Zl", "Zp") or unicodedata.category(ch) != category:
+        return False
+    if unicodedata.combining(ch) != unicodedata2.combining(ch) or unicodedata2.decomposition(ch):
+        return False
+    if ch in QUOTE_DASH or ch in EDGE_PUNCTUATION or ch in LINE_BREAKS or white_space_like(ch) or ch in "'\"-":
+        return False
+    return ch.isprintable() and _keeps_length_when_cased(ch)
+
+
+@lru_cache(maxsize=1)
+def _pools() -> dict[tuple[str, int, int, int], str]:
+    """Stable stand-ins by (category, combining class, UTF-8 length, UTF-16 length), lowest first."""
+    found: dict[tuple[str, int, int, int], list[str]] = {}
+    for cp in range(0x110000):
+        if 0xD800 <= cp <= 0xDFFF:
+            continue
+        ch = chr(cp)
+        key = (*_shape(ch), utf8_len(ch), utf16_len(ch))
+        pool = found.setdefault(key, [])
+        if len(pool) < _PER_KEY and _stable(ch):
+            pool.append(ch)
+    return {key: "".join(pool) for key, pool in found.items() if pool}
+
+
+def same_shape(ch: str) -> str:
+    """Stand-ins of ``ch``'s category and combining class with its UTF-8 and UTF-16 lengths ("" if none)."""
+    return _pools().get((*_shape(ch), utf8_len(ch), utf16_len(ch)), "")
+
+
+def shorter(ch: str) -> str:
+    """Stand-ins of ``ch``'s category and combining class of the least UTF-8 length below its own ("" if none);
+    their UTF-16 length is never above its own."""
+    for length in range(1, utf8_len(ch)):
+        pool = _pools().get((*_shape(ch), length, 1 if length < 4 else 2), "")
+        if pool:
+            return pool
+    return ""
+
+
+def _encoded(ch: str) -> bool:
+    """A character whose length is not the same in every encoding (outside ASCII)."""
+    return ord(ch) > 0x7F
+
+
+def _rewrite(probe: Probe, pool: Callable[[str], str]) -> dict | None:
+    """The input with every character outside ASCII replaced from ``pool``; None when one has no stand-in
+    there (the rewrite would not hold the rest the same)."""
+    chars = {ch for text in all_strings(probe.args) for ch in text if _encoded(ch)}
+    if not chars or any(not pool(ch) for ch in chars):
+        return None
+    return replace_chars(probe.args, _encoded, pool)
+
+
+def _length_rule(probe: Probe) -> Verdict | None:
+    if "ok" not in probe.kinds:
+        return None  # a length rule of a result (a rejection of too long a text: a validation rule, named there)
+    kept = _rewrite(probe, same_shape)
+    if kept is None or not probe.divergent_on(kept):
+        return None
+    chars = [ch for text in all_strings(probe.args) for ch in text if _encoded(ch)]
+    if not any(shorter(ch) for ch in chars):
+        return None
+    shortened = replace_chars(probe.args, lambda ch: _encoded(ch) and bool(shorter(ch)),
+                              lambda ch: shorter(ch))
+    if not probe.settles(shortened):
+        return None
+    lengths = sorted({utf8_len(ch) for ch in chars})
+    astral = any(utf16_len(ch) == 2 for ch in chars)
+    return Verdict(CAUSE, None,
+                   "the difference follows the encoded length of the input: characters replaced by stand-ins of "
+                   "the same category and length keep it, shorter ones in UTF-8"
+                   f"{' and UTF-16' if astral else ''} settle it (a length counted in bytes, code points or "
+                   f"UTF-16 units; the input's characters are {'/'.join(map(str, lengths))} bytes long)")
+
+
+RULES: list[Rule[Probe]] = [
+    Rule("length-rule", (CAUSE,), _length_rule,
+         "the characters outside ASCII replaced by stand-ins of their category and encoded length keep it, and "
+         "by shorter ones in UTF-8 settle it (not by losing the piece)"),
+]

@@ -9,6 +9,9 @@ Unicode-dependent steps read, taken from registry packages independent of every 
 * assigned code points, and for case mapping (norm.lowercase) the unconditional full lowercase mapping
   (SpecialCasing, else the simple mapping), Cased and Case_Ignorable: from `@unicode/unicode-<version>`
   (npm);
+* ``general_category`` (each assigned code point's General_Category, as ranges per short name; Cn, the
+  unassigned, is what no range holds) and ``white_space`` (the White_Space property, as ranges): from the same
+  `@unicode/unicode-<version>` package, for a family's step that declares that property (family-v2 `unicode`);
 * normalization (norm.nfc, norm.nfc_again, unicode_nfc): canonical combining classes, canonical
   decompositions, and the code points NFC does not recompose (composition exclusions): from the
   `unicodedata2` wheel of that version (PyPI); Hangul syllables are left out (their decomposition is an
@@ -44,7 +47,19 @@ from harness.model.files import atomic_write
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "data" / "unicode-tables"
 VERSIONS = ("14.0.0", "15.0.0", "15.1.0", "16.0.0", "17.0.0", "18.0.0")
-SCHEMA = "unicode-tables-v1"
+SCHEMA = "unicode-tables-v2"  # v2: v1 plus general_category and white_space
+
+# The npm package's General_Category folders (long names) -> the short names a table holds. Cn (Unassigned) is
+# left out: a code point no range holds is unassigned, and "assigned" already says which those are.
+CATEGORIES = {
+    "Uppercase_Letter": "Lu", "Lowercase_Letter": "Ll", "Titlecase_Letter": "Lt", "Modifier_Letter": "Lm",
+    "Other_Letter": "Lo", "Nonspacing_Mark": "Mn", "Spacing_Mark": "Mc", "Enclosing_Mark": "Me",
+    "Decimal_Number": "Nd", "Letter_Number": "Nl", "Other_Number": "No", "Connector_Punctuation": "Pc",
+    "Dash_Punctuation": "Pd", "Open_Punctuation": "Ps", "Close_Punctuation": "Pe", "Initial_Punctuation": "Pi",
+    "Final_Punctuation": "Pf", "Other_Punctuation": "Po", "Math_Symbol": "Sm", "Currency_Symbol": "Sc",
+    "Modifier_Symbol": "Sk", "Other_Symbol": "So", "Space_Separator": "Zs", "Line_Separator": "Zl",
+    "Paragraph_Separator": "Zp", "Control": "Cc", "Format": "Cf", "Surrogate": "Cs", "Private_Use": "Co",
+}
 
 # Run inside a Python that imports the unicodedata2 of one version (and nothing else of this project).
 _NORMALIZATION_DUMP = r"""
@@ -80,8 +95,14 @@ for (const [cp, to] of simple) if (to !== cp) lower[cp] = [to];
 for (const [cp, to] of special) {
   if (to.length === 1 && to[0] === cp) delete lower[cp]; else lower[cp] = to;
 }
+const categories = {};
+for (const name of JSON.parse(process.argv[1])) {
+  categories[name] = await load(`General_Category/${name}/code-points.mjs`);
+}
 process.stdout.write(JSON.stringify({
   unassigned: await load("General_Category/Unassigned/code-points.mjs"),
+  categories,
+  white_space: await load("Binary_Property/White_Space/code-points.mjs"),
   lower,
   cased: await load("Binary_Property/Cased/code-points.mjs"),
   case_ignorable: await load("Binary_Property/Case_Ignorable/code-points.mjs"),
@@ -152,7 +173,18 @@ def case_data(version: str, scratch: Path) -> tuple[dict, str]:
         members = [m for m in archive.getmembers() if m.isfile() and not m.name.startswith("/")
                    and ".." not in Path(m.name).parts]
         archive.extractall(where, members=members)  # files only, below `where`
-    return json.loads(_run([node, "--input-type=module", "-e", _CASE_DUMP], cwd=where / "package")), name
+    return json.loads(_run([node, "--input-type=module", "-e", _CASE_DUMP, json.dumps(sorted(CATEGORIES))],
+                           cwd=where / "package")), name
+
+
+def general_category(case: dict, version: str) -> dict[str, list[list[int]]]:
+    """Each General_Category's code points as ranges, by short name; every assigned code point in exactly one."""
+    out = {CATEGORIES[name]: ranges(points) for name, points in sorted(case["categories"].items())}
+    held = sorted(cp for name in case["categories"] for cp in case["categories"][name])
+    if len(held) != len(set(held)) or set(held) & set(case["unassigned"]) or \
+            len(held) + len(case["unassigned"]) != 0x110000:
+        raise TableError(f"@unicode/unicode-{version}: its General_Category folders do not part the code points")
+    return dict(sorted(out.items()))
 
 
 def table(version: str, scratch: Path) -> dict:
@@ -161,7 +193,8 @@ def table(version: str, scratch: Path) -> dict:
     return {
         "schema": SCHEMA,
         "unicode": version,
-        "sources": {"normalization": norm_source, "case_mapping": case_source},
+        "sources": {"normalization": norm_source, "case_mapping": case_source, "general_category": case_source,
+                    "white_space": case_source},
         "assigned": _complement(case["unassigned"]),
         "normalization": None if norm is None else {
             "ccc": {str(cp): value for cp, value in sorted(norm["ccc"].items(), key=lambda kv: int(kv[0]))},
@@ -173,6 +206,8 @@ def table(version: str, scratch: Path) -> dict:
             "cased": ranges(case["cased"]),
             "case_ignorable": ranges(case["case_ignorable"]),
         },
+        "general_category": general_category(case, version),
+        "white_space": ranges(case["white_space"]),
     }
 
 
@@ -197,7 +232,9 @@ def main(argv: list[str] | None = None) -> int:
             digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
             canonical = len((document["normalization"] or {}).get("canonical", {}))
             print(f"{path.relative_to(ROOT)}: {len(document['case_mapping']['lower'])} lowercase mappings, "
-                  f"{canonical} canonical decompositions (sha256 {digest}...)")
+                  f"{canonical} canonical decompositions, "
+                  f"{sum(map(len, document['general_category'].values()))} General_Category ranges "
+                  f"(sha256 {digest}...)")
     return 0
 
 

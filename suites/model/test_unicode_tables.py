@@ -27,7 +27,7 @@ def test_a_table_for_every_version_in_play() -> None:
     for step, versions in IN_PLAY.items():
         for version in versions:
             document = json.loads((unicode_tables.TABLES / f"{version}.json").read_text(encoding="ascii"))
-            assert document["schema"] == "unicode-tables-v1" and document["unicode"] == version
+            assert document["schema"] == "unicode-tables-v2" and document["unicode"] == version
             assert document[step] is not None and document["sources"][step]
             table(version).data(0x41, step)
 
@@ -80,6 +80,77 @@ def test_the_18_0_normalization_table_is_unicodedata2s() -> None:
     assert _normalization_mismatches(t) == []
     planted = dataclasses.replace(t, ccc={cp: c for cp, c in t.ccc.items() if cp != 0x301})  # type: ignore[union-attr]
     assert _normalization_mismatches(planted) == [0x301]
+
+
+def _category_mismatches(t: unicode_tables.Table, data: Any) -> list[int]:
+    """Code points whose General_Category in `t` is not that of ``data`` (CPython's unicodedata, unicodedata2)."""
+    return [cp for cp in range(0x110000) if t.category(cp) != data.category(chr(cp))]
+
+
+def _white_space_mismatches(t: unicode_tables.Table, data: Any) -> list[int]:
+    """Code points whose White_Space in `t` is not what ``data`` says: White_Space is every separator (Zs, Zl, Zp)
+    and every code point of bidi class WS, B or S except the four information separators U+001C..U+001F (the
+    definition CPython's str.isspace differs from by those four)."""
+    def white(cp: int) -> bool:
+        ch = chr(cp)
+        return not 0x1C <= cp <= 0x1F and (data.category(ch) in ("Zs", "Zl", "Zp") or
+                                           data.bidirectional(ch) in ("WS", "B", "S"))
+    return [cp for cp in range(0x110000) if t.data(cp, "white_space") != (white(cp),)]
+
+
+def test_the_14_0_general_category_and_white_space_tables_are_cpython_3_11s() -> None:
+    if unicodedata.unidata_version != "14.0.0":
+        pytest.skip(f"the host's unicodedata is {unicodedata.unidata_version}, not 14.0.0")
+    t = table("14.0.0")
+    assert _category_mismatches(t, unicodedata) == [] and _white_space_mismatches(t, unicodedata) == []
+    assert t.categories is not None and t.white is not None
+    # planted: U+0041 made Ll, U+00A0 left out of White_Space: each check sees exactly that one
+    split = tuple(r for a, b, c in t.categories
+                  for r in (((a, a, "Ll"), (a + 1, b, c)) if a == 0x41 else ((a, b, c),)))
+    planted = dataclasses.replace(t, categories=split, category_starts=tuple(r[0] for r in split))
+    assert _category_mismatches(planted, unicodedata) == [0x41]
+    white = tuple(r for r in t.white if r != (0xA0, 0xA0))
+    planted = dataclasses.replace(t, white=white, white_starts=tuple(r[0] for r in white))
+    assert _white_space_mismatches(planted, unicodedata) == [0xA0]
+
+
+def test_the_18_0_general_category_and_white_space_tables_are_unicodedata2s() -> None:
+    assert unicodedata2.unidata_version == "18.0.0"
+    t = table("18.0.0")
+    assert _category_mismatches(t, unicodedata2) == [] and _white_space_mismatches(t, unicodedata2) == []
+
+
+def test_general_category_differs_exactly_where_a_letter_came_or_a_category_changed() -> None:
+    """15.0 -> 16.0: U+1C89 (Cn -> Lu) and the Garay letters (Cn -> Lo) differ, U+1171E (Mn -> Mc) too; an old
+    letter and an old space do not; White_Space is the same in every version in play."""
+    gc = differing("general_category", "15.0.0", "16.0.0")
+    assert {0x1C89, 0x10D4A, 0x1171E} <= set(gc) and 0x41 not in gc and 0x4E00 not in gc
+    assert all(table("15.0.0").category(cp) != table("16.0.0").category(cp) for cp in gc)
+    assert differs(0x10D4A, "general_category", "15.0.0", "16.0.0")
+    assert not differs(0x10D4A, "general_category", "16.0.0", "18.0.0")
+    assert all(differing("white_space", a, b) == [] for a in unicode_tables.available()
+               for b in unicode_tables.available())
+    assert unicode_tables.PROPERTIES == ("normalization", "case_mapping", "general_category", "white_space")
+
+
+def test_a_v1_table_has_no_general_category_and_a_version_reporting_it_needs_one(tmp_path: Path,
+                                                                              monkeypatch: Any) -> None:
+    """A table of schema v1 (no general_category, no white_space) holds no data for them: an implementation
+    reporting general_category of that version is a NoTableForVersion (status 2), its case mapping is not."""
+    document = json.loads((unicode_tables.TABLES / "16.0.0.json").read_text(encoding="ascii"))
+    del document["general_category"], document["white_space"]
+    document["schema"] = "unicode-tables-v1"
+    (tmp_path / "16.0.0.json").write_text(json.dumps(document), encoding="ascii")
+    monkeypatch.setattr(unicode_tables, "TABLES", tmp_path)
+    unicode_tables.table.cache_clear()
+    try:
+        with pytest.raises(MissingTable, match="16.0.0: the table has no general_category data"):
+            table("16.0.0").data(0x41, "general_category")
+        unicode_tables.require({"box": {"case_mapping": "16.0.0"}})
+        with pytest.raises(unicode_tables.NoTableForVersion, match=r"16.0.0 read by box \(general_category\)"):
+            unicode_tables.require({"box": {"general_category": "16.0.0"}})
+    finally:
+        unicode_tables.table.cache_clear()
 
 
 def test_exact_classes_not_whole_scripts() -> None:

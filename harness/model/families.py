@@ -1,10 +1,13 @@
-"""Op families: the files that declare the ops (schemas/family-v1.schema.json), read and checked in one place.
+"""Op families: the files that declare the ops (schemas/family-v2.schema.json; family-v1 files load as they always
+did), read and checked in one place.
 
 A family file lists its ops (parameters and their kinds, return type, steps with roles, the fields the cause
 rules and the sweep read), its sweep templates and its reference module, named by module or by path. The
 files come, in this order, from the harness's own ``families/`` (the memgate family: in a wheel under
 ``harness/resources/families``), the project's ``families/`` and ``PARITY_FAMILIES`` (files or folders,
-separated like PATH). harness/model/registry.py builds the op registry from them.
+separated like PATH). harness/model/registry.py builds the op registry from them. A family-v2 file may also name
+the packages its reference needs (``requires``: PEP 508 requirements pinned with ``==``, installed by the nox
+sessions before they plan: ``pinned_requirements``) and the Unicode property each step reads (``unicode``).
 
 Everything here is untrusted: a file that does not parse, breaks its schema, repeats a name another family
 has, cites a parameter or an op that does not exist, or names a reference that does not import or lacks a
@@ -32,6 +35,13 @@ ENV = "PARITY_FAMILIES"
 OWN = paths.resource("families")  # the harness's own families (memgate)
 PLACEHOLDER = re.compile(r"\{c(?::([a-z]+))?\}")
 PLACEHOLDERS = ("{c}", "{c:json}", "{c:u}")  # a template's swept value: as it is, inside a JSON string, as \u escapes
+SCHEMAS = ("family-v1", "family-v2")  # the family schemas this harness reads; a file's "schema" picks its own
+# A requirement of a family's reference (family-v2 "requires"): a PEP 508 project name, optional extras, == one
+# version (PEP 440, no wildcard), optional environment marker. schemas/family-v2.schema.json's pattern is this one.
+_NAME = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
+_VERSION = (r"(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)*(?:(?:a|b|rc)[0-9]+)?(?:\.post[0-9]+)?(?:\.dev[0-9]+)?"
+            r"(?:\+[A-Za-z0-9]+(?:\.[A-Za-z0-9]+)*)?")
+REQUIREMENT = re.compile(rf"^{_NAME} *(?:\[ *{_NAME}(?: *, *{_NAME})* *\])? *== *{_VERSION}(?: *; *\S.*)?$")
 
 
 class FamilyError(UsageError, ValueError):
@@ -49,6 +59,62 @@ class Family:
     contract: Path | None = None  # its specification, when it names one
     fixture_folder: Path | None = None  # where its fixture files and release pins live, when it names one
     generators: tuple[Path, ...] = ()  # its fixture generators (.py files defining SPEC)
+    schema: str = "family-v1"  # the schema its file follows (SCHEMAS)
+    requires: tuple[str, ...] = ()  # the pinned requirements its reference needs (family-v2 "requires")
+
+
+def project_name(name: str) -> str:
+    """A project name as pip compares them (PEP 503): lower case, each run of - _ . one -."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def pin(requirement: str) -> tuple[str, str]:
+    """(the project name as pip compares it, the version) of a requirement REQUIREMENT matches."""
+    name = re.match(_NAME, requirement)
+    version = re.match(_VERSION, requirement.split("==", 1)[1].strip())
+    assert name is not None and version is not None, requirement
+    return project_name(name.group(0)), version.group(0)
+
+
+def requirement_problem(entry: object) -> str | None:
+    """Why ``entry`` is not a requirement a family may give (REQUIREMENT), or None."""
+    if not isinstance(entry, str):
+        return f"{entry!r} is not a string"
+    if REQUIREMENT.fullmatch(entry):
+        return None
+    name = re.match(_NAME, entry.strip())
+    example = f"{name.group(0) if name else 'regex'}==2024.11.6"
+    if "==" not in entry or "===" in entry:
+        return f"{entry!r} is not pinned to one version (give it with ==, e.g. {example!r})"
+    return f"{entry!r} is not a PEP 508 requirement pinned with == to one version (e.g. {example!r})"
+
+
+def pinned_requirements(path: Path) -> list[str]:
+    """The requirements a family file's reference needs (its "requires"), for the nox sessions, which install them
+    before they plan: standard library only (nox's own interpreter runs it). A file that cannot be read or is not
+    a family-v2 object gives none (the harness reports what is wrong with it); an entry that is not a pinned PEP 508
+    requirement is a FamilyError naming the file and the entry."""
+    from harness.model import untrusted
+
+    try:
+        document = untrusted.loads(untrusted.read_bounded(path, "family file"), unique_keys=True)
+    except (untrusted.BadDocument, untrusted.Refused):
+        return []
+    if not isinstance(document, dict) or document.get("schema") == "family-v1" or "requires" not in document:
+        return []
+    return _requires(path, document["requires"])
+
+
+def _requires(path: Path, given: object) -> list[str]:
+    if not isinstance(given, list):
+        raise _fail(path, "requires", f"{given!r} is not a list", 'give a list of pinned requirements, e.g. '
+                    '["regex==2024.11.6"]')
+    for index, entry in enumerate(given):
+        problem = requirement_problem(entry)
+        if problem:
+            raise _fail(path, f"requires/{index}", problem,
+                        "give each requirement of the reference as name==version (PEP 508, one pinned version)")
+    return list(given)
 
 
 def family_files() -> list[Path]:
@@ -102,11 +168,17 @@ def _document(path: Path) -> dict[str, Any]:
         document = untrusted.loads(data, unique_keys=True)
     except untrusted.Refused as exc:
         raise _fail(path, "(file)", f"not strict JSON ({exc})", "write it as JSON (docs/implementers.md)") from None
+    schema = document.get("schema") if isinstance(document, dict) else None
+    if schema not in SCHEMAS:
+        raise _fail(path, "schema", f"{schema!r} is not a family schema this harness reads",
+                    f"name one of {', '.join(SCHEMAS)} (schemas/<name>.schema.json)")
+    if schema != "family-v1" and "requires" in document:
+        _requires(path, document["requires"])  # named more plainly than the schema's pattern would
     # Inside Pyodide (no jsonschema there) the files are the ones the harness that started it has checked.
-    problems = [] if sys.platform == "emscripten" else _validation().problems(document, "family-v1")
+    problems = [] if sys.platform == "emscripten" else _validation().problems(document, schema)
     if problems:
         raise _fail(path, problems[0].split(": ", 1)[0], problems[0].split(": ", 1)[-1][:300],
-                    "follow schemas/family-v1.schema.json" + (f" ({len(problems) - 1} more problem(s))"
+                    f"follow schemas/{schema}.schema.json" + (f" ({len(problems) - 1} more problem(s))"
                                                              if len(problems) > 1 else ""))
     if document["family"] != path.stem:
         raise _fail(path, "family", f"{document['family']!r} is not the file's name ({path.stem!r})",
@@ -151,8 +223,25 @@ def _fixtures(path: Path, named: dict[str, Any] | None) -> tuple[Path | None, tu
     return folder, tuple(generators)
 
 
-def _reference(path: Path, family: str, named: dict[str, str]) -> ModuleType:
-    """The family's reference module: imported by name, or loaded from its path (a .py file or a package)."""
+def _missing(requires: tuple[str, ...], module: str | None) -> list[str]:
+    """The requirements that may provide the missing module ``module``: the one whose project name is the module's,
+    else each one not installed at its pinned version (a project's module names need not be its own)."""
+    from importlib import metadata
+
+    def absent(requirement: str) -> bool:
+        name, version = pin(requirement)
+        try:
+            return metadata.version(name) != version
+        except metadata.PackageNotFoundError:
+            return True
+
+    top = project_name((module or "").split(".")[0])
+    return [r for r in requires if pin(r)[0] == top] or [r for r in requires if absent(r)]
+
+
+def _reference(path: Path, family: str, named: dict[str, str], requires: tuple[str, ...] = ()) -> ModuleType:
+    """The family's reference module: imported by name, or loaded from its path (a .py file or a package). A
+    module missing that a requirement of the family may provide: an error naming it and the pip command."""
     try:
         if "module" in named:
             return importlib.import_module(named["module"])
@@ -164,6 +253,16 @@ def _reference(path: Path, family: str, named: dict[str, str]) -> ModuleType:
         return load_file(f"parity_family_{family}", target)
     except FamilyError:
         raise
+    except ModuleNotFoundError as exc:
+        wanted = _missing(requires, exc.name)
+        if not wanted:
+            raise _fail(path, "reference", f"{named} does not import (ModuleNotFoundError: {exc})",
+                        "make the reference importable (its module name on sys.path, or its path right); a package "
+                        'it needs goes in the family\'s "requires" (schema family-v2), pinned: name==version') from None
+        command = f"{sys.executable} -m pip install " + " ".join(repr(requirement) for requirement in wanted)
+        raise _fail(path, "reference", f"{named} does not import (ModuleNotFoundError: {exc}); it needs "
+                    f"{', '.join(wanted)} (the family's \"requires\"), not installed in this environment",
+                    f"install it: {command} (nox -s parity and nox -s tests install it themselves)") from None
     except Exception as exc:  # noqa: BLE001 - the reference's own import failing: its message, not a traceback
         raise _fail(path, "reference", f"{named} does not import ({type(exc).__name__}: {exc})",
                     "make the reference importable (its module name on sys.path, or its path right)") from None
@@ -231,7 +330,8 @@ def _check_template(path: Path, where: str, template: dict[str, Any], ops: dict[
 def read(path: Path) -> Family:
     """The family of one file, checked; FamilyError naming what is wrong and where."""
     document = _document(path)
-    module = _reference(path, document["family"], document["reference"])
+    requires = tuple(document.get("requires", ()))
+    module = _reference(path, document["family"], document["reference"], requires)
     ops = {}
     for index, op in enumerate(document["ops"]):
         if op["name"] in ops:
@@ -248,7 +348,7 @@ def read(path: Path) -> Family:
     contract = (path.parent / document["contract"]).resolve() if "contract" in document else None
     folder, generators = _fixtures(path, document.get("fixtures"))
     return Family(document["family"], path, document["description"], module, tuple(document["ops"]),
-                  tuple(document.get("templates", [])), contract, folder, generators)
+                  tuple(document.get("templates", [])), contract, folder, generators, document["schema"], requires)
 
 
 def _names(family: Family) -> list[tuple[str, str]]:

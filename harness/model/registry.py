@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from harness.model import families as family_files
@@ -86,6 +86,10 @@ class Step:
     # (the step whose value this one is computed from, the relation: harness/model/step_relations.py): every trace
     # must show it (harness/testees/traces.py).
     follows: tuple[str, str] | None = None
+    # The Unicode property whose data it reads (a family-v2 step's "unicode": "normalization", "case_mapping",
+    # "general_category", "white_space"; harness/model/unicode_tables.py), None when it reads none or its family
+    # file is family-v1. An op's unicode_steps are made from these (_unicode_steps).
+    unicode: str | None = None
 
 
 # Each parameter kind's plain value: one every implementation takes alike (a counterfactual puts it in
@@ -154,7 +158,9 @@ class Op:
     # The reference's behaviour under later contract versions, where it changed: {"v2": function}. A
     # version not listed behaves as the latest one before it (`reference` is v1's).
     later: tuple[tuple[str, Callable[..., str]], ...] = ()
-    # The Unicode-dependent steps it runs (the cause classifier names only these in a version skew).
+    # The Unicode properties whose data it reads (the cause classifier names only these in a version skew), in
+    # name order: a family-v2 op's are those its steps declare ("unicode") and those of the op its texts go through
+    # ("via"); a family-v1 op's, its file's "unicode_steps" (none when it gives none).
     unicode_steps: tuple[str, ...] = ("case_mapping", "normalization")
     # The contract's character rules its inputs go through, in the order the cause classifier tries
     # them (harness/differential/counterfactual/characters.py, CHARACTER_RULES).
@@ -218,23 +224,43 @@ def _op(family: family_files.Family, data: dict[str, Any]) -> Op:
                    for p in data["params"])
     steps = tuple(Step(step["id"], step["title"], step.get("code"), step.get("role", "rule"), step.get("param"),
                        tuple(step.get("composes", ())),
-                       (step["follows"]["step"], step["follows"]["as"]) if "follows" in step else None)
+                       (step["follows"]["step"], step["follows"]["as"]) if "follows" in step else None,
+                       step.get("unicode"))
                   for step in data["steps"])
     return Op(name=data["name"], js_name=data["js_name"], params=params,
               reference=getattr(module, data.get("function", data["name"])), result_kind=data["result"],
               fixture=data.get("fixture"), differential=data.get("differential", True),
               later=tuple((version, getattr(module, function)) for version, function in data.get("later", {}).items()),
-              unicode_steps=tuple(data.get("unicode_steps", ())), char_rules=tuple(data.get("char_rules", ())),
+              unicode_steps=tuple(data.get("unicode_steps", ())) if family.schema == "family-v1" else
+              tuple(sorted({step.unicode for step in steps if step.unicode})),
+              char_rules=tuple(data.get("char_rules", ())),
               via=data.get("via"), plain=tuple(data.get("plain", {}).items()), steps=steps,
               decision=Decision(**{key: tuple(value) if isinstance(value, list) else value
                                    for key, value in data["decision"].items()}) if "decision" in data else None,
               returns=data.get("returns", "string"), family=family.name, result_schema=data.get("result_schema"))
 
 
+def _unicode_steps(ops: dict[str, Op], schemas: dict[str, str]) -> dict[str, Op]:
+    """The ops with each family-v2 op's unicode_steps joined with those of the op its texts go through (``via``,
+    followed as far as it leads: a Unicode step of that op reads this op's texts too); a family-v1 op's as its file
+    gives them."""
+
+    def of(name: str, seen: frozenset[str]) -> frozenset[str]:
+        op = ops[name]
+        own = frozenset(op.unicode_steps)
+        if schemas[name] == "family-v1" or op.via is None or op.via not in ops or op.via in seen:
+            return own  # a via that names no op is a family problem (check_vias); a cycle adds nothing more
+        return own | of(op.via, seen | {name})
+
+    return {name: replace(op, unicode_steps=tuple(sorted(of(name, frozenset()))))
+            if schemas[name] != "family-v1" else op for name, op in ops.items()}
+
+
 def _registry() -> tuple[dict[str, Op], tuple[family_files.Family, ...], tuple[str, ...]]:
     found, problems = family_files.load()
     problems += family_files.check_vias(found)
     ops = {data["name"]: _op(family, data) for family in found for data in family.ops}
+    ops = _unicode_steps(ops, {data["name"]: family.schema for family in found for data in family.ops})
     return ops, tuple(found), tuple(problems)
 
 

@@ -19,8 +19,10 @@ Shard reports merge class by class on the same key.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from functools import cache
 from typing import Any
 
 from harness.classes.book import ClassBook
@@ -29,19 +31,21 @@ from harness.classes.record import ClassRecord, Extent, Swept
 from harness.classes.replay import replay_command
 from harness.differential.counterfactual.skew import masked, share_steps
 from harness.differential.explain import Found, Share, code_point_runs, code_points, name_shares
-from harness.differential.outcomes import divergent
+from harness.differential.outcomes import divergent, oracle_of
 from harness.differential.verdict import gate_shape, outcome_kinds
 from harness.fuzzing.templates import BY_NAME, SURROGATE_PAIRS, TEMPLATES
 from harness.model import hostvalues, unicode_tables
+from harness.model.compare import parse_result_text
 from harness.model.contract_sets import white_space_like
 from harness.model.ledger import Ledger
+from harness.model.registry import get_op
 from harness.model.unicode_info import is_surrogate
 from harness.testees.fanout import expressible, serves
 from harness.testees.findings import Findings
 from harness.testees.testee import Testee
 
 SAMPLES = 4  # members classified besides the simplest one, to check that a group has one cause
-CLASSIFY_ALL_LIMIT = 5000  # above this, a mixed group keeps the simplest member's cause for the rest
+BISECT_LIMIT = 8  # members classified more per group, at most, to find where a mixed group's causes part
 
 _ORDER = {template.name: number for number, template in enumerate(TEMPLATES)}
 
@@ -55,17 +59,84 @@ def hint(template: str, index: int) -> str:
     if is_surrogate(index):
         return "lone_surrogate"
     ch = chr(index)
-    if index in unicode_tables.sensitive_anywhere():
+    if index in _sensitive():
         return "unicode_data_differs"
     if white_space_like(ch):
         return "white_space_like"
     return "none"
 
 
-def group_key(template: str, index: int, responses: dict[str, dict[str, Any]]) -> tuple[Any, ...]:
-    """How a worker groups a disagreeing input: (the disagreeing implementations, outcome kinds, hint)."""
+@cache
+def _sensitive() -> frozenset[int]:
+    return unicode_tables.sensitive_anywhere()
+
+
+def outcome_shape(op: str, oracle_value: Any, divergent_value: Any) -> str:
+    """How a divergent result differs from the oracle's, cheaply (a minimal stand-in for the differential
+    layer's; the worker splits its groups by it): for texts, emptied, gains (the oracle's text plus more),
+    loses (a part of it), same length or changed; for JSON lists, gains, loses or changes items; else other."""
+    if isinstance(oracle_value, str) and isinstance(divergent_value, str):
+        if get_op(op).result_kind == "json":
+            oracle_ok, oracle_value = parse_result_text(oracle_value)
+            divergent_ok, divergent_value = parse_result_text(divergent_value)
+            if not (oracle_ok and divergent_ok):
+                return "unparseable"
+            if isinstance(oracle_value, list) and isinstance(divergent_value, list):
+                return ("list_gains" if len(divergent_value) > len(oracle_value)
+                        else "list_loses" if len(divergent_value) < len(oracle_value) else "list_changes")
+            return "json_other"
+        if not divergent_value:
+            return "text_emptied"
+        if not oracle_value:
+            return "text_from_empty"
+        if divergent_value.startswith(oracle_value) or divergent_value.endswith(oracle_value):
+            return "text_gains"
+        if oracle_value.startswith(divergent_value) or oracle_value.endswith(divergent_value):
+            return "text_loses"
+        return "text_same_length" if len(divergent_value) == len(oracle_value) else "text_changes"
+    return "other"
+
+
+def versions_in_play(opened: dict[str, Testee]) -> tuple[str, ...]:
+    """The Unicode versions the implementations read where they differ: of each property their self-descriptions
+    (``unicode``) name with more than one version, those versions there are tables of, oldest first (none where
+    every implementation reads the same data)."""
+    have = set(unicode_tables.available())
+    by_property: dict[str, set[str]] = {}
+    for impl in opened.values():
+        stated = (getattr(impl, "description", None) or {}).get("unicode") or {}
+        for name, version in (stated.items() if isinstance(stated, dict) else ()):
+            if isinstance(version, str) and version in have:
+                by_property.setdefault(name, set()).add(version)
+    found = {version for versions in by_property.values() if len(versions) > 1 for version in versions}
+    return tuple(sorted(found, key=unicode_tables.version_key))
+
+
+def character_split(index: int, versions: tuple[str, ...], pair: bool = False) -> tuple[str, str]:
+    """The swept character's properties that matter to a difference: its General_Category's major class
+    (L, M, N, P, S, Z, C) and its age relative to ``versions`` (the versions in play): ``assigned`` in all of
+    them, ``new`` (assigned in some, not in others), ``unassigned`` in all; ``-`` where there is one version or
+    none, or for a pair of lone surrogates."""
+    if pair:
+        return "C", "-"
+    major = unicodedata.category(chr(index))[0]
+    if len(versions) < 2:
+        return major, "-"
+    assigned = [unicode_tables.table(version).is_assigned(index) for version in versions]
+    return major, "assigned" if all(assigned) else "unassigned" if not any(assigned) else "new"
+
+
+def group_key(template: str, index: int, responses: dict[str, dict[str, Any]],
+              versions: tuple[str, ...] = (), names: list[str] | None = None, oracle: str | None = None
+              ) -> tuple[Any, ...]:
+    """How a worker groups a disagreeing input: (the disagreeing implementations, outcome kinds, hint, what
+    differs: each disagreeing one's outcome shape, the character's major General_Category class and age)."""
     op = BY_NAME[template].op
-    return tuple(divergent(op, responses)), outcome_kinds(responses), hint(template, index)
+    names = names if names is not None else divergent(op, responses)
+    oracle_response = responses[oracle if oracle in responses else oracle_of(op, responses)]
+    shapes = ",".join(outcome_shape(op, oracle_response.get("ok"), responses[name].get("ok")) for name in names)
+    major, age = character_split(index, versions, BY_NAME[template].size == SURROGATE_PAIRS)
+    return tuple(names), outcome_kinds(responses), hint(template, index), (shapes, major, age)
 
 
 def _runs_sorted(runs: Runs) -> Runs:
@@ -95,6 +166,15 @@ def add_run(runs: Runs, template: str, index: int) -> None:
         runs[-1] = (template, runs[-1][1], index)
     else:
         runs.append((template, index, index))
+
+
+def _extend(runs: Runs, run: tuple[str, int, int]) -> None:
+    """``run`` (template, first, last) added after ``runs``: joined with the last one where it follows it."""
+    template, first, last = run
+    if runs and runs[-1][0] == template and runs[-1][2] == first - 1:
+        runs[-1] = (template, runs[-1][1], last)
+    else:
+        runs.append((template, first, last))
 
 
 @dataclass
@@ -144,6 +224,60 @@ class SweepClass:
         return self.simplest
 
 
+def classified(runs: Runs, total: int, cause_of: Callable[[tuple[str, int]], tuple[Share, ...] | None],
+               samples: int = SAMPLES, limit: int = BISECT_LIMIT) -> dict[int, tuple[Share, ...] | None]:
+    """The members of a group (``runs``, sorted, ``total`` of them) that are explained, by their number in it ->
+    their shares (None: not reproduced): the simplest and ``samples`` more spread across the group; where two
+    neighbours among them part (another signature), the member halfway between them, again and again, until the
+    boundary is found or ``limit`` more were explained. At most ``samples + 1 + limit`` classifier calls, however
+    large the group."""
+    step = max(1, total // (samples + 1))
+    causes = {n: cause_of(_nth(runs, n)) for n in [0, *range(step, total, step)[:samples]]}
+    spent = 0
+    while spent < limit:
+        known = sorted(n for n, found in causes.items() if found is not None)
+        gaps = [(a, b) for a, b in zip(known, known[1:], strict=False)
+                if b - a > 1 and _signature(causes[a] or ()) != _signature(causes[b] or ())]
+        progressed = False
+        for a, b in gaps:
+            if spent >= limit:
+                break
+            middle = _free(causes, a, b)
+            if middle is None:
+                continue  # every member between them was explained and did not come again
+            causes[middle] = cause_of(_nth(runs, middle))
+            spent += 1
+            progressed = True
+        if not progressed:
+            break
+    return causes
+
+
+def _free(causes: dict[int, Any], a: int, b: int) -> int | None:
+    """The member nearest the middle of a and b (both excluded) that was not explained yet (None: none is)."""
+    middle = (a + b) // 2
+    for n in (*range(middle, b), *range(middle - 1, a, -1)):
+        if n not in causes:
+            return n
+    return None
+
+
+def members(found: list[SweepClass]) -> int:
+    """How many inputs the classes hold (an input in two classes, one share each, counted once)."""
+    by_template: dict[str, list[tuple[int, int]]] = {}
+    for sweep_class in found:
+        for template, first, last in sweep_class.runs:
+            by_template.setdefault(template, []).append((first, last))
+    count = 0
+    for spans in by_template.values():
+        end = -1
+        for first, last in sorted(spans):
+            if last > end:
+                count += last - max(first, end + 1) + 1
+                end = last
+    return count
+
+
 def _signature(shares: tuple[Share, ...]) -> tuple[tuple[Any, ...], ...]:
     """What two members must share to be classified alike: each share's implementations, cause, detail."""
     return tuple((share.impls, share.found.cause, share.found.detail, class_step(share.found.step, share.found.cause))
@@ -165,16 +299,26 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
     book: ClassBook[SweepClass] = ClassBook(list(opened))
     absent_in: dict[str, frozenset[str]] = {}  # template -> implementations its inputs are not sent to
 
+    masked_by: dict[tuple[Any, ...], frozenset[str]] = {}
+
     def absent(template: str, index: int, share: Share) -> frozenset[str]:
         """Those its input was not sent to (by template), and those outside the share that read it with other
-        Unicode data (counterfactual.skew.masked)."""
+        Unicode data (counterfactual.skew.masked). Kept per template and share for the code points whose Unicode
+        data is the same in every version there are tables of (what masked reads of the swept one cannot
+        differ between them), per code point for the others."""
+        pair = BY_NAME[template].size == SURROGATE_PAIRS
+        key = (template, share.impls, share.found.cause, share.found.detail,
+               index if not pair and index in _sensitive() else None)
+        if key in masked_by:
+            return masked_by[key]
         args = BY_NAME[template].args(index)
         if template not in absent_in:
             op = BY_NAME[template].op
             absent_in[template] = frozenset(name for name in opened
                                             if not serves(name, op) or not expressible(name, args))
-        return absent_in[template] | masked(BY_NAME[template].op, args, opened, share.impls, versions,
-                                            share_steps(share.found.cause, share.found.detail))
+        masked_by[key] = absent_in[template] | masked(BY_NAME[template].op, args, opened, share.impls, versions,
+                                                      share_steps(share.found.cause, share.found.detail))
+        return masked_by[key]
 
     def cause_of(member: tuple[str, int], seen: tuple[tuple[str, ...], tuple[tuple[str, str], ...]]
                  ) -> tuple[Share, ...] | None:
@@ -185,38 +329,51 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
             return None
         return tuple(name_shares(opened, op, args, verdict.responses, versions, fallback=False))
 
-    for (op, names, kinds, _), runs in groups.items():
+    for key, runs in groups.items():
+        op, names, kinds = key[0], key[1], key[2]
         runs = _runs_sorted(runs)
         total = _count(runs)
-        step = max(1, total // (SAMPLES + 1))
-        sampled = [_nth(runs, 0)] + [_nth(runs, n) for n in range(step, total, step)[:SAMPLES]]
-        causes = {member: cause_of(member, (names, kinds)) for member in sampled}
-        reproduced = [member for member in sampled if causes[member] is not None]
+        causes = classified(runs, total, lambda member, seen=(names, kinds): cause_of(member, seen))
+        reproduced = sorted(n for n, found in causes.items() if found is not None)
         if not reproduced:
             ledger.not_reproduced += total
             continue  # not one sampled member came again: findings about a testee, no class
-        first = causes[reproduced[0]]
-        assert first is not None
-        mixed = len({_signature(c) for c in causes.values() if c is not None}) > 1
-        for number, member in enumerate(_members(runs)):
-            if member in causes:
-                found = causes[member]
-            elif mixed and number < CLASSIFY_ALL_LIMIT:
-                found = cause_of(member, (names, kinds))
-            else:
-                found = first
-            if found:
-                ledger.classified += 1
-            else:
-                ledger.not_reproduced += 1
-            for share in found or ():
+        # Each member takes the cause of the nearest classified member at or before it (the first reproduced one
+        # for those before it): the group is split where the classified members part, never classified whole.
+        marks = [(n, causes[n]) for n in reproduced]
+        at = 0
+        batch: list[tuple[str, int, int]] = []  # members in a row with the same shares and the same absent ones
+        batched: tuple[Any, ...] | None = None
+
+        def file(shares: tuple[Share, ...], absents: tuple[frozenset[str], ...], members: Runs,
+                 op: str = op, kinds: tuple[tuple[str, str], ...] = kinds) -> None:
+            for share, gone in zip(shares, absents, strict=True):
                 one = share.found
                 filed = book.file(SweepClass(op, share.impls, kinds, one.cause, one.detail, one.explanation,
-                                             step=one.step, rule=one.rule), absent(*member, share))
+                                             step=one.step, rule=one.rule), gone)
                 held = filed.record
                 if not filed.created and kinds not in held.all_kinds:
                     held.all_kinds.append(kinds)
-                add_run(held.runs, *member)
+                for run in members:
+                    _extend(held.runs, run)
+
+        for number, member in enumerate(_members(runs)):
+            if number in causes and causes[number] is None:
+                ledger.not_reproduced += 1
+                continue
+            while at + 1 < len(marks) and marks[at + 1][0] <= number:
+                at += 1
+            found = marks[at][1]
+            assert found is not None
+            ledger.classified += 1
+            now = (at, tuple(absent(*member, share) for share in found))
+            if now != batched and batch:
+                file(marks[batched[0]][1] or (), batched[1], batch)  # type: ignore[index]
+                batch = []
+            batched = now
+            add_run(batch, *member)
+        if batch and batched is not None:
+            file(marks[batched[0]][1] or (), batched[1], batch)
     return sorted(book.held.values(), key=lambda c: (_ORDER[c.simplest[0]], c.simplest[1]))
 
 

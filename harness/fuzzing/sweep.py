@@ -36,17 +36,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from harness.differential.outcomes import agreeing
+from harness.differential.outcomes import divergent
 from harness.fuzzing import classes, pools
 from harness.fuzzing.progress import Progress
 from harness.fuzzing.templates import BY_NAME, SURROGATE_PAIRS, Template
 from harness.model import untrusted
 from harness.model.files import WRITE_ERRORS, WriteFailed, atomic_write
 from harness.model.ledger import Ledger, Tally
+from harness.model.registry import get_op
 from harness.model.status import UsageError
 from harness.testees import impls
 from harness.testees.command import BATCH as LINE_BATCH
 from harness.testees.fanout import answer_each, harvest
+from harness.testees.impls import context
+from harness.testees.impls import oracle as oracle_name
 from harness.testees.findings import KINDS as FINDING_KINDS
 from harness.testees.findings import Findings
 from harness.testees.testee import Testee
@@ -56,6 +59,7 @@ CHECKPOINT_SCHEMA = "sweep-checkpoint-v2"  # v2: the run's identity in the heade
 _OLDER_SCHEMAS = ("sweep-checkpoint-v1",)  # no identity, no seals: refused (nothing in it can be checked)
 _SEAL = ("run", "prev", "chain")  # a checkpoint line's fields besides its chunk result (``_sealed``)
 _BUILD = ("name", "version", "unicode")  # what of a self-description names an implementation's build
+GROUPING = 2  # how a chunk groups its disagreeing inputs (2: split by outcome shape, character class and age)
 TALLY = tuple(Tally().to_json())  # a chunk's tally of one implementation's requests: these counts
 
 
@@ -89,6 +93,7 @@ class Settings:
                             else None)
         named = {"command": "sweep", "impls": list(self.impls), "templates": list(self.templates),
                  "range": [self.first, self.last], "shard": f"{self.shard[0]}/{self.shard[1]}", "chunk": CHUNK,
+                 "grouping": GROUPING,
                  "builds": json.loads(json.dumps(builds))}  # as a resume reads it back (a tuple as a list)
         return {"schema": CHECKPOINT_SCHEMA, **named, "identity": _digest(named)}
 
@@ -224,6 +229,9 @@ def run_chunk(chunk: Chunk, opened: dict[str, Testee] | None = None, out: Any = 
     groups: dict[tuple[Any, ...], list[tuple[str, int, int]]] = {}
     compared = 0
     answering = list(answers)
+    versions = classes.versions_in_play(opened)
+    text = get_op(template.op).result_kind != "json"
+    oracle, shown = oracle_name(template.op), context()  # read once a chunk, not once an input
     for index, row in zip(indexes, zip(*answers.values(), strict=True), strict=False):
         first = row[0]
         if len(row) > 1 and first is not None and row.count(first) == len(row) and type(first.get("ok")) is str:
@@ -233,15 +241,27 @@ def run_chunk(chunk: Chunk, opened: dict[str, Testee] | None = None, out: Any = 
         if len(responses) < 2:
             continue
         compared += 1
-        if not agreeing(template.op, responses):
-            classes.add_run(groups.setdefault(classes.group_key(template.name, index, responses), []),
-                            template.name, index)
+        names = _differing(template.op, responses, oracle, shown, text)
+        if names:
+            classes.add_run(groups.setdefault(classes.group_key(template.name, index, responses, versions, names,
+                                                                oracle), []), template.name, index)
     got = harvest(opened)
     return {"chunk": chunk.key, "values": len(all_args), "compared": compared, "inexpressible": inexpressible,
             "findings": got.findings, "out": [names.index(name) for name in got.taken_out],
             "tallies": {name: tally.to_json() for name, tally in ledger.impls.items()},
-            "groups": [[list(names), [list(kind) for kind in kinds], hint, [list(run) for run in runs]]
-                       for (names, kinds, hint), runs in groups.items()]}
+            "groups": [[list(names), [list(kind) for kind in kinds], hint, list(split), [list(run) for run in runs]]
+                       for (names, kinds, hint, split), runs in groups.items()]}
+
+
+def _differing(op: str, responses: dict[str, dict[str, Any]], oracle: str, shown: frozenset[str] | Any,
+               text: bool) -> list[str]:
+    """The implementations whose outcome differs from the oracle's (harness.differential.outcomes.divergent):
+    for a text op whose answers are all strings, by the strings themselves (what same_outcome compares them by);
+    else by ``divergent``."""
+    if text and oracle in responses and all(type(r.get("ok")) is str for r in responses.values()):
+        want = responses[oracle]["ok"]
+        return [name for name, r in responses.items() if name != oracle and name not in shown and r["ok"] != want]
+    return divergent(op, responses)
 
 
 # ---- the driver ----------------------------------------------------------------------------------
@@ -294,16 +314,16 @@ class SweepRun:
 
 def disagreeing(result: dict[str, Any]) -> int:
     """How many inputs of a chunk's result disagree."""
-    return sum(last - first + 1 for group in result["groups"] for _, first, last in group[3])
+    return sum(last - first + 1 for group in result["groups"] for _, first, last in group[-1])
 
 
 def groups(run: SweepRun) -> dict[tuple[Any, ...], list[tuple[str, int, int]]]:
-    """Every chunk's groups joined: (op, implementations, outcome kinds, hint) -> member runs."""
+    """Every chunk's groups joined: (op, implementations, outcome kinds, hint, what differs) -> member runs."""
     out: dict[tuple[Any, ...], list[tuple[str, int, int]]] = {}
     for result in run.results:
         op = BY_NAME[result["chunk"].split(":")[0]].op
-        for names, kinds, hint, runs in result["groups"]:
-            key = (op, tuple(names), tuple(tuple(kind) for kind in kinds), hint)
+        for names, kinds, hint, split, runs in result["groups"]:
+            key = (op, tuple(names), tuple(tuple(kind) for kind in kinds), hint, tuple(split))
             out.setdefault(key, []).extend(tuple(run) for run in runs)
     return out
 
@@ -339,9 +359,11 @@ def _finding_problem(item: Any, names: tuple[str, ...]) -> str | None:
 
 
 def _group_problem(group: Any, chunk: Chunk, names: tuple[str, ...]) -> str | None:
-    if not (isinstance(group, list) and len(group) == 4):
-        return "a group that is not [implementations, outcome kinds, hint, runs]"
-    disagreeing, kinds, hint, runs = group
+    if not (isinstance(group, list) and len(group) == 5):
+        return "a group that is not [implementations, outcome kinds, hint, what differs, runs]"
+    disagreeing, kinds, hint, split, runs = group
+    if not (isinstance(split, list) and len(split) == 3 and all(isinstance(part, str) for part in split)):
+        return "a group whose split (outcome shapes, character class, age) is not three strings"
     if not (isinstance(disagreeing, list) and disagreeing and all(name in names for name in disagreeing)
             and len(set(disagreeing)) == len(disagreeing)):
         return "a group whose implementations are not this sweep's"

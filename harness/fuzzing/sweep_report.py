@@ -22,22 +22,40 @@ from harness.testees.testee import Testee
 def build_report(run: SweepRun, opened: dict[str, Testee], expected: ExpectedSet,
                  versions: dict[str, dict[str, str]]) -> dict[str, Any]:
     """Classes of the run's disagreements, each with a shrunk witness, as a report document; the
-    findings about testees (the workers', the reproduction gate's, this process's) in its findings."""
+    findings about testees (the workers', the reproduction gate's, this process's) in its findings.
+
+    Every disagreeing input is assigned to a class by its group (harness/fuzzing/classes.py ``build``: the
+    classifier explains a sample of each group, and the member it classified nearest before it names each other
+    member's class); one witness per class is shrunk. An interrupted sweep is not classified (its report says
+    how many disagreeing inputs were left unclassified: its ledger is not done); a Ctrl-C (SIGTERM, SIGHUP) while
+    classifying or shrinking stops there: the classes shrunk so far are reported, the run marked interrupted and
+    the ledger's classified inputs are theirs alone."""
     findings = run.findings()
     ledger = run.ledger()
-    found = classes.build(groups(run), opened, versions, findings,
-                          lambda template, index: position_in_batch(run.settings, template, index), ledger)
     names = list(opened)
     divergences = []
-    for sweep_class in found:
-        template, index = sweep_class.witness_member()
-        args, responses = shrink(opened, sweep_class.op, BY_NAME[template].args(index), versions,
-                                 (sweep_class.cause, sweep_class.detail), share=sweep_class.divergent)
-        shares = name_shares(opened, sweep_class.op, args, responses, versions, fallback=False)
-        share = next((s for s in shares if set(s.impls) & set(sweep_class.divergent)), None)
-        record = classes.to_record(sweep_class, args, responses, versions, names, share.found.chars if share else (),
-                                   share.found.trace_at if share else None)
-        divergences.append(covered(expected, worked_out(opened, record, args, versions)))
+    done: list[classes.SweepClass] = []
+    built = False
+    if not run.interrupted:
+        try:
+            found = classes.build(groups(run), opened, versions, findings,
+                                  lambda template, index: position_in_batch(run.settings, template, index), ledger)
+            built = True
+            for sweep_class in found:
+                template, index = sweep_class.witness_member()
+                args, responses = shrink(opened, sweep_class.op, BY_NAME[template].args(index), versions,
+                                         (sweep_class.cause, sweep_class.detail), share=sweep_class.divergent)
+                shares = name_shares(opened, sweep_class.op, args, responses, versions, fallback=False)
+                share = next((s for s in shares if set(s.impls) & set(sweep_class.divergent)), None)
+                record = classes.to_record(sweep_class, args, responses, versions, names,
+                                           share.found.chars if share else (), share.found.trace_at if share else None)
+                divergences.append(covered(expected, worked_out(opened, record, args, versions)))
+                done.append(sweep_class)
+        except KeyboardInterrupt:  # Ctrl-C (SIGTERM, SIGHUP) while classifying: what is done is the report
+            run.interrupted = ledger.interrupted = True
+            ledger.classified = classes.members(done)
+            if not built:  # the groups counted so far are not all there is: none is counted
+                ledger.not_reproduced = 0
     findings.merge(harvest(opened).findings)
     settings = run.settings
     report = document("sweep", versions, divergences, run.values, run.seconds, [], findings=findings.to_json(),

@@ -99,9 +99,18 @@ def run(args: argparse.Namespace) -> int:
                             described=envelope.descriptions(opened))
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-        print(f"[sweep] classifying and shrinking {sum(sweep.disagreeing(r) for r in swept.results):,} disagreeing "
-              "inputs", file=sys.stderr)
-        versions = unicode_versions_of(opened)
+        disagreeing = sum(sweep.disagreeing(r) for r in swept.results)
+        if swept.interrupted:
+            print(f"[sweep] interrupted: {disagreeing:,} disagreeing inputs left unclassified; the report is partial",
+                  file=sys.stderr)
+        elif disagreeing:
+            print(f"[sweep] assigning {disagreeing:,} disagreeing inputs to classes (explaining a sample of each "
+                  "group, shrinking one witness per class)", file=sys.stderr)
+        try:
+            versions = unicode_versions_of(opened)
+        except KeyboardInterrupt:  # Ctrl-C (SIGTERM, SIGHUP) here: a partial report all the same
+            swept.interrupted = True
+            versions = {name: {} for name in opened}
         report = sweep_report.build_report(swept, opened, expected, versions)
     finally:
         close_all(opened)

@@ -26,7 +26,7 @@ from harness.model.traces import parse as parse_trace
 from harness.model.traces import parting_entries
 from harness.model.unicode_info import CharInfo, describe, interesting
 from harness.testees.fanout import serves
-from harness.testees.impls import check_platforms
+from harness.testees.impls import check_platforms, described_unicode
 from harness.testees.testee import Testee
 from harness.testees.traces import problems, request_trace, traced_ops
 
@@ -293,10 +293,13 @@ def encode_response(response: dict[str, Any]) -> dict[str, Any]:
 
 
 def unicode_versions_of(impls: dict[str, Testee]) -> dict[str, dict[str, str]]:
+    """Each implementation's Unicode version per property: its unicode_versions answer where it serves that op
+    (memgate's), else its self-description's ``unicode`` (a command testee's start answer, an in-process module's
+    UNICODE_VERSIONS, the declaration's for a property neither gives: impls.described_unicode)."""
     out = {}
     for name, impl in impls.items():
-        if not serves(name, "unicode_versions"):  # it reads no Unicode data the contract names
-            out[name] = {}
+        if not serves(name, "unicode_versions"):
+            out[name] = described_unicode(impl)
             continue
         response = impl.call("unicode_versions", {})
         try:  # a testee's answer: the untrusted reader (an object, bounded, no NaN)

@@ -94,6 +94,9 @@ class Implementation:
     max_faults: int = DEFAULT_MAX_FAULTS  # limits.faults_in_a_row
     # unicode_platforms: step -> platform -> the Unicode version it reads there (where that depends on the platform)
     unicode_platforms: dict[str, dict[str, str]] = field(default_factory=dict)
+    # unicode: property -> the Unicode version it reads (the declaration's word, for a black box that cannot say it
+    # itself; its start answer's, or an in-process module's UNICODE_VERSIONS, is taken before it: merge_unicode)
+    unicode: dict[str, str] = field(default_factory=dict)
     ops: tuple[str, ...] = tuple(OPS)  # the ops it serves ("ops": op and family names, resolved)
     functions: dict[str, str] = field(default_factory=dict)  # in process: op -> its function's name there
 
@@ -239,6 +242,7 @@ def _load(path: Path) -> Implementation:
         bare_bench=tuple(_expand(t, here) for t in data["bare_bench"]) if "bare_bench" in data else None,
         speed_goals=data.get("speed_goals", True),
         unicode_platforms={step: dict(by) for step, by in data.get("unicode_platforms", {}).items()},
+        unicode=dict(data.get("unicode", {})),
         max_line_bytes=data.get("limits", {}).get("line_bytes", DEFAULT_MAX_LINE_BYTES),
         max_faults=data.get("limits", {}).get("faults_in_a_row", DEFAULT_MAX_FAULTS),
     )
@@ -490,18 +494,63 @@ def _in_process(declared: Implementation) -> InProcess:
     tracer = getattr(module, "trace", None)
     impl = InProcess(declared.name, lambda op: getattr(module, declared.function_of(op.name)),
                      tracer=tracer if callable(tracer) else None, serves=frozenset(declared.ops))
-    versions = impl.call("unicode_versions", {}) if declared.serves_op("unicode_versions") else {"ok": "{}"}
+    if declared.serves_op("unicode_versions"):
+        versions = impl.call("unicode_versions", {})
+        unicode = json.loads(versions["ok"]) if "ok" in versions else versions
+    else:
+        unicode = _module_unicode(declared, module)
+    lies = unicode_lies(unicode, declared) if isinstance(unicode, dict) else []
+    if lies:
+        raise DeclarationError(f"{declared.name}: {'; '.join(lies)}; fix: make the declaration's `unicode` "
+                               f"({declared.source}) and the module's say the same, or drop one of them")
     impl.description = {
         "protocol": PROTOCOL_VERSION,
         "name": declared.python_module,
         "version": _version_of(module),
         "language": f"{declared.language} on CPython {platform.python_version()}",
-        "unicode": json.loads(versions["ok"]) if "ok" in versions else versions,
+        "unicode": merge_unicode(unicode, declared) if isinstance(unicode, dict) else unicode,
         "contracts": list(declared.contracts),
         # the ops its trace(op, args) serves: the module's TRACED (a black box without trace)
         "traces": [str(op) for op in getattr(module, "TRACED", ())] if impl.tracer is not None else [],
     }
     return impl
+
+
+def _module_unicode(declared: Implementation, module: Any) -> dict[str, str]:
+    """An in-process module's own Unicode versions: its module-level ``UNICODE_VERSIONS`` (property -> version,
+    ``unicode_tables.PROPERTIES``), {} when it has none; a malformed one is a DeclarationError naming it."""
+    found = getattr(module, "UNICODE_VERSIONS", None)
+    if found is None:
+        return {}
+    if not isinstance(found, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in found.items()):
+        raise DeclarationError(f"{declared.name}: {declared.python_module}.UNICODE_VERSIONS is {found!r:.200}; fix: "
+                               "make it a dict of Unicode property -> version, e.g. {\"general_category\": \"16.0.0\"}")
+    return dict(found)
+
+
+def unicode_lies(reported: dict[str, Any], declared: Implementation) -> list[str]:
+    """Each Unicode property for which the implementation's own word (its start answer's ``unicode``, an in-process
+    module's ``UNICODE_VERSIONS`` or ``unicode_versions``) and its declaration's ``unicode`` name different
+    versions, said in words; [] when they agree wherever both give one."""
+    return [f"it reports {prop} {reported[prop]!r}; its declaration ({declared.source.name}) says {version!r}"
+            for prop, version in sorted(declared.unicode.items()) if prop in reported and reported[prop] != version]
+
+
+def merge_unicode(reported: dict[str, Any], declared: Implementation) -> dict[str, Any]:
+    """The Unicode versions an implementation reads: its own word for every property it reports, the declaration's
+    for the others (a black box that cannot say them)."""
+    return {**declared.unicode, **reported}
+
+
+def described_unicode(testee: Any) -> dict[str, str]:
+    """The Unicode versions a started testee's self-description holds (its start answer's ``unicode``, with the
+    declaration's filled in: ``check_handshake``, ``_in_process``): property -> version, strings only; {} for
+    anything else (a test double without a description, a malformed answer)."""
+    description = getattr(testee, "description", None)
+    found = description.get("unicode") if isinstance(description, dict) else None
+    if not isinstance(found, dict):
+        return {}
+    return {key: value for key, value in found.items() if isinstance(key, str) and isinstance(value, str)}
 
 
 def _version_of(module: Any) -> str:
@@ -532,23 +581,31 @@ def get_impl(name: str, cutoff: float | None = None) -> Testee:
 
 def check_handshake(testee: CommandTestee, declared: Implementation) -> None:
     """A self-description that lies is a finding: contracts that do not cover the declaration's, unicode
-    versions other than its own unicode_versions answer."""
+    versions other than its own unicode_versions answer, or other than its declaration's ``unicode`` (the start
+    answer's are the ones used; a property only the declaration names is filled in from it)."""
     description = testee.description
     served = description.get("contracts")
     if not isinstance(served, list) or not set(declared.contracts) <= set(served):
         testee.findings.add(declared.name, "handshake_lie", f"its start answer serves contracts {served!r}; its "
                             f"declaration ({declared.source.name}) says {list(declared.contracts)}")
-    if not declared.serves_op("unicode_versions"):
-        return
-    answer = testee.call("unicode_versions", {})
-    try:
-        versions = untrusted.loads(answer["ok"]) if isinstance(answer.get("ok"), str) else None
-    except untrusted.Refused:  # not JSON (too deep, NaN...): the op's own checks see its answer
-        versions = None
-    if versions is not None and versions != description.get("unicode"):
-        testee.findings.add(declared.name, "handshake_lie",
-                            f"its start answer says unicode {json.dumps(description.get('unicode'))[:200]}; its "
-                            f"unicode_versions answer is {json.dumps(versions)[:200]}")
+    if declared.serves_op("unicode_versions"):
+        answer = testee.call("unicode_versions", {})
+        try:
+            versions = untrusted.loads(answer["ok"]) if isinstance(answer.get("ok"), str) else None
+        except untrusted.Refused:  # not JSON (too deep, NaN...): the op's own checks see its answer
+            versions = None
+        if versions is not None and versions != description.get("unicode"):
+            testee.findings.add(declared.name, "handshake_lie",
+                                f"its start answer says unicode {json.dumps(description.get('unicode'))[:200]}; its "
+                                f"unicode_versions answer is {json.dumps(versions)[:200]}")
+    if declared.unicode:
+        reported = description.get("unicode")
+        reported = reported if isinstance(reported, dict) else {}
+        lies = unicode_lies(reported, declared)
+        if lies:
+            testee.findings.add(declared.name, "handshake_lie", "its start answer's unicode disagrees with its "
+                                f"declaration: {'; '.join(lies)}"[:1000])
+        description["unicode"] = merge_unicode(reported, declared)
 
 
 def plan() -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """Causes in the character steps: NFC, the quote map, lowercase, White_Space, the edges, line breaks, the trim.
 
-A Unicode version skew is named only when the two sides read that step's data from different Unicode
-versions and every span where their values differ, grown over the context the step reads (a combining
+A Unicode version skew is named only when the two sides read the data of the Unicode property the step
+declares (family-v2 ``"unicode"``, ``step_property``; for a family-v1 step, what its role reads) from different
+Unicode versions and every span where their values differ, grown over the context the step reads (a combining
 sequence for NFC, the case-ignorable run up to the nearest letter for lowercase), holds a code point whose
 data differs
 between those versions (data/unicode-tables/). A bug next to a skew keeps its own span without one, so it is
@@ -34,10 +35,32 @@ from harness.differential.causes.facts import (
 )
 from harness.differential.rule import Rule, Verdict
 from harness.model import unicode_tables
+from harness.model.registry import step_titles
 from harness.model.contract_sets import LINE_BREAKS, NEAR_WHITE_SPACE, QUOTE_DASH, WHITE_SPACE, white_space_like
 
-UNICODE_STEP = {"nfc": "normalization", "lowercase": "case_mapping"}  # a role -> the Unicode data it reads
+# A role -> the Unicode data it reads, for a step that declares no property of its own (a family-v1 file).
+UNICODE_STEP = {"nfc": "normalization", "lowercase": "case_mapping"}
 SIGMAS = frozenset("\u03a3\u03c3\u03c2")
+
+
+def step_property(step: str, role: str | None = None) -> str | None:
+    """The Unicode property a step reads (``unicode_tables.PROPERTIES``): the one it declares (``Step.unicode``,
+    family-v2), else the one its role reads (``UNICODE_STEP``: NFC, lowercase); None for a step that reads none."""
+    declared = step_titles().get(step)
+    named = getattr(declared, "unicode", None)
+    if named:
+        return str(named)
+    return UNICODE_STEP.get(role if role is not None else getattr(declared, "role", ""))
+
+
+def _compared(facts: Facts) -> tuple[object, object]:
+    """The two values as the skew check compares them: as they are, or, where one holds more strings than the
+    other (a split or a filter moved text between items: a letter new in one version joins two tokens), each
+    side's strings joined by a line feed, so a span is where the texts differ, not an item against the next."""
+    a, b = facts.values()
+    if len(strings(a)) != len(strings(b)):
+        return "\n".join(strings(a)), "\n".join(strings(b))
+    return a, b
 
 
 def _unknown(ch: str) -> bool:
@@ -106,11 +129,12 @@ def _skew_explained(facts: Facts) -> tuple[list[Span], list[Span], list[str]]:
     the step reads, holds a code point whose data differs between them; and those code points. Steps that
     read no Unicode data explain none."""
     found = spans(*facts.values())
-    data = UNICODE_STEP.get(facts.role)
+    data = step_property(facts.step, facts.role)
     va, vb = (facts.versions_a.get(data), facts.versions_b.get(data)) if data else (None, None)
     if data is None or va is None or vb is None or va == vb or \
             not (unicode_tables.has(va, data) and unicode_tables.has(vb, data)):
         return [], found, []
+    found = spans(*_compared(facts))
 
     def inside(ch: str) -> bool:
         return unicode_tables.in_context(ord(ch), data, [va, vb])
@@ -134,7 +158,7 @@ def unexplained_chars(facts: Facts) -> list[str]:
 
 
 def _skew(facts: Facts) -> Verdict | None:
-    data = UNICODE_STEP.get(facts.role)
+    data = step_property(facts.step, facts.role)
     if data is None or not facts.both_values:
         return None
     explained, other, skewed = _skew_explained(facts)
@@ -230,8 +254,8 @@ def _edges(facts: Facts) -> Verdict | None:
 
 RULES = [
     Rule("unicode-skew", ("unicode_version_skew",), _skew,
-         "an NFC or lowercase step parts, and every differing span holds a character whose data differs "
-         "between the two sides' Unicode versions"),
+         "a step reading Unicode data parts (one declaring a property, an NFC or a lowercase step), and every "
+         "differing span holds a character whose data of that property differs between the two sides' versions"),
     _character_rule("nfc", "normalization", "NFC"),
     _character_rule("quote_dash", "quote_dash_map", "the quote and dash map"),
     Rule("lowercase", ("final_sigma", "case_mapping"), _lowercase,

@@ -1,4 +1,5 @@
-"""The Unicode version skew in one place: its name and its detail (the Unicode steps it is in, "+"-joined:
+"""The Unicode version skew in one place: its name and its detail (the Unicode properties it is in, those the op's
+steps declare (``Op.unicode_steps``; ``unicode_tables.PROPERTIES``), "+"-joined:
 ``steps_of``, ``entry_details``, ``narrower_or_equal``); which characters' data differs between the versions
 the implementations report (exact from data/unicode-tables/, coarse heuristics for a version without a table);
 which Unicode steps of an op can explain a skew on an input; how shares are grouped (one per version pair,
@@ -21,7 +22,7 @@ import unicodedata2
 
 from generators.unicode_stability import unstable_reason
 from harness.differential.causes import TraceCause, cause_from_traces
-from harness.differential.causes.characters import UNICODE_STEP
+from harness.differential.causes.characters import step_property
 from harness.differential.counterfactual.rewrite import (
     all_strings,
     composing_parts,
@@ -44,15 +45,16 @@ def version_sensitive(ch: str) -> bool:
 
 
 def sensitive_between(versions: dict[str, dict[str, str]]) -> Callable[[str], bool]:
-    """Characters whose data differs between the versions the implementations report, in some step:
-    exact where every reported version of that step has a table, the coarse heuristics for a step where
-    one has none (a version the harness has no table of), every table's differences when nothing is
-    reported."""
+    """Characters whose data differs between the versions the implementations report, in some Unicode property
+    (every one of ``unicode_tables.PROPERTIES``: so every property an op's steps declare): exact where every
+    reported version of that property has a table, the coarse heuristics for a property where one has none (a
+    version the harness has no table of), every table's differences (in the properties the ops declare) when
+    nothing is reported."""
     if not versions:
         return version_sensitive
     exact: set[int] = set()
     coarse = False
-    for step in unicode_tables.STEPS:
+    for step in unicode_tables.PROPERTIES:
         pairs = table_pairs(step, versions)
         if pairs is None:
             coarse = True
@@ -70,8 +72,10 @@ def heuristically_sensitive(ch: str) -> bool:
 
 def table_pairs(step: str, versions: dict[str, dict[str, str]]) -> list[tuple[str, str]] | None:
     """Every pair of distinct `step` versions the implementations report, when every one of them has a
-    table with that step's data; None otherwise (the heuristics stand in)."""
-    reported = sorted({v[step] for v in versions.values() if step in v})
+    table with that step's data; None otherwise (the heuristics stand in). A value that is no Unicode version
+    (memgate's ``"white_space": "contract-v1"``: the contract's own set, no Unicode data) is left out."""
+    reported = sorted({v[step] for v in versions.values()
+                       if isinstance(v.get(step), str) and unicode_tables.VERSION.fullmatch(v[step])})
     if not all(unicode_tables.has(version, step) for version in reported):
         return None
     return [(a, b) for i, a in enumerate(reported) for b in reported[i + 1:]]
@@ -97,13 +101,15 @@ def case_relevant(ch: str, text: str) -> bool:
 
 
 def skew_steps(args: dict[str, Any], versions: dict[str, dict[str, str]], op_name: str | None = None) -> str:
-    """Which Unicode-dependent steps of the op can explain a skew on the input's characters.
+    """Which Unicode properties the op's steps read can explain a skew on the input's characters, in the op's
+    order (``Op.unicode_steps``: the properties its steps declare).
 
-    ``normalization`` when NFC of some string differs between the oldest and the newest Unicode data
-    the harness has (Python's ``unicodedata`` and ``unicodedata2``) and the implementations report
-    different normalization versions; ``case_mapping`` when a character whose data differs is cased
-    (or case-ignorable next to a capital sigma) and the implementations report different case-mapping
-    versions. An op only has the steps its registry entry names (``Op.unicode_steps``)."""
+    A property counts when the implementations report different versions of it and a character of the input
+    reads differently between two of them (the tables, exactly). Where a reported version has no table, the
+    coarse heuristics: ``normalization`` when NFC of some string differs between the oldest and the newest
+    Unicode data the harness has (Python's ``unicodedata`` and ``unicodedata2``); ``case_mapping`` when a
+    character whose data differs is cased (or case-ignorable next to a capital sigma); any other property when
+    a character's data differs between some two versions there are tables for."""
     steps = []
     op_steps = get_op(op_name).unicode_steps if op_name else ("case_mapping", "normalization")
     strings = all_strings(args)
@@ -120,16 +126,20 @@ def skew_steps(args: dict[str, Any], versions: dict[str, dict[str, str]], op_nam
         return any(unicode_tables.matters(ord(ch), step, a, b, "\u03a3" in text)
                    for a, b in pairs for text in strings for ch in text if not is_surrogate(ord(ch)))
 
-    if "case_mapping" in op_steps and versions_differ("case_mapping"):
-        exact = exactly("case_mapping")
-        if exact or (exact is None and any(heuristically_sensitive(ch) and case_relevant(ch, text)
-                                           for text in strings for ch in text)):
-            steps.append("case_mapping")
-    if "normalization" in op_steps and versions_differ("normalization"):
-        exact = exactly("normalization")
-        if exact or (exact is None and any(unicodedata.normalize("NFC", text) != unicodedata2.normalize("NFC", text)
-                                           for text in strings if not has_surrogate(text))):
-            steps.append("normalization")
+    def coarsely(step: str) -> bool:
+        if step == "case_mapping":
+            return any(heuristically_sensitive(ch) and case_relevant(ch, text) for text in strings for ch in text)
+        if step == "normalization":
+            return any(unicodedata.normalize("NFC", text) != unicodedata2.normalize("NFC", text)
+                       for text in strings if not has_surrogate(text))
+        return any(heuristically_sensitive(ch) for text in strings for ch in text)
+
+    for step in dict.fromkeys(op_steps):
+        if step not in unicode_tables.PROPERTIES or not versions_differ(step):
+            continue
+        exact = exactly(step)
+        if exact or (exact is None and coarsely(step)):
+            steps.append(step)
     return "+".join(steps) or "properties"
 
 
@@ -224,7 +234,8 @@ def _differs_between(ch: str, steps: list[str], mine: dict[str, str], theirs: di
             continue
         if not heuristically_sensitive(ch):
             continue
-        relevant = case_relevant(ch, "\u03a3" if sigma else "") if step == "case_mapping" else nfc_relevant(ch)
+        relevant = case_relevant(ch, "\u03a3" if sigma else "") if step == "case_mapping" else \
+            nfc_relevant(ch) if step == "normalization" else True
         if not relevant:
             continue
         in_a, in_b = assigned_in(ord(ch), a), assigned_in(ord(ch), b)
@@ -368,10 +379,11 @@ def masked(op_name: str, args: dict[str, Any], present: Any, names: Any,
 
 
 def unicode_steps_only(trace: dict[str, Any]) -> dict[str, Any]:
-    """The trace with only its args and the steps that read Unicode data (NFC, lowercase)."""
+    """The trace with only its args and the steps that read Unicode data (those declaring a property; NFC,
+    lowercase)."""
     titles = step_titles()
     kept = [entry for number, entry in enumerate(trace["steps"])
-            if number == 0 or getattr(titles.get(entry.get("step", "")), "role", None) in UNICODE_STEP]
+            if number == 0 or (str(entry.get("step", "")) in titles and step_property(str(entry.get("step"))))]
     return {**trace, "steps": kept}
 
 

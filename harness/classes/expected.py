@@ -16,6 +16,14 @@ A list is read whole or not at all (``read_list``, through the untrusted reader)
 valid list (not JSON, cut short, too deep, NaN, another schema, entries that break it) is a configuration
 error, BadDocument (status 2, the file and the problem named), never a problem of the run that would leave
 the divergences it lists reported new. Lists are written only over lists (``files.check_replaceable``).
+
+Every lookup is by (implementation, op, cause, detail, step) (``ExpectedSet.find``): three entries of one cause at
+three steps, as ``expected update`` writes them, each cover the class at their own step, in any order.
+
+``expected update`` makes a list only where it has something to list, at the path the implementation's
+declaration names (``"expected"``), or the project's ``expected/<impl>.json`` for a declaration of the project's
+own; a declaration from elsewhere that names none (an outside family's oracle: ``"expected": null``) gets none,
+and is told so: nothing of an outside family's run is written into the project's (the harness's) ``expected/``.
 """
 
 from __future__ import annotations
@@ -64,12 +72,21 @@ class Entry:
     def matches(self, op: str, cause: str, detail: str | None) -> bool:
         return self.op == op and self.cause == cause and (self.detail is None or self.detail == detail)
 
+    def at(self, step: str | None) -> bool:
+        """Whether it names the divergence's step (as ``class_step`` knows steps: every JSON argument's parse is
+        one, a cause of ``STEPLESS_CAUSES`` has none). An entry whose step is null is a black box's: it is at
+        no step but a divergence's that has none. A v1 entry (no step, no characters) is at every step:
+        loading said to migrate it."""
+        if self.characters is None:
+            return True
+        return class_step(self.step, self.cause) == class_step(step, self.cause)
+
     def explains(self, step: str | None, points: Iterable[int]) -> bool:
         """Whether its step is the divergence's and it lists every character (code point) the divergence is
         about."""
         if self.characters is None:  # a v1 entry: loading said to migrate it
             return True
-        return class_step(self.step, self.cause) == class_step(step, self.cause) and set(points) <= self.characters
+        return self.at(step) and set(points) <= self.characters
 
 
 class ExpectedSet:
@@ -77,11 +94,12 @@ class ExpectedSet:
         self.entries = entries
         self.problems = problems  # stale or malformed entries, found while loading
 
-    def find(self, impl: str, op: str, cause: str, detail: str | None) -> Entry | None:
-        for entry in self.entries:
-            if entry.impl == impl and entry.matches(op, cause, detail):
-                return entry
-        return None
+    def find(self, impl: str, op: str, cause: str, detail: str | None, step: str | None) -> list[Entry]:
+        """Every entry of ``impl`` for (op, cause, detail) at ``step`` (``Entry.at``), in the lists' order. Never
+        the first of one cause alone: three entries of one cause at three steps (as ``expected update`` writes
+        them) each cover their own step, whatever their order."""
+        return [entry for entry in self.entries
+                if entry.impl == impl and entry.matches(op, cause, detail) and entry.at(step)]
 
     def covers(self, divergent: Sequence[str], op: str, cause: str, detail: str | None,
                own: dict[str, str | None] | None = None, step: str | None = None,
@@ -97,28 +115,49 @@ class ExpectedSet:
         implementation lists it, at its step, with every character (``points``) it is about
         (``Entry.explains``); otherwise none.
 
+        Each lookup is by (implementation, op, cause, detail, step): of several entries of one cause, those at
+        the divergence's step, and of them the ones that list its characters (the first that lists them all,
+        else those that list some, when together they list them all).
+
         ``own``: an implementation's own detail where it is narrower than the divergence's (see
         ``counterfactual.skew.own_details``: a skew in two Unicode steps, where one implementation differs from the
         oracle in one step only). A version skew in several steps is covered when the implementation
-        lists each of its steps (one entry per step); nothing else is split."""
-        found = []
-        points = set(points)
+        lists each of its steps (one entry per step); nothing else is split. The part the traces saw (the
+        whole divergence, or the Unicode step of a skew where they part) is looked up at the divergence's step;
+        the other Unicode steps of a skew in several part later, at steps this divergence does not name: each
+        is looked up by its own detail (its entry names the step where it parts on its own witness)."""
+        found: list[list[Entry] | None] = []
+        points = frozenset(points)
         for impl in divergent:
             mine = (own or {}).get(impl, detail)
             if mine == UNEXPLAINED:  # its share of a skew is not one: a bug of its own, never covered
                 found.append(None)
                 continue
-            entries = [self.find(impl, op, cause, part) for part in entry_details(cause, mine)]
-            listed = [entry for entry in entries if entry is not None]
-            # The entry of the part the traces saw (the whole divergence, or the Unicode step of a skew where
-            # they part) at the divergence's step; the other steps of a skew in several (own_details) part
-            # later, each listed by its entry; the characters among those the entries list together.
-            seen = [e for e in listed if e.detail == detail] or listed
-            explained = len(listed) == len(entries) > 0 and all(e.explains(step, ()) for e in seen) and (
-                any(e.characters is None for e in listed) or
-                points <= frozenset().union(*(e.characters or frozenset() for e in listed)))
-            found.append(listed if explained else None)
+            parts = entry_details(cause, mine)
+            seen = [part for part in parts if part == detail] or parts  # the parts the traces saw at this step
+            candidates = [self.find(impl, op, cause, part, step) if part in seen else
+                          [e for e in self.entries if e.impl == impl and e.matches(op, cause, part)]
+                          for part in parts]
+            found.append(_listing(candidates, points) if candidates and all(candidates) else None)
         return [entry for entries in found for entry in entries or []] if found and all(found) else []
+
+
+def _listing(candidates: list[list[Entry]], points: frozenset[int]) -> list[Entry] | None:
+    """The entries that cover a share, one list of candidates per part (each at its step): each part's first
+    candidate that lists every character the share is about, else the candidates that list some of them, when
+    all the parts' together list every one (a v1 entry lists them all); None when they do not."""
+    if any(entry.characters is None for part in candidates for entry in part):
+        return [next(e for e in part if e.characters is None) if any(e.characters is None for e in part)
+                else part[0] for part in candidates]
+    listed: set[int] = set()
+    chosen: list[Entry] = []
+    for part in candidates:
+        whole = next((e for e in part if points <= (e.characters or frozenset())), None)
+        some = [e for e in part if points & (e.characters or frozenset())]
+        picked = [whole] if whole is not None else some or [part[0]]
+        chosen += picked
+        listed.update(*(e.characters or frozenset() for e in part))
+    return chosen if points <= listed else None
 
 
 def cover(expected: ExpectedSet, record: ClassRecord) -> Coverage:
@@ -147,6 +186,26 @@ def path_for(impl: str, directory: Path | None = None) -> Path:
     except ImplementationUnavailable:
         declared = None
     return declared or EXPECTED_DIR / f"{impl}.json"
+
+
+def new_list_path(impl: str, directory: Path | None = None) -> Path | str:
+    """Where a list not yet written may be made, or why none may: the path its declaration names
+    (``"expected"``), else the project's ``expected/<impl>.json`` for a declaration of the project's own
+    (``implementations/``). A declaration from elsewhere (``PARITY_IMPLEMENTATIONS``: an outside op family's) that
+    names none (``"expected": null``, as an oracle's does) gets none: the project's ``expected/`` (the harness's
+    own, when the harness is run from its checkout) is never written for it."""
+    if directory is not None:
+        return directory / f"{impl}.json"
+    try:
+        declared = declaration(impl)
+    except ImplementationUnavailable:
+        return EXPECTED_DIR / f"{impl}.json"
+    if declared.expected is not None:
+        return declared.expected
+    if declared.source.parent.resolve() == paths.IMPLEMENTATIONS.resolve():
+        return EXPECTED_DIR / f"{impl}.json"
+    return (f"its declaration ({declared.source}) names no expected list (\"expected\": null); name one there "
+            f"(\"{{here}}/expected/{impl}.json\") to keep its expected divergences")
 
 
 WHAT = "list of expected divergences"
@@ -370,12 +429,15 @@ def update(versions: dict[str, dict[str, str]], stale: set[tuple[str, str]], fou
     witness), drop the entries ``stale`` names ((impl, id): found passing); returns what changed."""
     changes: list[str] = []
     by_impl: dict[str, list[dict[str, Any]]] = {}
+    existing: dict[str, Path] = {}  # the lists there are (each rewritten where it is)
     validators = _validators()
     for impl in versions:  # every list read whole before one is written
         if impl == oracle():
             continue
         path = path_for(impl, directory)
-        document = read_list(path, impl, validators) if path.exists() else _document(impl, [])
+        if path.exists() or path.is_symlink():
+            existing[impl] = path
+        document = read_list(path, impl, validators) if impl in existing else _document(impl, [])
         by_impl[impl] = document["entries"]
     for impl, entries in by_impl.items():
         kept = [e for e in entries if (impl, e["id"]) not in stale]
@@ -390,11 +452,14 @@ def update(versions: dict[str, dict[str, str]], stale: set[tuple[str, str]], fou
                 changes.append(f"{impl}: not added ({divergence.op}, {divergence.cause}): its share is not "
                                "explained by its Unicode versions; look at it by hand")
                 continue
+            target = existing.get(impl) or new_list_path(impl, directory)
+            if isinstance(target, str):  # an outside declaration that names no list: none is made for it
+                changes.append(f"{impl}: not added ({divergence.op}, {divergence.cause}, {divergence.step}): "
+                               f"{target}")
+                continue
             steps = entry_details(divergence.cause, mine)  # a skew in several steps: one entry per step
             for step in steps:
-                if any(e["op"] == divergence.op and e["cause"] == divergence.cause and
-                       e.get("detail") in (None, step) and class_step(e.get("step"), divergence.cause) == class_step(
-                           divergence.step, divergence.cause) for e in entries):
+                if _listed(impl, entries, divergence, step):
                     continue
                 new_id = entry_id(divergence.op, divergence.cause,
                                   {**args, "$detail": step} if len(steps) > 1 else args)
@@ -406,5 +471,22 @@ def update(versions: dict[str, dict[str, str]], stale: set[tuple[str, str]], fou
                                 "note": f"TODO: explain. Found by {found_by}: {divergence.witness.explanation}"})
                 changes.append(f"{impl}: added {new_id} ({divergence.op}, {divergence.cause}, {step})")
     for impl, entries in by_impl.items():
-        _write(path_for(impl, directory), _document(impl, entries))
+        if impl not in existing and not entries:
+            continue  # nothing to list: no list is made (an oracle's, a run's that agreed)
+        target = existing.get(impl) or new_list_path(impl, directory)
+        if not isinstance(target, str):  # (one that names none was told about above, with what it lacks)
+            _write(target, _document(impl, entries))
     return changes
+
+
+def _listed(impl: str, entries: list[dict[str, Any]], divergence: ClassRecord, detail: str | None) -> bool:
+    """Whether one of an implementation's entries (as its list holds them) already covers this part of a
+    divergence: the lookup ``covering`` makes, by (op, cause, detail, step), with its characters; an entry of
+    that cause at that step that lacks them covers nothing, and a second entry is added beside it."""
+    for raw in entries:
+        entry = Entry(impl, raw["id"], raw["op"], raw["cause"], raw["args"], raw["note"], raw.get("detail"),
+                      raw.get("step"), parse_char_ranges(raw["characters"]) if "characters" in raw else None)
+        if entry.matches(divergence.op, divergence.cause, detail) and \
+                entry.explains(divergence.step, divergence.characters):
+            return True
+    return False

@@ -3,9 +3,10 @@ the implementations that differ from the oracle."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from harness.model.compare import parse_result, same_value
+from harness.model.compare import canonical_digest, parse_result, same_json, same_value
 from harness.testees.errors import answered
 from harness.testees.fanout import expressible, serves
 from harness.testees.impls import context
@@ -98,8 +99,6 @@ def _as_outcome(op_name: str, value: Any) -> tuple[str, Any]:
 
 
 def _counted(items: list[Any]) -> dict[str, int]:
-    from harness.model.compare import canonical_digest
-
     counts: dict[str, int] = {}
     for item in items:
         key = canonical_digest(item)
@@ -114,8 +113,6 @@ def value_shape(a: Any, b: Any) -> str:
     ``gains-changed``/``loses-changed`` (more or fewer items, and some of ``a``'s missing); for texts ``longer``,
     ``shorter`` or ``changes-text`` (in code points); ``changes-fields`` for objects, ``changes-value`` for other
     values of one type, ``changes-type`` across types; ``same`` when equal."""
-    from harness.model.compare import same_json
-
     if same_json(a, b):
         return SAME
     if isinstance(a, list) and isinstance(b, list):
@@ -154,13 +151,15 @@ def outcome_shape(op_name: str, oracle_response: dict[str, Any], divergent_respo
     return value_shape(a, b)
 
 
-def lost_piece(op_name: str, before: Responses, after: Responses, plain: dict[str, Any] | None = None) -> bool:
+def lost_piece(op_name: str, before: Responses, after: Responses,
+               plain: dict[str, Any] | Callable[[], dict[str, Any] | None] | None = None) -> bool:
     """Whether responses that agree after a rewrite of the input (``after``) agree only because every side lost
     the piece they differed in (``before``), which is no evidence that the rewrite's characters are what they
     differed about: an item count changed on every side (a token vanished, or appeared, on both); an agreement
     on absence (the common list is as long as a side that only lacks items another side has: the item the other
     kept vanished there too); an empty common text or list where some side had something; the output of the op's
-    plain input (``plain``: a response to it) that no side gave before."""
+    plain input (``plain``: a response to it, or what gives one, asked only when nothing else settled it) that
+    no side gave before."""
     if not after:
         return False
     kind_c, c = outcome(op_name, next(iter(after.values())))
@@ -169,12 +168,6 @@ def lost_piece(op_name: str, before: Responses, after: Responses, plain: dict[st
     values = [value for found, value in (outcome(op_name, r) for r in before.values()) if found == "ok"]
     if not values:
         return False
-    from harness.model.compare import same_json
-
-    if plain is not None:
-        kind_p, p = outcome(op_name, plain)
-        if kind_p == "ok" and same_json(c, p) and not any(same_json(v, p) for v in values):
-            return True
     if isinstance(c, (str, list)) and not c and any(isinstance(v, (str, list)) and v for v in values):
         return True
     if isinstance(c, list) and all(isinstance(v, list) for v in values):
@@ -187,4 +180,9 @@ def lost_piece(op_name: str, before: Responses, after: Responses, plain: dict[st
                 any(len(values[k]) > len(values[number]) for k in range(len(values)) if k != number)
             if only_lacks and len(c) == len(values[number]):
                 return True
+    response = plain() if callable(plain) else plain
+    if response is not None:
+        kind_p, p = outcome(op_name, response)
+        if kind_p == "ok" and same_json(c, p) and not any(same_json(v, p) for v in values):
+            return True
     return False

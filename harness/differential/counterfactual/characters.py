@@ -70,10 +70,28 @@ _SPECIFICITY = ["normalization", "final_sigma", "quote_dash_map", "line_breaks",
                 "whitespace_definition", "case_mapping"]
 
 
+def _texts(value: Any) -> bool:
+    """A text result, or a list result of texts (a tokenizer's)."""
+    return isinstance(value, str) or (isinstance(value, list) and all(isinstance(item, str) for item in value))
+
+
+def _undone(value: str | list[str], undo: Callable[[str], str]) -> tuple[str, ...] | None:
+    """A text result, or each text of a list result, with ``undo`` applied; None where undoing empties a piece
+    that held something (the piece lost, not reconciled: a token that is all the rule's characters)."""
+    pieces = [value] if isinstance(value, str) else value
+    done = tuple(undo(piece) for piece in pieces)
+    if any(piece and not after for piece, after in zip(pieces, done, strict=True)):
+        return None
+    return done
+
+
 def _reconciles(rule: str, op_name: str, responses: Responses) -> bool:
-    """Whether undoing what ``rule`` does makes every text result equal (a tie-breaker between rules)."""
+    """Whether undoing what ``rule`` does makes every text result (or every list of texts, item by item) equal (a
+    tie-breaker between rules). Results that come out equal only because undoing emptied the piece they differ
+    in reconcile nothing: the rule's characters were all there was, and their removal is no evidence that the
+    rule is what differs."""
     values = [outcome(op_name, r) for r in responses.values()]
-    if any(kind != "ok" or not isinstance(value, str) for kind, value in values):
+    if any(kind != "ok" or not _texts(value) for kind, value in values):
         return False
     undo: dict[str, Callable[[str], str]] = {
         "normalization": lambda t: unicodedata2.normalize("NFD", t),
@@ -86,7 +104,8 @@ def _reconciles(rule: str, op_name: str, responses: Responses) -> bool:
     }
     if rule not in undo:
         return False
-    return len({undo[rule](value) for _, value in values}) == 1
+    done = {_undone(value, undo[rule]) for _, value in values}
+    return len(done) == 1 and None not in done
 
 
 def _text_level(probe: Probe) -> bool:
@@ -151,7 +170,7 @@ def _character_rule(probe: Probe) -> Verdict | None:
         return None
     explaining = [rule for rule in op.char_rules
                   if any(CHARACTER_RULES[rule][0](ch) for text in strings for ch in text) and
-                  probe.explains(replace_chars(args, CHARACTER_RULES[rule][0], CHARACTER_RULES[rule][1]))]
+                  probe.settles(replace_chars(args, CHARACTER_RULES[rule][0], CHARACTER_RULES[rule][1]))]
     if not explaining:
         return None
     # Sets overlap (U+0345 is a combining mark and has a case mapping): prefer a rule whose undoing makes the
@@ -167,17 +186,26 @@ def _side(probe: Probe) -> str | None:
 
 
 def acted_on(op_name: str, args: dict[str, Any], responses: Responses) -> tuple[str | None, list[str]]:
-    """For one implementation against the oracle, both with text results: the side whose rule acted where the
-    results differ and the characters the other side kept (``causes.facts.acting_side``, the input being the
-    call's strings), as a traced class says them; (None, []) otherwise."""
+    """For one implementation against the oracle, both with text results or both with lists of texts (a
+    tokenizer's): the side whose rule acted where the results differ and the characters the other side kept
+    (``causes.facts.acting_side``, the input being the call's strings), as a traced class says them; (None, [])
+    otherwise. Lists are read as their items joined by a character neither holds nor the input (an item one side
+    keeps whole and the other splits or drops is then a run of characters one side kept), against the input and
+    its lowercase (a tokenizer may lowercase first)."""
     names = divergent(op_name, responses)
     oracle = oracle_of(op_name, responses)
     if len(names) != 1:
         return None, []
     (kind_a, a), (kind_b, b) = outcome(op_name, responses[oracle]), outcome(op_name, responses[names[0]])
-    if kind_a != "ok" or kind_b != "ok" or not isinstance(a, str) or not isinstance(b, str):
+    if kind_a != "ok" or kind_b != "ok" or not _texts(a) or not _texts(b) or type(a) is not type(b):
         return None, []
-    return acting_side(all_strings(args), a, b)
+    inputs = all_strings(args)
+    if isinstance(a, list):
+        taken = {ch for text in (*inputs, *a, *b) for ch in text}
+        joint = next((ch for ch in "\x00\x1f\ufffe\U0010fffe" if ch not in taken), "\x00")
+        a, b = joint.join(a), joint.join(b)
+        inputs = [*inputs, *(text.lower() for text in inputs)]
+    return acting_side(inputs, a, b)
 
 
 def named_characters(cause: str, args: dict[str, Any], versions: dict[str, dict[str, str]],

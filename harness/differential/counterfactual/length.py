@@ -10,20 +10,29 @@ distinct stand-in per distinct character and none already in the input (``rewrit
    length and the same UTF-16 length (so the same code point count too). The sides must still disagree: the
    difference does not follow which character it is (a letter new in a Unicode version, a mark one side
    keeps: those stand-ins take the difference away, and this rule does not fire).
-2. *shorter*: a stand-in of the same General_Category and combining class whose UTF-8 length is the least
-   such one, shorter than the character's (an ASCII letter, digit, symbol or punctuation where the category
-   has one; a two-byte mark for a three-byte one; a BMP letter for an astral one, one UTF-16 unit for two).
-   The sides must agree, on an outcome kind some side had before, and not by losing the piece
-   (``probe.lost_piece``: an item count changed on both sides, both outputs empty or equal to the plain
-   input's output).
+2. *shorter*, else *longer*: a stand-in of the same General_Category and combining class whose UTF-8 length
+   is the nearest such one below the character's (an ASCII letter, digit, symbol or punctuation where the
+   category has one; a two-byte mark for a three-byte one; a BMP letter for an astral one, one UTF-16 unit
+   for two), else the nearest above it (where a shorter one makes the piece vanish on both sides: a
+   minimum length). The sides must agree, on an outcome kind some side had before, and not by losing the
+   piece (``Probe.settles``, ``outcomes.lost_piece``: an item count changed on both sides, a token gone on
+   both, both outputs empty or equal to the plain input's output).
 
-Everything the two rewrites hold the same (the code point count, each character's category and combining
+Both rewrites draw from one pool of neutral stand-ins, so between the two rewritten inputs only the encoded
+lengths differ; everything they hold the same (the code point count, each character's category and combining
 class, the number and order of the pieces) is then not what differs; what differs between them is the
 encoded length, and only that moves the difference. The stand-ins come from the Unicode data the harness
 reads as stable: assigned with the same category and combining class in this Python's ``unicodedata`` (the
-oldest data the harness runs with) and in ``unicodedata2`` (the newest), with no decomposition, outside
+oldest data the harness runs with) and in ``unicodedata2`` (the newest), with no decomposition, never a
+part NFC joins to what comes before it (a mark of a composition, a second vowel, a conjoining jamo; every
+character outside ASCII is replaced, so a letter stand-in is never followed by a mark it could compose with:
+the two rewrites are alike to NFC), outside
 every character set the contract names, and with a case mapping that keeps their length (a cased letter
 lowercases to one of the same encoded length), lowest code points first (the oldest assignments).
+
+A limit: a rule about ASCII itself (one side takes only ASCII letters as letters) looks the same to a black
+box (one byte is ASCII), and is named a length rule; a rule that a one-byte stand-in makes vanish on both
+sides (a minimum length in code points against one in bytes) is named by the rules after this one.
 
 Ordered before the version skew and the character rules (``ORDER``): their stand-ins are chosen by role,
 not by length (an ASCII letter for a two-byte one), so a length rule would look like whichever character
@@ -32,6 +41,7 @@ set the input happened to hold (``case_mapping``, ``final_sigma``).
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
@@ -39,11 +49,13 @@ from functools import lru_cache
 import unicodedata2
 
 from harness.differential.counterfactual.probe import Probe
-from harness.differential.counterfactual.rewrite import all_strings, replace_chars
+from harness.differential.counterfactual.rewrite import all_strings, composing_parts, replace_chars
 from harness.differential.rule import Rule, Verdict
 from harness.model.contract_sets import EDGE_PUNCTUATION, LINE_BREAKS, QUOTE_DASH, white_space_like
 
 CAUSE = "length_rule"
+# The conjoining jamo NFC composes into Hangul syllables by rule, not by a listed decomposition.
+_JAMO = re.compile("[\u1100-\u11ff\ua960-\ua97f\ud7b0-\ud7ff]").fullmatch
 _PER_KEY = 12  # stand-ins kept per (category, combining class, UTF-8 length, UTF-16 length)
 
 
@@ -71,11 +83,27 @@ def _stable(ch: str) -> bool:
     category = unicodedata2.category(ch)
     if category in ("Cn", "Cs", "Co", "Cc", "Zl", "Zp") or unicodedata.category(ch) != category:
         return False
-    if unicodedata.combining(ch) != unicodedata2.combining(ch) or unicodedata2.decomposition(ch):
-        return False
+    if unicodedata.combining(ch) != unicodedata2.combining(ch) or unicodedata2.decomposition(ch) or \
+            ord(ch) in _joining() or _JAMO(ch):
+        return False  # NFC joins it to nothing before it (and every mark beside it is a stand-in too)
     if ch in QUOTE_DASH or ch in EDGE_PUNCTUATION or ch in LINE_BREAKS or white_space_like(ch) or ch in "'\"-":
         return False
     return ch.isprintable() and _keeps_length_when_cased(ch)
+
+
+@lru_cache(maxsize=1)
+def _joining() -> frozenset[int]:
+    """Code points NFC can join to a character before them: every part of a canonical decomposition but its
+    first (a mark, a second vowel), and the marks among first parts."""
+    found: set[int] = set()
+    for cp in range(0x110000):
+        if 0xD800 <= cp <= 0xDFFF:
+            continue
+        decomposition = unicodedata2.decomposition(chr(cp))
+        if decomposition and not decomposition.startswith("<"):
+            parts = [int(part, 16) for part in decomposition.split()]
+            found.update(parts[1:])
+    return frozenset(found | {cp for cp in composing_parts() if unicodedata2.category(chr(cp))[0] == "M"})
 
 
 @lru_cache(maxsize=1)
@@ -108,6 +136,16 @@ def shorter(ch: str) -> str:
     return ""
 
 
+def longer(ch: str) -> str:
+    """Stand-ins of ``ch``'s category and combining class of the least UTF-8 length above its own ("" if none);
+    their UTF-16 length is never below its own."""
+    for length in range(utf8_len(ch) + 1, 5):
+        pool = _pools().get((*_shape(ch), length, 1 if length < 4 else 2), "")
+        if pool:
+            return pool
+    return ""
+
+
 def _encoded(ch: str) -> bool:
     """A character whose length is not the same in every encoding (outside ASCII)."""
     return ord(ch) > 0x7F
@@ -129,19 +167,20 @@ def _length_rule(probe: Probe) -> Verdict | None:
     if kept is None or not probe.divergent_on(kept):
         return None
     chars = [ch for text in all_strings(probe.args) for ch in text if _encoded(ch)]
-    if not any(shorter(ch) for ch in chars):
-        return None
-    shortened = replace_chars(probe.args, lambda ch: _encoded(ch) and bool(shorter(ch)),
-                              lambda ch: shorter(ch))
-    if not probe.settles(shortened):
+    for way, pool in (("shorter", shorter), ("longer", longer)):
+        if not any(pool(ch) for ch in chars):
+            continue
+        moved = replace_chars(probe.args, lambda ch, pool=pool: _encoded(ch) and bool(pool(ch)), pool)
+        if probe.settles(moved):
+            break
+    else:
         return None
     lengths = sorted({utf8_len(ch) for ch in chars})
-    astral = any(utf16_len(ch) == 2 for ch in chars)
     return Verdict(CAUSE, None,
                    "the difference follows the encoded length of the input: characters replaced by stand-ins of "
-                   "the same category and length keep it, shorter ones in UTF-8"
-                   f"{' and UTF-16' if astral else ''} settle it (a length counted in bytes, code points or "
-                   f"UTF-16 units; the input's characters are {'/'.join(map(str, lengths))} bytes long)")
+                   f"the same category and length keep it, {way} ones in UTF-8 settle it (a length counted in "
+                   f"bytes, code points or UTF-16 units, or a cap; the input's characters outside ASCII are "
+                   f"{'/'.join(map(str, lengths))} bytes long)")
 
 
 RULES: list[Rule[Probe]] = [

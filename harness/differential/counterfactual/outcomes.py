@@ -3,8 +3,9 @@ against a result, results that differ in a rule's fields, and ``other`` when not
 
 from __future__ import annotations
 
+from harness.differential.counterfactual.characters import acted_on
 from harness.differential.counterfactual.probe import Probe
-from harness.differential.outcomes import FAILURES, Responses, outcome
+from harness.differential.outcomes import FAILURES, Responses, divergent, oracle_of, outcome, value_shape
 from harness.differential.rule import Rule, Verdict
 from harness.model.compare import same_json
 
@@ -43,15 +44,33 @@ def _error_versus_result(probe: Probe) -> Verdict | None:
     return Verdict("error_versus_result", None, "one implementation raises where another returns")
 
 
+def _list_detail(probe: Probe) -> str | None:
+    """For list results of one divergent side against the oracle: which side's rule acted (``acted_on``: the
+    oracle-only or divergent-only split of the character rules, a token one side keeps whole and the other
+    splits or drops), else the shape of the difference (``outcomes.value_shape``: gains-item, loses-item,
+    changes-item...); None for other results. Two rules of one op that differ on lists (marks kept inside tokens
+    by one side, letters split off by it) are so two classes, not one."""
+    names = divergent(probe.op_name, probe.responses)
+    if len(names) != 1:
+        return None
+    (kind_a, a), (kind_b, b) = (outcome(probe.op_name, probe.responses[name])
+                                for name in (oracle_of(probe.op_name, probe.responses), names[0]))
+    if kind_a != "ok" or kind_b != "ok" or not isinstance(a, list) or not isinstance(b, list):
+        return None
+    side, _ = acted_on(probe.op_name, probe.args, probe.responses)
+    return side or value_shape(a, b)
+
+
 def _rule_difference(probe: Probe) -> Verdict | None:
     differing = _differing_fields(probe.op_name, probe.responses)
     if probe.kinds != {"ok"} or not differing:
         return None
     # The differing fields go into the explanation, not the class key: one rule bug shows in different fields
-    # on different witnesses (a decision in one, only the matched candidate in another).
-    return Verdict("rule_difference", None, f"every implementation returns, with different {differing}: a rule of "
-                                            "the contract applied differently, not explained by a named character "
-                                            "set or number")
+    # on different witnesses (a decision in one, only the matched candidate in another). A list's detail is the
+    # side that acted (or the shape), as a character rule's is.
+    return Verdict("rule_difference", _list_detail(probe),
+                   f"every implementation returns, with different {differing}: a rule of the contract applied "
+                   "differently, not explained by a named character set or number")
 
 
 def _other(probe: Probe) -> Verdict:

@@ -98,7 +98,7 @@ class Probe:
         before = {kind(self.op_name, r) for r in self.responses.values()}
         if not {kind(self.op_name, r) for r in after.values()} & before:
             return False
-        return not lost_piece(self.op_name, self.responses, after, self.plain_response())
+        return not lost_piece(self.op_name, self.responses, after, self.plain_response)
 
     def plain_response(self) -> dict[str, Any] | None:
         """One side's response to the op's plain arguments (``Op.plain``; None without them)."""

@@ -1,0 +1,228 @@
+"""A black box's distinct differences are distinct, rightly named classes (issue 51, build 5).
+
+A tokenizer-like op (text -> the JSON text of a list of tokens: lowercased, maximal runs of letters and digits,
+tokens over 12 code points dropped) is registered for the test, with an in-process oracle and a black box (no
+traces) that differs from it in three planted ways: it counts a token's length in UTF-8 bytes, it keeps
+combining marks (Mn) inside tokens, and it reads General_Category from this Python's older Unicode data (letters
+new since then are not letters to it). Each difference is its own class: ``length_rule`` for the first (never
+``case_mapping`` or ``final_sigma``, though the op lists them as character rules and a stand-in letter shortens
+the token), ``rule_difference`` with opposite sides for the other two.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import unicodedata2
+
+from harness.differential import explain
+from harness.differential.causes.facts import DIVERGENT_ONLY, ORACLE_ONLY
+from harness.differential.counterfactual import length
+from harness.differential.outcomes import divergent, lost_piece, observe, outcome_shape, value_shape
+from harness.model import registry
+from harness.model.registry import Op, Param, Step
+
+OP = "h4_tokenize"
+CAP = 12
+
+
+def _tokens(text: str, letter: Callable[[str], bool], too_long: Callable[[str], bool]) -> str:
+    out, run = [], ""
+    for ch in text.lower() + " ":
+        if letter(ch):
+            run += ch
+            continue
+        if run and not too_long(run):
+            out.append(run)
+        run = ""
+    return json.dumps(out, ensure_ascii=False)
+
+
+def _oracle_letter(ch: str) -> bool:
+    return unicodedata2.category(ch)[0] in "LN"
+
+
+class Fake:
+    """A testee in process: no declaration (it serves every op), no traces (a black box)."""
+
+    def __init__(self, name: str, fn: Callable[[str], str]) -> None:
+        self.name, self.fn = name, fn
+        self.description: dict[str, Any] = {}
+
+    def call(self, op_name: str, args: dict[str, Any]) -> dict[str, Any]:
+        assert op_name == OP, op_name
+        return {"ok": self.fn(args["text"])}
+
+    def call_batch(self, calls: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+        return [self.call(op, args) for op, args in calls]
+
+    def close(self) -> None:
+        pass
+
+
+def oracle(text: str) -> str:
+    return _tokens(text, _oracle_letter, lambda token: len(token) > CAP)
+
+
+def box(bugs: set[str]) -> Callable[[str], str]:
+    def letter(ch: str) -> bool:
+        category = (unicodedata.category if "old-letters" in bugs else unicodedata2.category)(ch)
+        return category[0] in "LN" or ("marks" in bugs and category == "Mn")
+
+    def too_long(token: str) -> bool:
+        return (len(token.encode("utf-8")) if "bytes" in bugs else len(token)) > CAP
+
+    return lambda text: _tokens(text, letter, too_long)
+
+
+ALL_BUGS = {"bytes", "marks", "old-letters"}
+
+
+@pytest.fixture
+def tokenize(monkeypatch: pytest.MonkeyPatch) -> Op:
+    op = Op(name=OP, js_name="h4Tokenize", params=(Param("text", "text", "invalid_text", "text"),),
+            reference=oracle, result_kind="json", fixture=None, unicode_steps=("case_mapping", "general_category"),
+            char_rules=("final_sigma", "case_mapping"), plain=(("text", "plain text"),),
+            steps=(Step("h4.text", "the text is a string", "invalid_text", "host", "text"),
+                   Step("h4.lowercase", "full lowercase", None, "lowercase"),
+                   Step("h4.split", "maximal runs of L* and N*", None, "rule"),
+                   Step("h4.length", "tokens over 12 code points dropped", None, "rule")),
+            family="h4-tokens")
+    monkeypatch.setitem(registry.OPS, OP, op)
+    return op
+
+
+def _classify(text: str, bugs: set[str] = ALL_BUGS) -> tuple[str, str | None, str]:
+    impls = {"h4-oracle": Fake("h4-oracle", oracle), "h4-box": Fake("h4-box", box(bugs))}
+    args = {"text": text}
+    responses = observe(impls, OP, args)
+    assert divergent(OP, responses) == ["h4-box"], responses
+    (share,) = explain.name_shares(impls, OP, args, responses, {})
+    return share.found.cause, share.found.detail, share.found.explanation
+
+
+# Each planted difference alone, and in inputs that hold no other: (input, the bug it shows).
+LENGTH = ["жжжжжжж", "abc жжжжжжж", "ΣΣΣΣΣΣΣ", "Σσσσσσσ d", "日本語日本", "𐀀𐀁𐀂a"]
+MARKS = ["cafe\u0301 bar", "x\u0301", "na\u0303o e"]
+NEW_LETTERS = ["a\U0001e4d0b", "\U00011f04", "ok \U0001e4d1z"]
+
+
+@pytest.mark.parametrize("text", LENGTH)
+def test_a_bytes_counted_length_cap_is_a_length_rule(tokenize: Op, text: str) -> None:
+    """Planted before the rule: the op's character rules took it (a capital sigma or a Cyrillic letter replaced
+    by an ASCII stand-in shortens the token below 12 bytes): final_sigma, case_mapping."""
+    cause, detail, why = _classify(text)
+    assert (cause, detail) == ("length_rule", None), why
+
+
+@pytest.mark.parametrize("text", MARKS)
+def test_marks_kept_inside_tokens_are_a_rule_difference_the_oracle_acted_in(tokenize: Op, text: str) -> None:
+    cause, detail, why = _classify(text)
+    assert (cause, detail) == ("rule_difference", ORACLE_ONLY), why
+
+
+@pytest.mark.parametrize("text", NEW_LETTERS)
+def test_letters_unknown_to_the_box_are_a_rule_difference_the_box_acted_in(tokenize: Op, text: str) -> None:
+    cause, detail, why = _classify(text)
+    assert (cause, detail) == ("rule_difference", DIVERGENT_ONLY), why
+
+
+def test_the_three_differences_are_three_classes(tokenize: Op) -> None:
+    found = {_classify(text)[:2] for text in (*LENGTH, *MARKS, *NEW_LETTERS)}
+    assert found == {("length_rule", None), ("rule_difference", ORACLE_ONLY), ("rule_difference", DIVERGENT_ONLY)}
+
+
+def test_a_cap_in_code_points_against_one_in_code_points_is_no_length_rule(tokenize: Op) -> None:
+    """Without the bytes bug, a long token of two-byte letters agrees: nothing to name; a mark kept in it is
+    the marks' class, not a length rule (the same-length stand-in mark keeps the difference, no shorter mark
+    exists)."""
+    impls = {"h4-oracle": Fake("h4-oracle", oracle), "h4-box": Fake("h4-box", box({"marks"}))}
+    assert not divergent(OP, observe(impls, OP, {"text": "жжжжжжж"}))
+    assert _classify("жжжж\u0301", {"marks"})[:2] == ("rule_difference", ORACLE_ONLY)
+
+
+def _drops(oracle_drops: Callable[[str], bool], box_drops: Callable[[str], bool]) -> dict[str, Fake]:
+    return {"h4-oracle": Fake("h4-oracle", lambda text: _tokens(text, _oracle_letter, oracle_drops)),
+            "h4-box": Fake("h4-box", lambda text: _tokens(text, _oracle_letter, box_drops))}
+
+
+@pytest.mark.parametrize("impls", [
+    # Both drop tokens under two units, the oracle counting UTF-8 bytes and the box code points.
+    _drops(lambda token: len(token.encode("utf-8")) < 2, lambda token: len(token) < 2),
+    # Both drop one-letter tokens of ASCII (stop words), the box every one-letter token.
+    _drops(lambda token: len(token) == 1 and token.isascii(), lambda token: len(token) == 1),
+], ids=["min-length", "stop-letters"])
+def test_a_stand_in_that_makes_the_token_vanish_on_both_sides_names_no_character_rule(
+        tokenize: Op, impls: dict[str, Fake]) -> None:
+    """A one-letter token of a two-byte letter is dropped by the box alone. The case-mapping stand-in (an ASCII
+    letter) makes it vanish on both sides: that agreement is no evidence for case_mapping, nor is the shorter
+    stand-in's for a length rule (planted: Probe.explains in place of Probe.settles named the first case_mapping,
+    then length_rule, and the second length_rule, an ASCII rule). What is left is the box's own side."""
+    args = {"text": "\u00f0"}
+    responses = observe(impls, OP, args)
+    assert divergent(OP, responses) == ["h4-box"]
+    (share,) = explain.name_shares(impls, OP, args, responses, {})
+    assert (share.found.cause, share.found.detail) == ("rule_difference", DIVERGENT_ONLY), share.found.explanation
+
+
+def _ok(value: Any) -> dict[str, Any]:
+    return {"ok": json.dumps(value, ensure_ascii=False)}
+
+
+def test_lost_piece_reads_an_agreement_on_absence(tokenize: Op) -> None:
+    before = {"h4-oracle": _ok(["ab", "c\u00e9"]), "h4-box": _ok(["ab"])}
+    assert lost_piece(OP, before, {"h4-oracle": _ok(["ab"]), "h4-box": _ok(["ab"])})  # the token gone on both sides
+    assert not lost_piece(OP, before, {"h4-oracle": _ok(["ab", "cx"]), "h4-box": _ok(["ab", "cx"])})
+    assert lost_piece(OP, before, {"h4-oracle": _ok([]), "h4-box": _ok([])})  # empty where a side had something
+    # An item count changed on both sides.
+    assert lost_piece(OP, {"h4-oracle": _ok(["ab"]), "h4-box": _ok(["a", "b"])},
+                      {"h4-oracle": _ok(["a", "b", "c"]), "h4-box": _ok(["a", "b", "c"])})
+    assert not lost_piece(OP, {"h4-oracle": _ok(["ab"]), "h4-box": _ok(["a", "b"])},
+                          {"h4-oracle": _ok(["axb"]), "h4-box": _ok(["axb"])})
+    # The plain input's output, which no side gave before.
+    assert lost_piece(OP, before, {"h4-oracle": _ok(["plain", "text"]), "h4-box": _ok(["plain", "text"])},
+                      lambda: _ok(["plain", "text"]))
+
+
+def test_outcome_shapes() -> None:
+    assert value_shape(["a"], ["a", "b"]) == "gains-item"
+    assert value_shape(["a", "b"], ["a"]) == "loses-item"
+    assert value_shape(["a", "b"], ["a", "c"]) == "changes-item"
+    assert value_shape(["ab"], ["a", "b"]) == "gains-changed"
+    assert value_shape(["a", "b"], ["ab"]) == "loses-changed"
+    assert value_shape("ab", "abc") == "longer" and value_shape("abc", "ab") == "shorter"
+    assert value_shape("ab", "ac") == "changes-text" and value_shape({"a": 1}, {"a": 2}) == "changes-fields"
+    assert value_shape(1, 2.5) == "changes-value" and value_shape(1, "1") == "changes-type"
+    assert value_shape([1, {"a": [2]}], [1, {"a": [2]}]) == "same"
+
+
+def test_outcome_shape_reads_responses(tokenize: Op) -> None:
+    assert outcome_shape(OP, _ok(["a"]), _ok(["a", "b"])) == "gains-item"
+    assert outcome_shape(OP, {"ok": '["a", "b"]'}, {"ok": '["a","b"]'}) == "same"  # JSON values, not texts
+    error = {"error": {"code": "invalid_text", "message": "no"}}
+    assert outcome_shape(OP, error, _ok([])) == "oracle-refuses"
+    assert outcome_shape(OP, _ok([]), error) == "divergent-refuses"
+    assert outcome_shape(OP, {"ok": "[1,"}, _ok([])) == "unparseable"
+    with pytest.raises(ValueError, match="not a response"):
+        outcome_shape(OP, ["a"], _ok([]))
+
+
+def test_the_stand_ins_keep_category_class_and_lengths() -> None:
+    for ch in ("ж", "Σ", "日", "\u0301", "𐀀", "\u20d0", "é"):
+        same = length.same_shape(ch)
+        assert same, f"U+{ord(ch):04X}"
+        for stand_in in same:
+            assert (unicodedata2.category(stand_in), unicodedata2.combining(stand_in)) == \
+                (unicodedata2.category(ch), unicodedata2.combining(ch))
+            assert (length.utf8_len(stand_in), length.utf16_len(stand_in)) == (length.utf8_len(ch),
+                                                                              length.utf16_len(ch))
+            assert unicodedata.category(stand_in) == unicodedata2.category(stand_in)  # stable across versions
+            assert len(stand_in.lower()) == 1 and length.utf8_len(stand_in.lower()) == length.utf8_len(stand_in)
+    assert all(length.utf8_len(s) == 1 for s in length.shorter("ж") + length.shorter("Σ"))
+    assert length.shorter("\u0301") == ""  # no mark is shorter than two bytes
+    assert all(length.utf8_len(s) == 2 for s in length.shorter("\u20d0"))
+    assert all(length.utf16_len(s) == 1 for s in length.shorter("𐀀"))

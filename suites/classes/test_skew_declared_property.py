@@ -234,3 +234,12 @@ def test_an_in_process_module_and_its_declaration_disagreeing_is_status_2(tmp_pa
     path.write_text(json.dumps({**json.loads(path.read_text()), "unicode": {"general_category": "17.0.0"}}))
     status, report, said = diff(env, "ab", "h3-ref,h3-twin")
     assert status == 2 and "h3-twin" in said and "general_category" in said and "Traceback" not in said, said
+
+
+def test_a_malformed_unicode_versions_is_status_2_naming_it(tmp_path: Path) -> None:
+    env = write(tmp_path)
+    source = tmp_path / "src" / "h3_twin.py"
+    source.write_text(source.read_text().replace('UNICODE_VERSIONS = {"general_category": DATA.unidata_version}',
+                                                 'UNICODE_VERSIONS = ["14.0.0"]'))
+    status, report, said = diff(env, "ab", "h3-ref,h3-twin")
+    assert status == 2 and "h3_twin.UNICODE_VERSIONS" in said and "Traceback" not in said, said

@@ -112,31 +112,33 @@ def versions_in_play(opened: dict[str, Testee]) -> tuple[str, ...]:
     return tuple(sorted(found, key=unicode_tables.version_key))
 
 
-def character_split(index: int, versions: tuple[str, ...], pair: bool = False) -> tuple[str, str]:
+def character_split(index: int, versions: tuple[str, ...], pair: bool = False) -> tuple[str, str, str]:
     """The swept character's properties that matter to a difference: its General_Category's major class
-    (L, M, N, P, S, Z, C) and its age relative to ``versions`` (the versions in play): ``assigned`` in all of
-    them, ``new`` (assigned in some, not in others), ``unassigned`` in all; ``-`` where there is one version or
-    none, or for a pair of lone surrogates."""
+    (L, M, N, P, S, Z, C), its age relative to ``versions`` (the versions in play): ``assigned`` in all of them,
+    ``new`` (assigned in some, not in others), ``unassigned`` in all, ``-`` where there are fewer than two; and
+    its width in UTF-8 bytes (what a length rule counting bytes, or UTF-16 units, sees: ``1`` to ``4``). A pair of
+    lone surrogates: ``C``, ``-``, ``6``."""
     if pair:
-        return "C", "-"
+        return "C", "-", "6"
     major = unicodedata.category(chr(index))[0]
+    width = "1" if index < 0x80 else "2" if index < 0x800 else "3" if index < 0x10000 else "4"
     if len(versions) < 2:
-        return major, "-"
+        return major, "-", width
     assigned = [unicode_tables.table(version).is_assigned(index) for version in versions]
-    return major, "assigned" if all(assigned) else "unassigned" if not any(assigned) else "new"
+    return major, "assigned" if all(assigned) else "unassigned" if not any(assigned) else "new", width
 
 
 def group_key(template: str, index: int, responses: dict[str, dict[str, Any]],
               versions: tuple[str, ...] = (), names: list[str] | None = None, oracle: str | None = None
               ) -> tuple[Any, ...]:
     """How a worker groups a disagreeing input: (the disagreeing implementations, outcome kinds, hint, what
-    differs: each disagreeing one's outcome shape, the character's major General_Category class and age)."""
+    differs: each disagreeing one's outcome shape, the character's major General_Category class, age and width)."""
     op = BY_NAME[template].op
     names = names if names is not None else divergent(op, responses)
     oracle_response = responses[oracle if oracle in responses else oracle_of(op, responses)]
     shapes = ",".join(outcome_shape(op, oracle_response.get("ok"), responses[name].get("ok")) for name in names)
-    major, age = character_split(index, versions, BY_NAME[template].size == SURROGATE_PAIRS)
-    return tuple(names), outcome_kinds(responses), hint(template, index), (shapes, major, age)
+    return (tuple(names), outcome_kinds(responses), hint(template, index),
+            (shapes, *character_split(index, versions, BY_NAME[template].size == SURROGATE_PAIRS)))
 
 
 def _runs_sorted(runs: Runs) -> Runs:

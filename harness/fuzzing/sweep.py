@@ -59,7 +59,7 @@ CHECKPOINT_SCHEMA = "sweep-checkpoint-v2"  # v2: the run's identity in the heade
 _OLDER_SCHEMAS = ("sweep-checkpoint-v1",)  # no identity, no seals: refused (nothing in it can be checked)
 _SEAL = ("run", "prev", "chain")  # a checkpoint line's fields besides its chunk result (``_sealed``)
 _BUILD = ("name", "version", "unicode")  # what of a self-description names an implementation's build
-GROUPING = 2  # how a chunk groups its disagreeing inputs (2: split by outcome shape, character class and age)
+GROUPING = 2  # how a chunk groups its disagreeing inputs (2: split by outcome shape, character class, age, width)
 TALLY = tuple(Tally().to_json())  # a chunk's tally of one implementation's requests: these counts
 
 
@@ -362,8 +362,8 @@ def _group_problem(group: Any, chunk: Chunk, names: tuple[str, ...]) -> str | No
     if not (isinstance(group, list) and len(group) == 5):
         return "a group that is not [implementations, outcome kinds, hint, what differs, runs]"
     disagreeing, kinds, hint, split, runs = group
-    if not (isinstance(split, list) and len(split) == 3 and all(isinstance(part, str) for part in split)):
-        return "a group whose split (outcome shapes, character class, age) is not three strings"
+    if not (isinstance(split, list) and len(split) == 4 and all(isinstance(part, str) for part in split)):
+        return "a group whose split (outcome shapes, character class, age, width) is not four strings"
     if not (isinstance(disagreeing, list) and disagreeing and all(name in names for name in disagreeing)
             and len(set(disagreeing)) == len(disagreeing)):
         return "a group whose implementations are not this sweep's"

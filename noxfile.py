@@ -35,7 +35,9 @@
   nox -s lock             re-resolve constraints.txt from constraints.in (uv, Python 3.11-3.13)
 
 Every pip install of every session (and of the implementations' build commands, and of pip's isolated
-build environments) is held to constraints.txt: PIP_CONSTRAINT is set below.
+build environments) is held to constraints.txt: PIP_CONSTRAINT is set below. Every session that installs the
+project installs what the op families' references need after it (a family-v2 file's "requires"), before anything
+plans; `tests` and `tests-slow` the example families' (docs/examples/) too.
 """
 
 from __future__ import annotations
@@ -49,8 +51,8 @@ import nox
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
-from harness.model import settings  # noqa: E402 (standard library only, as parity_plan)
-from harness.tools import parity_plan  # noqa: E402 (standard library only; nox's virtualenv has no project)
+from harness.model import families, settings  # noqa: E402 (standard library only, as parity_plan)
+from harness.tools import family_requires, parity_plan  # noqa: E402 (standard library only; nox's virtualenv has no project)
 
 # Every PARITY_* variable in its range before any session runs (harness/model/settings.py; README.md "Settings").
 if settings.problems():
@@ -65,6 +67,25 @@ if not CONSTRAINTS.is_file():
     raise SystemExit(f"noxfile.py: {CONSTRAINTS} is missing; restore it from version control (or run `nox -s lock`)")
 # pip reads it from the environment, so it holds every install: sessions, build commands, isolated builds.
 os.environ["PIP_CONSTRAINT"] = str(CONSTRAINTS)
+
+
+def _family_requirements(examples: bool = False) -> list[str]:
+    """What the op families' references need (family-v2 "requires"): the harness's own families', the project's
+    and PARITY_FAMILIES' (as the harness finds them), and with `examples` the documented example families' too (the
+    tests run them). Every session that installs the project installs these after it, before anything plans: the
+    harness imports each family's reference when it builds its op registry. A package constraints.txt pins is held
+    to its pin there (PIP_CONSTRAINT), one it does not hold is installed at the family's own pin
+    (harness/tools/family_requires.py)."""
+    files = families.family_files() + (family_requires.example_family_files(ROOT) if examples else [])
+    return family_requires.collect(files, CONSTRAINTS.read_text(encoding="utf-8"))
+
+
+# A requirement that is not pinned, or that constraints.txt contradicts, stops nox before any session (status 2).
+try:
+    REQUIRES, TEST_REQUIRES = _family_requirements(), _family_requirements(examples=True)
+except families.FamilyError as exc:
+    print(f"noxfile.py: error: {exc}", file=sys.stderr)
+    raise SystemExit(2) from None
 RUST = ROOT / "rust_core"  # the Cargo workspace: core/, python/ (PyO3), wasm/, fixture-tests/
 PYO3_MANIFEST = RUST / "python" / "Cargo.toml"
 RUST_PACKAGES = ("memgate-core", "memgate-rs", "memgate-wasm", "memgate-fixture-tests")
@@ -95,8 +116,13 @@ nox.options.error_on_missing_interpreters = (os.environ.get("CI", "").lower() ==
                                              or os.environ.get("PARITY_REQUIRE_PYTHONS") == "1")
 
 
-def _install_project(session: nox.Session, extras: str = "test") -> None:
+def _install_project(session: nox.Session, extras: str = "test", examples: bool = False) -> None:
+    """The project, then what the op families' references need (REQUIRES; with `examples`, TEST_REQUIRES)."""
     session.install("-e", f"{ROOT}[{extras}]")
+    requirements = TEST_REQUIRES if examples else REQUIRES
+    if requirements:
+        session.log(f"installing what the op families' references need (their \"requires\"): {' '.join(requirements)}")
+        session.install(*requirements)
 
 
 def _require(session: nox.Session, tool: str, remedy: str) -> str:
@@ -216,8 +242,9 @@ def tests(session: nox.Session) -> None:
     """Python tests on the reference: fixtures, generators, lint, protocol, harness machinery; and the
     layers of the Python code (lint-imports, pyproject.toml [tool.importlinter]). First the headless browser
     the page's tests drive (harness/tools/browser.py: Debian's chromium and chromium-driver, installed with apt-get
-    as root unless PARITY_INSTALL_TOOLCHAIN=0); without it they skip, or fail with PARITY_REQUIRE_BROWSER=1."""
-    _install_project(session)
+    as root unless PARITY_INSTALL_TOOLCHAIN=0); without it they skip, or fail with PARITY_REQUIRE_BROWSER=1.
+    The op families' reference requirements are installed with the project, the example families' too."""
+    _install_project(session, examples=True)
     required = os.environ.get("PARITY_REQUIRE_BROWSER") == "1"
     session.run("python", "-m", "harness.tools.browser", env=_toolchain_env(),
                 success_codes=[0] if required else [0, 3])
@@ -233,7 +260,7 @@ PARALLEL = ("-n", "auto", "--dist", "loadgroup")
 def tests_slow(session: nox.Session) -> None:
     """The slow set (suites/slow_set.py, and tests marked slow): the end-to-end cases `nox -s tests` keeps one
     representative of. CI runs both sessions, so every test runs there."""
-    _install_project(session)
+    _install_project(session, examples=True)
     required = os.environ.get("PARITY_REQUIRE_BROWSER") == "1"
     session.run("python", "-m", "harness.tools.browser", env=_toolchain_env(),
                 success_codes=[0] if required else [0, 3])
@@ -580,7 +607,8 @@ def dev(session: nox.Session) -> None:
         session.run(sys.executable, "-m", "venv", str(venv), external=True)
     python = str(venv / "bin" / "python")
     session.run(python, "-m", "pip", "install", "--quiet", "--upgrade", "pip", external=True)
-    session.run(python, "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[test]", "maturin>=1.5,<2", external=True)
+    session.run(python, "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[test]", "maturin>=1.5,<2", *REQUIRES,
+                external=True)
     _build_impls(session, python=python)
     session.log("Ready: .venv/bin/python -m harness impls")
     session.run(python, "-m", "harness", "impls", external=True)

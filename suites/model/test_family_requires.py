@@ -231,3 +231,22 @@ def test_an_ops_unicode_steps_are_its_steps_and_its_via_ops_and_a_v1_files_as_gi
         "() [('alpha_echo', ('case_mapping', 'general_category')), "
         "('beta_echo', ('case_mapping', 'general_category', 'white_space')), ('gamma_echo', ('normalization',))] "
         "[None, 'general_category', 'case_mapping', 'general_category']")
+
+
+def test_the_parity_sessions_install_before_they_plan() -> None:
+    """parity and parity-node install the project, and with it the requirements, before the harness's reader plans
+    (read from the noxfile's syntax tree: the harness imports every family's reference when it reads)."""
+    import ast
+
+    tree = ast.parse((ROOT / "noxfile.py").read_text(encoding="utf-8"))
+    functions = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
+    installs = [node for node in ast.walk(functions["_install_project"]) if isinstance(node, ast.Call)
+                and ast.unparse(node.func) == "session.install"]
+    assert [ast.unparse(node) for node in installs][-1] == "session.install(*requirements)"
+    for session in ("parity", "parity_node", "tests", "tests_slow"):
+        calls = [ast.unparse(node.func) for node in sorted(
+            (node for node in ast.walk(functions[session]) if isinstance(node, ast.Call)),
+            key=lambda node: (node.lineno, node.col_offset))]
+        planning = [calls.index(name) for name in ("_impls_from_posargs", "_declared", "_build_impls") if name in calls]
+        assert "_install_project" in calls and all(calls.index("_install_project") < at for at in planning), session
+    assert all("examples=True" in ast.unparse(functions[name]) for name in ("tests", "tests_slow"))

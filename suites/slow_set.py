@@ -35,6 +35,10 @@ SLOW: dict[str, frozenset[str]] = {
     KINDS + "test_diff_names_the_finding_and_no_divergence": frozenset({"deep_json", "wrong_id_array", "grandchild"}),
     KINDS + "test_selftest_fails_the_fault": frozenset({"ok_wrong_type", "control_bytes"}),
     KINDS + "test_selftest_names_what_is_wrong_with_the_line": frozenset({"bom_start", "wrong_id_float"}),
+    # Each selftest probe against its own double (suites/fakes/probe_double.py): the quick set keeps the probe that
+    # once could not fail (another protocol version) and one of the start; the faithful double's run stays quick.
+    "suites/checks/test_selftest_probes.py::test_each_probe_fails_its_own_double_alone":
+        frozenset({"any_version", "contracts"}),
     # A testee that dies on every request, or on one in ten, through every command (the run ledger's test).
     "suites/cli/test_ledger_commands.py::test_a_testee_that_dies_never_gets_status_0":
         frozenset({"check-1", "fuzz-10"}),

@@ -8,6 +8,8 @@ serves the protocol with the reference's functions, one of them broken on purpos
     FAKE_BUG=edges       the reference's edge-stripping step also applies str.strip() (U+001C-U+001F go at the
                          edges), and the fake serves step traces (the reference's, made by the same planted
                          code): a divergence whose cause the traces show, at norm.edges
+    FAKE_BUG=any_version a start of any protocol version from 2 up is taken (one without "codes" is refused):
+                         the selftest's other-version probe must see it
     FAKE_BUG=whitespace  the reference's White_Space step with another set, traced: U+0085 is not White_Space
                          to it and U+FEFF is (a JavaScript twin's set): two differences, one per direction
 
@@ -82,10 +84,33 @@ def main() -> int:
                    "language": "Python (a test double)", "unicode": json.loads(UNICODE or reference.unicode_versions()),
                    "contracts": ["v1"], **({"traces": list(reference.TRACED)} if traced else {})}
     impl = InProcess("fake", resolve, description, tracer=reference.trace if traced else None, serves=SERVES)
-    if BUG != "protocol":
+    if BUG not in ("protocol", "any_version"):
         return protocol.serve(impl, sys.stdin, sys.stdout, description)
     for line in sys.stdin:
-        response = protocol.handle(impl, json.loads(line), description)
+        if BUG == "protocol":
+            request = json.loads(line)  # a line that is not JSON kills it: the selftest's "kept answering" sees it
+        else:
+            try:
+                request = json.loads(line)
+            except ValueError:
+                request = None
+        if not isinstance(request, dict):  # not a request: as the protocol answers one
+            sys.stdout.write(json.dumps(protocol.bad_request(None, "a request must be a JSON object")) + "\n")
+            sys.stdout.flush()
+            continue
+        args = request.get("args")
+        if BUG == "any_version" and request.get("op") == "start" and isinstance(args, dict):
+            taken = isinstance(args.get("protocol"), int) and args["protocol"] >= 2 and "codes" in args
+            response = ({"id": request["id"], "ok": description} if taken else
+                        {"id": request["id"], "error": {"code": "bad_request", "message": "bad_request: no codes"}})
+            sys.stdout.write(json.dumps(response) + "\n")
+            sys.stdout.flush()
+            continue
+        response = protocol.handle(impl, request, description)
+        if BUG == "any_version":
+            sys.stdout.write(json.dumps(response) + "\n")
+            sys.stdout.flush()
+            continue
         if "ok" in response and response["id"] != "__start__":
             response["result"] = response.pop("ok")
         sys.stdout.write(json.dumps(response) + "\n")

@@ -100,7 +100,7 @@ def test_a_name_declared_twice_is_an_error(tmp_path: Path, monkeypatch) -> None:
     assert "pyo3" not in impls.names()
 
 
-@pytest.mark.parametrize(("bug", "status"), [("", 0), ("protocol", 1)])
+@pytest.mark.parametrize(("bug", "status"), [("", 0), ("protocol", 1), ("any_version", 1)])
 def test_selftest_on_a_fake_testee(tmp_path: Path, bug: str, status: int) -> None:
     declare(tmp_path, bug=bug)
     result = run(tmp_path, "-m", "harness", "selftest", "--impl", "fake")
@@ -109,6 +109,10 @@ def test_selftest_on_a_fake_testee(tmp_path: Path, bug: str, status: int) -> Non
     if not bug:
         assert "ok   a testee killed from outside: a fresh process answers that request" in result.stdout
         assert "ok   then the same process answers the next one" in result.stdout
+    elif bug == "any_version":  # a well-formed start of protocol 3 taken: only that probe fails
+        assert "FAIL a start with another protocol version: answered bad_request" in result.stdout
+        assert [line for line in result.stdout.splitlines() if line.startswith("FAIL ")] == [
+            line for line in result.stdout.splitlines() if line.startswith("FAIL a start with another protocol")]
     else:
         assert "FAIL request write-gate-v1/norm-ascii-lowercase: a valid response with its id" in result.stdout
         assert "FAIL the testee kept answering" in result.stdout and "JSONDecodeError" in result.stdout

@@ -168,7 +168,10 @@ def _document(path: Path) -> dict[str, Any]:
         document = untrusted.loads(data, unique_keys=True)
     except untrusted.Refused as exc:
         raise _fail(path, "(file)", f"not strict JSON ({exc})", "write it as JSON (docs/implementers.md)") from None
-    schema = document.get("schema") if isinstance(document, dict) else None
+    if not isinstance(document, dict):
+        raise _fail(path, "(top)", f"a JSON {type(document).__name__}, not an object",
+                    "write the family as one JSON object (schemas/family-v2.schema.json)")
+    schema = document.get("schema")
     if schema not in SCHEMAS:
         raise _fail(path, "schema", f"{schema!r} is not a family schema this harness reads",
                     f"name one of {', '.join(SCHEMAS)} (schemas/<name>.schema.json)")

@@ -145,6 +145,14 @@ def test_an_outside_family_joins_through_the_environment(tmp_path: Path) -> None
      "steps/1/follows/step: 'squash.txt' is not a step before squash.collapse; did you mean 'squash.text'?"),
     (_family(fixtures={"folder": "squash_ref.py", "generators": ["squash_ref.py"]}),
      "fixtures/folder: 'squash_ref.py'"),
+    ("[]", "(top): a JSON list, not an object"),
+    (_family(schema="family-v3"), "schema: 'family-v3' is not a family schema this harness reads"),
+    (_family(schema="family-v2", requires="regex"), "requires: 'regex' is not a list"),
+    (_family(schema="family-v2", op_unicode_steps=["normalization"]), "'unicode_steps' was unexpected"),  # derived
+    (_family(schema="family-v2", op_steps=[{"id": "squash.collapse", "title": "t", "unicode": "script"}]),
+     "ops/0/steps/0/unicode: 'script' is not one of"),
+    (_family(op_steps=[{"id": "squash.collapse", "title": "t", "unicode": "white_space"}]),  # family-v1 as released
+     "'unicode' was unexpected"),
 ])
 def test_a_broken_family_file_is_named_with_the_place_and_the_fix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                   document: Any, says: str) -> None:

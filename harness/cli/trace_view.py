@@ -1,6 +1,7 @@
 """``python -m harness trace``: every implementation's trace of one call, side by side, for a person reading a
 witness. One row per trace entry (``args``, each step, the outcome), one column per implementation; a cell
-that shows what the oracle's shows is ``=``; the first row where any implementation parts from the oracle
+that shows what the oracle's shows is ``=`` (an outcome as ``traces.same_outcome`` compares it: a JSON result by its
+JSON value, as ``diff`` does); the first row where any implementation parts from the oracle
 is marked ``>>``. Black boxes (no ``traces`` in their start answer) are listed with the op's own answer.
 
 The table is the other tables' (``views.text_table``): within the terminal's width, every cell wrapped to fit
@@ -16,7 +17,7 @@ from typing import Any
 
 from harness.cli import views
 from harness.model.printable import printable
-from harness.model.traces import first_difference, same_entry, strict_equal
+from harness.model.traces import first_difference, same_entry, same_outcome
 
 SAME = "="
 MARK = ">>"
@@ -60,8 +61,9 @@ def side_by_side(op: str, args: dict[str, Any], documents: dict[str, dict[str, A
         for position, entry in enumerate(entries):
             if entry is None:
                 cells.append("")
-            elif position > 0 and base is not None and (same_entry(base, entry) if label != "outcome"
-                                                         else strict_equal(base, entry)):
+            elif position > 0 and base is not None and (same_entry(base, entry) if label != "outcome" else
+                                                         base["step"] == entry["step"] and
+                                                         same_outcome(op, base["value"], entry["value"])):
                 cells.append(SAME)
             else:
                 shown = views.show_value(entry["value"], readable=True)

@@ -1,4 +1,5 @@
-"""Comparing an implementation's response with a fixture expectation or with another response."""
+"""Comparing an implementation's response with a fixture expectation or with another response: a JSON result by the
+JSON value its text holds (``same_result``, the one comparison of a result), never by its text."""
 
 from __future__ import annotations
 
@@ -55,6 +56,18 @@ def same_value(op_name: str, a: Any, b: Any, parsed: bool = True) -> bool:
         kind = "text" if get_op(op_name).result_kind != "json" else "json" if parsed else "unparseable"
         return _key(a, kind) == _key(b, kind)
     return same_json(a, b)
+
+
+def same_result(op_name: str, a: Any, b: Any) -> bool:
+    """Whether two results of ``op_name``, each as an implementation sent it, are the same: the one comparison of
+    a result everywhere (the differential's outcomes, a trace's outcome against the oracle's and against its op's
+    own answer, the trace command's table). A text result by its characters; a JSON result's texts by the JSON
+    values they hold (``same_json``: however spaced or escaped, an object's members in any order, ``1`` and
+    ``1.0`` one number), two that do not parse by their texts, and one that parses never the same as one that
+    does not; an oversized answer by its digest (harness/model/caps.py: the same verdict as uncapped)."""
+    parsed_a, value_a = parse_result(op_name, a)
+    parsed_b, value_b = parse_result(op_name, b)
+    return parsed_a == parsed_b and same_value(op_name, value_a, value_b, parsed=parsed_a)
 
 
 def _key(value: Any, kind: str) -> tuple[str, str]:

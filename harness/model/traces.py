@@ -9,7 +9,8 @@ Two implementations' traces agree at a step when its values are equal, with the 
 at step ``args`` only: hosts hand the same argument over as different host types (a JavaScript number
 is a float where Python has an int), and a value no parameter accepts is named by its host's type name
 (``NoneType``, ``null``). Past ``args`` every value is the core's own and must be equal exactly (floats
-are compared by their bits, as ``{"$f64": hex}`` texts).
+are compared by their bits, as ``{"$f64": hex}`` texts). The outcomes compare as ``same_outcome``: a JSON-result
+op's result text by the JSON value it holds, as every comparison of a result (``compare.same_result``).
 
 Pure data: no process machinery, no jsonschema (harness/testees/traces.py validates), so it runs wherever
 the reference runs.
@@ -24,6 +25,7 @@ from fractions import Fraction
 from typing import Any
 
 from harness.model import untrusted
+from harness.model.compare import same_result
 from harness.model.registry import OPS
 
 SCHEMA = "trace-v1"
@@ -165,6 +167,17 @@ def same_args(a: Any, b: Any) -> bool:
     return isinstance(a, dict) and isinstance(b, dict) and not differing_args(a, b)
 
 
+def same_outcome(op: str, a: Any, b: Any) -> bool:
+    """Whether two traces' outcomes of ``op`` agree: the same error code at the same step, or the same result
+    as ``compare.same_result`` judges one (a JSON-result op's texts by their JSON values: Node's ``["a","b"]``
+    and Python's ``["a", "b"]`` agree, as they do in ``diff``); strictly equal for an op the registry lacks."""
+    if isinstance(a, dict) and isinstance(b, dict) and set(a) == set(b) == {"result"} and op in OPS:
+        left, right = host_value(a["result"]), host_value(b["result"])
+        if isinstance(left, str) and isinstance(right, str):
+            return same_result(op, left, right)
+    return strict_equal(a, b)
+
+
 def same_entry(a: dict[str, Any], b: dict[str, Any]) -> bool:
     if a.get("step") != b.get("step"):
         return False
@@ -209,7 +222,7 @@ def first_difference(a: dict[str, Any], b: dict[str, Any]) -> Parting | None:
                         any(entry.get("step") == failed for entry in other[index:]):
                     step = failed
             return Parting(index, step, (name_a, name_b))
-    if not strict_equal(a["outcome"], b["outcome"]):
+    if not same_outcome(str(a.get("op")), a["outcome"], b["outcome"]):
         return Parting(len(steps_a), "outcome", ("outcome", "outcome"))
     return None
 

@@ -7,7 +7,8 @@ A trace is the testee's own account of one call. It must
 2. name only steps of that op (its own, the JSON rules when it takes JSON, and the steps of the op it goes
    through: decide_write normalizes with normalize_fact_text), with the argument checks in the
    specification's order (a check that runs once per candidate or item repeats; its first run counts);
-3. end in exactly the op's own output: the result the op returned, or the error code it raised;
+3. end in exactly the op's own output: the result the op returned (a JSON result: the same JSON value), or the error
+   code it raised;
 4. show each step's value following from the value of the step it is computed from, where its family file
    says so (``Step.follows``; harness/model/step_relations.py), up to the character set the step reads: a join
    that is not a join of the trace's own trimmed pieces is an account of something the testee did not do.
@@ -24,10 +25,11 @@ from typing import Any
 
 import jsonschema
 
+from harness.model.compare import same_result
 from harness.model.paths import SCHEMAS
 from harness.model.registry import OPS, Op
 from harness.model.step_relations import RELATIONS
-from harness.model.traces import ARGS, TRACE_OP, TraceError, host_value, parse, strict_equal
+from harness.model.traces import ARGS, TRACE_OP, TraceError, host_value, parse
 from harness.testees.errors import HARNESS_CODES
 from harness.testees.testee import Response, Testee
 
@@ -86,7 +88,7 @@ def problems(op_name: str, trace_response: Response, op_response: Response | Non
         found.append(f"argument checks out of the specification's order: {', '.join(first_runs)}")
     found += unfollowed(op, document["steps"])
     if op_response is not None:
-        found += _ends_in(document["outcome"], op_response)
+        found += _ends_in(op_name, document["outcome"], op_response)
     return found
 
 
@@ -106,10 +108,12 @@ def unfollowed(op: Op, steps: list[dict[str, Any]]) -> list[str]:
     return []
 
 
-def _ends_in(outcome: dict[str, Any], op_response: Response) -> list[str]:
-    """The trace's outcome against the op's own answer."""
+def _ends_in(op_name: str, outcome: dict[str, Any], op_response: Response) -> list[str]:
+    """The trace's outcome against the op's own answer: a result as every result is compared
+    (``compare.same_result``: a JSON-result op's texts by their JSON values, so a trace written by another encoder
+    than the op's answer ends in it all the same)."""
     if "ok" in op_response:
-        if "result" not in outcome or not strict_equal(host_value(outcome["result"]), op_response["ok"]):
+        if "result" not in outcome or not same_result(op_name, host_value(outcome["result"]), op_response["ok"]):
             shown = outcome.get("result", outcome.get("error"))
             return [f"the trace ends in {json.dumps(shown, ensure_ascii=False)[:200]}; the op returned "
                     f"{json.dumps(op_response['ok'], ensure_ascii=False)[:200]}"]

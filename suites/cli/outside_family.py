@@ -8,8 +8,8 @@ own trace writer, as another library would have):
   cause (``rule_difference``) at three steps: the witnesses ``"x"``, ``"y"``, ``"z"``.
 * ``h1_words(text)`` (a JSON text: the list of the space-separated words): the reference writes it as Python's
   ``json.dumps`` does (``["a", "b"]``, non-ASCII escaped), the twin as Node's ``JSON.stringify`` does (``["a","b"]``,
-  characters as they are): the same JSON value. A real difference: the twin drops the word ``q`` (step
-  ``words.split``).
+  characters as they are), and its traces' outcomes indented, by another writer than its answers: the same JSON
+  value, three texts. A real difference: the twin drops the word ``q`` (step ``words.split``).
 * ``h1_count(text)`` (a JSON text: ``{"count": n, "words": [...]}``): the twin writes the count as a float
   (``2.0``) and its keys in the other order: the same JSON value. A real difference: with a word ``qq`` the twin
   counts one more (its steps agree: they part at the outcome).
@@ -127,7 +127,17 @@ def h1_count(text):
 
 
 TRACED = ("h1_chain", "h1_words", "h1_count")
-trace = tracer({"h1_chain": h1_chain, "h1_words": h1_words, "h1_count": h1_count}, "h1_twin")
+_trace = tracer({"h1_chain": h1_chain, "h1_words": h1_words, "h1_count": h1_count}, "h1_twin")
+
+
+def trace(op, args):
+    """Its traces go through another JSON writer than its answers: the result in a trace is indented."""
+    document = json.loads(_trace(op, args))
+    if op != "h1_chain" and isinstance(document["outcome"].get("result"), str):  # (not {"$codepoints": ...})
+        document["outcome"]["result"] = json.dumps(json.loads(document["outcome"]["result"]), indent=1)
+    return json.dumps(document)
+
+
 __all__ = ["TRACED", "h1_chain", "h1_count", "h1_words", "trace"]
 '''
 

@@ -1,9 +1,9 @@
 """Nothing of an outside family's run is written into the harness's own tree (issue 51, item 7): the example family
 (docs/examples/tags) copied out of the tree as a user keeps one, run through ``diff``, ``expected update`` (its
-oracle's ``"expected": null`` included, and the oracle made divergent with ``--oracle``) and ``report html`` from a
-folder of the user's: every file goes to that folder or to the path the family's declarations name, and the
-harness's own folders (expected/, reports/, fixtures/, generators/, implementations/, the example itself) are as
-they were, file for file."""
+oracle's ``"expected": null`` included, and the oracle made divergent with ``--oracle``), ``sweep`` (its default
+report and checkpoint) and ``report html --history`` from a folder of the user's: every file goes to that folder
+or to the path the family's declarations name, and the harness's own folders (expected/, reports/, fixtures/,
+generators/, implementations/, the example itself) are as they were, file for file."""
 
 from __future__ import annotations
 
@@ -77,8 +77,15 @@ def test_an_outside_familys_run_writes_nothing_into_the_harness_tree(tmp_path: P
     assert done.returncode == 0 and "tags-ref: not added" in done.stdout and '"expected": null' in done.stdout, \
         done.stdout + done.stderr
 
-    done = harness("report", "html", "diff.json")  # its default folder: reports/site of the working directory
+    # A sweep with its default report and checkpoint (reports/ of the working directory), then the page of it
+    # with a history folder: all in the user's folder.
+    done = harness("sweep", "--impls", "tags-ref,py-toy", "--ops", "tag_normalize", "--range", "U+0000..U+00FF")
+    assert done.returncode in (0, 1), done.stdout[-2000:] + done.stderr[-2000:]
+    assert (work / "reports" / "sweep-report.json").is_file() and (work / "reports" / "sweep").is_dir()
+    untouched("sweep")
+    done = harness("report", "html", "diff.json", "reports/sweep-report.json", "--history", "history")
     assert done.returncode in (0, 1) and (work / "reports" / "site" / "index.html").is_file(), done.stdout + done.stderr
+    assert any((work / "history").iterdir())
 
     untouched("report html")
     assert _porcelain() == status_before

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from harness.cli.trace_view import side_by_side
+from harness.model.caps import oversized, value_key
 from harness.model.compare import same_result
 from harness.model.traces import first_difference, same_outcome
 from harness.testees.traces import problems
@@ -40,6 +41,8 @@ def _trace(result: str) -> dict[str, Any]:
 @pytest.mark.parametrize("text", SAME)
 def test_equal_json_agrees_in_every_comparison(text: str) -> None:
     assert same_result(OP, COMPACT, text)
+    assert value_key(COMPACT, True) == value_key(text, True)  # what an oversized answer is compared by: the same
+    assert same_result(OP, oversized(COMPACT, True), text) and same_result(OP, COMPACT, oversized(text, True))
     assert first_difference(_trace(COMPACT), _trace(text)) is None
     assert same_outcome(OP, {"result": COMPACT}, {"result": text})
     assert problems(OP, {"ok": json.dumps(_trace(text))}, {"ok": COMPACT}) == []  # ends in its op's answer
@@ -59,6 +62,8 @@ def test_numbers_compare_as_numbers() -> None:
 @pytest.mark.parametrize("text", OTHER)
 def test_really_different_values_still_part(text: str) -> None:
     assert not same_result(OP, COMPACT, text)
+    assert value_key(COMPACT, True) != value_key(text, True)
+    assert not same_result(OP, oversized(COMPACT, True), text)
     parting = first_difference(_trace(COMPACT), _trace(text))
     assert parting is not None and parting.step == "outcome"
     assert problems(OP, {"ok": json.dumps(_trace(text))}, {"ok": COMPACT}) != []

@@ -106,8 +106,12 @@ def _classify(text: str, bugs: set[str] = ALL_BUGS) -> tuple[str, str | None, st
 
 
 # Each planted difference alone, and in inputs that hold no other: (input, the bug it shows).
-LENGTH = ["жжжжжжж", "abc жжжжжжж", "ΣΣΣΣΣΣΣ", "Σσσσσσσ d", "日本語日本", "𐀀𐀁𐀂a"]
-MARKS = ["cafe\u0301 bar", "x\u0301", "na\u0303o e"]
+# A token of 12 code points, the first one swept (the example family's template "{c}bcdefghijkl"): a letter of
+# two, three or four bytes, of a category ASCII has (Ll) or not (Lo: its one-byte stand-in is an Ll letter).
+TWELVE = "bcdefghijkl"
+LENGTH = ["жжжжжжж", "abc жжжжжжж", "ΣΣΣΣΣΣΣ", "Σσσσσσσ d", "日本語日本", "𐀀𐀁𐀂a",
+          "ж" + TWELVE, "日" + TWELVE, "\u05d0" + TWELVE, "\U00010000" + TWELVE, "\u0663" + TWELVE]
+MARKS = ["cafe\u0301 bar", "x\u0301", "na\u0303o e", "\u0301"]
 NEW_LETTERS = ["a\U0001e4d0b", "\U00011f04", "ok \U0001e4d1z"]
 
 
@@ -129,6 +133,20 @@ def test_marks_kept_inside_tokens_are_a_rule_difference_the_oracle_acted_in(toke
 def test_letters_unknown_to_the_box_are_a_rule_difference_the_box_acted_in(tokenize: Op, text: str) -> None:
     cause, detail, why = _classify(text)
     assert (cause, detail) == ("rule_difference", DIVERGENT_ONLY), why
+
+
+def test_a_stand_in_that_brings_another_difference_does_not_keep_it(tokenize: Op,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new letter at the head of a 12 code point token: the box splits it off. Its same-category stand-in (a
+    letter the box knows) makes the token too long in bytes for the box, which then drops it: another difference
+    (the outcome's shape changes from changes-item to loses-item), so the length rule does not fire (planted:
+    Probe.keeps as "still divergent" named it length_rule). The op declares no General_Category step here, so
+    no skew is peeled off first (with one, the peeled input is the length rule's: the box would drop the token
+    even if it knew the letter, harness/differential/counterfactual/skew.py)."""
+    from dataclasses import replace
+
+    monkeypatch.setitem(registry.OPS, OP, replace(tokenize, unicode_steps=("case_mapping",)))
+    assert _classify("\U0001e4d0" + TWELVE)[:2] == ("rule_difference", DIVERGENT_ONLY)
 
 
 def test_the_three_differences_are_three_classes(tokenize: Op) -> None:

@@ -7,13 +7,16 @@ character outside ASCII (the only characters whose length is the same in every e
 distinct stand-in per distinct character and none already in the input (``rewrite.replace_chars``):
 
 1. *same shape*: a stand-in of the same General_Category and canonical combining class, with the same UTF-8
-   length and the same UTF-16 length (so the same code point count too). The sides must still disagree: the
+   length and the same UTF-16 length (so the same code point count too). The sides must still disagree, the
+   same ones with the same outcome shape (``Probe.keeps``: not another difference the rewrite brought): the
    difference does not follow which character it is (a letter new in a Unicode version, a mark one side
    keeps: those stand-ins take the difference away, and this rule does not fire).
 2. *shorter*, else *longer*: a stand-in of the same General_Category and combining class whose UTF-8 length
    is the nearest such one below the character's (an ASCII letter, digit, symbol or punctuation where the
    category has one; a two-byte mark for a three-byte one; a BMP letter for an astral one, one UTF-16 unit
-   for two), else the nearest above it (where a shorter one makes the piece vanish on both sides: a
+   for two; where the category has none shorter, one of its class's ``_FALLBACK`` category, an ASCII lowercase
+   letter for a Lo letter, and then a stand-in of that category and the character's own length must keep the
+   difference as in 1), else the nearest above it (where a shorter one makes the piece vanish on both sides: a
    minimum length). The sides must agree, on an outcome kind some side had before, and not by losing the
    piece (``Probe.settles``, ``outcomes.lost_piece``: an item count changed on both sides, a token gone on
    both, both outputs empty or equal to the plain input's output).
@@ -56,6 +59,9 @@ from harness.model.contract_sets import EDGE_PUNCTUATION, LINE_BREAKS, QUOTE_DAS
 CAUSE = "length_rule"
 # The conjoining jamo NFC composes into Hangul syllables by rule, not by a listed decomposition.
 _JAMO = re.compile("[\u1100-\u11ff\ua960-\ua97f\ud7b0-\ud7ff]").fullmatch
+# Stand-ins are looked for in the first three planes (every category and length the harness needs is there;
+# the planes above hold few assigned characters, none a canonical decomposition names).
+_SCANNED = 0x30000
 _PER_KEY = 12  # stand-ins kept per (category, combining class, UTF-8 length, UTF-16 length)
 
 
@@ -96,7 +102,7 @@ def _joining() -> frozenset[int]:
     """Code points NFC can join to a character before them: every part of a canonical decomposition but its
     first (a mark, a second vowel), and the marks among first parts."""
     found: set[int] = set()
-    for cp in range(0x110000):
+    for cp in range(_SCANNED):
         if 0xD800 <= cp <= 0xDFFF:
             continue
         decomposition = unicodedata2.decomposition(chr(cp))
@@ -110,10 +116,10 @@ def _joining() -> frozenset[int]:
 def _pools() -> dict[tuple[str, int, int, int], str]:
     """Stable stand-ins by (category, combining class, UTF-8 length, UTF-16 length), lowest first."""
     found: dict[tuple[str, int, int, int], list[str]] = {}
-    for cp in range(0x110000):
-        if 0xD800 <= cp <= 0xDFFF:
-            continue
+    for cp in range(_SCANNED):
         ch = chr(cp)
+        if 0xD800 <= cp <= 0xDFFF or unicodedata.category(ch) == "Cn":
+            continue
         key = (*_shape(ch), utf8_len(ch), utf16_len(ch))
         pool = found.setdefault(key, [])
         if len(pool) < _PER_KEY and _stable(ch):
@@ -121,29 +127,52 @@ def _pools() -> dict[tuple[str, int, int, int], str]:
     return {key: "".join(pool) for key, pool in found.items() if pool}
 
 
+def _pool(shape: tuple[str, int], length: int) -> str:
+    """Stand-ins of that (category, combining class) and UTF-8 length (four bytes: two UTF-16 units)."""
+    return _pools().get((*shape, length, 2 if length == 4 else 1), "")
+
+
+# Where a category has no shorter stand-in (no Lo, So or Pi in ASCII), the stand-ins of both rewrites come from
+# one category of its class that has: a lowercase letter for a letter, a digit for a number, a math symbol for a
+# symbol, other punctuation for punctuation (only for characters of combining class 0).
+_FALLBACK = {"L": "Ll", "N": "Nd", "S": "Sm", "P": "Po"}
+
+
+def role(ch: str) -> tuple[str, int]:
+    """The (category, combining class) both rewrites draw ``ch``'s stand-ins from: its class's fallback
+    (``_FALLBACK``) where that has one of ``ch``'s length and a shorter one than its own category has (a one-byte
+    letter for a three-byte Lo, where Lo's shortest is two bytes); else its own."""
+    own = _shape(ch)
+
+    def least(shape: tuple[str, int]) -> int:
+        return next((length for length in range(1, utf8_len(ch)) if _pool(shape, length)), 5)
+
+    fallback = (_FALLBACK.get(own[0][0], ""), 0)
+    if own[1] == 0 and fallback[0] and _pool(fallback, utf8_len(ch)) and least(fallback) < least(own):
+        return fallback
+    return own
+
+
 def same_shape(ch: str) -> str:
     """Stand-ins of ``ch``'s category and combining class with its UTF-8 and UTF-16 lengths ("" if none)."""
-    return _pools().get((*_shape(ch), utf8_len(ch), utf16_len(ch)), "")
+    return _pool(_shape(ch), utf8_len(ch))
+
+
+def same_role(ch: str) -> str:
+    """Stand-ins of ``ch``'s ``role`` with its UTF-8 and UTF-16 lengths ("" if none)."""
+    return _pool(role(ch), utf8_len(ch))
 
 
 def shorter(ch: str) -> str:
-    """Stand-ins of ``ch``'s category and combining class of the least UTF-8 length below its own ("" if none);
-    their UTF-16 length is never above its own."""
-    for length in range(1, utf8_len(ch)):
-        pool = _pools().get((*_shape(ch), length, 1 if length < 4 else 2), "")
-        if pool:
-            return pool
-    return ""
+    """Stand-ins of ``ch``'s ``role`` of the least UTF-8 length below its own ("" if none); their UTF-16 length is
+    never above its own."""
+    return next((pool for length in range(1, utf8_len(ch)) if (pool := _pool(role(ch), length))), "")
 
 
 def longer(ch: str) -> str:
     """Stand-ins of ``ch``'s category and combining class of the least UTF-8 length above its own ("" if none);
     their UTF-16 length is never below its own."""
-    for length in range(utf8_len(ch) + 1, 5):
-        pool = _pools().get((*_shape(ch), length, 1 if length < 4 else 2), "")
-        if pool:
-            return pool
-    return ""
+    return next((pool for length in range(utf8_len(ch) + 1, 5) if (pool := _pool(_shape(ch), length))), "")
 
 
 def _encoded(ch: str) -> bool:
@@ -164,16 +193,21 @@ def _length_rule(probe: Probe) -> Verdict | None:
     if "ok" not in probe.kinds:
         return None  # a length rule of a result (a rejection of too long a text: a validation rule, named there)
     kept = _rewrite(probe, same_shape)
-    if kept is None or not probe.divergent_on(kept):
+    if kept is None or not probe.keeps(kept):
         return None
     chars = [ch for text in all_strings(probe.args) for ch in text if _encoded(ch)]
-    for way, pool in (("shorter", shorter), ("longer", longer)):
-        if not any(pool(ch) for ch in chars):
-            continue
-        moved = replace_chars(probe.args, lambda ch, pool=pool: _encoded(ch) and bool(pool(ch)), pool)
-        if probe.settles(moved):
-            break
-    else:
+    if any(role(ch) != _shape(ch) for ch in chars):
+        # The shorter stand-ins are of another category of the class: one of that category and the same length
+        # must keep the difference too (a rule about that category would move it otherwise).
+        kept = _rewrite(probe, same_role)
+        if kept is None or not probe.keeps(kept):
+            return None
+    def settled(pool: Callable[[str], str]) -> bool:
+        return any(pool(ch) for ch in chars) and \
+            probe.settles(replace_chars(probe.args, lambda ch: _encoded(ch) and bool(pool(ch)), pool))
+
+    way = next((way for way, pool in (("shorter", shorter), ("longer", longer)) if settled(pool)), None)
+    if way is None:
         return None
     lengths = sorted({utf8_len(ch) for ch in chars})
     return Verdict(CAUSE, None,

@@ -17,7 +17,16 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from harness.differential.outcomes import Responses, divergent, kind, lost_piece, observe, outcome
+from harness.differential.outcomes import (
+    Responses,
+    divergent,
+    kind,
+    lost_piece,
+    observe,
+    oracle_of,
+    outcome,
+    outcome_shape,
+)
 from harness.model.registry import Decision, Op, get_op
 from harness.testees.testee import Testee
 
@@ -83,9 +92,19 @@ class Probe:
         before = {kind(self.op_name, r) for r in self.responses.values()}
         return not keep_outcome or bool({kind(self.op_name, r) for r in after.values()} & before)
 
-    def divergent_on(self, new_args: dict[str, Any]) -> bool:
-        """Whether the implementations still disagree on ``new_args``."""
-        return bool(divergent(self.op_name, self.observe(new_args)))
+    def keeps(self, new_args: dict[str, Any]) -> bool:
+        """Whether the implementations still disagree on ``new_args`` the same way: the same ones disagree with
+        the oracle, each with the same outcome shape (``outcomes.outcome_shape``: a list that gains, loses or
+        changes items, a longer or shorter text...). A rewrite that turns one difference into another (a letter
+        one side splits off made a letter of a token another rule drops) does not keep it."""
+        after = self.observe(new_args)
+        names = divergent(self.op_name, after)
+        if names != divergent(self.op_name, self.responses):
+            return False
+        oracle = oracle_of(self.op_name, self.responses)
+        return oracle_of(self.op_name, after) == oracle and all(
+            outcome_shape(self.op_name, self.responses[oracle], self.responses[name]) ==
+            outcome_shape(self.op_name, after[oracle], after[name]) for name in names)
 
     def settles(self, new_args: dict[str, Any]) -> bool:
         """Whether the rewrite ``new_args`` removes the disagreement itself: the implementations agree there, on

@@ -271,6 +271,7 @@ def _other_pythons() -> dict[str, str]:
 OTHER_PYTHONS = _other_pythons()
 
 
+@pytest.mark.slow  # a sweep per other Python (about 20 s each)
 @pytest.mark.parametrize("version", sorted(OTHER_PYTHONS) or [pytest.param("none", marks=pytest.mark.skip(
     reason="no other CPython 3.11+ with another unicodedata here"))])
 def test_the_box_on_another_python_is_still_one_class_each(version: str, outside: tuple[Path, dict[str, str]],
@@ -298,6 +299,7 @@ def test_the_box_on_another_python_is_still_one_class_each(version: str, outside
         _one_class_each(report)
 
 
+@pytest.mark.slow  # the parity suites in a child pytest (about 90 s)
 def test_the_parity_suites_run_on_it(outside: tuple[Path, dict[str, str]]) -> None:
     _, env = outside
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "suites/parity",

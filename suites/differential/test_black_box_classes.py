@@ -244,3 +244,21 @@ def test_the_stand_ins_keep_category_class_and_lengths() -> None:
     assert length.shorter("\u0301") == ""  # no mark is shorter than two bytes
     assert all(length.utf8_len(s) == 2 for s in length.shorter("\u20d0"))
     assert all(length.utf16_len(s) == 1 for s in length.shorter("𐀀"))
+
+
+def test_undoing_a_rule_reconciles_only_what_it_leaves_something_of(tokenize: Op) -> None:
+    """``_reconciles`` (the tie-breaker between character rules that each explain a divergence): results equal
+    once the rule is undone, item by item for a list, but never because undoing emptied the piece they differ in
+    (planted: the old whole-text comparison; U+0085 alone against nothing reconciled under whitespace_definition)."""
+    from harness.differential.counterfactual.characters import _reconciles
+
+    def answers(a: Any, b: Any, op: str) -> dict[str, dict[str, Any]]:
+        wrap = _ok if op == OP else (lambda value: {"ok": value})
+        return {"h4-oracle": wrap(a), "h4-box": wrap(b)}
+
+    text = "normalize_fact_text"
+    assert _reconciles("whitespace_definition", text, answers("a\x85b", "ab", text))
+    assert not _reconciles("whitespace_definition", text, answers("\x85", "", text))
+    assert _reconciles("case_mapping", OP, answers(["\u03c3x"], ["\u03a3x"], OP))
+    assert not _reconciles("case_mapping", OP, answers(["ab"], ["a", "b"], OP))
+    assert not _reconciles("whitespace_definition", OP, answers(["a", "\x85"], ["a", ""], OP))

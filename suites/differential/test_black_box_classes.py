@@ -262,3 +262,33 @@ def test_undoing_a_rule_reconciles_only_what_it_leaves_something_of(tokenize: Op
     assert _reconciles("case_mapping", OP, answers(["\u03c3x"], ["\u03a3x"], OP))
     assert not _reconciles("case_mapping", OP, answers(["ab"], ["a", "b"], OP))
     assert not _reconciles("whitespace_definition", OP, answers(["a", "\x85"], ["a", ""], OP))
+
+
+def _trace(text: str, tokens: list[str], kept: list[str]) -> dict[str, Any]:
+    return {"op": OP, "steps": [{"step": "args", "value": {"text": text}}, {"step": "h4.text", "value": text},
+                                {"step": "h4.split", "value": tokens}, {"step": "h4.length", "value": kept}],
+            "outcome": {"ok": json.dumps(kept, ensure_ascii=False)}}
+
+
+@pytest.mark.parametrize("tokens, oracle_kept, other_kept, cause", [
+    (["abc", "жжжжжжж"], ["abc", "жжжжжжж"], ["abc"], "length_rule"),  # 7 code points, 14 bytes: cap 12
+    (["abc", "\U00010000" * 7], ["abc", "\U00010000" * 7], ["abc"], "length_rule"),  # 14 UTF-16 units
+    (["abc", "жж", "x"], ["abc", "жж"], ["abc"], "length_rule"),  # a minimum of 3: bytes against code points
+    # Only ASCII: every measure is one, so a cap set differently (12 and 11) sorts by none of two measures.
+    (["abc", "abcdefghijkl"], ["abc", "abcdefghijkl"], ["abc"], "rule_difference"),
+    # A stop word dropped beside the long token: no one cap sorts what the other side kept.
+    (["the", "жжжжжжж", "ab"], ["the", "жжжжжжж", "ab"], ["ab"], "rule_difference"),
+    # Not a selection of the step's input (the other side changed a token): no filter.
+    (["abc", "жж"], ["abc", "жж"], ["abc", "ж"], "rule_difference"),
+])
+def test_a_length_filter_where_the_traces_part(tokenize: Op, tokens: list[str], oracle_kept: list[str],
+                                               other_kept: list[str], cause: str) -> None:
+    """The trace rule ``length-filter`` (harness/differential/causes/length.py): both sides' values at the step
+    are selections of its input, each sorted by one cap in another measure (planted: the rule out of ORDER, every
+    case rule_difference)."""
+    from harness.differential.causes import cause_from_traces
+
+    text = " ".join(tokens)
+    found = cause_from_traces(OP, _trace(text, tokens, oracle_kept), _trace(text, tokens, other_kept),
+                              {"text": text}, {}, {})
+    assert found is not None and (found.cause, found.step) == (cause, "h4.length"), found

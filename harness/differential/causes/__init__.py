@@ -2,7 +2,7 @@
 the oracle and of an implementation that disagrees with it part, and what that step did differently.
 
 The classifier is a table of rules (``ORDER``), one small module per family of causes (``boundary``,
-``strict_json``, ``characters``, ``numbers``, ``outcomes``); the first rule that fires names the cause. No
+``strict_json``, ``characters``, ``numbers``, ``length``, ``outcomes``); the first rule that fires names the cause. No
 rule names an op: what a step is (``Step.role``, ``Step.param``), the parameter kinds with their plain and
 boundary values are the op registry's. ``Stats`` counts which rules fire. ``CAUSES`` is derived from the
 rules. The counterfactual classifier (harness/differential/counterfactual/) stays the fallback for
@@ -15,13 +15,13 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from harness.differential.causes import boundary, characters, numbers, outcomes, strict_json
+from harness.differential.causes import boundary, characters, length, numbers, outcomes, strict_json
 from harness.differential.causes.facts import OUTCOME, Facts, facts, input_chars
 from harness.differential.rule import Rule, Verdict
 from harness.model.registry import step_titles
 from harness.model.traces import ARGS, first_difference
 
-FAMILIES = (numbers, boundary, strict_json, characters, outcomes)
+FAMILIES = (numbers, boundary, strict_json, characters, length, outcomes)
 _BY_NAME: dict[str, Rule] = {rule.name: rule for family in FAMILIES for rule in family.RULES}
 
 # The order the rules are tried in: the documented order (docs/fuzzing.md, "Causes from traces").
@@ -30,7 +30,7 @@ ORDER = (
     "json-refused", "json-numbers",
     "unicode-skew", "nfc", "quote-dash", "lowercase", "white-space", "edges", "line-breaks", "trim",
     "binary32", "shape-numbers", "similarity-bits", "similarity-fails", "threshold-comparison",
-    "check-disputed", "validation-order", "error-versus-result", "rule-difference",
+    "check-disputed", "validation-order", "error-versus-result", "length-filter", "rule-difference",
 )
 RULES: tuple[Rule, ...] = tuple(_BY_NAME[name] for name in ORDER)
 CHARACTER_RULES: tuple[Rule, ...] = tuple(rule for rule in RULES if rule in characters.RULES)  # a composite's

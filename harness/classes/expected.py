@@ -21,9 +21,9 @@ Every lookup is by (implementation, op, cause, detail, step) (``ExpectedSet.find
 three steps, as ``expected update`` writes them, each cover the class at their own step, in any order.
 
 ``expected update`` makes a list only where it has something to list, at the path the implementation's
-declaration names (``"expected"``), or the project's ``expected/<impl>.json`` for a declaration of the project's
-own; a declaration from elsewhere that names none (an outside family's oracle: ``"expected": null``) gets none,
-and is told so: nothing of an outside family's run is written into the project's (the harness's) ``expected/``.
+declaration names (``"expected"``), else in the project's ``expected/``, but never in the harness's own tree for a
+declaration that is not the harness's (an outside family's, run with the harness's checkout as the project): that
+one is told to name a list, and nothing of an outside family's run is written into the harness's ``expected/``.
 """
 
 from __future__ import annotations
@@ -190,10 +190,10 @@ def path_for(impl: str, directory: Path | None = None) -> Path:
 
 def new_list_path(impl: str, directory: Path | None = None) -> Path | str:
     """Where a list not yet written may be made, or why none may: the path its declaration names
-    (``"expected"``), else the project's ``expected/<impl>.json`` for a declaration of the project's own
-    (``implementations/``). A declaration from elsewhere (``PARITY_IMPLEMENTATIONS``: an outside op family's) that
-    names none (``"expected": null``, as an oracle's does) gets none: the project's ``expected/`` (the harness's
-    own, when the harness is run from its checkout) is never written for it."""
+    (``"expected"``), else the project's ``expected/<impl>.json`` (the schema's meaning of ``"expected": null``),
+    unless that is the harness's own tree (the project found is the harness's checkout) and the declaration is
+    not one of its own (``PARITY_IMPLEMENTATIONS``: an outside op family's, whose oracle says null): nothing of an
+    outside family's run is written into the harness's ``expected/``."""
     if directory is not None:
         return directory / f"{impl}.json"
     try:
@@ -202,7 +202,8 @@ def new_list_path(impl: str, directory: Path | None = None) -> Path | str:
         return EXPECTED_DIR / f"{impl}.json"
     if declared.expected is not None:
         return declared.expected
-    if declared.source.parent.resolve() == paths.IMPLEMENTATIONS.resolve():
+    own = declared.source.parent.resolve() == paths.IMPLEMENTATIONS.resolve()
+    if own or not EXPECTED_DIR.resolve().is_relative_to(paths.SOURCE.resolve()):
         return EXPECTED_DIR / f"{impl}.json"
     return (f"its declaration ({declared.source}) names no expected list (\"expected\": null); name one there "
             f"(\"{{here}}/expected/{impl}.json\") to keep its expected divergences")

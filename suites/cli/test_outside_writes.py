@@ -89,3 +89,30 @@ def test_an_outside_familys_run_writes_nothing_into_the_harness_tree(tmp_path: P
 
     untouched("report html")
     assert _porcelain() == status_before
+
+
+def test_in_a_project_of_its_own_an_outside_declaration_without_a_list_gets_the_projects(tmp_path: Path) -> None:
+    """``"expected": null`` keeps its meaning (the project's ``expected/<name>.json``) where the project is the
+    user's own, not the harness's checkout: with the oracle turned, the family's reference gets its list there."""
+    family, project = tmp_path / "tags", tmp_path / "project"
+    shutil.copytree(EXAMPLE, family)
+    (project / "implementations").mkdir(parents=True)
+    (project / "expected").mkdir()
+    env = dict(os.environ, PARITY_FAMILIES=str(family / "families"),
+               PARITY_IMPLEMENTATIONS=str(family / "implementations"),
+               PYTHONPATH=os.pathsep.join([str(family / "src"), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    for name in ("PARITY_ORACLE", "PARITY_CONTEXT", "PARITY_PROJECT"):
+        env.pop(name, None)
+    before = _snapshot()
+    first = ("--project", str(project), "--oracle", "py-toy")
+    done = subprocess.run([sys.executable, "-m", "harness", *first, "diff", "--impls", "tags-ref,py-toy", "--json",
+                           "tag_normalize", "a\x1eb"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=300, check=False)
+    (tmp_path / "turned.json").write_text(done.stdout, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "harness", *first, "expected", "update", "--impls", "tags-ref,py-toy",
+                           "--report", "turned.json"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.returncode == 0 and "tags-ref: added" in done.stdout, done.stdout + done.stderr
+    listed = json.loads((project / "expected" / "tags-ref.json").read_text(encoding="utf-8"))
+    assert [entry["cause"] for entry in listed["entries"]] == ["whitespace_definition"]
+    assert _snapshot() == before

@@ -1,13 +1,21 @@
 """Divergence classes of a sweep: every disagreeing input grouped so that one bug is one report.
 
 1. Inputs are grouped (by the sweep's workers, chunk by chunk) by (op, the implementations that disagree
-   with the oracle, each one's outcome kind: ``ok`` or ``error:<code>``, and a property hint of the
-   swept code point: a lone surrogate, Unicode data that differs between the versions in play,
-   White_Space or a near miss, or none).
-2. The causes of a group are assigned on its simplest member (the first template, the lowest code
-   point), from the step traces or by the counterfactual classifier (harness/differential/explain.py,
-   ``name_shares``: one share per cause, so a skew riding along with a bug is a class of its own), and
-   checked on a few members spread across the group; if they disagree, every member is classified.
+   with the oracle, each one's outcome kind: ``ok`` or ``error:<code>``, a property hint of the swept code
+   point: a lone surrogate, Unicode data that differs between the versions in play, White_Space or a near
+   miss, or none) and by what differs: each disagreeing implementation's outcome shape against the oracle's
+   (``outcome_shape``: a text emptied, gaining, losing or changing; a JSON list gaining, losing or changing
+   items) and the character's properties that matter (``character_split``: its General_Category major class,
+   its age against the Unicode versions the implementations differ in, its UTF-8 width).
+2. The causes of a group are explained on a sample (``classified``): its simplest member (the first
+   template, the lowest code point) and two more spread across it, each by the step traces or the
+   counterfactual classifier (harness/differential/explain.py ``name_shares``: one share per cause, so a
+   skew riding along with a bug is a class of its own); where two neighbours of the sample part, the member
+   halfway between them is explained, again and again, at most ``BISECT_LIMIT`` more. Every member is then
+   assigned to the causes of the nearest explained member at or before it: the group is split where its
+   explained members part, and never classified whole (a sweep whose inputs mostly disagree costs at most
+   ``SAMPLES + 1 + BISECT_LIMIT`` classifier calls a group, whatever its size). The run ledger's
+   "classified" counts the inputs assigned to a class.
 3. Shares with the same class key (``harness.classes.key.ClassKey``: op, the share's implementations, cause,
    detail, the step where the traces part) are one class (``harness.classes.book.ClassBook``: an input not
    sent to an implementation whose host cannot hold it does not make another class): its code points (as
@@ -19,6 +27,7 @@ Shard reports merge class by class on the same key.
 
 from __future__ import annotations
 
+import bisect
 import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -44,22 +53,23 @@ from harness.testees.fanout import expressible, serves
 from harness.testees.findings import Findings
 from harness.testees.testee import Testee
 
-SAMPLES = 4  # members classified besides the simplest one, to check that a group has one cause
-BISECT_LIMIT = 8  # members classified more per group, at most, to find where a mixed group's causes part
+SAMPLES = 2  # members explained besides the simplest one, spread across a group, to check that it has one cause
+BISECT_LIMIT = 6  # members classified more per group, at most, to find where a mixed group's causes part
 
 _ORDER = {template.name: number for number, template in enumerate(TEMPLATES)}
 
 Runs = list[tuple[str, int, int]]  # (template, first index, last index), members of a group in runs
 
 
-def hint(template: str, index: int) -> str:
-    """What is special about the swept value, from its properties only (never from an implementation)."""
+def hint(template: str, index: int, versions: tuple[str, ...] = ()) -> str:
+    """What is special about the swept value, from its properties only (never from an implementation);
+    ``versions``: the Unicode versions in play (``versions_in_play``)."""
     if BY_NAME[template].size == SURROGATE_PAIRS:
         return "surrogate_pair"
     if is_surrogate(index):
         return "lone_surrogate"
     ch = chr(index)
-    if index in _sensitive():
+    if index in _sensitive(versions):
         return "unicode_data_differs"
     if white_space_like(ch):
         return "white_space_like"
@@ -67,8 +77,15 @@ def hint(template: str, index: int) -> str:
 
 
 @cache
-def _sensitive() -> frozenset[int]:
-    return unicode_tables.sensitive_anywhere()
+def _sensitive(versions: tuple[str, ...]) -> frozenset[int]:
+    """The code points whose data, in some step there are tables of, differs between two of ``versions``."""
+    out: set[int] = set()
+    for step in unicode_tables.STEPS:
+        having = [version for version in versions if unicode_tables.has(version, step)]
+        for number, a in enumerate(having):
+            for b in having[number + 1:]:
+                out |= unicode_tables.differing_set(step, a, b)
+    return frozenset(out)
 
 
 def outcome_shape(op: str, oracle_value: Any, divergent_value: Any) -> str:
@@ -128,17 +145,49 @@ def character_split(index: int, versions: tuple[str, ...], pair: bool = False) -
     return major, "assigned" if all(assigned) else "unassigned" if not any(assigned) else "new", width
 
 
+def chunk_split(template: str, start: int, stop: int, versions: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """``(hint, *character_split)`` of every index start..stop-1 of a template at once (a worker's chunk: the
+    same values one by one, without a call and two table searches per input)."""
+    if BY_NAME[template].size == SURROGATE_PAIRS:
+        return [("surrogate_pair", "C", "-", "6")] * (stop - start)
+    sensitive = _sensitive(versions)
+    kinds: dict[tuple[str, ...], tuple[str, ...]] = {}
+    counts = bytearray(stop - start)
+    for version in versions if len(versions) > 1 else ():
+        table = unicode_tables.table(version)
+        at = max(0, bisect.bisect_right(table.assigned_starts, start) - 1)
+        for first, last in table.assigned[at:]:
+            if first >= stop:
+                break
+            low, high = max(first, start), min(last, stop - 1)
+            for n in range(low - start, high - start + 1) if low <= high else ():
+                counts[n] += 1
+    ages = ("-",) if len(versions) < 2 else ("unassigned",) + ("new",) * (len(versions) - 1) + ("assigned",)
+    out = []
+    for index in range(start, stop):
+        if 0xD800 <= index <= 0xDFFF:
+            key: tuple[str, ...] = ("lone_surrogate", "C", "-" if len(versions) < 2 else "assigned", "3")
+        else:
+            ch = chr(index)
+            key = ("unicode_data_differs" if index in sensitive else "white_space_like" if white_space_like(ch)
+                   else "none", unicodedata.category(ch)[0], ages[counts[index - start]] if len(versions) > 1 else "-",
+                   "1" if index < 0x80 else "2" if index < 0x800 else "3" if index < 0x10000 else "4")
+        out.append(kinds.setdefault(key, key))
+    return out
+
+
 def group_key(template: str, index: int, responses: dict[str, dict[str, Any]],
-              versions: tuple[str, ...] = (), names: list[str] | None = None, oracle: str | None = None
-              ) -> tuple[Any, ...]:
+              versions: tuple[str, ...] = (), names: list[str] | None = None, oracle: str | None = None,
+              split: tuple[str, ...] | None = None) -> tuple[Any, ...]:
     """How a worker groups a disagreeing input: (the disagreeing implementations, outcome kinds, hint, what
     differs: each disagreeing one's outcome shape, the character's major General_Category class, age and width)."""
     op = BY_NAME[template].op
     names = names if names is not None else divergent(op, responses)
     oracle_response = responses[oracle if oracle in responses else oracle_of(op, responses)]
     shapes = ",".join(outcome_shape(op, oracle_response.get("ok"), responses[name].get("ok")) for name in names)
-    return (tuple(names), outcome_kinds(responses), hint(template, index),
-            (shapes, *character_split(index, versions, BY_NAME[template].size == SURROGATE_PAIRS)))
+    if split is None:  # (hint, major class, age, width): chunk_split's
+        split = (hint(template, index, versions), *character_split(index, versions, BY_NAME[template].size == SURROGATE_PAIRS))
+    return tuple(names), outcome_kinds(responses), split[0], (shapes, *split[1:])
 
 
 def _runs_sorted(runs: Runs) -> Runs:
@@ -302,15 +351,18 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
     absent_in: dict[str, frozenset[str]] = {}  # template -> implementations its inputs are not sent to
 
     masked_by: dict[tuple[Any, ...], frozenset[str]] = {}
+    have = set(unicode_tables.available())
+    sensitive = _sensitive(tuple(sorted({version for stated in versions.values() for version in stated.values()
+                                         if version in have}, key=unicode_tables.version_key)))
 
     def absent(template: str, index: int, share: Share) -> frozenset[str]:
         """Those its input was not sent to (by template), and those outside the share that read it with other
         Unicode data (counterfactual.skew.masked). Kept per template and share for the code points whose Unicode
-        data is the same in every version there are tables of (what masked reads of the swept one cannot
+        data is the same in every version the implementations read (what masked reads of the swept one cannot
         differ between them), per code point for the others."""
         pair = BY_NAME[template].size == SURROGATE_PAIRS
         key = (template, share.impls, share.found.cause, share.found.detail,
-               index if not pair and index in _sensitive() else None)
+               index if not pair and index in sensitive else None)
         if key in masked_by:
             return masked_by[key]
         args = BY_NAME[template].args(index)

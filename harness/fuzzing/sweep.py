@@ -232,6 +232,7 @@ def run_chunk(chunk: Chunk, opened: dict[str, Testee] | None = None, out: Any = 
     versions = classes.versions_in_play(opened)
     text = get_op(template.op).result_kind != "json"
     oracle, shown = oracle_name(template.op), context()  # read once a chunk, not once an input
+    split: list[tuple[str, ...]] | None = None
     for index, row in zip(indexes, zip(*answers.values(), strict=True), strict=False):
         first = row[0]
         if len(row) > 1 and first is not None and row.count(first) == len(row) and type(first.get("ok")) is str:
@@ -243,8 +244,11 @@ def run_chunk(chunk: Chunk, opened: dict[str, Testee] | None = None, out: Any = 
         compared += 1
         names = _differing(template.op, responses, oracle, shown, text)
         if names:
+            if split is None:  # the chunk's characters' properties, once it has a disagreeing input
+                split = classes.chunk_split(template.name, chunk.start, chunk.stop, versions)
             classes.add_run(groups.setdefault(classes.group_key(template.name, index, responses, versions, names,
-                                                                oracle), []), template.name, index)
+                                                                oracle, split[index - chunk.start]), []),
+                            template.name, index)
     got = harvest(opened)
     return {"chunk": chunk.key, "values": len(all_args), "compared": compared, "inexpressible": inexpressible,
             "findings": got.findings, "out": [names.index(name) for name in got.taken_out],

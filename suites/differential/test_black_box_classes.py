@@ -292,3 +292,27 @@ def test_a_length_filter_where_the_traces_part(tokenize: Op, tokens: list[str], 
     found = cause_from_traces(OP, _trace(text, tokens, oracle_kept), _trace(text, tokens, other_kept),
                               {"text": text}, {}, {})
     assert found is not None and (found.cause, found.step) == (cause, "h4.length"), found
+
+
+def test_characters_changed_in_place_are_no_length_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A text op whose contract lowercases A-Z only, against a box that lowercases every letter: a same-shape
+    stand-in (Æ for Ж) keeps the difference and an ASCII one settles it, as for a length rule, but the texts
+    differ in place (one length): the case mapping, not a length (planted: without _in_length, length_rule)."""
+    text_op = "h4_tag"
+    ascii_lower = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+    monkeypatch.setitem(registry.OPS, text_op, Op(
+        name=text_op, js_name="h4Tag", params=(Param("text", "text", "invalid_text", "text"),),
+        reference=lambda text: text.translate(ascii_lower), result_kind="text", fixture=None,
+        char_rules=("case_mapping",), plain=(("text", "plain"),), family="h4-tags"))
+
+    class Text(Fake):
+        def call(self, op_name: str, args: dict[str, Any]) -> dict[str, Any]:
+            return {"ok": self.fn(args["text"])}
+
+    impls = {"h4-oracle": Text("h4-oracle", lambda text: text.translate(ascii_lower)),
+             "h4-box": Text("h4-box", str.lower)}
+    for text in ("\u0416a", "ab\u00c9"):
+        args = {"text": text}
+        responses = observe(impls, text_op, args)
+        (share,) = explain.name_shares(impls, text_op, args, responses, {})
+        assert share.found.cause == "case_mapping", (text, share.found.explanation)

@@ -21,6 +21,10 @@ distinct stand-in per distinct character and none already in the input (``rewrit
    piece (``Probe.settles``, ``outcomes.lost_piece``: an item count changed on both sides, a token gone on
    both, both outputs empty or equal to the plain input's output).
 
+The difference itself must be one of length or presence (``_in_length``): a text longer or shorter on one side,
+a list that gains or loses an item or holds items of other lengths, a result against an error; characters
+changed in place (a lowercase of A-Z only against a full one: an ASCII stand-in settles that too) are not.
+
 Both rewrites draw from one pool of neutral stand-ins, so between the two rewritten inputs only the encoded
 lengths differ; everything they hold the same (the code point count, each character's category and combining
 class, the number and order of the pieces) is then not what differs; what differs between them is the
@@ -53,6 +57,7 @@ import unicodedata2
 
 from harness.differential.counterfactual.probe import Probe
 from harness.differential.counterfactual.rewrite import all_strings, composing_parts, replace_chars
+from harness.differential.outcomes import divergent, oracle_of, outcome_shape
 from harness.differential.rule import Rule, Verdict
 from harness.model.contract_sets import EDGE_PUNCTUATION, LINE_BREAKS, QUOTE_DASH, white_space_like
 
@@ -189,9 +194,31 @@ def _rewrite(probe: Probe, pool: Callable[[str], str]) -> dict | None:
     return replace_chars(probe.args, _encoded, pool)
 
 
+# The shapes of a difference in length or presence (outcomes.outcome_shape): a piece one side has and the other
+# lacks, a text or list longer on one side, a result against an error. Characters changed in place (a text of one
+# length, items of one length) are no length rule's doing, whatever stand-ins settle them.
+_PRESENCE = frozenset({"gains-item", "loses-item", "gains-changed", "loses-changed", "longer", "shorter",
+                       "oracle-refuses", "divergent-refuses"})
+
+
+def _in_length(probe: Probe) -> bool:
+    """Whether every divergent side differs from the oracle in length or presence (``_PRESENCE``), or in items
+    of other lengths (a token cut short)."""
+    oracle = oracle_of(probe.op_name, probe.responses)
+    for name in divergent(probe.op_name, probe.responses):
+        shape = outcome_shape(probe.op_name, probe.responses[oracle], probe.responses[name])
+        if shape == "changes-item":
+            (_, a), (_, b) = probe.codes[oracle], probe.codes[name]
+            if sum(len(str(item)) for item in a) == sum(len(str(item)) for item in b):
+                return False
+        elif shape not in _PRESENCE:
+            return False
+    return True
+
+
 def _length_rule(probe: Probe) -> Verdict | None:
-    if "ok" not in probe.kinds:
-        return None  # a length rule of a result (a rejection of too long a text: a validation rule, named there)
+    if "ok" not in probe.kinds or not _in_length(probe):
+        return None  # all rejections (a validation rule), or characters changed in place (a mapping)
     kept = _rewrite(probe, same_shape)
     if kept is None or not probe.keeps(kept):
         return None

@@ -4,8 +4,8 @@
    with the oracle, each one's outcome kind: ``ok`` or ``error:<code>``, a property hint of the swept code
    point: a lone surrogate, Unicode data that differs between the versions in play, White_Space or a near
    miss, or none) and by what differs: each disagreeing implementation's outcome shape against the oracle's
-   (``outcome_shape``: a text emptied, gaining, losing or changing; a JSON list gaining, losing or changing
-   items) and the character's properties that matter (``character_split``: its General_Category major class,
+   (harness/differential/outcomes.py ``outcome_shape``: an error against a result, a text longer or shorter, a
+   JSON list gaining, losing or changing items...) and the character's properties that matter (``character_split``: its General_Category major class,
    its age against the Unicode versions the implementations differ in, its UTF-8 width).
 2. The causes of a group are explained on a sample (``classified``): its simplest member (the first
    template, the lowest code point) and two more spread across it, each by the step traces or the
@@ -40,14 +40,12 @@ from harness.classes.record import ClassRecord, Extent, Swept
 from harness.classes.replay import replay_command
 from harness.differential.counterfactual.skew import masked, share_steps
 from harness.differential.explain import Found, Share, code_point_runs, code_points, name_shares
-from harness.differential.outcomes import divergent, oracle_of
+from harness.differential.outcomes import divergent, oracle_of, outcome_shape
 from harness.differential.verdict import gate_shape, outcome_kinds
 from harness.fuzzing.templates import BY_NAME, SURROGATE_PAIRS, TEMPLATES
 from harness.model import hostvalues, unicode_tables
-from harness.model.compare import parse_result_text
 from harness.model.contract_sets import white_space_like
 from harness.model.ledger import Ledger
-from harness.model.registry import get_op
 from harness.model.unicode_info import is_surrogate
 from harness.testees.fanout import expressible, serves
 from harness.testees.findings import Findings
@@ -86,32 +84,6 @@ def _sensitive(versions: tuple[str, ...]) -> frozenset[int]:
             for b in having[number + 1:]:
                 out |= unicode_tables.differing_set(step, a, b)
     return frozenset(out)
-
-
-def outcome_shape(op: str, oracle_value: Any, divergent_value: Any) -> str:
-    """How a divergent result differs from the oracle's, cheaply (a minimal stand-in for the differential
-    layer's; the worker splits its groups by it): for texts, emptied, gains (the oracle's text plus more),
-    loses (a part of it), same length or changed; for JSON lists, gains, loses or changes items; else other."""
-    if isinstance(oracle_value, str) and isinstance(divergent_value, str):
-        if get_op(op).result_kind == "json":
-            oracle_ok, oracle_value = parse_result_text(oracle_value)
-            divergent_ok, divergent_value = parse_result_text(divergent_value)
-            if not (oracle_ok and divergent_ok):
-                return "unparseable"
-            if isinstance(oracle_value, list) and isinstance(divergent_value, list):
-                return ("list_gains" if len(divergent_value) > len(oracle_value)
-                        else "list_loses" if len(divergent_value) < len(oracle_value) else "list_changes")
-            return "json_other"
-        if not divergent_value:
-            return "text_emptied"
-        if not oracle_value:
-            return "text_from_empty"
-        if divergent_value.startswith(oracle_value) or divergent_value.endswith(oracle_value):
-            return "text_gains"
-        if oracle_value.startswith(divergent_value) or oracle_value.endswith(divergent_value):
-            return "text_loses"
-        return "text_same_length" if len(divergent_value) == len(oracle_value) else "text_changes"
-    return "other"
 
 
 def versions_in_play(opened: dict[str, Testee]) -> tuple[str, ...]:
@@ -184,7 +156,7 @@ def group_key(template: str, index: int, responses: dict[str, dict[str, Any]],
     op = BY_NAME[template].op
     names = names if names is not None else divergent(op, responses)
     oracle_response = responses[oracle if oracle in responses else oracle_of(op, responses)]
-    shapes = ",".join(outcome_shape(op, oracle_response.get("ok"), responses[name].get("ok")) for name in names)
+    shapes = ",".join(outcome_shape(op, oracle_response, responses[name]) for name in names)
     if split is None:  # (hint, major class, age, width): chunk_split's
         split = (hint(template, index, versions), *character_split(index, versions, BY_NAME[template].size == SURROGATE_PAIRS))
     return tuple(names), outcome_kinds(responses), split[0], (shapes, *split[1:])

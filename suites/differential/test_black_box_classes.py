@@ -96,13 +96,18 @@ def tokenize(monkeypatch: pytest.MonkeyPatch) -> Op:
     return op
 
 
-def _classify(text: str, bugs: set[str] = ALL_BUGS) -> tuple[str, str | None, str]:
+def _share(text: str, bugs: set[str] = ALL_BUGS) -> explain.Share:
     impls = {"h4-oracle": Fake("h4-oracle", oracle), "h4-box": Fake("h4-box", box(bugs))}
     args = {"text": text}
     responses = observe(impls, OP, args)
     assert divergent(OP, responses) == ["h4-box"], responses
     (share,) = explain.name_shares(impls, OP, args, responses, {})
-    return share.found.cause, share.found.detail, share.found.explanation
+    return share
+
+
+def _classify(text: str, bugs: set[str] = ALL_BUGS) -> tuple[str, str | None, str]:
+    found = _share(text, bugs).found
+    return found.cause, found.detail, found.explanation
 
 
 # Each planted difference alone, and in inputs that hold no other: (input, the bug it shows).
@@ -147,6 +152,11 @@ def test_a_stand_in_that_brings_another_difference_does_not_keep_it(tokenize: Op
 
     monkeypatch.setitem(registry.OPS, OP, replace(tokenize, unicode_steps=("case_mapping",)))
     assert _classify("\U0001e4d0" + TWELVE)[:2] == ("rule_difference", DIVERGENT_ONLY)
+
+
+def test_a_list_rule_difference_names_the_characters_one_side_kept(tokenize: Op) -> None:
+    assert _share("cafe\u0301 bar").found.chars == ("\u0301",)
+    assert _share("a\U0001e4d0b").found.chars == ("\U0001e4d0",)
 
 
 def test_the_three_differences_are_three_classes(tokenize: Op) -> None:

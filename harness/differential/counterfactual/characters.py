@@ -212,13 +212,14 @@ def named_characters(cause: str, args: dict[str, Any], versions: dict[str, dict[
                      kept: Any = ()) -> tuple[str, ...]:
     """The characters of the input a counterfactual cause names (those it replaces): for a version skew, those
     whose data differs between the versions in play; for a character rule, those of its set (only those one
-    side kept, ``kept``, where the rule acted on one side: ``acted_on``); none else."""
+    side kept, ``kept``, where the rule acted on one side: ``acted_on``); for another cause with a side (a list
+    result's rule difference), the characters one side kept; none else."""
     if cause == "unicode_version_skew":
         named: Callable[[str], bool] = sensitive_between(versions)
     elif cause in CHARACTER_RULES:
         named = CHARACTER_RULES[cause][0]
     else:
-        return ()
+        return tuple(dict.fromkeys(kept))
     found = tuple(dict.fromkeys(ch for text in all_strings(args) for ch in text if named(ch)))
     return tuple(ch for ch in found if ch in kept) or found if kept else found
 

@@ -152,7 +152,10 @@ def _shares(impls: dict[str, Testee], op_name: str, args: dict[str, Any], respon
                 {oracle: responses[oracle], name: responses[name]}, versions, fallback, stats, depth)],
                 names, versions)
         kept = acted_on(op_name, args, responses)[1] if detail in (ORACLE_ONLY, DIVERGENT_ONLY) else ()
-        return [Share(tuple(names), Found(cause, why, detail, chars=named_characters(cause, args, versions, kept)))]
+        # a skew's step: the one step that reads its property's data, where the op declares one (skew.declared_step)
+        step = skew.declared_step(op_name, detail) if cause == skew.SKEW else None
+        return [Share(tuple(names), Found(cause, why, detail, step,
+                                          chars=named_characters(cause, args, versions, kept)))]
     for name in names:
         seen = skew.behind_a_skew(impls, op_name, args, oracle, name, traced, versions)
         if seen is not None:

@@ -1,5 +1,6 @@
 """What the harness can say about a code point: name, category, and whether each implementation's
-Unicode data (as reported by its ``unicode_versions()``) has it assigned."""
+Unicode data (as it reports it, per property: ``unicode_versions()``, its start answer, its declaration) has it
+assigned."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import unicodedata2
 from harness.model.paths import DATA
 
 AGE_TABLE = DATA / "unicode-age.json"
+_VERSION = re.compile(r"[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}")  # a Unicode version (unicode_tables.VERSION)
 
 
 def _version_key(version: str) -> tuple[int, ...]:
@@ -83,8 +85,8 @@ def describe(cp: int, versions: dict[str, dict[str, str]]) -> CharInfo:
     for impl, steps in versions.items():
         per_impl[impl] = {}
         for step, version in steps.items():
-            if step == "white_space":
-                continue
+            if not isinstance(version, str) or not _VERSION.fullmatch(version):
+                continue  # no Unicode data (memgate's "white_space": "contract-v1", the contract's own set)
             state = assigned_in(cp, version)
             label = {True: "assigned", False: "unassigned", None: "unknown"}[state]
             per_impl[impl][step] = f"{version} ({label})"

@@ -197,6 +197,7 @@ def test_a_black_box_by_its_declaration_is_named_by_the_counterfactual_skew(tmp_
     env = write(tmp_path, box={"unicode": {"general_category": unicodedata.unidata_version}})
     status, report, said = diff(env, f"ab{NEW_LETTER}cd", "h3-ref,h3-box")
     assert classes(report) == [("unicode_version_skew", "general_category")], said
+    assert [d["step"] for d in report["divergences"]] == ["words.split"], said  # the one step reading it
     assert report["implementations"]["h3-box"] == {"general_category": unicodedata.unidata_version}
     status, report, said = diff(env, "ab_cd", "h3-ref,h3-box")
     assert classes(report) and all(cause != "unicode_version_skew" for cause, _ in classes(report)), said
@@ -243,3 +244,13 @@ def test_a_malformed_unicode_versions_is_status_2_naming_it(tmp_path: Path) -> N
                                                  'UNICODE_VERSIONS = ["14.0.0"]'))
     status, report, said = diff(env, "ab", "h3-ref,h3-twin")
     assert status == 2 and "h3_twin.UNICODE_VERSIONS" in said and "Traceback" not in said, said
+
+
+def test_a_report_shows_each_declared_property_that_is_a_version() -> None:
+    """A code point's versions per implementation list every property read with a Unicode version (white_space
+    too, where a family's step declares it), never a value that is no version (memgate's contract-v1)."""
+    from harness.model.unicode_info import describe
+
+    shown = describe(0x10D4A, {"twin": {"general_category": "14.0.0", "white_space": "contract-v1"},
+                               "box": {"white_space": "16.0.0"}}).versions
+    assert shown == {"twin": {"general_category": "14.0.0 (unassigned)"}, "box": {"white_space": "16.0.0 (assigned)"}}

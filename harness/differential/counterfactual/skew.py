@@ -182,6 +182,17 @@ UNEXPLAINED = "unexplained"  # an implementation's own detail when its share of 
 SKEW = "unicode_version_skew"
 
 
+def declared_step(op_name: str, detail: str | None) -> str | None:
+    """The step a skew named without traces (a black box) is at: the one step of the op that declares the skew's
+    one property (``Step.unicode``: only it reads that data, so only there can the versions part); None when the
+    detail names several properties or several steps read it (memgate's NFC and NFC-again)."""
+    props = steps_of(detail)
+    if len(props) != 1 or op_name not in OPS:
+        return None
+    reading = [step.id for step in get_op(op_name).steps if getattr(step, "unicode", None) == props[0]]
+    return reading[0] if len(reading) == 1 else None
+
+
 def steps_of(detail: str | None) -> tuple[str, ...]:
     """A skew's Unicode steps ("case_mapping+normalization": two); none for no detail."""
     return tuple(detail.split("+")) if detail else ()

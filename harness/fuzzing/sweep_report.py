@@ -72,6 +72,21 @@ def build_report(run: SweepRun, opened: dict[str, Testee], expected: ExpectedSet
     return report
 
 
+VALIDATED = 256  # items of a class's array validated against the schema: its first and last halves of this
+
+
+def for_validation(report: dict[str, Any]) -> dict[str, Any]:
+    """The report with each class's long arrays (its ranges, code point ranges, characters: one item per run of
+    code points, 370,000 of them for a class whose inputs alternate) cut to their first and last
+    ``VALIDATED // 2`` items, for the schema check of the sweep's own report: every field and every kind of item is
+    still checked (the items of one array are made alike), and the check no longer takes longer than the sweep
+    (27 s for a class of 741,376 code points in 370,000 runs, profiled)."""
+    half = VALIDATED // 2
+    cut = [{key: (value[:half] + value[-half:] if isinstance(value, list) and len(value) > VALIDATED else value)
+            for key, value in divergence.items()} for divergence in report["divergences"]]
+    return {**report, "divergences": cut}
+
+
 def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
     """One report from shard reports of the same sweep (``harness.classes.report.merge_classes``: each class
     once, the smallest witness kept, each class's code points and templates united)."""

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import bisect
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
@@ -178,12 +178,6 @@ def _nth(runs: Runs, n: int) -> tuple[str, int]:
     raise IndexError(n)
 
 
-def _members(runs: Runs) -> Iterator[tuple[str, int]]:
-    for template, first, last in runs:
-        for index in range(first, last + 1):
-            yield template, index
-
-
 def add_run(runs: Runs, template: str, index: int) -> None:
     if runs and runs[-1][0] == template and runs[-1][2] == index - 1:
         runs[-1] = (template, runs[-1][1], index)
@@ -326,6 +320,7 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
     have = set(unicode_tables.available())
     sensitive = _sensitive(tuple(sorted({version for stated in versions.values() for version in stated.values()
                                          if version in have}, key=unicode_tables.version_key)))
+    sensitive_points = sorted(sensitive)
 
     def absent(template: str, index: int, share: Share) -> frozenset[str]:
         """Those its input was not sent to (by template), and those outside the share that read it with other
@@ -383,21 +378,35 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
                 for run in members:
                     _extend(held.runs, run)
 
-        for number, member in enumerate(_members(runs)):
-            if number in causes and causes[number] is None:
-                ledger.not_reproduced += 1
-                continue
-            while at + 1 < len(marks) and marks[at + 1][0] <= number:
-                at += 1
-            found = marks[at][1]
-            assert found is not None
-            ledger.classified += 1
-            now = (at, tuple(absent(*member, share) for share in found))
-            if now != batched and batch:
-                file(marks[batched[0]][1] or (), batched[1], batch)  # type: ignore[index]
-                batch = []
-            batched = now
-            add_run(batch, *member)
+        number = 0  # the group's number of the run's first member
+        for template, first, last in runs:
+            # Pieces of the run whose members share their causes and their absent ones, taken at once: a member
+            # explained (its own causes, or not reproduced) and a code point whose Unicode data differs between the
+            # versions read (its own absent ones) are pieces of their own.
+            low, high = number, number + last - first
+            alone = {n for n in causes if low <= n <= high}
+            if BY_NAME[template].size != SURROGATE_PAIRS:
+                inside = sensitive_points[bisect.bisect_left(sensitive_points, first):
+                                          bisect.bisect_right(sensitive_points, last)]
+                alone.update(low + point - first for point in inside)
+            bounds = sorted({low, high + 1, *alone, *(n + 1 for n in alone)})
+            number = high + 1
+            for start, stop in zip(bounds, bounds[1:], strict=False):
+                if start in causes and causes[start] is None:
+                    ledger.not_reproduced += 1
+                    continue
+                while at + 1 < len(marks) and marks[at + 1][0] <= start:
+                    at += 1
+                found = marks[at][1]
+                assert found is not None
+                ledger.classified += stop - start
+                index = first + start - low
+                now = (at, tuple(absent(template, index, share) for share in found))
+                if now != batched and batch:
+                    file(marks[batched[0]][1] or (), batched[1], batch)  # type: ignore[index]
+                    batch = []
+                batched = now
+                _extend(batch, (template, index, index + stop - start - 1))
         if batch and batched is not None:
             file(marks[batched[0]][1] or (), batched[1], batch)
     return sorted(book.held.values(), key=lambda c: (_ORDER[c.simplest[0]], c.simplest[1]))

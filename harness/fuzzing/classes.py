@@ -5,8 +5,9 @@
    point: a lone surrogate, Unicode data that differs between the versions in play, White_Space or a near
    miss, or none) and by what differs: each disagreeing implementation's outcome shape against the oracle's
    (harness/differential/outcomes.py ``outcome_shape``: an error against a result, a text longer or shorter, a
-   JSON list gaining, losing or changing items...) and the character's properties that matter (``character_split``: its General_Category major class,
-   its age against the Unicode versions the implementations differ in, its UTF-8 width).
+   JSON list gaining, losing or changing items...) and the character's properties that matter
+   (``character_split``: its General_Category major class, its age against the Unicode versions the
+   implementations differ in, its UTF-8 width).
 2. The causes of a group are explained on a sample (``classified``): its simplest member (the first
    template, the lowest code point) and two more spread across it, each by the step traces or the
    counterfactual classifier (harness/differential/explain.py ``name_shares``: one share per cause, so a
@@ -158,7 +159,8 @@ def group_key(template: str, index: int, responses: dict[str, dict[str, Any]],
     oracle_response = responses[oracle if oracle in responses else oracle_of(op, responses)]
     shapes = ",".join(outcome_shape(op, oracle_response, responses[name]) for name in names)
     if split is None:  # (hint, major class, age, width): chunk_split's
-        split = (hint(template, index, versions), *character_split(index, versions, BY_NAME[template].size == SURROGATE_PAIRS))
+        pair = BY_NAME[template].size == SURROGATE_PAIRS
+        split = (hint(template, index, versions), *character_split(index, versions, pair))
     return tuple(names), outcome_kinds(responses), split[0], (shapes, *split[1:])
 
 

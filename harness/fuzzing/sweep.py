@@ -48,10 +48,10 @@ from harness.model.status import UsageError
 from harness.testees import impls
 from harness.testees.command import BATCH as LINE_BATCH
 from harness.testees.fanout import answer_each, harvest
-from harness.testees.impls import context
-from harness.testees.impls import oracle as oracle_name
 from harness.testees.findings import KINDS as FINDING_KINDS
 from harness.testees.findings import Findings
+from harness.testees.impls import context
+from harness.testees.impls import oracle as oracle_name
 from harness.testees.testee import Testee
 
 CHUNK = 4096

@@ -146,7 +146,8 @@ def _share(cause: str) -> Any:
 @pytest.mark.parametrize("start", [0, 0x780, 0x1C80, 0xD7F0, 0x10000, 0x31300])
 def test_a_chunks_properties_at_once_are_each_inputs(start: int, versions: tuple[str, ...]) -> None:
     """``chunk_split`` (a worker's chunk at once) gives each input the hint and character properties
-    ``hint`` and ``character_split`` give it alone: ASCII, the 2-to-3-byte edge, new letters, the surrogates' edge, 4-byte ones.
+    ``hint`` and ``character_split`` give it alone: ASCII, the 2-to-3-byte edge, new letters, the surrogates'
+    edge, 4-byte ones.
     Planted: the width of U+0800 counted as 2 bytes in chunk_split; the age counted over the first version only."""
     stop = start + 0x100
     assert classes.chunk_split("alone", start, stop, versions) == [

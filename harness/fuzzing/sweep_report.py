@@ -137,5 +137,9 @@ def summary(report: dict[str, Any]) -> str:
     ledger = envelope.ledger_of(report)
     if ledger is not None:
         lines.extend(ledger.lines())
+        if ledger.disagreeing:
+            lines.append(f"  classified: assigned to a class by its group (the classifier explains at most "
+                         f"{classes.SAMPLES + 1 + classes.BISECT_LIMIT} members of a group; one witness a class is "
+                         "shrunk)")
     return "\n".join(lines)
 

@@ -355,15 +355,17 @@ def skew_scope(steps: list[str], mine: dict[str, str], theirs: dict[str, str],
     return frozenset(points)
 
 
-def entry_characters(impl: str, cause: str, detail: str | None, chars: frozenset[int],
+def entry_characters(impl: str, op: str, cause: str, detail: str | None, chars: frozenset[int],
                      versions: dict[str, dict[str, str]]) -> list[str]:
     """What a new or migrated entry lists: the characters its witness's divergence is about, and for a
     version skew every code point whose data for its step differs between the oracle's and its versions, on
-    any platform either declares (unicode_platforms: the reference's case mapping on each Python it supports)."""
+    any platform either declares (unicode_platforms: the reference's case mapping on each Python it supports).
+    The oracle is ``op``'s (an outside family's own reference, not the first declared one)."""
     if cause == SKEW and detail and detail != UNEXPLAINED:
         steps = list(steps_of(detail))
-        sides = tuple({step: platform_versions(name, step) for step in steps} for name in (oracle(), impl))
-        chars = chars | skew_scope(steps, versions.get(oracle(), {}), versions.get(impl, {}), sides)  # type: ignore[arg-type]
+        against = oracle(op)
+        sides = tuple({step: platform_versions(name, step) for step in steps} for name in (against, impl))
+        chars = chars | skew_scope(steps, versions.get(against, {}), versions.get(impl, {}), sides)  # type: ignore[arg-type]
     return char_ranges(chars)
 
 
@@ -410,7 +412,7 @@ def migrate(impls: dict[str, Testee], versions: dict[str, dict[str, str]],
                                f"{raw['cause']} (see `python -m harness expected check`)")
                 continue
             raw["step"] = divergence.step
-            raw["characters"] = entry_characters(impl, raw["cause"], raw.get("detail"),
+            raw["characters"] = entry_characters(impl, raw["op"], raw["cause"], raw.get("detail"),
                                                  divergence.characters, versions)
             order = ("id", "op", "cause", "detail", "step", "characters", "args", "note")
             for key in sorted(raw, key=lambda key: order.index(key) if key in order else 99):
@@ -466,8 +468,8 @@ def update(versions: dict[str, dict[str, str]], stale: set[tuple[str, str]], fou
                                   {**args, "$detail": step} if len(steps) > 1 else args)
                 entries.append({"id": new_id, "op": divergence.op, "cause": divergence.cause,
                                 "detail": step, "step": divergence.step,
-                                "characters": entry_characters(impl, divergence.cause, step, divergence.characters,
-                                                               versions),
+                                "characters": entry_characters(impl, divergence.op, divergence.cause, step,
+                                                               divergence.characters, versions),
                                 "args": args,
                                 "note": f"TODO: explain. Found by {found_by}: {divergence.witness.explanation}"})
                 changes.append(f"{impl}: added {new_id} ({divergence.op}, {divergence.cause}, {step})")

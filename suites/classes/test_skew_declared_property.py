@@ -254,3 +254,24 @@ def test_a_report_shows_each_declared_property_that_is_a_version() -> None:
     shown = describe(0x10D4A, {"twin": {"general_category": "14.0.0", "white_space": "contract-v1"},
                                "box": {"white_space": "16.0.0"}}).versions
     assert shown == {"twin": {"general_category": "14.0.0 (unassigned)"}, "box": {"white_space": "16.0.0 (assigned)"}}
+
+
+def test_an_expected_skew_entry_covers_the_version_pair_of_its_own_family(tmp_path: Path) -> None:
+    """`expected update` on an outside family's skew lists every code point whose General_Category differs between
+    the two versions, worked out against that family's oracle (not the first declared one, memgate's reference,
+    whose versions hold no general_category): another letter new in 16.0.0 is then expected, not new."""
+    if unicodedata.unidata_version == "18.0.0":
+        pytest.skip("this Python's unicodedata is as new as unicodedata2: no skew to see")
+    env = write(tmp_path)
+    status, report, said = diff(env, f"ab{NEW_LETTER}cd", "h3-ref,h3-twin")
+    assert classes(report) == [("unicode_version_skew", "general_category")], said
+    (tmp_path / "diff.json").write_text(json.dumps(report), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "harness", "expected", "update", "--report",
+                           str(tmp_path / "diff.json"), "--impls", "h3-ref,h3-twin"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    listed = json.loads((tmp_path / "implementations" / "expected" / "h3-twin.json").read_text(encoding="utf-8"))
+    assert [entry["cause"] for entry in listed["entries"]] == ["unicode_version_skew"], listed
+    status, report, said = diff(env, "ab\U00010d4bcd", "h3-ref,h3-twin")  # another letter new in 16.0.0
+    assert status == 0, said
+    assert [c.get("status") for c in report.get("classes", report.get("divergences", []))] == ["expected"], said

@@ -39,6 +39,11 @@ SLOW: dict[str, frozenset[str]] = {
     # once could not fail (another protocol version) and one of the start; the faithful double's run stays quick.
     "suites/checks/test_selftest_probes.py::test_each_probe_fails_its_own_double_alone":
         frozenset({"any_version", "contracts"}),
+    # A mostly-disagreeing sweep stopped by a signal (suites/fuzzing/test_sweep_stop.py): SIGINT while classifying
+    # stays; the others, each a whole-range sweep resumed (20-40 s), go to the slow set.
+    "suites/fuzzing/test_sweep_stop.py::test_a_signal_while_sweeping_ends_it_at_once_and_it_resumes": frozenset(),
+    "suites/fuzzing/test_sweep_stop.py::test_a_signal_while_classifying_ends_it_at_once_with_the_classes_so_far":
+        frozenset({"SIGINT"}),
     # A testee that dies on every request, or on one in ten, through every command (the run ledger's test).
     "suites/cli/test_ledger_commands.py::test_a_testee_that_dies_never_gets_status_0":
         frozenset({"check-1", "fuzz-10"}),

@@ -23,7 +23,11 @@ from suites.fuzzing.test_interruption import QUIET, _start, _wait_for
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="process groups")
 
-WITHIN = 1.0  # seconds from the signal to the process's end
+# Seconds from the signal to the process's end. "At once" is measured under a second on an idle machine (the issue's
+# bound); the test asserts what makes it so (nothing classified after a signal while sweeping, the classes so far
+# kept while classifying) and bounds the time only loosely, so that a busy runner cannot fail it: the old sweep went
+# on classifying for minutes.
+WITHIN = 10.0
 
 
 def _command(folder: Path, last: str) -> list[str]:
@@ -84,6 +88,7 @@ def test_a_signal_while_sweeping_ends_it_at_once_and_it_resumes(tmp_path: Path, 
     command = _command(tmp_path, "U+10FFFF")
     got = _stop(tmp_path, command, "values (", name, settle=1.0)
     report = _partial(got)
+    assert "[sweep] assigning" not in got["said"] and "left unclassified" in got["said"], got["said"][-3000:]
     ledger = report["run"]["ledger"]
     assert report["divergences"] == [] and ledger["disagreeing"] > 0 and ledger["classified"] == 0
     assert any("not classified" in problem for problem in ledger["problems"]), ledger["problems"]

@@ -7,10 +7,12 @@ character outside ASCII (the only characters whose length is the same in every e
 distinct stand-in per distinct character and none already in the input (``rewrite.replace_chars``):
 
 1. *same shape*: a stand-in of the same General_Category and canonical combining class, with the same UTF-8
-   length and the same UTF-16 length (so the same code point count too). The sides must still disagree, the
-   same ones with the same outcome shape (``Probe.keeps``: not another difference the rewrite brought): the
-   difference does not follow which character it is (a letter new in a Unicode version, a mark one side
-   keeps: those stand-ins take the difference away, and this rule does not fire).
+   length and the same UTF-16 length (so the same code point count too); where that category has no stable
+   stand-in of those lengths (the two-byte No characters ² ³ ¹ ¼ ½ ¾ all have decompositions), one of the
+   category its shorter stand-ins come from (``role``: an Nd digit of two bytes for ²). The sides must still
+   disagree, the same ones with the same outcome shape (``Probe.keeps``: not another difference the rewrite
+   brought): the difference does not follow which character it is (a letter new in a Unicode version, a mark
+   one side keeps: those stand-ins take the difference away, and this rule does not fire).
 2. *shorter*, else *longer*: a stand-in of the same General_Category and combining class whose UTF-8 length
    is the nearest such one below the character's (an ASCII letter, digit, symbol or punctuation where the
    category has one; a two-byte mark for a three-byte one; a BMP letter for an astral one, one UTF-16 unit
@@ -168,6 +170,13 @@ def same_role(ch: str) -> str:
     return _pool(role(ch), utf8_len(ch))
 
 
+def kept_by(ch: str) -> str:
+    """The stand-ins the first rewrite draws ``ch``'s from: ``same_shape``, else (no stable character of its
+    category and lengths: every two-byte No, ² ³ ¹ ¼ ½ ¾, has a decomposition) ``same_role``, which the rule
+    asks to keep the difference anyway where the shorter stand-ins come from another category of the class."""
+    return same_shape(ch) or same_role(ch)
+
+
 def shorter(ch: str) -> str:
     """Stand-ins of ``ch``'s ``role`` of the least UTF-8 length below its own ("" if none); their UTF-16 length is
     never above its own."""
@@ -219,11 +228,11 @@ def _in_length(probe: Probe) -> bool:
 def _length_rule(probe: Probe) -> Verdict | None:
     if "ok" not in probe.kinds or not _in_length(probe):
         return None  # all rejections (a validation rule), or characters changed in place (a mapping)
-    kept = _rewrite(probe, same_shape)
+    kept = _rewrite(probe, kept_by)
     if kept is None or not probe.keeps(kept):
         return None
     chars = [ch for text in all_strings(probe.args) for ch in text if _encoded(ch)]
-    if any(role(ch) != _shape(ch) for ch in chars):
+    if any(role(ch) != _shape(ch) and same_shape(ch) for ch in chars):
         # The shorter stand-ins are of another category of the class: one of that category and the same length
         # must keep the difference too (a rule about that category would move it otherwise).
         kept = _rewrite(probe, same_role)

@@ -8,6 +8,7 @@ cause a report may carry: those the two classifiers' rules name.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -16,9 +17,12 @@ from harness.differential.causes import Stats as CauseStats
 from harness.differential.causes import cause_from_traces
 from harness.differential.causes.facts import DIVERGENT_ONLY, ORACLE_ONLY
 from harness.differential.counterfactual import classify, skew
+from harness.differential.counterfactual import length as counterfactual_length
 from harness.differential.counterfactual.characters import acted_on, named_characters
+from harness.differential.counterfactual.probe import Probe
 from harness.differential.counterfactual.rewrite import all_strings
 from harness.differential.outcomes import FAILURES, Responses, divergent, observe, oracle_of
+from harness.differential.rule import Verdict
 from harness.model import hostvalues, unicode_tables, untrusted
 from harness.model.json_features import MAX_DEPTH, bracket_depth, string_brackets_made_letters
 from harness.model.registry import OPS, Op
@@ -139,7 +143,9 @@ def _shares(impls: dict[str, Testee], op_name: str, args: dict[str, Any], respon
     traced = None if crashed else _traces(impls, op_name, args, [oracle, *names])
     firsts = {} if traced is None else {
         name: cause_from_traces(op_name, traced[oracle], traced[name], args, versions.get(oracle, {}),
-                                versions.get(name, {})) for name in names}
+                                versions.get(name, {}),
+                                confirm=_confirmer(impls, op_name, args, responses, versions, oracle, name))
+        for name in names}
     if traced is None or any(first is None for first in firsts.values()):
         # No traces, or traces that agree where the outputs do not (a trace hiding a step: checked, so rare).
         cause, why, detail = classify(impls, op_name, args, responses, versions, stats)
@@ -197,6 +203,17 @@ def _shares(impls: dict[str, Testee], op_name: str, args: dict[str, Any], respon
                                                   _trace_at(first.step, traced, oracle, members))))
     order = {name: number for number, name in enumerate(names)}
     return sorted(shares, key=lambda share: order[share.impls[0]])
+
+
+def _confirmer(impls: dict[str, Testee], op_name: str, args: dict[str, Any], responses: Responses,
+               versions: dict[str, dict[str, str]], oracle: str, name: str) -> Callable[[], bool]:
+    """The means a trace rule that one observation cannot settle (causes.length.CONFIRMED) is confirmed by:
+    the counterfactual length rule on the oracle and ``name`` alone (re-run only when asked)."""
+    def confirm() -> bool:
+        pair = {oracle: impls[oracle], name: impls[name]}
+        probe = Probe(pair, op_name, args, {key: responses[key] for key in pair}, versions, deeper=False)
+        return any(isinstance(rule.fires(probe), Verdict) for rule in counterfactual_length.RULES)
+    return confirm
 
 
 def _bugs(found: list[tuple[str, tuple[Any, ...], tuple[str, ...]]]) -> list[list[str]]:

@@ -25,6 +25,7 @@ from harness.differential.counterfactual import length
 from harness.differential.outcomes import divergent, lost_piece, observe, outcome_shape, value_shape
 from harness.model import registry
 from harness.model.registry import Op, Param, Step
+from harness.model.traces import TRACE_OP
 
 OP = "h4_tokenize"
 CAP = 12
@@ -312,14 +313,85 @@ def _trace(text: str, tokens: list[str], kept: list[str]) -> dict[str, Any]:
 def test_a_length_filter_where_the_traces_part(tokenize: Op, tokens: list[str], oracle_kept: list[str],
                                                other_kept: list[str], cause: str) -> None:
     """The trace rule ``length-filter`` (harness/differential/causes/length.py): both sides' values at the step
-    are selections of its input, each sorted by one cap in another measure (planted: the rule out of ORDER, every
-    case rule_difference)."""
+    are selections of its input, each sorted by one cap in another measure, and the counterfactual confirms it
+    (here: said to; planted: the rule out of ORDER, every case rule_difference). Unconfirmed, or with no means
+    to confirm, it never fires."""
+    from harness.differential.causes import cause_from_traces
+
+    text = " ".join(tokens)
+    found = cause_from_traces(OP, _trace(text, tokens, oracle_kept), _trace(text, tokens, other_kept),
+                              {"text": text}, {}, {}, confirm=lambda: True)
+    assert found is not None and (found.cause, found.step) == (cause, "h4.length"), found
+    for confirm in (None, lambda: False):
+        found = cause_from_traces(OP, _trace(text, tokens, oracle_kept), _trace(text, tokens, other_kept),
+                                  {"text": text}, {}, {}, confirm=confirm)
+        assert found is not None and (found.cause, found.step) == ("rule_difference", "h4.length"), found
+
+
+# Filters one observation cannot tell from a length cap in two measures (review of issue 51, item 5.2): a count
+# cap set differently (the oracle keeps one token, the other two) and a stop word one side drops.
+ONE_ITEM_FILTERS = [(["a", "\u00e9"], ["a"], ["a", "\u00e9"]),
+                    (["ab", "\u00e9t\u00e9"], ["ab", "\u00e9t\u00e9"], ["ab"])]
+
+
+@pytest.mark.parametrize("tokens, oracle_kept, other_kept", ONE_ITEM_FILTERS, ids=["count-cap", "stop-word"])
+def test_a_filter_one_trace_cannot_tell_is_no_length_rule_unconfirmed(tokenize: Op, tokens: list[str],
+                                                                      oracle_kept: list[str],
+                                                                      other_kept: list[str]) -> None:
+    """Each is sorted by one cap in two measures (1 UTF-8 byte against 1 code point; 3 code points against 3..4
+    bytes), so the traces alone named length_rule (planted: CONFIRMED emptied, both length_rule)."""
     from harness.differential.causes import cause_from_traces
 
     text = " ".join(tokens)
     found = cause_from_traces(OP, _trace(text, tokens, oracle_kept), _trace(text, tokens, other_kept),
                               {"text": text}, {}, {})
-    assert found is not None and (found.cause, found.step) == (cause, "h4.length"), found
+    assert found is not None and (found.cause, found.step) == ("rule_difference", "h4.length"), found
+
+
+def _split(text: str) -> list[str]:
+    return json.loads(_tokens(text, _oracle_letter, lambda token: False))
+
+
+class Traced(Fake):
+    """A testee in process that serves traces of the op: its tokens, then what its filter kept of them."""
+
+    def __init__(self, name: str, keep: Callable[[list[str]], list[str]]) -> None:
+        super().__init__(name, lambda text: json.dumps(keep(_split(text)), ensure_ascii=False))
+        self.keep = keep
+        self.description = {"traces": [OP]}
+
+    def call(self, op_name: str, args: dict[str, Any]) -> dict[str, Any]:
+        if op_name != TRACE_OP:
+            return super().call(op_name, args)
+        text = args["args"]["text"]
+        tokens = _split(text)
+        trace = {**_trace(text, tokens, self.keep(tokens)), "schema": "trace-v1"}
+        trace["outcome"] = {"result": json.dumps(self.keep(tokens), ensure_ascii=False)}
+        return {"ok": json.dumps(trace, ensure_ascii=False)}
+
+
+@pytest.mark.parametrize("oracle_keep, box_keep, text, cause", [
+    (lambda ts: [t for t in ts if len(t) <= CAP], lambda ts: [t for t in ts if len(t.encode()) <= CAP],
+     "abc жжжжжжж", "length_rule"),
+    (lambda ts: ts[:1], lambda ts: ts[:2], "a \u00e9", "rule_difference"),  # a count cap set differently
+    (lambda ts: ts, lambda ts: [t for t in ts if t != "\u00e9t\u00e9"], "ab \u00e9t\u00e9",  # a stop word
+     "rule_difference"),
+], ids=["bytes-cap", "count-cap", "stop-word"])
+def test_the_counterfactual_confirms_a_length_filter_the_traces_show(
+        tokenize: Op, oracle_keep: Callable[[list[str]], list[str]], box_keep: Callable[[list[str]], list[str]],
+        text: str, cause: str) -> None:
+    """Where both sides serve traces, explain confirms the trace rule with the counterfactual length rule on the
+    same implementations: a bytes-counted cap is length_rule at the filtering step; a count cap and a stop word,
+    sorted by one cap in two measures on this input too, are not (planted: the confirmer always yes, both
+    length_rule; the confirmation dropped, all three rule_difference)."""
+    impls = {"h4-oracle": Traced("h4-oracle", oracle_keep), "h4-box": Traced("h4-box", box_keep)}
+    args = {"text": text}
+    responses = observe(impls, OP, args)
+    assert divergent(OP, responses) == ["h4-box"], responses
+    (share,) = explain.name_shares(impls, OP, args, responses, {})
+    found = share.found
+    assert (found.cause, found.step) == (cause, "h4.length"), found.explanation
+    assert found.rule == ("length-filter" if cause == "length_rule" else "rule-difference"), found.rule
 
 
 def test_characters_changed_in_place_are_no_length_rule(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,6 +12,7 @@ implementations that serve no trace.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -62,11 +63,17 @@ def _readings(found: Facts) -> list[tuple[Facts, tuple[Rule, ...]]]:
     return [*((replace(found, role=role), CHARACTER_RULES) for role in composed), (found, RULES)]
 
 
-def decide(found: Facts, stats: Stats | None = None) -> TraceCause:
+def decide(found: Facts, stats: Stats | None = None, confirm: Callable[[], bool] | None = None) -> TraceCause:
+    """The first rule of ``ORDER`` that fires where the traces part. A rule whose trace evidence is one
+    observation that other rules could also make (``length.CONFIRMED``: a filter one cap in two measures sorts)
+    fires only when ``confirm`` (the counterfactual of its cause, re-running the implementations) says so; with
+    no means to confirm, it does not fire."""
     for reading, rules in _readings(found):
         for rule in rules:
             verdict = rule.fires(reading)
             if verdict is None:
+                continue
+            if rule.name in length.CONFIRMED and (confirm is None or not confirm()):
                 continue
             if stats is not None:
                 stats.fired[rule.name] += 1
@@ -81,12 +88,12 @@ def decide(found: Facts, stats: Stats | None = None) -> TraceCause:
 
 def cause_from_traces(op: str, oracle_trace: dict[str, Any], other_trace: dict[str, Any], args: dict[str, Any],
                       versions_a: dict[str, str], versions_b: dict[str, str],
-                      stats: Stats | None = None) -> TraceCause | None:
-    """The cause where two traces part (None when they agree)."""
+                      stats: Stats | None = None, confirm: Callable[[], bool] | None = None) -> TraceCause | None:
+    """The cause where two traces part (None when they agree); ``confirm`` as in ``decide``."""
     parting = first_difference(oracle_trace, other_trace)
     if parting is None:
         return None
-    return decide(facts(op, parting, oracle_trace, other_trace, args, versions_a, versions_b), stats)
+    return decide(facts(op, parting, oracle_trace, other_trace, args, versions_a, versions_b), stats, confirm)
 
 
 __all__ = ["CAUSES", "ORDER", "RULES", "Stats", "TraceCause", "Verdict", "cause_from_traces", "decide"]

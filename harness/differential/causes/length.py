@@ -9,6 +9,15 @@ units). Every item one side kept and the other dropped then sits at the cap in o
 other: the boundary the two encodings put in different places. A filter that keeps or drops anything for
 another reason (a stop word, a duplicate) is sorted by no such cap, and the rule does not fire; nor does a cap
 the sides set differently in one measure (an off-by-one is the same measure on both sides: a rule of its own).
+
+One trace is one observation, and where a single item differs any filter looks like that: a count cap set
+differently (the oracle keeps ["a"] of ["a", "é"], the other both: a cap of 1 in UTF-8 bytes against one in code
+points), a stop word one side drops ("été" of ["ab", "été"]). So the rule is ``CONFIRMED``: it names
+``length_rule`` only where the counterfactual length rule (harness/differential/counterfactual/length.py:
+stand-ins of the same category and length keep the difference, shorter ones settle it) confirms it on the same
+implementations (harness/differential/explain.py passes the means); with none (traces compared alone, as
+``harness trace`` does once its testees are closed) it does not fire, and the difference is the step's
+``rule_difference``.
 """
 
 from __future__ import annotations
@@ -82,6 +91,11 @@ def _length_filter(facts: Facts) -> Verdict | None:
         return None  # the latest list both select from is the step's input: no cap sorts it
     return None
 
+
+# The trace shows one selection per side; a count cap set differently (["a"] against ["a", "é"]) or a stop word
+# one side drops ("été") is sorted by such a cap too whenever one item differs. The rule names its cause only
+# where the counterfactual length rule, re-running the implementations, confirms it (causes.decide's confirm).
+CONFIRMED = frozenset({"length-filter"})
 
 RULES = [
     Rule("length-filter", ("length_rule",), _length_filter,

@@ -8,15 +8,18 @@
    JSON list gaining, losing or changing items...) and the character's properties that matter
    (``character_split``: its General_Category major class, its age against the Unicode versions the
    implementations differ in, its UTF-8 width).
-2. The causes of a group are explained on a sample (``classified``): its simplest member (the first
-   template, the lowest code point) and two more spread across it, each by the step traces or the
-   counterfactual classifier (harness/differential/explain.py ``name_shares``: one share per cause, so a
-   skew riding along with a bug is a class of its own); where two neighbours of the sample part, the member
-   halfway between them is explained, again and again, at most ``BISECT_LIMIT`` more. Every member is then
-   assigned to the causes of the nearest explained member at or before it: the group is split where its
-   explained members part, and never classified whole (a sweep whose inputs mostly disagree costs at most
-   ``SAMPLES + 1 + BISECT_LIMIT`` classifier calls a group, whatever its size). The run ledger's
-   "classified" counts the inputs assigned to a class.
+2. The causes of a group are explained on a sample and verified (``classified``): ``SAMPLES`` members spread
+   evenly across it, its first (the simplest: the first template, the lowest code point) and last included, each
+   by the step traces or the counterfactual classifier (harness/differential/explain.py ``name_shares``: one
+   share per cause, so a skew riding along with a bug is a class of its own). Where two neighbours among the
+   explained members part (another signature, or one reproduced and one not), the member halfway between them
+   is explained, pair after pair and again, until every boundary is found or ``CALL_LIMIT`` members of the group
+   were explained. A member not explained takes the causes of the explained members on either side of it where
+   those two agree; where they part (a boundary not found within the calls), it is assigned to no class: the run
+   ledger counts it unclassified ("mixed groups: boundary not found") and the run is not green. A group whose
+   samples all agree is one class; a difference is never silently counted inside another's class, except where it
+   falls wholly between two sampled members that agree (at most a group's size / (SAMPLES - 1) members in a row).
+   The run ledger's "classified" counts the inputs assigned to a class.
 3. Shares with the same class key (``harness.classes.key.ClassKey``: op, the share's implementations, cause,
    detail, the step where the traces part) are one class (``harness.classes.book.ClassBook``: an input not
    sent to an implementation whose host cannot hold it does not make another class): its code points (as
@@ -47,13 +50,14 @@ from harness.fuzzing.templates import BY_NAME, SURROGATE_PAIRS, TEMPLATES
 from harness.model import hostvalues, unicode_tables
 from harness.model.contract_sets import white_space_like
 from harness.model.ledger import Ledger
+from harness.model.registry import OPS
 from harness.model.unicode_info import is_surrogate
 from harness.testees.fanout import expressible, serves
 from harness.testees.findings import Findings
 from harness.testees.testee import Testee
 
-SAMPLES = 2  # members explained besides the simplest one, spread across a group, to check that it has one cause
-BISECT_LIMIT = 6  # members classified more per group, at most, to find where a mixed group's causes part
+SAMPLES = 16  # members explained spread evenly across a group (its first and last included): its causes sampled
+CALL_LIMIT = 64  # members explained per group at most, the samples included: the rest bisect where causes part
 
 _ORDER = {template.name: number for number, template in enumerate(TEMPLATES)}
 
@@ -68,23 +72,52 @@ def hint(template: str, index: int, versions: tuple[str, ...] = ()) -> str:
     if is_surrogate(index):
         return "lone_surrogate"
     ch = chr(index)
-    if index in _sensitive(versions):
+    if index in _sensitive(versions, _properties(BY_NAME[template].op)):
         return "unicode_data_differs"
     if white_space_like(ch):
         return "white_space_like"
     return "none"
 
 
+def _properties(op: str) -> tuple[str, ...]:
+    """The Unicode properties ``op``'s steps declare they read (registry ``Op.unicode_steps``), in
+    ``unicode_tables.PROPERTIES`` order."""
+    declared = OPS[op].unicode_steps if op in OPS else ()
+    return tuple(prop for prop in unicode_tables.PROPERTIES if prop in declared)
+
+
 @cache
-def _sensitive(versions: tuple[str, ...]) -> frozenset[int]:
-    """The code points whose data, in some step there are tables of, differs between two of ``versions``."""
+def _sensitive(versions: tuple[str, ...], properties: tuple[str, ...]) -> frozenset[int]:
+    """The code points whose data, in some property of ``properties`` (an op's declared ones), differs between two
+    of ``versions`` that have tables of that property."""
     out: set[int] = set()
-    for step in unicode_tables.STEPS:
-        having = [version for version in versions if unicode_tables.has(version, step)]
+    for prop in properties:
+        having = [version for version in versions if unicode_tables.has(version, prop)]
         for number, a in enumerate(having):
             for b in having[number + 1:]:
-                out |= unicode_tables.differing_set(step, a, b)
+                out |= unicode_tables.differing_set(prop, a, b)
     return frozenset(out)
+
+
+@cache
+def _sensitive_stated(stated: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[int, ...]:
+    """The code points whose data differs, in some property, between two of the versions the implementations state
+    for it (``stated``: (property, its versions)), in order."""
+    out: set[int] = set()
+    for prop, versions in stated:
+        out |= _sensitive(versions, (prop,))
+    return tuple(sorted(out))
+
+
+def sensitive_points(op: str, versions: dict[str, dict[str, str]]) -> tuple[int, ...]:
+    """The code points whose data, in a property ``op`` declares, differs between the versions of it the
+    implementations read (``versions``: implementation -> property -> version), in order: each gets its own
+    ``masked`` answer in ``build``."""
+    have = set(unicode_tables.available())
+    return _sensitive_stated(tuple((prop, tuple(sorted({said[prop] for said in versions.values()
+                                                        if isinstance(said.get(prop), str) and said[prop] in have},
+                                                       key=unicode_tables.version_key)))
+                                   for prop in _properties(op)))
 
 
 def versions_in_play(opened: dict[str, Testee]) -> tuple[str, ...]:
@@ -123,7 +156,7 @@ def chunk_split(template: str, start: int, stop: int, versions: tuple[str, ...])
     same values one by one, without a call and two table searches per input)."""
     if BY_NAME[template].size == SURROGATE_PAIRS:
         return [("surrogate_pair", "C", "-", "6")] * (stop - start)
-    sensitive = _sensitive(versions)
+    sensitive = _sensitive(versions, _properties(BY_NAME[template].op))
     kinds: dict[tuple[str, ...], tuple[str, ...]] = {}
     counts = bytearray(stop - start)
     for version in versions if len(versions) > 1 else ():
@@ -244,41 +277,83 @@ class SweepClass:
 
 
 def classified(runs: Runs, total: int, cause_of: Callable[[tuple[str, int]], tuple[Share, ...] | None],
-               samples: int = SAMPLES, limit: int = BISECT_LIMIT) -> dict[int, tuple[Share, ...] | None]:
+               samples: int = SAMPLES, limit: int = CALL_LIMIT) -> dict[int, tuple[Share, ...] | None]:
     """The members of a group (``runs``, sorted, ``total`` of them) that are explained, by their number in it ->
-    their shares (None: not reproduced): the simplest and ``samples`` more spread across the group; where two
-    neighbours among them part (another signature), the member halfway between them, again and again, until the
-    boundary is found or ``limit`` more were explained. At most ``samples + 1 + limit`` classifier calls, however
-    large the group."""
-    step = max(1, total // (samples + 1))
-    causes = {n: cause_of(_nth(runs, n)) for n in [0, *range(step, total, step)[:samples]]}
-    spent = 0
+    their shares (None: not reproduced): ``samples`` members spread evenly across it, its first and last included
+    (every member of a group no larger); then, wherever two neighbours among the explained ones part (another
+    signature, or one reproduced and the other not), the member halfway between them, again and again, each
+    such pair in turn, until every boundary is found or ``limit`` members in all were explained. What the members
+    between two explained ones are: ``assigned`` (the same as both, where they agree; unchecked where they part)."""
+    causes = {n: cause_of(_nth(runs, n)) for n in _spread(total, samples)[:limit]}
+    spent = len(causes)
+    checked: set[tuple[int, int]] = set()  # stretches between agreeing neighbours probed once, next to a boundary
     while spent < limit:
-        known = sorted(n for n, found in causes.items() if found is not None)
-        gaps = [(a, b) for a, b in zip(known, known[1:], strict=False)
-                if b - a > 1 and _signature(causes[a] or ()) != _signature(causes[b] or ())]
-        progressed = False
+        known = sorted(causes)
+        pairs = list(zip(known, known[1:], strict=False))
+        gaps = [(a, b) for a, b in pairs if b - a > 1 and _sig(causes[a]) != _sig(causes[b])]
+        if not gaps:
+            # Every boundary found: probe once the middle of each stretch between agreeing neighbours one of which is
+            # at a boundary (a cause that changes again within a few members, every other one say, shows there).
+            edges = {n for a, b in pairs if b - a == 1 and _sig(causes[a]) != _sig(causes[b]) for n in (a, b)}
+            gaps = [(a, b) for a, b in pairs if b - a > 1 and (a in edges or b in edges) and (a, b) not in checked]
+            checked.update(gaps)
+            if not gaps:
+                break
         for a, b in gaps:
             if spent >= limit:
                 break
-            middle = _free(causes, a, b)
-            if middle is None:
-                continue  # every member between them was explained and did not come again
+            middle = (a + b) // 2
             causes[middle] = cause_of(_nth(runs, middle))
             spent += 1
-            progressed = True
-        if not progressed:
-            break
+            checked.update({(a, middle), (middle, b)} if _sig(causes[middle]) == _sig(causes[a]) == _sig(causes[b])
+                           else ())
     return causes
 
 
-def _free(causes: dict[int, Any], a: int, b: int) -> int | None:
-    """The member nearest the middle of a and b (both excluded) that was not explained yet (None: none is)."""
-    middle = (a + b) // 2
-    for n in (*range(middle, b), *range(middle - 1, a, -1)):
-        if n not in causes:
-            return n
-    return None
+def _spread(total: int, samples: int) -> list[int]:
+    """The members of a group of ``total`` sampled (every one where there are no more than ``samples``): one in
+    each of ``samples`` equal stretches of it, the first and last members included, each at an offset into its
+    stretch that varies from stretch to stretch (by the golden ratio's fractions), so that causes repeating every
+    few members (every other one, every third) are not all sampled at the same phase and seen as one."""
+    if total <= samples:
+        return list(range(total))
+    picks = {0, total - 1}
+    for i in range(1, samples - 1):
+        low, high = i * total // samples, (i + 1) * total // samples
+        picks.add(low + int((i * 0.6180339887498949) % 1 * (high - low)))
+    return sorted(picks)
+
+
+def assigned(causes: dict[int, tuple[Share, ...] | None], start: int, known: list[int] | None = None
+             ) -> int | None:
+    """Whose causes member ``start`` of a group takes (``classified``'s answer), by number: its own where it was
+    explained; else, in a group whose every boundary was found (``resolved``), those of the explained members on
+    either side of it, which then agree. None: in a group where two explained neighbours part with members between
+    them (the calls ran out before the boundary was found), a member not explained is assigned to no class: its
+    explained neighbours agreeing says little where causes change that often (every other member, say)."""
+    if start in causes:
+        return start
+    known = known if known is not None else sorted(causes)
+    if not resolved(causes, known):
+        return None
+    at = bisect.bisect_right(known, start)
+    return known[at - 1] if at else known[0]
+
+
+def resolved(causes: dict[int, tuple[Share, ...] | None], known: list[int] | None = None) -> bool:
+    """Whether every pair of explained neighbours that part is next to each other: each boundary was found."""
+    known = known if known is not None else sorted(causes)
+    return all(b - a == 1 or _sig(causes[a]) == _sig(causes[b]) for a, b in zip(known, known[1:], strict=False))
+
+
+def _has(points: tuple[int, ...], index: int) -> bool:
+    at = bisect.bisect_left(points, index)
+    return at < len(points) and points[at] == index
+
+
+def _sig(found: tuple[Share, ...] | None) -> Any:
+    """A member's signature for bisecting: its shares', or "not reproduced"."""
+    return "not reproduced" if found is None else _signature(found)
 
 
 def members(found: list[SweepClass]) -> int:
@@ -319,10 +394,9 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
     absent_in: dict[str, frozenset[str]] = {}  # template -> implementations its inputs are not sent to
 
     masked_by: dict[tuple[Any, ...], frozenset[str]] = {}
-    have = set(unicode_tables.available())
-    sensitive = _sensitive(tuple(sorted({version for stated in versions.values() for version in stated.values()
-                                         if version in have}, key=unicode_tables.version_key)))
-    sensitive_points = sorted(sensitive)
+
+    def sensitive_of(op: str) -> tuple[int, ...]:
+        return sensitive_points(op, versions)
 
     def absent(template: str, index: int, share: Share) -> frozenset[str]:
         """Those its input was not sent to (by template), and those outside the share that read it with other
@@ -331,7 +405,7 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
         differ between them), per code point for the others."""
         pair = BY_NAME[template].size == SURROGATE_PAIRS
         key = (template, share.impls, share.found.cause, share.found.detail,
-               index if not pair and index in sensitive else None)
+               index if not pair and _has(sensitive_of(BY_NAME[template].op), index) else None)
         if key in masked_by:
             return masked_by[key]
         args = BY_NAME[template].args(index)
@@ -361,10 +435,11 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
         if not reproduced:
             ledger.not_reproduced += total
             continue  # not one sampled member came again: findings about a testee, no class
-        # Each member takes the cause of the nearest classified member at or before it (the first reproduced one
-        # for those before it): the group is split where the classified members part, never classified whole.
-        marks = [(n, causes[n]) for n in reproduced]
-        at = 0
+        # Each member takes the causes of the explained members around it where they agree; where they part and
+        # the boundary was not found within the group's calls, the stretch between them is left unclassified
+        # (the ledger says so): a group is split where its explained members part, never classified whole.
+        known = sorted(causes)
+        whole = resolved(causes, known)
         batch: list[tuple[str, int, int]] = []  # members in a row with the same shares and the same absent ones
         batched: tuple[Any, ...] | None = None
 
@@ -388,29 +463,30 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
             low, high = number, number + last - first
             alone = {n for n in causes if low <= n <= high}
             if BY_NAME[template].size != SURROGATE_PAIRS:
-                inside = sensitive_points[bisect.bisect_left(sensitive_points, first):
-                                          bisect.bisect_right(sensitive_points, last)]
+                points = sensitive_of(op)
+                inside = points[bisect.bisect_left(points, first):bisect.bisect_right(points, last)]
                 alone.update(low + point - first for point in inside)
             bounds = sorted({low, high + 1, *alone, *(n + 1 for n in alone)})
             number = high + 1
             for start, stop in zip(bounds, bounds[1:], strict=False):
-                if start in causes and causes[start] is None:
-                    ledger.not_reproduced += 1
+                source = start if start in causes else assigned(causes, start, known) if whole else None
+                if source is None:
+                    ledger.mixed += stop - start  # between explained members that part: boundary not found
                     continue
-                while at + 1 < len(marks) and marks[at + 1][0] <= start:
-                    at += 1
-                found = marks[at][1]
-                assert found is not None
+                found = causes[source]
+                if found is None:
+                    ledger.not_reproduced += stop - start
+                    continue
                 ledger.classified += stop - start
                 index = first + start - low
-                now = (at, tuple(absent(template, index, share) for share in found))
+                now = (source, tuple(absent(template, index, share) for share in found))
                 if now != batched and batch:
-                    file(marks[batched[0]][1] or (), batched[1], batch)  # type: ignore[index]
+                    file(causes[batched[0]] or (), batched[1], batch)  # type: ignore[index]
                     batch = []
                 batched = now
                 _extend(batch, (template, index, index + stop - start - 1))
         if batch and batched is not None:
-            file(marks[batched[0]][1] or (), batched[1], batch)
+            file(causes[batched[0]] or (), batched[1], batch)
     return sorted(book.held.values(), key=lambda c: (_ORDER[c.simplest[0]], c.simplest[1]))
 
 

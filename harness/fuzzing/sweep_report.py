@@ -138,8 +138,8 @@ def summary(report: dict[str, Any]) -> str:
     if ledger is not None:
         lines.extend(ledger.lines())
         if ledger.disagreeing:
-            lines.append(f"  classified: assigned to a class by its group (the classifier explains at most "
-                         f"{classes.SAMPLES + 1 + classes.BISECT_LIMIT} members of a group; one witness a class is "
-                         "shrunk)")
+            lines.append(f"  classified: assigned to a class by its group (the classifier explains {classes.SAMPLES} "
+                         f"members spread across a group and bisects where they part, at most {classes.CALL_LIMIT}; "
+                         "a stretch whose boundary is not found is left unclassified; one witness a class is shrunk)")
     return "\n".join(lines)
 

@@ -92,8 +92,10 @@ def test_three_differences_in_one_sweep_are_classes_of_their_own() -> None:
 
 def test_classifier_calls_per_group_are_bounded_whatever_its_size(monkeypatch: pytest.MonkeyPatch) -> None:
     """Two thirds of 16,384 code points disagree (split_testee's thirds): every disagreeing input is assigned to a
-    class (the ledger's classified), while the classifier explains at most SAMPLES + 1 + BISECT_LIMIT members of
-    each group. Planted: every member of a mixed group explained (the old CLASSIFY_ALL_LIMIT): thousands of calls."""
+    class (the ledger's classified) or counted in a mixed group whose boundaries were not found (the classifier
+    names the appended "!" differently on capitals and small letters, which alternate in Latin Extended-A), while
+    the classifier explains at most CALL_LIMIT members of each group. Planted: every member of a mixed group
+    explained (the old CLASSIFY_ALL_LIMIT): thousands of calls."""
     opened = _opened(split_testee._thirds)
     run = _run(opened, [(start, start + sweep.CHUNK) for start in range(0, 4 * sweep.CHUNK, sweep.CHUNK)])
     groups = sweep.groups(run)
@@ -111,11 +113,11 @@ def test_classifier_calls_per_group_are_bounded_whatever_its_size(monkeypatch: p
     ledger: Ledger = run.ledger()
     assert ledger.disagreeing > 10_000
     found = classes.build(groups, opened, unicode_versions_of(opened), ledger=ledger)
-    assert found and ledger.classified + ledger.not_reproduced == ledger.disagreeing and ledger.classified > 10_000
+    assert found and ledger.classified + ledger.not_reproduced + ledger.mixed == ledger.disagreeing
+    assert ledger.classified > 9_000 and ledger.not_classified == ledger.mixed
     assert sum(c.inputs for c in found) >= ledger.classified
-    bound = classes.SAMPLES + 1 + classes.BISECT_LIMIT
-    assert calls and max(calls.values()) <= bound, calls
-    assert sum(calls.values()) <= bound * len(groups) < ledger.disagreeing / 20
+    assert calls and max(calls.values()) <= classes.CALL_LIMIT, calls
+    assert sum(calls.values()) < ledger.disagreeing / 10
 
 
 def test_a_group_whose_samples_part_is_split_where_they_part() -> None:
@@ -128,7 +130,7 @@ def test_a_group_whose_samples_part_is_split_where_they_part() -> None:
         seen.append(member[1])
         return (_share("length_rule" if member[1] < 1000 else "rule_difference"),)
 
-    causes = classes.classified(runs, 10_000, cause_of, samples=4, limit=16)
+    causes = classes.classified(runs, 10_000, cause_of, samples=4, limit=21)
     assert len(seen) <= 5 + 16
     known = sorted(causes)
     before = max(n for n in known if causes[n][0].found.cause == "length_rule")  # type: ignore[index]
@@ -169,7 +171,8 @@ def test_the_sweeps_own_report_is_validated_on_its_long_arrays_ends() -> None:
     run = _run(opened, [(start, start + sweep.CHUNK) for start in range(0, 4 * sweep.CHUNK, sweep.CHUNK)])
     run.planned = run.values
     report = sweep_report.build_report(run, opened, load(list(opened)), unicode_versions_of(opened))
-    assert report["run"]["ledger"]["ok"] is True and report["divergences"]
+    problems = report["run"]["ledger"]["problems"]  # the mixed groups' members unclassified, nothing else
+    assert problems and all("mixed groups: boundary not found" in line for line in problems) and report["divergences"]
     longest = max(report["divergences"], key=lambda d: len(d["ranges"]))
     assert len(longest["ranges"]) > 4 * sweep_report.VALIDATED
     checked = sweep_report.for_validation(report)

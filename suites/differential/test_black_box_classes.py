@@ -416,3 +416,34 @@ def test_characters_changed_in_place_are_no_length_rule(monkeypatch: pytest.Monk
         responses = observe(impls, text_op, args)
         (share,) = explain.name_shares(impls, text_op, args, responses, {})
         assert share.found.cause == "case_mapping", (text, share.found.explanation)
+
+
+def test_one_list_rule_without_a_side_is_one_class_whatever_the_shape(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An op returning its tokens' lengths (a list of numbers: no side of characters to read), and a box that
+    takes "_" for a letter: "a _" gains a token, "_a" changes one. One rule, so one class (the detail is the
+    acting side, None here; planted: the shape as the detail, gains-item and changes-item, two classes)."""
+    lengths_op = "h4_lengths"
+
+    def lengths(letter: Callable[[str], bool]) -> Callable[[str], str]:
+        return lambda text: json.dumps([len(token) for token in json.loads(_tokens(text, letter, lambda t: False))])
+
+    monkeypatch.setitem(registry.OPS, lengths_op, Op(
+        name=lengths_op, js_name="h4Lengths", params=(Param("text", "text", "invalid_text", "text"),),
+        reference=lengths(_oracle_letter), result_kind="json", fixture=None, plain=(("text", "plain text"),),
+        family="h4-tokens"))
+
+    class Lengths(Fake):
+        def call(self, op_name: str, args: dict[str, Any]) -> dict[str, Any]:
+            return {"ok": self.fn(args["text"])}
+
+    impls = {"h4-oracle": Lengths("h4-oracle", lengths(_oracle_letter)),
+             "h4-box": Lengths("h4-box", lengths(lambda ch: _oracle_letter(ch) or ch == "_"))}
+    found, shapes = set(), set()
+    for text in ("a _", "_a"):
+        args = {"text": text}
+        responses = observe(impls, lengths_op, args)
+        shapes.add(outcome_shape(lengths_op, responses["h4-oracle"], responses["h4-box"]))
+        (share,) = explain.name_shares(impls, lengths_op, args, responses, {})
+        found.add((share.found.cause, share.found.detail))
+    assert shapes == {"gains-item", "changes-item"}  # the two faces of the rule
+    assert found == {("rule_difference", None)}, found

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from harness.differential.counterfactual.characters import acted_on
 from harness.differential.counterfactual.probe import Probe
-from harness.differential.outcomes import FAILURES, Responses, divergent, oracle_of, outcome, value_shape
+from harness.differential.outcomes import FAILURES, Responses, divergent, oracle_of, outcome
 from harness.differential.rule import Rule, Verdict
 from harness.model.compare import same_json
 
@@ -47,9 +47,10 @@ def _error_versus_result(probe: Probe) -> Verdict | None:
 def _list_detail(probe: Probe) -> str | None:
     """For list results of one divergent side against the oracle: which side's rule acted (``acted_on``: the
     oracle-only or divergent-only split of the character rules, a token one side keeps whole and the other
-    splits or drops), else the shape of the difference (``outcomes.value_shape``: gains-item, loses-item,
-    changes-item...); None for other results. Two rules of one op that differ on lists (marks kept inside tokens
-    by one side, letters split off by it) are so two classes, not one."""
+    splits or drops); None for other results and where no side is found. Two rules of one op that differ on
+    lists (marks kept inside tokens by one side, letters split off by it) are so two classes, not one. The
+    shape of the difference (``outcomes.value_shape``) is no detail: one rule shows as gains-item on one witness
+    and changes-item on another ("_" taken for a letter: "a _" gains a token, "_a" changes one), one class."""
     names = divergent(probe.op_name, probe.responses)
     if len(names) != 1:
         return None
@@ -58,7 +59,7 @@ def _list_detail(probe: Probe) -> str | None:
     if kind_a != "ok" or kind_b != "ok" or not isinstance(a, list) or not isinstance(b, list):
         return None
     side, _ = acted_on(probe.op_name, probe.args, probe.responses)
-    return side or value_shape(a, b)
+    return side
 
 
 def _rule_difference(probe: Probe) -> Verdict | None:
@@ -67,7 +68,7 @@ def _rule_difference(probe: Probe) -> Verdict | None:
         return None
     # The differing fields go into the explanation, not the class key: one rule bug shows in different fields
     # on different witnesses (a decision in one, only the matched candidate in another). A list's detail is the
-    # side that acted (or the shape), as a character rule's is.
+    # side that acted (None where none is found), as a character rule's is.
     return Verdict("rule_difference", _list_detail(probe),
                    f"every implementation returns, with different {differing}: a rule of the contract applied "
                    "differently, not explained by a named character set or number")

@@ -35,8 +35,8 @@ from harness.differential.causes.facts import (
 )
 from harness.differential.rule import Rule, Verdict
 from harness.model import unicode_tables
-from harness.model.registry import step_titles
 from harness.model.contract_sets import LINE_BREAKS, NEAR_WHITE_SPACE, QUOTE_DASH, WHITE_SPACE, white_space_like
+from harness.model.registry import step_titles
 
 # A role -> the Unicode data it reads, for a step that declares no property of its own (a family-v1 file).
 UNICODE_STEP = {"nfc": "normalization", "lowercase": "case_mapping"}

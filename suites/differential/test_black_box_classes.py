@@ -447,3 +447,18 @@ def test_one_list_rule_without_a_side_is_one_class_whatever_the_shape(monkeypatc
         found.add((share.found.cause, share.found.detail))
     assert shapes == {"gains-item", "changes-item"}  # the two faces of the rule
     assert found == {("rule_difference", None)}, found
+
+
+@pytest.mark.parametrize("text", ["\u0436\u20d7\u0436\u0436\u0436\u0436\u0436", "\u0436\u0301" + "\u0436" * 6])
+def test_a_mark_kept_that_makes_a_token_too_long_in_bytes_is_the_marks_class(tokenize: Op, text: str) -> None:
+    """Two differences at once (review of issue 51, item 5.3; the tokens example's fuzz witness 'Å⃗ẞaaaaa'):
+    the box keeps the mark inside the token, which makes it longer than 12 bytes, and drops it; the contract
+    splits it in two. Stand-ins of the same length keep that, shorter ones leave the mark's difference alone: the
+    input is classified by that one (rule_difference, oracle-only), and shrinking in that class sheds the
+    length's part (planted: no peel, rule_difference divergent-only: a class of its own holding both)."""
+    from harness.classes.shrink import shrink
+
+    assert _classify(text)[:2] == ("rule_difference", ORACLE_ONLY)
+    impls = {"h4-oracle": Fake("h4-oracle", oracle), "h4-box": Fake("h4-box", box(ALL_BUGS))}
+    small, _ = shrink(impls, OP, {"text": text}, {}, ("rule_difference", ORACLE_ONLY))
+    assert box({"marks"})(small["text"]) == box(ALL_BUGS)(small["text"]) != oracle(small["text"]), small

@@ -23,6 +23,12 @@ distinct stand-in per distinct character and none already in the input (``rewrit
    piece (``Probe.settles``, ``outcomes.lost_piece``: an item count changed on both sides, a token gone on
    both, both outputs empty or equal to the plain input's output).
 
+Where the shorter stand-ins neither settle it nor keep it but turn it into a difference of another shape between
+the same implementations (a mark one side keeps inside a token makes the token too long in bytes for it: it drops
+the token, where the contract splits it at the mark; the shorter stand-ins keep the token, and the mark's
+difference is left), the input holds two differences, and is classified again by the one left (``Again``), so
+that its class holds one difference and its shrinking sheds the other's part.
+
 The difference itself must be one of length or presence (``_in_length``): a text longer or shorter on one side,
 a list that gains or loses an item or holds items of other lengths, a result against an error; characters
 changed in place (a lowercase of A-Z only against a full one: an ASCII stand-in settles that too) are not.
@@ -57,7 +63,7 @@ from functools import lru_cache
 
 import unicodedata2
 
-from harness.differential.counterfactual.probe import Probe
+from harness.differential.counterfactual.probe import Again, Probe
 from harness.differential.counterfactual.rewrite import all_strings, composing_parts, replace_chars
 from harness.differential.outcomes import divergent, oracle_of, outcome_shape
 from harness.differential.rule import Rule, Verdict
@@ -225,7 +231,9 @@ def _in_length(probe: Probe) -> bool:
     return True
 
 
-def _length_rule(probe: Probe) -> Verdict | None:
+def _kept_by_length(probe: Probe) -> list[str] | None:
+    """The input's characters outside ASCII where stand-ins of their category (or role) and encoded lengths
+    keep the difference (steps 1 of the rule); None where they do not, or it is no difference in length."""
     if "ok" not in probe.kinds or not _in_length(probe):
         return None  # all rejections (a validation rule), or characters changed in place (a mapping)
     kept = _rewrite(probe, kept_by)
@@ -238,13 +246,26 @@ def _length_rule(probe: Probe) -> Verdict | None:
         kept = _rewrite(probe, same_role)
         if kept is None or not probe.keeps(kept):
             return None
+    return chars
+
+
+def _shortened(probe: Probe, pool: Callable[[str], str]) -> dict | None:
+    return replace_chars(probe.args, lambda ch: _encoded(ch) and bool(pool(ch)), pool) if any(
+        pool(ch) for text in all_strings(probe.args) for ch in text if _encoded(ch)) else None
+
+
+def _length_rule(probe: Probe) -> Verdict | Again | None:
+    chars = _kept_by_length(probe)
+    if chars is None:
+        return None
+
     def settled(pool: Callable[[str], str]) -> bool:
-        return any(pool(ch) for ch in chars) and \
-            probe.settles(replace_chars(probe.args, lambda ch: _encoded(ch) and bool(pool(ch)), pool))
+        shortened = _shortened(probe, pool)
+        return shortened is not None and probe.settles(shortened)
 
     way = next((way for way, pool in (("shorter", shorter), ("longer", longer)) if settled(pool)), None)
     if way is None:
-        return None
+        return _peeled(probe)
     lengths = sorted({utf8_len(ch) for ch in chars})
     return Verdict(CAUSE, None,
                    "the difference follows the encoded length of the input: characters replaced by stand-ins of "
@@ -253,8 +274,27 @@ def _length_rule(probe: Probe) -> Verdict | None:
                    f"{'/'.join(map(str, lengths))} bytes long)")
 
 
+def _peeled(probe: Probe) -> Again | None:
+    """Two differences at once, a length rule and another (a mark kept inside a token makes it too long in bytes:
+    the box drops it, where the contract splits it in two): stand-ins of the same category and length keep the
+    difference, as for a length rule, and shorter ones do not settle it but turn it into one of another shape
+    (the token no longer dropped, the mark still kept), between the same implementations. The difference left
+    there is the one the input is classified by (``Again``), whose witness the shrinker then keeps in that
+    class, shedding the length's part: named by neither alone, the input was a class of its own
+    (rule_difference, divergent-only) holding both."""
+    shortened = _shortened(probe, shorter)
+    if not probe.deeper or shortened is None or probe.keeps(shortened):
+        return None
+    after = probe.observe(shortened)
+    if divergent(probe.op_name, after) != divergent(probe.op_name, probe.responses) or \
+            oracle_of(probe.op_name, after) != oracle_of(probe.op_name, probe.responses):
+        return None  # settled, or another set of implementations disagreeing: no difference left of this one
+    return Again(shortened, after)
+
+
 RULES: list[Rule[Probe]] = [
     Rule("length-rule", (CAUSE,), _length_rule,
          "the characters outside ASCII replaced by stand-ins of their category and encoded length keep it, and "
-         "by shorter ones in UTF-8 settle it (not by losing the piece)"),
+         "by shorter ones in UTF-8 settle it (not by losing the piece); where those turn it into another "
+         "difference instead, that input again (a length rule and another difference at once)"),
 ]

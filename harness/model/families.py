@@ -289,6 +289,7 @@ def _check_op(path: Path, where: str, op: dict[str, Any], module: ModuleType) ->
         if "param" in step and step["param"] not in params:
             raise _fail(path, f"{where}/steps/{index}/param", f"{step['param']!r} is not a parameter"
                         f"{did_you_mean(step['param'], params)}", f"name one of {params}")
+    _check_codes(path, where, op)
     for name in op.get("plain", {}):
         if name not in params:
             raise _fail(path, f"{where}/plain", f"{name!r} is not a parameter{did_you_mean(name, params)}",
@@ -304,6 +305,21 @@ def _check_op(path: Path, where: str, op: dict[str, Any], module: ModuleType) ->
         if problem:
             raise _fail(path, f"{where}/result_schema", f"not a JSON Schema ({problem[:200]})",
                         "write a draft 2020-12 schema")
+
+
+def _check_codes(path: Path, where: str, op: dict[str, Any]) -> None:
+    """Every error code a family names is one of the contract's (reference/errors.py CODES): a family cannot define
+    codes of its own (a testee maps "code: detail" to its code with the start request's list, and the reference
+    answers any other as unexpected_exception), so a code of its own is refused here, not found later as a
+    divergence of no cause."""
+    from reference.errors import CODES
+
+    named = [(f"{where}/params/{i}/error_code", param["error_code"]) for i, param in enumerate(op["params"])]
+    named += [(f"{where}/steps/{i}/code", step["code"]) for i, step in enumerate(op["steps"]) if "code" in step]
+    for at, code in named:
+        if code not in CODES:
+            raise _fail(path, at, f"{code!r} is not an error code of the contract{did_you_mean(code, CODES)} "
+                        "(a family cannot define codes of its own)", f"use one of {', '.join(CODES)}")
 
 
 def _check_template(path: Path, where: str, template: dict[str, Any], ops: dict[str, dict[str, Any]]) -> None:

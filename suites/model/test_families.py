@@ -153,6 +153,13 @@ def test_an_outside_family_joins_through_the_environment(tmp_path: Path) -> None
      "ops/0/steps/0/unicode: 'script' is not one of"),
     (_family(op_steps=[{"id": "squash.collapse", "title": "t", "unicode": "white_space"}]),  # family-v1 as released
      "'unicode' was unexpected"),
+    # A family cannot define error codes of its own (reference/errors.py CODES): one loaded, then its reference
+    # answered unexpected_exception on its own fixture cases and diff named that boundary_coercion.
+    (_family(op_params=[{"name": "text", "js_name": "text", "error_code": "invalid_token", "kind": "text"}]),
+     "ops/0/params/0/error_code: 'invalid_token' is not an error code of the contract"),
+    (_family(op_steps=[{"id": "squash.text", "title": "a string", "code": "invalid_txt", "role": "host",
+                        "param": "text"}]),
+     "ops/0/steps/0/code: 'invalid_txt' is not an error code of the contract; did you mean 'invalid_text'?"),
 ])
 def test_a_broken_family_file_is_named_with_the_place_and_the_fix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                   document: Any, says: str) -> None:

@@ -11,6 +11,10 @@ reference's functions, with normalize_fact_text broken on purpose as SPLIT_BUG s
                           the reference's version are lowercased
     SPLIT_BUG=        a faithful copy of the reference
 
+    SPLIT_ALONE_DELAY=seconds: each request line holding one call (not a batch of more) waits that long before its
+    answer: a sweep's chunks come in batches and stay fast, while its classifying (members sent alone) is slowed
+    down, so that a test can stop it there (suites/fuzzing/test_sweep_stop.py) however fast the runner.
+
 It joins through a declaration alone (``declare`` below), as suites/fakes/fake_testee.py does.
 """
 
@@ -27,6 +31,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 BUG = os.environ.get("SPLIT_BUG", "")
+ALONE_DELAY = float(os.environ.get("SPLIT_ALONE_DELAY") or 0)
 NEWER = "16.0.0"
 
 
@@ -83,17 +88,35 @@ def main() -> int:
 
     description = {"protocol": PROTOCOL_VERSION, "name": "split-testee", "version": BUG or "faithful",
                    "language": "Python (a test double)", "unicode": unicode, "contracts": ["v1"]}
-    return protocol.serve(InProcess("split", resolve, description), sys.stdin, sys.stdout, description)
+    return protocol.serve(InProcess("split", resolve, description), _delayed(sys.stdin), sys.stdout, description)
 
 
-def declare(folder: Path, bug: str, name: str = "split") -> Path:
-    """Its declaration in ``folder`` (for PARITY_IMPLEMENTATIONS)."""
+def _delayed(lines: Any) -> Any:
+    """The request lines, each holding a single call held back ALONE_DELAY seconds."""
+    import time
+
+    for line in lines:
+        if ALONE_DELAY:
+            try:
+                request = json.loads(line)
+            except ValueError:
+                request = None
+            calls = request.get("batch", [request]) if isinstance(request, dict) else []
+            if isinstance(calls, list) and len(calls) == 1 and isinstance(calls[0], dict) \
+                    and calls[0].get("op") == "normalize_fact_text":
+                time.sleep(ALONE_DELAY)
+        yield line
+
+
+def declare(folder: Path, bug: str, name: str = "split", alone_delay: float = 0) -> Path:
+    """Its declaration in ``folder`` (for PARITY_IMPLEMENTATIONS); ``alone_delay``: SPLIT_ALONE_DELAY."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.json"
     path.write_text(json.dumps({
         "schema": "implementation-v1", "name": name, "description": "a test double of the sweep's tests",
         "language": "Python", "oracle": False, "contracts": ["v1"],
-        "start": {"command": ["{python}", str(Path(__file__).resolve())], "env": {"SPLIT_BUG": bug}},
+        "start": {"command": ["{python}", str(Path(__file__).resolve())],
+                  "env": {"SPLIT_BUG": bug, "SPLIT_ALONE_DELAY": str(alone_delay)}},
         "build": [], "expected": None, "deadlines": {"startup": 30, "request": 10},
         "hint": "suites/fuzzing/split_testee.py is part of the test suite"}, indent=2), encoding="utf-8")
     return path

@@ -102,3 +102,35 @@ def test_an_island_in_a_group_is_a_class_of_its_own(monkeypatch: pytest.MonkeyPa
                         "rule_difference": set(range(TOTAL)) - set(range(120, 141))}, by_cause
     assert ledger.classified == TOTAL and ledger.ok is False  # nothing compared in this ledger: only that line
     assert ledger.problems() == ["nothing was compared"], ledger.problems()
+
+
+def test_the_split_testee_holds_back_a_call_sent_alone_not_a_batch() -> None:
+    """What makes suites/fuzzing/test_sweep_stop.py's classifying phase long on any runner: SPLIT_ALONE_DELAY holds
+    back a line of one call, never a sweep's batch. Planted: the delay skipped: the call alone came back at once."""
+    import json
+    import subprocess
+    import sys
+    import time
+
+    from suites.fuzzing import split_testee
+
+    lines = [{"id": 1, "op": "start", "args": {"protocol": 2}},
+             {"id": 2, "batch": [{"id": 3, "op": "normalize_fact_text", "args": {"text": chr(c)}} for c in (65, 66)]},
+             {"id": 4, "op": "normalize_fact_text", "args": {"text": "A"}}]
+    took = []
+    proc = subprocess.Popen([sys.executable, split_testee.__file__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True, env={**__import__("os").environ, "SPLIT_BUG": "thirds",
+                                            "SPLIT_ALONE_DELAY": "0.6"})
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        for line in lines:
+            sent = time.monotonic()
+            proc.stdin.write(json.dumps(line) + "\n")
+            proc.stdin.flush()
+            answer = json.loads(proc.stdout.readline())
+            took.append(time.monotonic() - sent)
+            assert answer["id"] == line["id"] and "error" not in answer, answer
+    finally:
+        proc.kill()
+        proc.wait()
+    assert took[1] < 0.5 <= 0.6 <= took[2], took

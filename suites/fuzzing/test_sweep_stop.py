@@ -35,8 +35,9 @@ def _command(folder: Path, last: str) -> list[str]:
             "--workers", "2", "--checkpoint", str(folder / "checkpoint.jsonl"), "--report", str(folder / "report.json")]
 
 
-def _stop(folder: Path, command: list[str], ready: str, name: str, settle: float) -> dict[str, Any]:
-    split_testee.declare(folder / "impls", "thirds")
+def _stop(folder: Path, command: list[str], ready: str, name: str, settle: float, alone_delay: float = 0
+          ) -> dict[str, Any]:
+    split_testee.declare(folder / "impls", "thirds", alone_delay=alone_delay)
     proc, output = _start(folder, *command)
     try:
         _wait_for(output, ready, proc, within=120)
@@ -50,6 +51,7 @@ def _stop(folder: Path, command: list[str], ready: str, name: str, settle: float
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
     said = output.read_text(errors="replace")
+    split_testee.declare(folder / "impls", "thirds")  # resumed at its own speed
     report = folder / "report.json"
     return {"status": status, "took": took, "said": said,
             "report": json.loads(report.read_text()) if report.exists() else None}
@@ -77,8 +79,13 @@ def _resumes(folder: Path, command: list[str]) -> None:
     assert f"resuming {folder / 'checkpoint.jsonl'}: {done:,} of" in said, said[-3000:]
     whole = json.loads((folder / "report.json").read_text())
     ledger = whole["run"]["ledger"]
-    assert whole["sweep"]["interrupted"] is False and ledger["classified"] + ledger["notReproduced"] == \
-        ledger["disagreeing"] > 0, ledger
+    assert whole["sweep"]["interrupted"] is False and ledger["disagreeing"] > 0, ledger
+    # Every disagreeing input classified, or counted in a mixed group whose boundaries were not found (the
+    # classifier names the "!" differently on capitals and small letters, which alternate in Latin Extended-A).
+    rest = ledger["disagreeing"] - ledger["classified"] - ledger["notReproduced"]
+    assert rest == 0 or ledger["problems"] == [
+        f"{rest:,} of {ledger['disagreeing']:,} disagreeing inputs not classified ({rest:,} in mixed groups: "
+        "boundary not found)"], ledger
 
 
 @pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
@@ -97,9 +104,12 @@ def test_a_signal_while_sweeping_ends_it_at_once_and_it_resumes(tmp_path: Path, 
 
 @pytest.mark.parametrize("name", ["SIGINT", "SIGHUP"])
 def test_a_signal_while_classifying_ends_it_at_once_with_the_classes_so_far(tmp_path: Path, name: str) -> None:
-    """Planted: build_report without its KeyboardInterrupt handler: status 4 with no report written."""
+    """Planted: build_report without its KeyboardInterrupt handler: status 4 with no report written. The phase is
+    made long by the testee (each member sent alone answered 0.05 s late: classifying takes many seconds, however
+    fast the runner), so the signal, sent 0.3 s after the phase's own line, lands in it; without the delay, a settle
+    of 5 s (a fast runner's 0.3 s) found the run ended."""
     command = _command(tmp_path, "U+3FFFF")
-    got = _stop(tmp_path, command, "[sweep] assigning", name, settle=0.3)
+    got = _stop(tmp_path, command, "[sweep] assigning", name, settle=0.3, alone_delay=0.05)
     report = _partial(got)
     ledger = report["run"]["ledger"]
     assert ledger["classified"] == sum(d["inputs"] for d in report["divergences"]) < ledger["disagreeing"], ledger

@@ -32,6 +32,7 @@ Shard reports merge class by class on the same key.
 from __future__ import annotations
 
 import bisect
+import math
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -282,15 +283,19 @@ def classified(runs: Runs, total: int, cause_of: Callable[[tuple[str, int]], tup
     their shares (None: not reproduced): ``samples`` members spread evenly across it, its first and last included
     (every member of a group no larger); then, wherever two neighbours among the explained ones part (another
     signature, or one reproduced and the other not), the member halfway between them, again and again, each
-    such pair in turn, until every boundary is found or ``limit`` members in all were explained. What the members
+    such pair in turn, until every boundary is found or ``limit`` members in all were explained, or as soon as
+    finding them all would take more calls than are left (the group is then not resolved: ``assigned``).
+    A group smaller than ``samples`` squared has its square root (plus one, at least 4) sampled. What the members
     between two explained ones are: ``assigned`` (the same as both, where they agree; unchecked where they part)."""
-    causes = {n: cause_of(_nth(runs, n)) for n in _spread(total, samples)[:limit]}
+    causes = {n: cause_of(_nth(runs, n)) for n in _spread(total, min(samples, max(4, math.isqrt(total) + 1)))[:limit]}
     spent = len(causes)
     checked: set[tuple[int, int]] = set()  # stretches between agreeing neighbours probed once, next to a boundary
     while spent < limit:
         known = sorted(causes)
         pairs = list(zip(known, known[1:], strict=False))
         gaps = [(a, b) for a, b in pairs if b - a > 1 and _sig(causes[a]) != _sig(causes[b])]
+        if sum((b - a - 1).bit_length() for a, b in gaps) > limit - spent:
+            break  # bisecting each gap to its boundary takes more calls than are left: it cannot be resolved
         if not gaps:
             # Every boundary found: probe once the middle of each stretch between agreeing neighbours one of which is
             # at a boundary (a cause that changes again within a few members, every other one say, shows there).
@@ -324,8 +329,8 @@ def _spread(total: int, samples: int) -> list[int]:
     return sorted(picks)
 
 
-def assigned(causes: dict[int, tuple[Share, ...] | None], start: int, known: list[int] | None = None
-             ) -> int | None:
+def assigned(causes: dict[int, tuple[Share, ...] | None], start: int, known: list[int] | None = None,
+             whole: bool | None = None) -> int | None:
     """Whose causes member ``start`` of a group takes (``classified``'s answer), by number: its own where it was
     explained; else, in a group whose every boundary was found (``resolved``), those of the explained members on
     either side of it, which then agree. None: in a group where two explained neighbours part with members between
@@ -334,7 +339,7 @@ def assigned(causes: dict[int, tuple[Share, ...] | None], start: int, known: lis
     if start in causes:
         return start
     known = known if known is not None else sorted(causes)
-    if not resolved(causes, known):
+    if not (whole if whole is not None else resolved(causes, known)):  # ``whole``: resolved, worked out already
         return None
     at = bisect.bisect_right(known, start)
     return known[at - 1] if at else known[0]
@@ -395,8 +400,12 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
 
     masked_by: dict[tuple[Any, ...], frozenset[str]] = {}
 
+    sensitive_by_op: dict[str, tuple[int, ...]] = {}
+
     def sensitive_of(op: str) -> tuple[int, ...]:
-        return sensitive_points(op, versions)
+        if op not in sensitive_by_op:
+            sensitive_by_op[op] = sensitive_points(op, versions)
+        return sensitive_by_op[op]
 
     def absent(template: str, index: int, share: Share) -> frozenset[str]:
         """Those its input was not sent to (by template), and those outside the share that read it with other
@@ -469,7 +478,7 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
             bounds = sorted({low, high + 1, *alone, *(n + 1 for n in alone)})
             number = high + 1
             for start, stop in zip(bounds, bounds[1:], strict=False):
-                source = start if start in causes else assigned(causes, start, known) if whole else None
+                source = assigned(causes, start, known, whole)
                 if source is None:
                     ledger.mixed += stop - start  # between explained members that part: boundary not found
                     continue

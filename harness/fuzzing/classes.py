@@ -449,6 +449,7 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
         # (the ledger says so): a group is split where its explained members part, never classified whole.
         known = sorted(causes)
         whole = resolved(causes, known)
+        plain_absent: dict[tuple[str, int], tuple[Any, ...]] = {}
         batch: list[tuple[str, int, int]] = []  # members in a row with the same shares and the same absent ones
         batched: tuple[Any, ...] | None = None
 
@@ -488,7 +489,14 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
                     continue
                 ledger.classified += stop - start
                 index = first + start - low
-                now = (source, tuple(absent(template, index, share) for share in found))
+                if start in alone:  # explained, or a code point whose Unicode data differs: its own absent ones
+                    now = (source, tuple(absent(template, index, share) for share in found))
+                else:  # the same for every such piece of the template taking these causes
+                    plain = plain_absent.get((template, source))
+                    if plain is None:
+                        plain = plain_absent[(template, source)] = (source, tuple(absent(template, index, share)
+                                                                                  for share in found))
+                    now = plain
                 if now != batched and batch:
                     file(causes[batched[0]] or (), batched[1], batch)  # type: ignore[index]
                     batch = []

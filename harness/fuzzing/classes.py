@@ -9,7 +9,9 @@
    (``character_split``: its General_Category major class, its age against the Unicode versions the
    implementations differ in, its UTF-8 width).
 2. The causes of a group are explained on a sample and verified (``classified``): ``SAMPLES`` members spread
-   evenly across it, its first (the simplest: the first template, the lowest code point) and last included, each
+   across it (``_spread``: one in each equal stretch, at a varying offset; a group of fewer than SAMPLES squared
+   members, the square root of its size plus one), its first (the simplest: the first template, the lowest code
+   point) and last included, each
    by the step traces or the counterfactual classifier (harness/differential/explain.py ``name_shares``: one
    share per cause, so a skew riding along with a bug is a class of its own). Where two neighbours among the
    explained members part (another signature, or one reproduced and one not), the member halfway between them

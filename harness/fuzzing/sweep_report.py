@@ -25,8 +25,10 @@ def build_report(run: SweepRun, opened: dict[str, Testee], expected: ExpectedSet
     findings about testees (the workers', the reproduction gate's, this process's) in its findings.
 
     Every disagreeing input is assigned to a class by its group (harness/fuzzing/classes.py ``build``: the
-    classifier explains a sample of each group, and the member it classified nearest before it names each other
-    member's class); one witness per class is shrunk. An interrupted sweep is not classified (its report says
+    classifier explains a sample spread across each group and bisects where its causes part; a member takes the
+    causes of the explained members around it in a group whose every boundary was found, and is counted
+    unclassified, "mixed groups: boundary not found", in one where a boundary was not); one witness per class is
+    shrunk. An interrupted sweep is not classified (its report says
     how many disagreeing inputs were left unclassified: its ledger is not done); a Ctrl-C (SIGTERM, SIGHUP) while
     classifying or shrinking stops there: the classes shrunk so far are reported, the run marked interrupted and
     the ledger's classified inputs are theirs alone."""

@@ -51,8 +51,8 @@ class NoTableForVersion(UsageError):
 
 def require(versions: dict[str, dict[str, str]]) -> None:
     """Raise NoTableForVersion when an implementation reports, for a property the tables hold (``PROPERTIES``), a
-    Unicode version (``15.1.0``) with no table of that property's data. A step it does not report, or reports as no version
-    (a black box's own words), is left to the black-box heuristics."""
+    Unicode version (``15.1.0``) with no table of that property's data. A step it does not report, or reports as
+    no version (a black box's own words), is left to the black-box heuristics."""
     missing: dict[str, list[str]] = {}
     for name, reported in sorted(versions.items()):
         for step in PROPERTIES:
@@ -237,7 +237,7 @@ def _ranged_differences(left: list[tuple[int, int, object]], right: list[tuple[i
     bounds = sorted({0, 0x110000} | {r[0] for r in left + right} | {r[1] + 1 for r in left + right})
     left_starts, right_starts = [r[0] for r in left], [r[0] for r in right]
     out: set[int] = set()
-    for first, end in zip(bounds, bounds[1:]):
+    for first, end in zip(bounds, bounds[1:], strict=False):  # pairs of neighbours
         if at(left, left_starts, first) != at(right, right_starts, first):
             out.update(range(first, end))
     return out

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from harness.model import json_grammar
 from harness.model.contract_sets import EDGE_PUNCTUATION, NEAR_WHITE_SPACE, QUOTE_DASH, WHITE_SPACE
-from harness.model.json_texts import NUMBER_TEXTS, RESTYLES, midpoint_neighbour, restyle
+from harness.model.json_texts import NUMBER_TEXTS, RESTYLES, WIDTHS, edge_integer, midpoint_neighbour, restyle
 from harness.model.registry import OPS, Op
 from harness.model.unicode_info import is_surrogate
 
@@ -134,14 +134,17 @@ def vectors(dim: int) -> st.SearchStrategy[list[float]]:
 
 
 def number_text() -> st.SearchStrategy[str]:
-    """Decimal texts as callers write them: shortest repr, 17 significant digits, exponents, integers, and
-    the texts that expose a wrong float reader (harness/model/json_texts.py)."""
+    """Decimal texts as callers write them: shortest repr, 17 significant digits, exponents, integers (at, beside
+    and around every width boundary: 2^31, 2^32, 2^53, 2^63, 2^64, either sign), and the texts that expose a wrong
+    float reader (harness/model/json_texts.py)."""
     return st.one_of(
         binary32_values().map(_json_number),
         st.floats(allow_nan=False, allow_infinity=False).map(lambda x: f"{x:.17g}"),
         st.sampled_from(["1e-400", "3.4028235e38", "3.4028236e38", "36893488147419103232", "-0", "0.0", "1E0"]),
         st.sampled_from([text for _, text in NUMBER_TEXTS]),
         st.builds(midpoint_neighbour, st.integers(0, 2**31 - 1), st.sampled_from((-1, 1))),
+        st.builds(edge_integer, st.sampled_from(WIDTHS), st.one_of(st.integers(-2, 2), st.integers(-(2**40), 2**40)),
+                  st.booleans()),
     )
 
 

@@ -1,9 +1,10 @@
 """JSON texts generated from the JSON grammar (RFC 8259) and the contract's strictness rules, combining their
 features rather than listing cases: every escape (``\\"`` and ``\\/`` too) in strings set before, inside and after
 deep nesting; strings holding long runs of brackets; JSON whitespace and its near misses at any token gap; numbers
-of every form; objects and arrays of 0 to several hundred members with a duplicate key at any position, at any
-depth. Sizes are drawn towards the limits the contract names (100 levels) and the thresholds an implementation
-may use inside (a duplicate-key scan that switches to a set at 16 or 32 members, a fast path for short strings).
+of every form (integers at and beside every width boundary, floats at binary32's and binary64's edges: json_texts);
+objects and arrays of 0 to several hundred members with a duplicate key at any position, at any depth. Sizes are
+drawn towards the limits the contract names (100 levels) and the thresholds an implementation may use inside (a
+duplicate-key scan that switches to a set at 16 or 32 members, a fast path for short strings).
 
 ``Feature`` records what a text combines, so that a fixture generator can pin one case per combination and name
 it, and the fuzzer and the Hypothesis strategies draw from the same grammar (``text(rng)``). Only inputs, the
@@ -13,17 +14,19 @@ harness's own: no implementation's parser is asked what a text means.
 from __future__ import annotations
 
 import json
+import math
 import random
 from dataclasses import dataclass
 
 from harness.model.json_features import token_gaps
-from harness.model.json_texts import JSON_WHITE_SPACE, NEAR_MISS_WHITE_SPACE, NUMBER_TEXTS
+from harness.model.json_texts import JSON_WHITE_SPACE, NEAR_MISS_WHITE_SPACE, NUMBER_TEXTS, WIDTHS, edge_integer
 
 LIMIT = 100  # json.depth: the deepest nesting the contract allows
 DEPTHS = (1, 2, 15, 16, 17, 63, 64, 65, 99, LIMIT, LIMIT + 1, LIMIT + 2, 150)
 SIZES = (0, 1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 300)
 ESCAPED = ('\\"', "\\\\", "\\/", "\\b", "\\f", "\\n", "\\r", "\\t", "\\u0022", "\\u005c", "\\u005B", "\\u007d",
            "\\u0000", "\\u001f", "\\ud83d\\ude00", "\\u00e9")
+_NUMBERS = [text for _, text in NUMBER_TEXTS if math.isfinite(float(text))]  # a valid text: no binary64 overflow
 BRACKET_RUNS = ("[", "]", "{", "}", "[[[[", "]]]]", "{{{{", "}}}}", "[{" * 20, "]}" * 20, "[" * 120, "]" * 120)
 
 
@@ -61,8 +64,14 @@ def _string(kind: str, rng: random.Random) -> str:
 
 
 def _number(rng: random.Random) -> str:
-    return rng.choice(["0", "-0", "1", "-1.5e-3", "1E+2", "0.1", "123456789012345678901234567890"]
-                      + [text for _, text in NUMBER_TEXTS[:6]])
+    """A number of any form: a plain one, a text a wrong float reader misreads, or an integer at or beside a width
+    boundary (json_texts.WIDTHS), either sign, or at a random offset from it."""
+    pick = rng.random()
+    if pick < 0.4:
+        return rng.choice(["0", "-0", "1", "-1.5e-3", "1E+2", "0.1", "123456789012345678901234567890"])
+    if pick < 0.8:
+        return rng.choice(_NUMBERS)
+    return edge_integer(rng.choice(WIDTHS), rng.choice([-1, 0, 1, rng.randint(-(2**20), 2**20)]), rng.random() < 0.3)
 
 
 def _object(members: int, duplicate_at: int | None, value: str, string: str, rng: random.Random) -> str:

@@ -91,6 +91,78 @@ NUMBER_TEXTS = [
 for _near, _slug in ((1.0, "one"), (0.011450646910816431, "hundredth"), (3.0e38, "large"), (1e-40, "subnormal")):
     NUMBER_TEXTS += [(f"binary32-{_slug}-{kind}", text) for kind, text in binary32_midpoint_texts(_near)]
 
+
+# ---- numbers at the edges of the widths an implementation may read them through -------------------------
+
+WIDTHS = (31, 32, 53, 63, 64)  # i32, u32, the last binary64 integer step of one, i64, u64
+F32_MAX = _F32.unpack(_U32.pack(0x7F7FFFFF))[0]
+F32_MIN_SUBNORMAL = _F32.unpack(_U32.pack(1))[0]
+F32_MIN_NORMAL = _F32.unpack(_U32.pack(0x00800000))[0]
+
+
+def _exact(value: decimal.Decimal) -> str:
+    text = format(value, "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def edge_integer(width: int, offset: int, negative: bool = False) -> str:
+    """The decimal text of ``±(2**width + offset)``: an integer at a width boundary (WIDTHS) or beside it, which a
+    reader through a signed, unsigned or binary64 path of that width wraps, saturates or rounds. For random and
+    Hypothesis inputs as well as the fixture's pins."""
+    value = 2**width + offset
+    return str(-value if negative else value)
+
+
+def _integer_edges() -> list[tuple[str, str]]:
+    out = []
+    for width in WIDTHS:
+        for offset, tag in ((-1, "-minus-one"), (0, ""), (1, "-plus-one")):
+            out.append((f"integer-two-pow-{width}{tag}", edge_integer(width, offset)))
+            out.append((f"integer-minus-two-pow-{width}{tag}", edge_integer(width, offset, negative=True)))
+    out += [("integer-u64-max-exponent-form", "1.8446744073709551615e19"),
+            ("integer-i64-past-max-exponent-form", "9.223372036854775808E+18"),
+            ("integer-i64-past-max-fraction-form", "92233720368547758.08e2"),
+            ("integer-twenty-nines", "9" * 20), ("integer-minus-twenty-nines", "-" + "9" * 20),
+            ("integer-leading-digit-then-forty-zeros", "1" + "0" * 40)]
+    return out
+
+
+def _float_edges() -> list[tuple[str, str]]:
+    """binary32's and binary64's extremes and the rounding boundaries beside them: f32::MAX and the midpoint to
+    2^128 (below it: f32::MAX; at it: a tie to even, 2^128, infinite; above: infinite), the smallest subnormal and
+    half of it, the smallest normal, binary64's largest and its overflow, its smallest subnormal and half of it."""
+    with decimal.localcontext() as ctx:
+        ctx.prec = 1200  # every value here exact
+        f32_overflow = (decimal.Decimal(F32_MAX) + decimal.Decimal(2) ** 128) / 2  # 2^128 - 2^103
+        half_min = decimal.Decimal(F32_MIN_SUBNORMAL) / 2  # 2^-150
+        f64_half_min = decimal.Decimal(5e-324) / 2  # 2^-1075
+    mid = float(f32_overflow)  # the binary64 value 2^128 - 2^103, exact
+    return [
+        ("binary32-max", repr(F32_MAX)), ("binary32-max-shortest", "3.4028235e38"),
+        ("binary32-minus-max-shortest", "-3.4028235e38"),
+        ("binary32-max-midpoint-tie", _exact(f32_overflow)),
+        ("binary32-max-midpoint-below", repr(math.nextafter(mid, 0.0))),
+        ("binary32-max-midpoint-above", repr(math.nextafter(mid, math.inf))),
+        ("binary32-max-nine-digits-below-midpoint", "3.40282356e38"),
+        ("binary32-min-subnormal", repr(F32_MIN_SUBNORMAL)),
+        ("binary32-half-min-subnormal-tie", _exact(half_min)),
+        ("binary32-half-min-subnormal-above", repr(math.nextafter(float(half_min), 1.0))),
+        ("binary32-half-min-subnormal-below", repr(math.nextafter(float(half_min), 0.0))),
+        ("binary32-min-normal", repr(F32_MIN_NORMAL)),
+        ("binary32-max-subnormal", repr(_F32.unpack(_U32.pack(0x007FFFFF))[0])),
+        ("binary64-max", repr(1.7976931348623157e308)), ("binary64-max-overflow", "1.7976931348623159e308"),
+        ("binary64-min-subnormal", "5e-324"),
+        ("binary64-half-min-subnormal-above", "2.4703282292062328e-324"),
+        ("binary64-half-min-subnormal-below", "2.4703282292062327e-324"),
+        ("binary64-half-min-subnormal-tie", _exact(f64_half_min)),
+        ("negative-zero", "-0"), ("negative-zero-fraction-exponent", "-0.0E-0"), ("exponent-upper-plus", "1E+2"),
+        ("exponent-lower-minus", "25e-1"),
+    ]
+
+
+_PINNED = {slug for slug, _ in NUMBER_TEXTS}
+NUMBER_TEXTS += [(slug, text) for slug, text in _integer_edges() + _float_edges() if slug not in _PINNED]
+
 # Where whitespace can stand in an array of two numbers and in an array of one object: "@" marks the slot.
 ARRAY_POSITIONS = {"before": "@[1,0]", "after-open": "[@1,0]", "before-comma": "[1@,0]",
                    "after-comma": "[1,@0]", "before-close": "[1,0@]", "after": "[1,0]@"}

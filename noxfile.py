@@ -278,8 +278,29 @@ def report(session: nox.Session) -> None:
     reports/site/index.html, with the last runs kept in reports/history/ (--history) beside this one.
     `-- --baseline OLD.json` (repeatable) adds what changed since; `-- REPORT ...` names the reports instead.
     It ends 0 when the page is written, whatever it shows (the log says when the reports hold something
-    new)."""
-    _install_project(session)
+    new).
+
+    The page needs the project and its runtime dependencies only, never the test extra (pytest, hypothesis,
+    selenium, zizmor, ...: most of the 2 min 16 s a first run took went to installing those), and installs
+    them once: a stamp in the session's virtualenv holds what they were installed from (pyproject.toml,
+    constraints.txt, the families' requirements, this checkout's path); while it matches, pip is not run
+    again (6.5 s of a reused session's 8 s went to pip finding everything installed). docs/reports.md."""
+    import hashlib
+
+    requirements = REQUIRES
+    made_from = "\n".join([str(ROOT), (ROOT / "pyproject.toml").read_text(encoding="utf-8"),
+                           CONSTRAINTS.read_text(encoding="utf-8"), *requirements])
+    digest = hashlib.sha256(made_from.encode("utf-8")).hexdigest()
+    stamp = Path(session.virtualenv.location) / "memgate-report-installed"
+    if stamp.is_file() and stamp.read_text(encoding="utf-8").strip() == digest:
+        session.log(f"the project and its runtime dependencies are installed as they were ({stamp.name}): no pip run")
+    else:
+        session.install("-e", str(ROOT))  # editable: a change of the code needs no install; of pyproject.toml, one
+        if requirements:
+            session.log("installing what the op families' references need (their \"requires\"): "
+                        + " ".join(requirements))
+            session.install(*requirements)
+        stamp.write_text(digest + "\n", encoding="utf-8")
     session.run("python", "-m", "harness", "report", "html", "--history", "reports/history", *session.posargs,
                 success_codes=[0, 1, 3])  # 3: a partial matrix (a Python of it not run)
 

@@ -153,6 +153,17 @@ def build_cases() -> list[Case]:
         "strict-json", topical_json='[{"id":"a","text":"b","x":1,"x":2}]', pinned_json="null", recent_json="null")
     add("ctx-error-json-lone-surrogate-escape", CTX, "A lone surrogate escape in a text is invalid_json.",
         "strict-json", topical_json="null", pinned_json='[{"id":"a","text":"\\udbff"}]', recent_json="null")
+    for slug, section in (("top", '[{"id":"a","text":"b","\\ud800":1}]'),  # keys too, not only values
+                          ("nested", '[{"id":"a","text":"b","m":{"x\\udbff":1}}]')):
+        add(f"ctx-error-json-lone-surrogate-escape-in-key-{slug}", CTX,
+            f"A lone surrogate escape in an object key ({slug} level) is invalid_json: keys are strings too.",
+            "strict-json", topical_json=section, pinned_json="null", recent_json="null")
+    add("ctx-ids-equal-but-for-case-normalization-width", CTX,
+        "Ids equal but for case (a, A), normalization form (U+00E1, a U+0301), width (U+FF41) or compatibility "
+        "(K, U+212A) are different ids: every item is kept.", "dedupe",
+        topical_json='[{"id":"a","text":"one"},{"id":"A","text":"two"},{"id":"\u00e1","text":"three"},'
+                     '{"id":"a\u0301","text":"four"},{"id":"\uff41","text":"five"},{"id":"K","text":"six"},'
+                     '{"id":"\u212a","text":"seven"}]', pinned_json="null", recent_json="null")
     add("ctx-error-json-recent-truncated", CTX, "A truncated recent section is invalid_json.", "strict-json",
         topical_json="null", pinned_json="null", recent_json="[")
     add("ctx-error-json-nbsp-after", CTX, "U+00A0 after the value is not JSON whitespace.", "strict-json",

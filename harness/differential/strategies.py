@@ -160,6 +160,8 @@ MALFORMED_JSON = [
         '["\\ud800"]', '["\\udc00\\ud800"]', '["x\ty"]', "[" * 101 + "]" * 101, "[" * 100 + "]" * 100,
         "'x'", "[1] [2]", "[\u0661]", '["\ud800"]', "tru", "nul",
     ]
+# Lone surrogates escaped in object keys, not only in values: a reader that walks only values accepts them.
+MALFORMED_JSON += ['[{"id":"a","text":"b","\\ud800":1}]', '[{"\\udc00":null}]', '[{"id":"a","m":{"x\\udbff":1}}]']
 
 
 def malformed_json() -> st.SearchStrategy[str]:
@@ -187,14 +189,21 @@ def embedding_json() -> st.SearchStrategy[str | None]:
     )
 
 
+# Ids equal but for case, normalization form or width (and compatibility): distinct ids to the contract; a reader
+# that folds case, normalizes or compares by NFKC makes them one. Drawn with the other ids of a list.
+LOOKALIKE_IDS = ["a", "A", "\u00e1", "a\u0301", "\uff41", "K", "k", "\u212a", "\ufb01", "fi", "\u1e9e", "\u00df"]
+
+
 def candidate_objects(text_strategy: st.SearchStrategy[str], dims: st.SearchStrategy[int]) -> st.SearchStrategy[dict]:
     return st.fixed_dictionaries(
-        {"id": st.one_of(st.sampled_from(["a", "b", "c", "m1", " "]), texts(allow_surrogates=False))},
+        {"id": st.one_of(st.sampled_from(["a", "b", "c", "m1", " "]), st.sampled_from(LOOKALIKE_IDS),
+                         texts(allow_surrogates=False))},
         optional={
             "text": text_strategy,
             "embedding": st.one_of(st.none(), dims.flatmap(vectors)),
             "pinned": st.one_of(st.booleans(), st.none()),
             "extra": st.just({"k": [1, None]}),
+            "\u00e9\u2028\"k": st.just(1),  # a key of odd characters: escaped by restyle, walked by the reader
         },
     )
 
@@ -209,12 +218,15 @@ def candidates_json() -> st.SearchStrategy[Any]:
 
 def section_json() -> st.SearchStrategy[Any]:
     item = st.fixed_dictionaries({}, optional={
-        "id": st.one_of(st.sampled_from(["a", "b", "a ", "x]", "[y", " "]), texts(allow_surrogates=False), st.none()),
+        "id": st.one_of(st.sampled_from(["a", "b", "a ", "x]", "[y", " "]), st.sampled_from(LOOKALIKE_IDS),
+                        texts(allow_surrogates=False), st.none()),
         "text": st.one_of(texts(allow_surrogates=False), st.none()),
         "score": st.just(0.5),
     })
     valid = restyled(st.lists(item, max_size=6).map(dumps))
-    return st.one_of(valid, valid, valid, st.just("null"), malformed_json(),
+    lookalikes = st.lists(st.sampled_from(LOOKALIKE_IDS), min_size=2, max_size=6).map(
+        lambda ids: dumps([{"id": item_id, "text": f"t{n}"} for n, item_id in enumerate(ids)]))
+    return st.one_of(valid, valid, valid, lookalikes, st.just("null"), malformed_json(),
                      st.sampled_from(["{}", '"x"', "1", "[null]", '[{"id":5}]', '[{"text":true}]']),
                      st.sampled_from([None, 3]))
 

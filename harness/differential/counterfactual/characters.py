@@ -28,6 +28,7 @@ from harness.differential.counterfactual.rewrite import (
 )
 from harness.differential.counterfactual.skew import (
     UNEXPLAINED,
+    changed_alike,
     nfc_relevant,
     own_details,
     peels,
@@ -35,7 +36,7 @@ from harness.differential.counterfactual.skew import (
     skew_steps,
     skewed_between,
 )
-from harness.differential.outcomes import Responses, divergent, observe, oracle_of, outcome
+from harness.differential.outcomes import Responses, divergent, kind, observe, oracle_of, outcome
 from harness.differential.rule import Rule, Verdict
 from harness.model.contract_sets import EDGE_PUNCTUATION, LINE_BREAKS, QUOTE_DASH, WHITE_SPACE, white_space_like
 from harness.model.registry import get_op
@@ -132,15 +133,27 @@ def _skew(probe: Probe) -> Verdict | None:
     # oracle's on characters of the input, and replacing just those settles it (own_details). Replacing every
     # version-sensitive character can remove a trigger that has nothing to do with versions (a letter of 18.0
     # next to a capital sigma that one side lowercases wrongly).
+    # A peel may also change the difference rather than remove it (changed_alike): the character's own
+    # difference, beside one its template shows for characters every side knows, is the skew.
     if steps == "properties" or \
-            not all(probe.explains(peeled) for peeled in peels(probe.args, in_play, probe.versions)):
+            not all(_accounted(probe, peeled, in_play) for peeled in peels(probe.args, in_play, probe.versions)):
         return None
     shares = own_details(probe.impls, probe.op_name, probe.args, "unicode_version_skew",
-                         divergent(probe.op_name, probe.responses), probe.versions)
+                         divergent(probe.op_name, probe.responses), probe.versions, probe.responses)
     if UNEXPLAINED in shares.values():
         return None
     return Verdict("unicode_version_skew", steps,
                    f"characters whose Unicode data differs between the versions in play ({steps})")
+
+
+def _accounted(probe: Probe, peeled: dict[str, Any], skewed: Callable[[str], bool]) -> bool:
+    """Whether a peel settles the divergence (``Probe.explains``: an agreement on an outcome kind some side had
+    before) or changes it into the one characters every side knows give there (``changed_alike``)."""
+    after = probe.observe(peeled)
+    if not divergent(probe.op_name, after):
+        before = {kind(probe.op_name, r) for r in probe.responses.values()}
+        return bool({kind(probe.op_name, r) for r in after.values()} & before)
+    return changed_alike(probe.impls, probe.op_name, probe.args, probe.responses, skewed, peeled, after)
 
 
 def _peel(probe: Probe) -> Again | None:

@@ -4,7 +4,9 @@ steps declare (``Op.unicode_steps``; ``unicode_tables.PROPERTIES``), "+"-joined:
 the implementations report (exact from data/unicode-tables/, coarse heuristics for a version without a table);
 which Unicode steps of an op can explain a skew on an input; how shares are grouped (one per version pair,
 ``version_pair``) and peeled (``skewed_at``: with those characters replaced, what divergence is left;
-``behind_a_skew``: a skew whose traces part first elsewhere); which implementations it masks (``masked``);
+``changed_alike``: a peel that changes the difference into the one characters every side knows give there,
+rather than leaving it, leaves the character's own difference the skew; ``behind_a_skew``: a skew whose traces
+part first elsewhere); which implementations it masks (``masked``);
 and each divergent implementation's own share of one (``own_details``, ``own_details_at``). The two rule
 tables name it (harness/differential/causes/characters.py, counterfactual/characters.py); every other module
 asks here.
@@ -23,6 +25,7 @@ import unicodedata2
 from generators.unicode_stability import unstable_reason
 from harness.differential.causes import TraceCause, cause_from_traces
 from harness.differential.causes.characters import step_property
+from harness.differential.counterfactual.length import kept_by
 from harness.differential.counterfactual.rewrite import (
     all_strings,
     composing_parts,
@@ -30,8 +33,9 @@ from harness.differential.counterfactual.rewrite import (
     oracle_role,
     replace_chars,
 )
-from harness.differential.outcomes import Responses, divergent, observe
+from harness.differential.outcomes import Responses, divergent, observe, oracle_of, outcome, outcome_shape
 from harness.model import unicode_tables
+from harness.model.compare import same_json
 from harness.model.registry import OPS, get_op, step_titles
 from harness.model.unicode_info import assigned_in, has_surrogate, is_surrogate
 from harness.testees.impls import oracle as oracle_name
@@ -178,6 +182,101 @@ def settled_by_peeling(impls: dict[str, Testee], op_name: str, args: dict[str, A
         left_after_peeling(impls, op_name, args, predicate, versions) is None
 
 
+def _stood_for(args: dict[str, Any], rewritten: dict[str, Any]) -> dict[str, str]:
+    """Each stand-in of a one-for-one rewrite of ``args`` (``replace_chars``) and the character it stands for."""
+    back: dict[str, str] = {}
+    for text, done in zip(all_strings(args), all_strings(rewritten), strict=False):
+        if len(text) == len(done):
+            back.update((new, old) for old, new in zip(text, done, strict=True) if old != new)
+    return back
+
+
+def _read_back(op_name: str, response: dict[str, Any], back: dict[str, str]) -> tuple[str, Any]:
+    """A response's outcome (``outcomes.outcome``) with every stand-in in its strings put back to the character
+    it stands for (``_stood_for``): two rewrites' outcomes compared as answers about the same input."""
+    found, value = outcome(op_name, response)
+
+    def walk(item: Any) -> Any:
+        if isinstance(item, str):
+            return "".join(back.get(ch, ch) for ch in item)
+        if isinstance(item, list):
+            return [walk(x) for x in item]
+        if isinstance(item, dict):
+            return {walk(k): walk(v) for k, v in item.items()}
+        return item
+
+    return (found, walk(value)) if found != "error" else (found, value)
+
+
+def known_alike(args: dict[str, Any], predicate: Callable[[str], bool]) -> dict[str, Any] | None:
+    """The input with the characters ``predicate`` names replaced by stand-ins every side knows alike (none that
+    ``predicate`` names: their data is the same in every version in play) of the same General_Category,
+    combining class and encoded lengths (``counterfactual.length.kept_by``): what the input's template gives for
+    characters of that width every side knows. None where one has no such stand-in, or nothing is replaced."""
+    def pool(ch: str) -> str:
+        return "".join(c for c in kept_by(ch) if not predicate(c))
+
+    named = {ch for text in all_strings(args) for ch in text if predicate(ch)}
+    if not named or any(not pool(ch) for ch in named):
+        return None
+    return replace_chars(args, predicate, pool)
+
+
+def changed_alike(impls: dict[str, Testee], op_name: str, args: dict[str, Any], responses: Responses,
+                  predicate: Callable[[str], bool], peeled: dict[str, Any], after: Responses) -> bool:
+    """Whether a peel (``peeled``, answered ``after``) that leaves the sides disagreeing *changed* the difference
+    into the one characters every side knows give there, rather than leaving it as it was: the same
+    implementations disagree with the same oracle, but some of them in another outcome shape
+    (``outcomes.outcome_shape``; one shape everywhere is the same difference, which the skew does not explain: a
+    rule difference on a new letter), and stand-ins of the skewed characters' category and width that every side
+    knows (``known_alike``; the peel's own where they are those) give the same outcomes as the peel, each stand-in
+    read back as the character it stands for (judged by the implementations' answers, never by the reference's
+    code). Then the input holds two differences: the character's own (its data differs between the sides: the
+    skew, which the input is named by) and one its template shows for known characters of that width (a token
+    that a known letter would make too long in bytes for one side), which has its own class from them."""
+    names = divergent(op_name, after)
+    oracle = oracle_of(op_name, responses)
+    if not names or names != divergent(op_name, responses) or oracle_of(op_name, after) != oracle:
+        return False
+    if all(outcome_shape(op_name, responses[oracle], responses[name]) ==
+           outcome_shape(op_name, after[oracle], after[name]) for name in names):
+        return False  # the same difference with the characters made equal: not theirs
+    known = known_alike(args, predicate)
+    if known is None:
+        return False
+    theirs = after if known == peeled else observe(impls, op_name, known)
+    if set(theirs) != set(after):
+        return False
+    mine_back, their_back = _stood_for(args, peeled), _stood_for(args, known)
+    return all(_same_read_back(_read_back(op_name, after[name], mine_back),
+                               _read_back(op_name, theirs[name], their_back)) for name in after)
+
+
+def _same_read_back(a: tuple[str, Any], b: tuple[str, Any]) -> bool:
+    return a[0] == b[0] and (same_json(a[1], b[1]) if a[0] == "ok" else a[1] == b[1])
+
+
+def accounted_by_peeling(impls: dict[str, Testee], op_name: str, args: dict[str, Any],
+                         predicate: Callable[[str], bool], versions: dict[str, dict[str, str]],
+                         responses: Responses | None = None) -> bool:
+    """Whether the input holds characters ``predicate`` names and every way of making them equal (``peels``)
+    either leaves ``impls`` in agreement or changes the difference into the one characters every side knows give
+    there (``changed_alike``): what each divergent side's own share of a skew must show (``responses``: theirs
+    to the input, asked here only where a peel leaves them disagreeing and none are given)."""
+    found = peels(args, predicate, versions)
+    if not found:
+        return False
+    for peeled in found:
+        after = observe(impls, op_name, peeled)
+        if not divergent(op_name, after):
+            continue
+        if responses is None:
+            responses = observe(impls, op_name, args)
+        if not changed_alike(impls, op_name, args, responses, predicate, peeled, after):
+            return False
+    return True
+
+
 UNEXPLAINED = "unexplained"  # an implementation's own detail when its share of a skew is not one
 SKEW = "unicode_version_skew"
 
@@ -269,15 +368,16 @@ def skewed_between(op_name: str, args: dict[str, Any], names: list[str],
 
 
 def own_details(impls: dict[str, Testee], op_name: str, args: dict[str, Any], cause: str, divergent_names: list[str],
-                versions: dict[str, dict[str, str]]) -> dict[str, str | None]:
+                versions: dict[str, dict[str, str]], responses: Responses | None = None) -> dict[str, str | None]:
     """Each divergent implementation's own share of a version skew, checked against the oracle alone.
 
     With the reference at 14.0/18.0, Pyodide at 16.0/16.0 and Rust at 17.0/18.0, one input can skew
     Pyodide in both steps and Rust in case mapping only. An implementation's own detail is the steps in
     which its versions differ from the oracle's for the input's characters, and only if replacing just the
-    characters whose data differs between the two of them in those steps makes it agree with the oracle;
+    characters whose data differs between the two of them in those steps makes it agree with the oracle, or
+    changes the difference into the one characters every side knows give there (``accounted_by_peeling``);
     otherwise it is ``UNEXPLAINED`` (a bug of its own next to the skew: no entry covers it). Empty for
-    every other cause."""
+    every other cause. ``responses``: the implementations' answers to the input, where the caller has them."""
     chosen = oracle_name(op_name)
     if cause != SKEW or chosen not in versions or chosen not in impls:
         return {}
@@ -289,7 +389,10 @@ def own_details(impls: dict[str, Testee], op_name: str, args: dict[str, Any], ca
             out[name] = UNEXPLAINED
             continue
         pair = {chosen: impls[chosen], name: impls[name]}
-        settled = settled_by_peeling(pair, op_name, args, skewed_between(op_name, args, [name], versions), versions)
+        theirs = {key: responses[key] for key in pair} if responses and all(key in responses for key in pair) \
+            else None
+        settled = accounted_by_peeling(pair, op_name, args, skewed_between(op_name, args, [name], versions), versions,
+                                       theirs)
         out[name] = steps if settled else UNEXPLAINED
     return out
 

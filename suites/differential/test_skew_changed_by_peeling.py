@@ -1,0 +1,161 @@
+"""A letter new since the box's Unicode at the head of a token the box's byte rule also touches (issue 51, the
+sweep's two-differences input): the skew peel does not remove the difference but *changes* it (a known letter in
+its place makes the token too long in bytes for the box: dropped, where the box without that letter kept the
+rest), and the same change comes with a known stand-in of the letter's width, so the input's class is the skew;
+the length difference is the template's, with a class of its own from the letters every side knows
+(harness/differential/counterfactual/skew.py ``changed_alike``).
+
+Doubles in process, no traces (black boxes): a tokenizer op reading General_Category, the oracle at 18.0.0 and
+boxes declared at 14.0.0, each side's letters read from the harness's own tables (data/unicode-tables/), so the
+test does not depend on this Python's ``unicodedata``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from harness.differential import counterfactual, explain
+from harness.differential.counterfactual.probe import Probe
+from harness.differential.outcomes import divergent, observe
+from harness.differential.rule import Verdict
+from harness.model import registry, unicode_tables
+from harness.model.registry import Op, Param, Step
+
+OP = "h1_tokenize"
+NEW, OLD = "18.0.0", "14.0.0"
+VERSIONS = {"h1-oracle": {"general_category": NEW}, "h1-box": {"general_category": OLD}}
+TWELVE = "bcdefghijkl"  # a token of 12 code points with the swept letter first (the tokens family's template)
+ARMENIAN = "\u0558"  # Lm, two UTF-8 bytes, new since 14.0.0: a letter to the oracle, none to the box
+SKEW = ("unicode_version_skew", "general_category")
+
+
+def _letter(version: str) -> Callable[[str], bool]:
+    table = unicode_tables.table(version)
+    return lambda ch: table.category(ord(ch))[0] in "LN"
+
+
+def _tokens(text: str, letter: Callable[[str], bool], too_long: Callable[[str], bool]) -> str:
+    out, run = [], ""
+    for ch in text + " ":
+        if letter(ch):
+            run += ch
+            continue
+        if run and not too_long(run):
+            out.append(run)
+        run = ""
+    return json.dumps(out, ensure_ascii=False)
+
+
+def _bytes(token: str) -> int:
+    return len(token.encode("utf-8"))
+
+
+class Fake:
+    """A testee in process: no declaration (it serves every op), no traces."""
+
+    def __init__(self, name: str, fn: Callable[[str], str]) -> None:
+        self.name, self.fn = name, fn
+        self.description: dict[str, Any] = {}
+
+    def call(self, op_name: str, args: dict[str, Any]) -> dict[str, Any]:
+        assert op_name == OP, op_name
+        return {"ok": self.fn(args["text"])}
+
+    def call_batch(self, calls: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+        return [self.call(op, args) for op, args in calls]
+
+    def close(self) -> None:
+        pass
+
+
+def oracle(text: str) -> str:
+    return _tokens(text, _letter(NEW), lambda token: len(token) > 12)
+
+
+# The boxes, each declared at 14.0.0:
+# - "skew+bytes": letters of 14.0.0 (the skew) and a cap of 12 UTF-8 bytes (the length rule): the tokens box;
+# - "known+count": every letter of 18.0.0 (it reads no older data, whatever it declares) and a cap of 11 code
+#   points, a plain rule difference: a new letter in a 12-code-point token is dropped with it, as a known one is;
+# - "known+bytes": every letter of 18.0.0 and a cap of 12 bytes: a plain length difference, new letter or not.
+BOXES: dict[str, Callable[[str], str]] = {
+    "skew+bytes": lambda text: _tokens(text, _letter(OLD), lambda token: _bytes(token) > 12),
+    "known+count": lambda text: _tokens(text, _letter(NEW), lambda token: len(token) > 11),
+    "known+bytes": lambda text: _tokens(text, _letter(NEW), lambda token: _bytes(token) > 12),
+}
+
+
+@pytest.fixture
+def tokenize(monkeypatch: pytest.MonkeyPatch) -> Op:
+    op = Op(name=OP, js_name="h1Tokenize", params=(Param("text", "text", "invalid_text", "text"),),
+            reference=oracle, result_kind="json", fixture=None, unicode_steps=("general_category",),
+            char_rules=(), plain=(("text", "plain text"),),
+            steps=(Step("h1.text", "the text is a string", "invalid_text", "host", "text"),
+                   Step("h1.split", "maximal runs of L* and N*", None, "rule", unicode="general_category"),
+                   Step("h1.length", "tokens over 12 code points dropped", None, "rule")),
+            family="h1-tokens")
+    monkeypatch.setitem(registry.OPS, OP, op)
+    return op
+
+
+def _run(box: str, text: str) -> tuple[dict[str, Fake], dict[str, Any], dict[str, dict[str, Any]]]:
+    impls = {"h1-oracle": Fake("h1-oracle", oracle), "h1-box": Fake("h1-box", BOXES[box])}
+    args = {"text": text}
+    responses = observe(impls, OP, args)
+    assert divergent(OP, responses) == ["h1-box"], responses
+    return impls, args, responses
+
+
+def _classify(box: str, text: str) -> tuple[str, str | None]:
+    impls, args, responses = _run(box, text)
+    cause, _, detail = counterfactual.classify(impls, OP, args, responses, VERSIONS)
+    return cause, detail
+
+
+def _skew_rule(box: str, text: str) -> Verdict | None:
+    """The version-skew rule alone on the input (not shielded by the length rule before it in ORDER)."""
+    rule = next(rule for rule in counterfactual.RULES if rule.name == "version-skew")
+    impls, args, responses = _run(box, text)
+    found = rule.fires(Probe(impls, OP, args, responses, VERSIONS))
+    assert found is None or isinstance(found, Verdict), found
+    return found
+
+
+def test_a_new_letter_the_byte_rule_also_touches_is_the_skew(tokenize: Op) -> None:
+    """The box splits the new letter off and keeps the 11 others; known to it, a letter of the same width makes
+    the token 13 bytes and the box drops it. The peel changes the difference (changes-item to loses-item), a
+    known Lm of two bytes gives the same outcomes: the skew (planted: changed_alike always False, the input was
+    classified again after the peel and named length_rule)."""
+    assert _classify("skew+bytes", ARMENIAN + TWELVE) == SKEW
+    impls, args, responses = _run("skew+bytes", ARMENIAN + TWELVE)
+    (share,) = explain.name_shares(impls, OP, args, responses, VERSIONS)
+    assert (share.found.cause, share.found.detail, share.found.step) == (*SKEW, "h1.split")
+    # a four-byte letter new since 14.0.0 (U+1E4D0, Nag Mundari), whose peel stand-in is narrower: the same
+    assert _classify("skew+bytes", "\U0001e4d0" + TWELVE) == SKEW
+
+
+def test_a_new_letter_under_a_plain_rule_difference_is_not_the_skew(tokenize: Op) -> None:
+    """The box knows the letter (whatever it declares) and drops a 12-code-point token: with a known letter in
+    its place it drops it too, the same difference (loses-item both): the peel changes nothing, and no skew is
+    named (planted: the outcome-shape check in changed_alike skipped, the skew was named)."""
+    assert _skew_rule("known+count", ARMENIAN + TWELVE) is None
+    assert _classify("known+count", ARMENIAN + TWELVE)[0] != "unicode_version_skew"
+
+
+def test_a_plain_length_difference_stays_the_length_rule(tokenize: Op) -> None:
+    """No new letter: the length rule. A new letter the box knows, in a token too long in bytes for it: the peel
+    leaves the same difference, so neither the skew rule alone nor the classifier names the skew."""
+    assert _classify("skew+bytes", "\u00e9" + TWELVE) == ("length_rule", None)
+    assert _classify("known+bytes", ARMENIAN + TWELVE) == ("length_rule", None)
+    assert _skew_rule("known+bytes", ARMENIAN + TWELVE) is None
+
+
+def test_the_box_on_the_new_letter_alone_is_the_skew_and_on_known_letters_not(tokenize: Op) -> None:
+    """The templates around it: the letter alone or inside a short token is the skew as before; a known two-byte
+    letter at the head of the 12-code-point token is the length rule (its own class)."""
+    assert _classify("skew+bytes", ARMENIAN) == SKEW
+    assert _classify("skew+bytes", "a" + ARMENIAN + "b") == SKEW
+    assert _classify("skew+bytes", "\u02b0" + TWELVE) == ("length_rule", None)

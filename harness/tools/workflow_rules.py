@@ -16,6 +16,7 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -113,6 +114,60 @@ def _main_never_cancelled(flow: Workflow) -> Iterator[str]:
         yield "concurrency: a group without github.run_id outside pull requests: a run on main waits, then is dropped"
 
 
+def _no_setup_python_in_container(flow: Workflow) -> Iterator[str]:
+    """actions/setup-python installs Pythons built for the runner's own image (Ubuntu 24.04: glibc 2.38): in a
+    job's container (Debian 12: glibc 2.36) they do not start. A container job builds its Pythons itself."""
+    for name, job in flow.jobs():
+        if not job.get("container"):
+            continue
+        for step in job.get("steps") or []:
+            if isinstance(step, dict) and str(step.get("uses", "")).split("@")[0].lower() == "actions/setup-python":
+                yield (f"{name}: `uses: {step['uses']}` in a job with a container: its Python is built for the "
+                       "runner's Ubuntu, not the container's libc (build it in the job: docs/workflow.md)")
+
+
+NODE_VERSION = "NODE_VERSION"  # the workflow-level env every setup-node reads
+NODE_LTS_END = {22: date(2027, 4, 30), 24: date(2028, 4, 30)}  # Node's release schedule: end of each LTS line
+NODE_LITERAL = re.compile(r"\bnode(?:[-_ ]?(?:version|js))?\b\W{0,4}v?(\d{2})\b", re.IGNORECASE)
+
+
+def _node_lts_once(flow: Workflow, today: date | None = None) -> Iterator[str]:
+    """Every setup-node installs the Node the workflow-level env NODE_VERSION names, a Node LTS line not past its
+    end; NODE_VERSION is set there only, and no other line names a Node version (a comment neither)."""
+    today = today or date.today()
+    value = (flow.document.get("env") or {}).get(NODE_VERSION)
+    if value is None:
+        yield f"workflow: no env {NODE_VERSION}, the one Node version every setup-node installs"
+    else:
+        major = int(value) if re.fullmatch(r"\d+", str(value)) else None
+        end = NODE_LTS_END.get(major) if major is not None else None
+        if end is None:
+            known = ", ".join(map(str, sorted(NODE_LTS_END)))
+            yield f"workflow: {NODE_VERSION} is {value!r}, not the major of a supported Node LTS line ({known})"
+        elif end < today:
+            yield f"workflow: {NODE_VERSION} is {value!r}: Node {major} reached its end of life on {end.isoformat()}"
+    reference = "${{ env." + NODE_VERSION + " }}"
+    for name, job in flow.jobs():
+        if NODE_VERSION in (job.get("env") or {}):
+            yield f"{name}: sets {NODE_VERSION} again (the workflow's env names it once)"
+        for step in job.get("steps") or []:
+            if not isinstance(step, dict):
+                continue
+            if NODE_VERSION in (step.get("env") or {}):
+                yield f"{name}: a step sets {NODE_VERSION} again (the workflow's env names it once)"
+            if str(step.get("uses", "")).split("@")[0].lower() == "actions/setup-node":
+                given = (step.get("with") or {}).get("node-version")
+                if str(given).strip() != reference:
+                    yield f"{name}: setup-node's node-version is {given!r}, not {reference}"
+    literals = []
+    for number, line in enumerate(flow.text.splitlines(), 1):
+        if re.match(rf"\s*{NODE_VERSION}:", line):
+            continue
+        literals += [f"line {number}: names Node {found} ({line.strip()[:60]!r}): the version is {NODE_VERSION}'s only"
+                     for found in NODE_LITERAL.findall(line)]
+    yield from literals
+
+
 @dataclass(frozen=True)
 class Rule:
     id: str
@@ -128,6 +183,10 @@ RULES: tuple[Rule, ...] = (
     Rule("merges-always-run", "a shard merge runs when any shard finished", _merges_always_run),
     Rule("shards-expire", "shard artifacts have a retention", _shards_expire),
     Rule("main-never-cancelled", "only pull requests cancel their own runs", _main_never_cancelled),
+    Rule("no-setup-python-in-container", "no actions/setup-python in a job with a container",
+         _no_setup_python_in_container),
+    Rule("node-lts-once", "every setup-node on the one NODE_VERSION, a supported Node LTS, named once",
+         _node_lts_once),
 )
 
 

@@ -18,6 +18,8 @@ WORKFLOW = ROOT / ".github" / "workflows" / "parity.yml"
 UPLOAD = "uses: actions/upload-artifact@bbbca2ddaa5d8feaa63e36b76fdaad77386f024f  # v7.0.0"
 CHECKOUT = "actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1  # v7.0.1"
 IMAGE = "debian:bookworm-20260918@sha256:f37a335e82bca302e955fa39f9dfe28f1be618f016f8a2b56318e5a5111afc26"
+SETUP_PYTHON = ("      - uses: actions/setup-python@5fda3b95a4ea91299a34e894583c3862153e4b97  # v7.0.0\n"
+                "        with:\n          python-version: ${{ matrix.python }}\n")
 
 
 def _planted(tmp_path: Path, old: str, new: str) -> Path:
@@ -115,6 +117,16 @@ def test_the_workflow_keeps_the_projects_rules() -> None:
     ("          retention-days: 3\n", "", "shards-expire"),
     ("cancel-in-progress: ${{ github.event_name == 'pull_request' }}", "cancel-in-progress: true",
      "main-never-cancelled"),
+    # Issue 52: setup-python's Pythons (built for Ubuntu 24.04, glibc 2.38) in the Debian 12 container.
+    ("      - &setup\n", SETUP_PYTHON + "      - &setup\n", "no-setup-python-in-container"),
+    # Node: one version, named once, a supported LTS.
+    ('NODE_VERSION: "24"', 'NODE_VERSION: "20"', "node-lts-once"),  # past its end of life (April 2026)
+    ('NODE_VERSION: "24"', 'NODE_VERSION: "25"', "node-lts-once"),  # not an LTS line
+    ("node-version: ${{ env.NODE_VERSION }}", 'node-version: "24"', "node-lts-once"),  # a second literal
+    ("node-version: ${{ env.NODE_VERSION }}", "node-version: ${{ env.NODE }}", "node-lts-once"),
+    ("    timeout-minutes: 20\n    steps:", "    timeout-minutes: 20\n    env:\n      NODE_VERSION: \"22\"\n"
+     "    steps:", "node-lts-once"),  # set again in a job
+    ("      - name: nox -s parity-node (", "      - name: nox -s parity-node on Node 22 (", "node-lts-once"),
 ])
 def test_each_rule_fails_its_planted_fault(tmp_path: Path, old: str, new: str, rule: str) -> None:
     from harness.tools import workflow_rules
@@ -123,6 +135,32 @@ def test_each_rule_fails_its_planted_fault(tmp_path: Path, old: str, new: str, r
     found = workflow_rules.problems(workflow_rules.load(planted))
     assert {name for name, _ in found} == {rule}, found
     assert workflow_rules.main([str(planted)]) == 1
+
+
+def test_setup_python_is_refused_in_a_container_job_at_any_ref_and_kept_outside_one(tmp_path: Path) -> None:
+    from harness.tools import workflow_rules
+
+    for ref in ("v5", "main", "5fda3b95a4ea91299a34e894583c3862153e4b97"):
+        planted = _planted(tmp_path / ref, "      - &setup\n", SETUP_PYTHON.replace(
+            "5fda3b95a4ea91299a34e894583c3862153e4b97  # v7.0.0", ref) + "      - &setup\n") / "parity.yml"
+        found = workflow_rules.problems(workflow_rules.load(planted))
+        assert "no-setup-python-in-container" in {name for name, _ in found}, (ref, found)
+        assert any("parity: `uses: actions/setup-python@" in problem for _, problem in found), found
+    # The sweep-needed job runs on the runner itself (no container): setup-python is its business there.
+    outside = _planted(tmp_path / "outside", "    steps:\n      - name: Was this commit swept already?\n",
+                       "    steps:\n" + SETUP_PYTHON + "      - name: Was this commit swept already?\n") / "parity.yml"
+    assert workflow_rules.problems(workflow_rules.load(outside)) == []
+
+
+def test_the_node_version_is_judged_against_its_lines_end_of_life() -> None:
+    from datetime import date
+
+    from harness.tools import workflow_rules
+
+    flow = workflow_rules.load(WORKFLOW)
+    assert list(workflow_rules._node_lts_once(flow, today=date(2028, 4, 30))) == []
+    late = list(workflow_rules._node_lts_once(flow, today=date(2028, 5, 1)))
+    assert len(late) == 1 and "Node 24 reached its end of life on 2028-04-30" in late[0], late
 
 
 def test_a_file_that_is_not_a_workflow_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

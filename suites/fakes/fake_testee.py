@@ -10,6 +10,8 @@ serves the protocol with the reference's functions, one of them broken on purpos
                          code): a divergence whose cause the traces show, at norm.edges
     FAKE_BUG=any_version a start of any protocol version from 2 up is taken (one without "codes" is refused):
                          the selftest's other-version probe must see it
+    FAKE_BUG=memoize     answers memoized by argument equality (a host that caches by ==): True, 1 and 1.0 are
+                         one key, so force=1 after force=True gets the cached valid answer
     FAKE_BUG=whitespace  the reference's White_Space step with another set, traced: U+0085 is not White_Space
                          to it and U+FEFF is (a JavaScript twin's set): two differences, one per direction
 
@@ -54,7 +56,25 @@ def stripped(text: Any) -> str:
     return reference.normalize_fact_text(text).strip()
 
 
+def memoized(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """FAKE_BUG=memoize: the answers of ``fn`` kept by its arguments' equality (and hash), as a host's cache would."""
+    seen: dict[Any, Any] = {}
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        key = (args, tuple(sorted(kwargs.items())))
+        try:
+            if key not in seen:
+                seen[key] = fn(*args, **kwargs)
+        except TypeError:  # an argument that does not hash (a list): not cached
+            return fn(*args, **kwargs)
+        return seen[key]
+
+    return call
+
+
 def resolve(op: Op) -> Callable[..., Any]:
+    if BUG == "memoize":
+        return memoized(getattr(reference, op.name))
     if BUG == "capitalize" and op.name == "normalize_fact_text":
         return capitalized
     if BUG == "strip" and op.name == "normalize_fact_text":

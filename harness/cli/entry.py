@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import itertools
 import runpy
 import sys
 from collections.abc import Callable
@@ -23,7 +24,7 @@ from typing import Any
 
 from harness.model import settings  # noqa: F401 - its check of every PARITY_* joins the preflight of every subcommand
 from harness.model.names import did_you_mean
-from harness.model.project_option import take_project
+from harness.model.project_option import QUIET, take_project
 from harness.model.status import STATUSES, USAGE, UsageError, exit_with, preflight
 
 # subcommand -> (module whose main(argv) it runs, what it does)
@@ -113,6 +114,18 @@ def main(argv: list[str] | None = None) -> int:
 
         print(version_line())
         return 0
+    quiet = list(itertools.takewhile(lambda word: word in QUIET, argv))  # -q before the command (the README)
+    if quiet:
+        argv = argv[len(quiet):]
+        commands = _harness_commands()
+        if not argv or argv[0] not in commands:
+            given = repr(argv[0]) if argv else "nothing"
+            raise UsageError(f"-q comes with a harness command (python -m harness COMMAND: {', '.join(commands)}); "
+                             f"it was followed by {given}" + (did_you_mean(argv[0], list(commands)) if argv else ""))
+        from harness.cli import main as cli
+
+        preflight()
+        return cli.main([*quiet, *argv])
     name, rest = argv[0], argv[1:]
     if name in MODULES:
         return _run_module(MODULES[name][0], rest)

@@ -8,13 +8,15 @@ the numbers checked, the command looked up and run (``-q``: its verdict line alo
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import itertools
 import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from harness.cli import commands, reports
-from harness.cli.commands.command import QUIET_HELP, Parser
+from harness.cli.commands.command import QUIET_HELP, Command, Parser
 from harness.model import envelope
 from harness.model import paths as project_paths
 from harness.model.status import AGREE, FOUND, INTERNAL, INTERRUPTED, SHORT, STATUSES, CommandError, UsageError
@@ -46,8 +48,24 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser, metavar="COMMAND",
                                 help="one of the commands below, by use (COMMAND --help: its options)")
     for command in commands.COMMANDS.values():
-        command.add_to(sub)
+        (_WithoutAProject.of(command) if project_paths.PROBLEM else command).add_to(sub)
     return parser
+
+
+class _WithoutAProject(Command):
+    """A command whose help is shown where there is no project (``--help`` needs none): its accepted names list the
+    ops, and say that the implementations are the project's, instead of reading declarations that are not there."""
+
+    @classmethod
+    def of(cls, command: Command) -> _WithoutAProject:
+        return cls(**{field.name: getattr(command, field.name) for field in dataclasses.fields(command)})
+
+    def accepted(self) -> str:
+        from harness.model.registry import OPS
+
+        lines = [f"ops: {', '.join(OPS)}", "implementations: those the project declares (no project found here; "
+                 "--project DIR names one)"]
+        return "\n".join(lines + (self.accepts() if self.accepts is not None else []))
 
 
 def check_budgets(args: argparse.Namespace) -> None:
@@ -100,6 +118,8 @@ def _command_of(argv: list[str]) -> argparse.Namespace:
         elif not word.startswith("-"):
             command = word
             break
+    if any(word in ("-h", "--help") for word in itertools.takewhile(lambda word: word != "--", rest)):
+        return argparse.Namespace(command=command, project=project, needs_project=False)  # `fuzz --help`
     known = commands.COMMANDS.get(command) if command is not None else None
     return argparse.Namespace(command=command, project=project,
                               needs_project=known.needs_project if known is not None else True)

@@ -118,7 +118,10 @@ def _requires(path: Path, given: object) -> list[str]:
 
 
 def family_files() -> list[Path]:
-    """Every family file, in loading order: the harness's own, the project's, then PARITY_FAMILIES'."""
+    """Every family file, in loading order: the harness's own, the project's, then PARITY_FAMILIES'. A file found
+    twice is listed once: by its path, or by its name and content (an installed harness run in its own checkout
+    finds its ``memgate.json`` in the wheel and in ``families/``). Two files of one name and different content
+    both stay: ``load`` refuses the later, naming both."""
     folders = [OWN]
     own_project = paths.ROOT / "families"
     if own_project.resolve() != OWN.resolve():
@@ -134,13 +137,29 @@ def family_files() -> list[Path]:
         else:
             out.append(named)  # a missing file is reported by read()
     seen: set[Path] = set()
+    contents: set[tuple[str, bytes]] = set()
     unique = []
     for path in out:
-        key = path.resolve()
-        if key not in seen:
-            seen.add(key)
-            unique.append(path)
+        key, content = path.resolve(), _content(path)
+        if key in seen or (content is not None and (path.name, content) in contents):
+            continue  # the same file, or a copy of one already listed (a wheel's own family in its checkout)
+        seen.add(key)
+        if content is not None:
+            contents.add((path.name, content))
+        unique.append(path)
     return unique
+
+
+def _content(path: Path) -> bytes | None:
+    """A family file's bytes, to know a copy of one already listed (the installed harness's own ``memgate.json``
+    and its checkout's ``families/memgate.json`` are one family); None when it cannot be read as a family file,
+    which ``read`` then reports."""
+    from harness.model import untrusted
+
+    try:
+        return untrusted.read_bounded(path, "family file")
+    except untrusted.BadDocument:
+        return None
 
 
 def _validation() -> ModuleType:
@@ -392,6 +411,11 @@ def load() -> tuple[list[Family], list[str]]:
             taken = [key for key in _names(family) if key in owner]
             if taken:
                 kind, name = taken[0]
+                if kind == "family":  # the same file's name (read checks it): a copy would have been left out
+                    raise _fail(path, kind, f"{kind} {name!r} is declared by {owner[(kind, name)]} already, with "
+                                "other content", "keep one of the two files (an installed harness's own family: "
+                                "reinstall memgate-parity from the checkout whose families/ you run in), or give "
+                                "the family another name (names are shared by every family)")
                 raise _fail(path, kind, f"{kind} {name!r} is declared by {owner[(kind, name)]} already",
                             f"give the {kind} another name (names are shared by every family)")
             owner.update((key, path) for key in _names(family))

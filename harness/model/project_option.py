@@ -20,10 +20,19 @@ CONTEXT_ENV = "PARITY_CONTEXT"  # the same name as impls.CONTEXT_ENV
 OPTIONS = {"--project": ENV, "--oracle": ORACLE_ENV, "--context": CONTEXT_ENV}
 
 
+QUIET = ("-q", "--quiet")  # may come among the leading options (`-q --project DIR fuzz`): kept, in front
+
+
 def take_project(argv: list[str]) -> list[str]:
     """``argv`` without its leading ``--project DIR``, ``--oracle NAME`` and ``--context NAMES``; each value goes into
-    its environment variable. An option with nothing after it is left in place, for argparse to name."""
+    its environment variable. A ``-q`` among them stays, in front of what is left. An option with nothing after it
+    is left in place, for argparse to name."""
+    quiet: list[str] = []
     while argv:
+        if argv[0] in QUIET:
+            quiet.append(argv[0])
+            argv = argv[1:]
+            continue
         option, equals, value = argv[0].partition("=")
         if option not in OPTIONS:
             break
@@ -35,4 +44,4 @@ def take_project(argv: list[str]) -> list[str]:
             argv = argv[2:]
         else:
             break
-    return argv
+    return quiet + argv

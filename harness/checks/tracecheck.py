@@ -23,6 +23,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from harness.checks import step_inputs
 from harness.checks.traces import untraced
 from harness.fuzzing.generate import Inputs
 from harness.model.ledger import Ledger
@@ -45,9 +46,14 @@ class Tally:
 
 def check(opened: dict[str, Testee], ops: list[str], examples: int, seed: int, batch: int = 500,
           validate_every: int = 25, findings: Findings | None = None,
-          stream: TextIO = sys.stderr, ledger: Ledger | None = None) -> dict[str, dict[str, Tally]]:
+          stream: TextIO = sys.stderr, ledger: Ledger | None = None,
+          step_examples: int | None = None) -> dict[str, dict[str, Tally]]:
     """``examples`` random inputs per op, each traced and called on every implementation of ``opened`` that
-    traces that op; tallies by implementation and op. ``ledger``: the run's account (harness/model/ledger.py):
+    traces that op; tallies by implementation and op. The first ``step_examples`` of them (default: a tenth,
+    at most 2,000) are inputs that change every step of the op (harness/checks/step_inputs.py: titlecase
+    letters, capitals whose lowercase is not NFC, quotes, runs of White_Space, line breaks), so that a step
+    whose value is not what the step before it showed (``unfollowed``) has a value to be seen in; the rest the
+    fuzzer's. ``ledger``: the run's account (harness/model/ledger.py):
     ``examples`` planned per op some implementation traces, each request's fate, each trace checked as a
     comparison (of the trace with its op's own answer) and each trace problem as a disagreement judged (a
     finding)."""
@@ -60,6 +66,8 @@ def check(opened: dict[str, Testee], ops: list[str], examples: int, seed: int, b
         if tracing:
             ledger.planned += examples
         inputs = Inputs(seed)
+        changing = step_inputs.examples(op, min(examples, 2000, examples // 10 or 1) if step_examples is None
+                                        else min(step_examples, examples), seed)
         done = 0
         while done < examples:
             tracing = {name: impl for name, impl in tracing.items()
@@ -67,7 +75,8 @@ def check(opened: dict[str, Testee], ops: list[str], examples: int, seed: int, b
             if not tracing:
                 break
             size = min(batch, examples - done)
-            args_batch = inputs.batch(op, size)
+            args_batch = changing[done:done + size]
+            args_batch += inputs.batch(op, size - len(args_batch)) if size > len(args_batch) else []
             sendable = {name: [a for a in args_batch if expressible(name, a)] for name in tracing}
             calls = {name: [call for a in sent for call in ((op, a), (TRACE_OP, {"op": op, "args": a}))]
                      for name, sent in sendable.items()}

@@ -9,7 +9,9 @@ something the testee did not do (a fused collapse whose trace shows separate ste
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+import struct
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from harness.model.contract_sets import white_space_like
@@ -77,7 +79,197 @@ def quote_dash(before: Any, after: Any) -> bool:
         all(b == a or a in "'\"-" for b, a in zip(before, after, strict=True))
 
 
-# The relations a family file's "follows" may name (schemas/family-v1.schema.json's enum is this table's keys).
+# -- Unicode steps: each relation holds up to the Unicode version (a code point whose data differs between two
+# versions the harness has tables of, or that the newest leaves unassigned, is not judged) and up to the rule the
+# step applies (a lowercase that keeps a letter, or maps it as simple lowercasing or case folding would, follows:
+# the character rules name that where two traces part; a lowercase step's value made of nothing its input could
+# map to does not).
+
+def _stable(text: str, prop: str) -> bool:
+    """Whether every code point of ``text`` reads the same ``prop`` data in every Unicode version there is a table
+    of, and is assigned in the newest (so that any implementation's version maps it alike)."""
+    from harness.model import unicode_tables
+
+    newest = unicode_tables.table(max(unicode_tables.available(), key=unicode_tables.version_key))
+    sensitive = unicode_tables.sensitive_anywhere((prop,))
+    return all(ord(ch) not in sensitive and newest.is_assigned(ord(ch)) for ch in text)
+
+
+def nfc(before: Any, after: Any) -> bool:
+    """The text in NFC (norm.nfc, norm.nfc_again, nfc.nfc): the NFC of the value before, or a text canonically
+    equivalent to it (an NFC that composes or orders otherwise: the normalization rule names that), or anything
+    where a code point's normalization data differs between Unicode versions. A lowercase step's value undone
+    (``ǆ`` back to ``ǅ``: not canonically equivalent) does not follow."""
+    import unicodedata2
+
+    if not isinstance(before, str) or not isinstance(after, str):
+        return False
+    if after == unicodedata2.normalize("NFC", before):
+        return True
+    return unicodedata2.normalize("NFD", before) == unicodedata2.normalize("NFD", after) or \
+        not _stable(before + after, "normalization")
+
+
+def _lowercases(ch: str) -> set[str]:
+    """What a lowercase step may make of one character: itself (a rule that leaves it), its full lowercase, its
+    simple one (the first code point of the full mapping), its case folding, both sigmas for a capital sigma,
+    and its lowercase in every Unicode version there is a table of."""
+    from harness.model import unicode_tables
+
+    lowered = ch.lower()
+    out = {ch, lowered, lowered[:1], ch.casefold()}
+    if ch == "\u03a3":
+        out |= {"\u03c3", "\u03c2"}
+    if not _stable(ch, "case_mapping"):
+        out |= {"".join(map(chr, unicode_tables.table(version).lower.get(ord(ch), (ord(ch),))))
+                for version in unicode_tables.available()}
+    return out
+
+
+def lowercase(before: Any, after: Any) -> bool:
+    """Each character kept or mapped to a lowercase of it (norm.lowercase): ``_lowercases`` per character, in
+    order, nothing added or dropped; a code point the newest Unicode table leaves unassigned is not judged."""
+    if not isinstance(before, str) or not isinstance(after, str):
+        return False
+    if after == before.lower():
+        return True
+    from harness.model import unicode_tables
+
+    newest = unicode_tables.table(max(unicode_tables.available(), key=unicode_tables.version_key))
+    if not all(newest.is_assigned(ord(ch)) for ch in before):
+        return True
+    reached = {0}  # how much of `after` the characters so far may have made
+    for ch in before:
+        options = _lowercases(ch)
+        reached = {at + len(option) for at in reached for option in options if after.startswith(option, at)}
+        if not reached:
+            return False
+    return len(after) in reached
+
+
+# -- Other steps.
+
+def same(before: Any, after: Any) -> bool:
+    """The value passed on unchanged (a shape check: gate.embedding of gate.embedding_json)."""
+    return _equal(before, after)
+
+
+def _equal(a: Any, b: Any) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_equal(a[key], b[key]) for key in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float) and math.isnan(a):
+        return math.isnan(b)
+    return bool(a == b)
+
+
+def _binary32_neighbour(before: Any, after: Any) -> bool:
+    if isinstance(before, bool) or isinstance(after, bool) or not isinstance(before, (int, float)) or \
+            not isinstance(after, (int, float)) or not math.isfinite(after):
+        return False
+    try:
+        narrow = struct.unpack("<f", struct.pack("<f", after))[0]
+    except OverflowError:
+        return False
+    if narrow != after:
+        return False  # not a binary32 value
+    if abs(before) > 3.4028235677973366e38:  # past f32::MAX and half an ulp: infinite in binary32, refused
+        return False
+    ulp = max(2.0 ** (math.frexp(before)[1] - 24), 2.0 ** -149)  # binary32's spacing at `before`
+    return abs(after - before) <= 2 * ulp
+
+
+def binary32(before: Any, after: Any) -> bool:
+    """Each number of the list made a binary32 value next to it, null kept (gate.binary32: a rounding, either way: the
+    float_rounding rule names the direction where two traces part), the same length, nothing else changed."""
+    if before is None:
+        return after is None  # no embedding: nothing to round
+    return isinstance(before, list) and isinstance(after, list) and len(before) == len(after) and \
+        all(_binary32_neighbour(b, a) for b, a in zip(before, after, strict=True))
+
+
+def empty(before: Any, after: Any) -> bool:
+    """Whether the text before is empty (gate.empty_text of gate.normalize)."""
+    return isinstance(before, str) and after is (before == "")
+
+
+def contains(before: Any, after: Any) -> bool:
+    """The text before held in this one (ctx.line holds its item's collapsed text, ctx.output its last line)."""
+    return isinstance(before, str) and isinstance(after, str) and before in after
+
+
+def extends(before: Any, after: Any) -> bool:
+    """The text before, with something or nothing after it (ctx.pin_note of ctx.output)."""
+    return isinstance(before, str) and isinstance(after, str) and after.startswith(before)
+
+
+def holds(before: Any, after: Any) -> bool:
+    """The value before is one of this list's items (ctx.skip_empty names the item whose collapsed text it was)."""
+    return isinstance(after, list) and any(_equal(before, item) for item in after)
+
+
+def runs(before: Any, after: Any) -> bool:
+    """A list of non-empty pieces of the text before, in order, none overlapping (tok.split of tok.text)."""
+    if not isinstance(before, str) or not _pieces(after):
+        return False
+    at = 0
+    for piece in after:
+        found = before.find(piece, at) if piece else -1
+        if found < 0:
+            return False
+        at = found + len(piece)
+    return True
+
+
+def kept_items(before: Any, after: Any) -> bool:
+    """Some of the list's items, in their order, none changed (tok.length of tok.split: a filter)."""
+    if not isinstance(before, list) or not isinstance(after, list):
+        return False
+    items = iter(before)
+    return all(any(_equal(item, wanted) for item in items) for wanted in after)
+
+
+def independent(before: Any, after: Any) -> bool:
+    """The step does not take the value of the step before it (it checks an argument of its own, a field of a
+    candidate, or values of several steps): said in the family file so that no pair of steps is left unsaid;
+    nothing to check."""
+    return True
+
+
+# The relations a family file's "follows" may name (schemas/family-v2.schema.json's enum is this table's keys).
 RELATIONS: dict[str, Callable[[Any, Any], bool]] = {
     "trim": trim, "join": join, "white_space_runs": white_space_runs, "edges": edges, "quote_dash": quote_dash,
+    "nfc": nfc, "lowercase": lowercase, "same": same, "binary32": binary32, "empty": empty, "contains": contains,
+    "extends": extends, "holds": holds, "runs": runs, "kept_items": kept_items, "independent": independent,
 }
+
+# A step that names no relation is checked against the step declared before it with its role's relation, where
+# its role has one (``relation_of``); a step whose role has none must name one (``undeclared``).
+ROLE_RELATIONS: dict[str, str] = {"nfc": "nfc", "lowercase": "lowercase", "quote_dash": "quote_dash",
+                                  "white_space": "white_space_runs", "edges": "edges", "trim": "trim"}
+
+
+def declared_source(index: int, steps: Sequence[Any]) -> tuple[str, str] | None:
+    """The step ``steps[index]`` takes its value from and the relation between them: its ``follows`` where it
+    names one, else the step declared before it with its role's relation (``ROLE_RELATIONS``), else None (its
+    pair is unsaid). ``steps``: a family file's step objects, or the registry's ``Step`` (``follows``, ``role``)."""
+    step = steps[index]
+    follows = step.get("follows") if isinstance(step, dict) else step.follows
+    if follows:
+        return (follows["step"], follows["as"]) if isinstance(follows, dict) else (follows[0], follows[1])
+    role = step.get("role", "rule") if isinstance(step, dict) else step.role
+    if index > 0 and role in ROLE_RELATIONS:
+        before = steps[index - 1]
+        return (before["id"] if isinstance(before, dict) else before.id), ROLE_RELATIONS[role]
+    return None
+
+
+def undeclared(steps: Sequence[Any]) -> list[str]:
+    """The steps past the first that say nothing of the step before them: no ``follows`` and a role with no
+    relation of its own (a family file with one is refused: every pair of consecutive steps is either checked
+    or declared independent)."""
+    return [step["id"] if isinstance(step, dict) else step.id
+            for index, step in enumerate(steps) if index > 0 and declared_source(index, steps) is None]

@@ -28,7 +28,7 @@ import jsonschema
 from harness.model.compare import same_result
 from harness.model.paths import SCHEMAS
 from harness.model.registry import OPS, Op
-from harness.model.step_relations import RELATIONS
+from harness.model.step_relations import RELATIONS, declared_source
 from harness.model.traces import ARGS, TRACE_OP, TraceError, host_value, parse
 from harness.testees.errors import HARNESS_CODES
 from harness.testees.testee import Response, Testee
@@ -92,19 +92,38 @@ def problems(op_name: str, trace_response: Response, op_response: Response | Non
     return found
 
 
+def sources(op: Op) -> dict[str, tuple[str, str]]:
+    """Each step of ``op`` (and of the op it goes through) -> the step it takes its value from and the relation
+    between them (``step_relations.declared_source``: its ``follows``, else its role's relation to the step
+    declared before it); a step declared independent of the one before it is left out (nothing to check)."""
+    found: dict[str, tuple[str, str]] = {}
+    for steps in (op.steps, OPS[op.via].steps if op.via in OPS else ()):
+        for index, step in enumerate(steps):
+            source = declared_source(index, steps)
+            if source is not None and source[1] != "independent":
+                found.setdefault(step.id, source)
+    return found
+
+
 def unfollowed(op: Op, steps: list[dict[str, Any]]) -> list[str]:
-    """The first entry of a trace whose value does not follow from the entry before it, where its step follows
-    that one's (``Step.follows``: harness/model/step_relations.py), as one problem; [] when every one does."""
-    declared = {step.id: step for step in (*op.steps, *(OPS[op.via].steps if op.via in OPS else ()))}
-    for before, entry in zip(steps, steps[1:], strict=False):
-        step = declared.get(entry.get("step"))
-        if step is None or step.follows is None or before.get("step") != step.follows[0]:
-            continue
-        source, relation = step.follows
-        if not RELATIONS[relation](host_value(before.get("value")), host_value(entry.get("value"))):
-            shown, was = (json.dumps(e.get("value"), ensure_ascii=False)[:120] for e in (entry, before))
-            return [f"step {step.id} holds {shown}, which does not follow from the {source} value before it ({was}) "
-                    f"as the specification's {relation} does"]
+    """The first entry of a trace whose value does not follow from the value its step takes (``sources``: the
+    nearest entry before it of the step it follows, with no entry of its own step between them: the value
+    that run of the step received), as one problem; [] when every one does. A step whose source step the trace
+    does not show (decide_write's norm.nfc: its text comes from gate.text) is not checked."""
+    declared = sources(op)
+    last: dict[str, int] = {}  # step id -> index of its latest entry so far
+    for index, entry in enumerate(steps):
+        name = entry.get("step")
+        source = declared.get(name) if isinstance(name, str) else None
+        if source is not None and source[0] in last and last[source[0]] > last.get(name, -1):
+            before = steps[last[source[0]]]
+            if not RELATIONS[source[1]](host_value(before.get("value")), host_value(entry.get("value"))):
+                shown, was = (json.dumps(e.get("value"), ensure_ascii=False)[:120] for e in (entry, before))
+                return [f"step {name} holds {shown}, which does not follow from the {source[0]} value it takes "
+                        f"({was}) as the specification's {source[1]} does: the step did not receive what the "
+                        f"trace shows the step before it made"]
+        if isinstance(name, str):
+            last[name] = index
     return []
 
 

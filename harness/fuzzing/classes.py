@@ -216,6 +216,23 @@ def _nth(runs: Runs, n: int) -> tuple[str, int]:
     raise IndexError(n)
 
 
+def _finder(runs: Runs) -> Callable[[int], tuple[str, int]]:
+    """``_nth`` of ``runs`` by a search of their numbers (made once: a group of 87,000 runs is asked ~60 times)."""
+    starts = []
+    count = 0
+    for _, first, last in runs:
+        starts.append(count)
+        count += last - first + 1
+
+    def nth(n: int) -> tuple[str, int]:
+        if not 0 <= n < count:
+            raise IndexError(n)
+        at = bisect.bisect_right(starts, n) - 1
+        return runs[at][0], runs[at][1] + n - starts[at]
+
+    return nth
+
+
 def add_run(runs: Runs, template: str, index: int) -> None:
     if runs and runs[-1][0] == template and runs[-1][2] == index - 1:
         runs[-1] = (template, runs[-1][1], index)
@@ -289,7 +306,8 @@ def classified(runs: Runs, total: int, cause_of: Callable[[tuple[str, int]], tup
     finding them all would take more calls than are left (the group is then not resolved: ``assigned``).
     A group smaller than ``samples`` squared has its square root (plus one, at least 4) sampled. What the members
     between two explained ones are: ``assigned`` (the same as both, where they agree; unchecked where they part)."""
-    causes = {n: cause_of(_nth(runs, n)) for n in _spread(total, min(samples, max(4, math.isqrt(total) + 1)))[:limit]}
+    nth = _finder(runs)
+    causes = {n: cause_of(nth(n)) for n in _spread(total, min(samples, max(4, math.isqrt(total) + 1)))[:limit]}
     spent = len(causes)
     checked: set[tuple[int, int]] = set()  # stretches between agreeing neighbours probed once, next to a boundary
     while spent < limit:
@@ -310,7 +328,7 @@ def classified(runs: Runs, total: int, cause_of: Callable[[tuple[str, int]], tup
             if spent >= limit:
                 break
             middle = (a + b) // 2
-            causes[middle] = cause_of(_nth(runs, middle))
+            causes[middle] = cause_of(nth(middle))
             spent += 1
             checked.update({(a, middle), (middle, b)} if _sig(causes[middle]) == _sig(causes[a]) == _sig(causes[b])
                            else ())
@@ -468,30 +486,37 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
                     _extend(held.runs, run)
 
         number = 0  # the group's number of the run's first member
+        points = sensitive_of(op)
+        mixed = lost = placed = 0  # the group's inputs: boundary not found, not reproduced, classified
         for template, first, last in runs:
             # Pieces of the run whose members share their causes and their absent ones, taken at once: a member
             # explained (its own causes, or not reproduced) and a code point whose Unicode data differs between the
-            # versions read (its own absent ones) are pieces of their own.
+            # versions read (its own absent ones) are pieces of their own. A run with neither inside it (most runs)
+            # is one piece, which takes the causes of the stretch between two explained members it lies in.
             low, high = number, number + last - first
-            alone = {n for n in causes if low <= n <= high}
-            if BY_NAME[template].size != SURROGATE_PAIRS:
-                points = sensitive_of(op)
-                inside = points[bisect.bisect_left(points, first):bisect.bisect_right(points, last)]
-                alone.update(low + point - first for point in inside)
-            bounds = sorted({low, high + 1, *alone, *(n + 1 for n in alone)})
             number = high + 1
-            for start, stop in zip(bounds, bounds[1:], strict=False):
-                source = assigned(causes, start, known, whole)
+            at = bisect.bisect_left(known, low)
+            inside = () if BY_NAME[template].size == SURROGATE_PAIRS else \
+                points[bisect.bisect_left(points, first):bisect.bisect_right(points, last)]
+            if not inside and (at == len(known) or known[at] > high):
+                pieces: Any = ((low, high + 1, (known[at - 1] if at else known[0]) if whole else None, False),)
+            else:
+                alone = set(known[at:bisect.bisect_right(known, high)])
+                alone.update(low + point - first for point in inside)
+                bounds = sorted({low, high + 1, *alone, *(n + 1 for n in alone)})
+                pieces = [(start, stop, assigned(causes, start, known, whole), start in alone)
+                          for start, stop in zip(bounds, bounds[1:], strict=False)]
+            for start, stop, source, own in pieces:
                 if source is None:
-                    ledger.mixed += stop - start  # between explained members that part: boundary not found
+                    mixed += stop - start  # between explained members that part: boundary not found
                     continue
                 found = causes[source]
                 if found is None:
-                    ledger.not_reproduced += stop - start
+                    lost += stop - start
                     continue
-                ledger.classified += stop - start
+                placed += stop - start
                 index = first + start - low
-                if start in alone:  # explained, or a code point whose Unicode data differs: its own absent ones
+                if own:  # explained, or a code point whose Unicode data differs: its own absent ones
                     now = (source, tuple(absent(template, index, share) for share in found))
                 else:  # the same for every such piece of the template taking these causes
                     plain = plain_absent.get((template, source))
@@ -504,6 +529,9 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
                     batch = []
                 batched = now
                 _extend(batch, (template, index, index + stop - start - 1))
+        ledger.mixed += mixed
+        ledger.not_reproduced += lost
+        ledger.classified += placed
         if batch and batched is not None:
             file(causes[batched[0]] or (), batched[1], batch)
     return sorted(book.held.values(), key=lambda c: (_ORDER[c.simplest[0]], c.simplest[1]))

@@ -59,7 +59,8 @@ CHECKPOINT_SCHEMA = "sweep-checkpoint-v2"  # v2: the run's identity in the heade
 _OLDER_SCHEMAS = ("sweep-checkpoint-v1",)  # no identity, no seals: refused (nothing in it can be checked)
 _SEAL = ("run", "prev", "chain")  # a checkpoint line's fields besides its chunk result (``_sealed``)
 _BUILD = ("name", "version", "unicode")  # what of a self-description names an implementation's build
-GROUPING = 2  # how a chunk groups its disagreeing inputs (2: split by outcome shape, character class, age, width)
+GROUPING = 3  # how a chunk groups its disagreeing inputs (2: split by outcome shape, character class, age, width;
+#               3: the same groups, each one's runs flat: first, last, first, ... of the chunk's one template)
 TALLY = tuple(Tally().to_json())  # a chunk's tally of one implementation's requests: these counts
 
 
@@ -215,7 +216,8 @@ def _init_worker(names: tuple[str, ...], out: Any) -> None:
 
 def run_chunk(chunk: Chunk, opened: dict[str, Testee] | None = None, out: Any = None) -> dict[str, Any]:
     """Send the chunk's instances to every implementation still in the run (``out``: one flag per
-    implementation, set by the driver when one is taken out); the disagreeing ones with every response."""
+    implementation, set by the driver when one is taken out); the disagreeing ones in groups (``classes.group_key``),
+    each group's members as runs of indexes (first, last, first, last, ...: the chunk has one template)."""
     opened = opened if opened is not None else _WORKER["impls"]
     out = out if out is not None else _WORKER.get("out")
     names = list(opened)
@@ -226,34 +228,62 @@ def run_chunk(chunk: Chunk, opened: dict[str, Testee] | None = None, out: Any = 
     all_args = [template.args(i) for i in indexes]
     ledger = Ledger("sweep", planned=0)
     answers, inexpressible = answer_each(opened, template.op, all_args, ledger)
-    groups: dict[tuple[Any, ...], list[tuple[str, int, int]]] = {}
+    groups: dict[tuple[Any, ...], list[int]] = {}  # group key -> its members' runs, flat: first, last, first, ...
     compared = 0
     answering = list(answers)
     versions = classes.versions_in_play(opened)
     text = get_op(template.op).result_kind != "json"
     oracle, shown = oracle_name(template.op), context()  # read once a chunk, not once an input
     split: list[tuple[str, ...]] | None = None
-    for index, row in zip(indexes, zip(*answers.values(), strict=True), strict=False):
+    # A text op whose answers are all strings: the inputs that differ the same way (the same implementations, each
+    # one's text longer, shorter or as long as the oracle's) on characters of the same properties are one group, its
+    # key made once (``group_key``) and found again by those (``memo``), not made again for each input.
+    at = answering.index(oracle) if text and oracle in answering and len(answering) > 1 else -1
+    judged = [k for k, name in enumerate(answering) if name != oracle and name not in shown]
+    memo: dict[tuple[Any, ...], list[int]] = {}
+    for offset, row in enumerate(zip(*answers.values(), strict=True)):
         first = row[0]
         if len(row) > 1 and first is not None and row.count(first) == len(row) and type(first.get("ok")) is str:
             compared += 1  # every one answered, with the same string: agreeing's own first test, without its calls
             continue
-        responses = {name: response for name, response in zip(answering, row, strict=True) if response is not None}
-        if len(responses) < 2:
-            continue
-        compared += 1
-        names = _differing(template.op, responses, oracle, shown, text)
-        if names:
+        index = chunk.start + offset
+        if at >= 0 and None not in row and all(type(response.get("ok")) is str for response in row):
+            compared += 1  # what _differing's text path and outcome_shape say of strings, from the strings
+            want = row[at]["ok"]
+            size = len(want)
+            differs = tuple((k, (len(row[k]["ok"]) > size) - (len(row[k]["ok"]) < size)) for k in judged
+                            if row[k]["ok"] != want)
+            if not differs:
+                continue
             if split is None:  # the chunk's characters' properties, once it has a disagreeing input
                 split = classes.chunk_split(template.name, chunk.start, chunk.stop, versions)
-            classes.add_run(groups.setdefault(classes.group_key(template.name, index, responses, versions, names,
-                                                                oracle, split[index - chunk.start]), []),
-                            template.name, index)
+            runs = memo.get((differs, split[offset]))
+            if runs is None:
+                runs = memo[(differs, split[offset])] = groups.setdefault(classes.group_key(
+                    template.name, index, dict(zip(answering, row, strict=True)), versions,
+                    [answering[k] for k, _ in differs], oracle, split[offset]), [])
+        else:
+            responses = {name: response for name, response in zip(answering, row, strict=True)
+                         if response is not None}
+            if len(responses) < 2:
+                continue
+            compared += 1
+            names = _differing(template.op, responses, oracle, shown, text)
+            if not names:
+                continue
+            if split is None:
+                split = classes.chunk_split(template.name, chunk.start, chunk.stop, versions)
+            runs = groups.setdefault(classes.group_key(template.name, index, responses, versions, names, oracle,
+                                                       split[offset]), [])
+        if runs and runs[-1] == index - 1:
+            runs[-1] = index
+        else:
+            runs += (index, index)
     got = harvest(opened)
     return {"chunk": chunk.key, "values": len(all_args), "compared": compared, "inexpressible": inexpressible,
             "findings": got.findings, "out": [names.index(name) for name in got.taken_out],
             "tallies": {name: tally.to_json() for name, tally in ledger.impls.items()},
-            "groups": [[list(names), [list(kind) for kind in kinds], hint, list(split), [list(run) for run in runs]]
+            "groups": [[list(names), [list(kind) for kind in kinds], hint, list(split), runs]
                        for (names, kinds, hint, split), runs in groups.items()]}
 
 
@@ -317,18 +347,26 @@ class SweepRun:
 
 
 def disagreeing(result: dict[str, Any]) -> int:
-    """How many inputs of a chunk's result disagree."""
-    return sum(last - first + 1 for group in result["groups"] for _, first, last in group[-1])
+    """How many inputs of a chunk's result disagree (each group's runs: first, last, first, last, ...)."""
+    return sum(sum(runs[1::2]) - sum(runs[0::2]) + len(runs) // 2 for *_, runs in result["groups"])
 
 
 def groups(run: SweepRun) -> dict[tuple[Any, ...], list[tuple[str, int, int]]]:
-    """Every chunk's groups joined: (op, implementations, outcome kinds, hint, what differs) -> member runs."""
+    """Every chunk's groups joined: (op, implementations, outcome kinds, hint, what differs) -> member runs
+    (template, first, last), in the templates' order and each template's by index (the chunks in plan order)."""
     out: dict[tuple[Any, ...], list[tuple[str, int, int]]] = {}
-    for result in run.results:
-        op = BY_NAME[result["chunk"].split(":")[0]].op
+    order = {name: number for number, name in enumerate(BY_NAME)}
+
+    def place(result: dict[str, Any]) -> tuple[int, int]:
+        template, start = result["chunk"].split(":")
+        return order[template], int(start, 16)
+
+    for result in sorted(run.results, key=place):
+        template = result["chunk"].split(":")[0]
+        op = BY_NAME[template].op
         for names, kinds, hint, split, runs in result["groups"]:
             key = (op, tuple(names), tuple(tuple(kind) for kind in kinds), hint, tuple(split))
-            out.setdefault(key, []).extend(tuple(run) for run in runs)
+            out.setdefault(key, []).extend(zip([template] * (len(runs) // 2), runs[0::2], runs[1::2], strict=True))
     return out
 
 
@@ -378,10 +416,11 @@ def _group_problem(group: Any, chunk: Chunk, names: tuple[str, ...]) -> str | No
         return "a group whose hint is not a string"
     if not (isinstance(runs, list) and runs):
         return "a group without its runs of inputs"
-    for run in runs:
-        if not (isinstance(run, list) and len(run) == 3 and run[0] == chunk.template and _count(run[1])
-                and _count(run[2]) and chunk.start <= run[1] <= run[2] < chunk.stop):
-            return f"a run of inputs that is not [{chunk.template!r}, first, last] inside the chunk"
+    if not (len(runs) % 2 == 0 and all(_count(index) for index in runs) and chunk.start <= runs[0]
+            and runs[-1] < chunk.stop and all(a <= b for a, b in zip(runs[0::2], runs[1::2], strict=True))
+            and all(a < b for a, b in zip(runs[1::2], runs[2::2], strict=False))):
+        return ("runs of inputs that are not first, last, first, last, ... in order inside the chunk (indexes "
+                f"{chunk.start:,} to {chunk.stop - 1:,})")
     return None
 
 

@@ -124,7 +124,7 @@ DAMAGE = {
     "a bad group": (b'{"chunk":"alone:1000","values":4096,"compared":0,"inexpressible":{},"groups":[[1,2]]}',
                     "a group that is not"),
     "a run outside the chunk": (b'{"chunk":"alone:1000","values":4096,"compared":0,"inexpressible":{},"groups":'
-                                b'[[["fake"],[["fake","ok"],["reference","ok"]],"none",["longer","L","-","1"],[["alone",0,3]]]]}',
+                                b'[[["fake"],[["fake","ok"],["reference","ok"]],"none",["longer","L","-","1"],[0,3]]]}',
                                 "inside the chunk"),
     "a finding of nobody": (b'{"chunk":"alone:1000","values":4096,"compared":0,"inexpressible":{},"groups":[],'
                             b'"findings":[{"impl":"x","kind":"crash","message":"m","count":1}]}',

@@ -1,11 +1,13 @@
 """``python -m harness tracecheck``: traces checked on many fuzz examples, on every implementation that serves
 them (issue 19: a million per op).
 
-Each batch of the fuzzer's random inputs (harness/fuzzing/generate.py, seeded) is sent to every tracing
-implementation at once, each example twice: the op itself and its trace, in one batch per implementation
-(harness/testees/fanout.py). Every trace must end in exactly its op's own output and name the op's steps in
-the specification's order (harness/testees/traces.py); the schema is validated on every ``validate_every``-th
-trace (validation costs more than everything else together; the cheap checks run on every one). A trace that
+Each batch of inputs (first some that change every step of the op, harness/checks/step_inputs.py, then the
+fuzzer's random ones, harness/fuzzing/generate.py; both seeded) is sent to every tracing implementation at
+once, each example twice: the op itself and its trace, in one batch per implementation
+(harness/testees/fanout.py). Every trace must end in exactly its op's own output, name the op's steps in the
+specification's order and show each step's value following from the one it takes (harness/testees/traces.py);
+the schema is validated on every ``validate_every``-th trace (validation costs more than everything else
+together; the cheap checks run on every one). A trace that
 fails is a ``trace_mismatch`` finding. Traces are not compared across implementations here: that is for a
 divergence (``python -m harness trace``), never the fuzzer's path.
 

@@ -1,5 +1,8 @@
 """How a step's value follows from the value of the step it is computed from, as a trace must show it (a family
 file's step ``"follows": {"step": ID, "as": RELATION}``; harness/testees/traces.py checks every trace with it).
+Every step past an op's first says which step it takes its value from (``independent`` where it reads an argument
+of its own), or its role's relation to the step declared before it applies (``ROLE_RELATIONS``); so no step can
+be shown one value and handed another (issue 53: a lowercase shown, not done, undone by the NFC after it).
 
 Each relation holds up to the character set the step's role reads: an implementation whose set differs (a
 White_Space character it lacks, a near miss it counts) still follows, and the character rules name that

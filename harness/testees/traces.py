@@ -9,9 +9,10 @@ A trace is the testee's own account of one call. It must
    specification's order (a check that runs once per candidate or item repeats; its first run counts);
 3. end in exactly the op's own output: the result the op returned (a JSON result: the same JSON value), or the error
    code it raised;
-4. show each step's value following from the value of the step it is computed from, where its family file
-   says so (``Step.follows``; harness/model/step_relations.py), up to the character set the step reads: a join
-   that is not a join of the trace's own trimmed pieces is an account of something the testee did not do.
+4. show each step's value following from the value of the step it takes it from (``Step.follows``, else its
+   role's relation to the step declared before it; harness/model/step_relations.py), up to the rule the step
+   applies and the Unicode version: a join that is not a join of the trace's own trimmed pieces, an NFC that
+   undoes the lowercase the trace showed (issue 53), is an account of something the testee did not do.
 
 A trace that fails one is a finding about that implementation (``trace_mismatch``), never a divergence:
 it says nothing about the op, only that the testee's account of it is not to be trusted.

@@ -46,7 +46,7 @@ from harness.classes.key import ClassKey, class_step
 from harness.classes.record import ClassRecord, Extent, Swept
 from harness.classes.replay import replay_command
 from harness.differential.counterfactual.skew import masked, share_steps
-from harness.differential.explain import Found, Share, code_point_runs, code_points, name_shares
+from harness.differential.explain import Found, Share, code_points, name_shares
 from harness.differential.outcomes import divergent, oracle_of, outcome_shape
 from harness.differential.verdict import gate_shape, outcome_kinds
 from harness.fuzzing.templates import BY_NAME, SURROGATE_PAIRS, TEMPLATES
@@ -537,23 +537,39 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
     return sorted(book.held.values(), key=lambda c: (_ORDER[c.simplest[0]], c.simplest[1]))
 
 
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted (first, last) spans joined where they touch or overlap: the code points they hold as runs (what
+    ``code_point_runs`` makes of them one by one, without a list of every code point: 173,000 of them in a class
+    of every other code point)."""
+    out: list[tuple[int, int]] = []
+    for first, last in spans:
+        if out and first <= out[-1][1] + 1:
+            if last > out[-1][1]:
+                out[-1] = (out[-1][0], last)
+        else:
+            out.append((first, last))
+    return out
+
+
 def to_record(sweep_class: SweepClass, witness_args: dict[str, Any], witness_responses: dict[str, dict[str, Any]],
               versions: dict[str, dict[str, str]], names: list[str], witness_chars: tuple[str, ...] = (),
               trace_at: dict[str, dict[str, Any]] | None = None) -> ClassRecord:
     """The class as a record, new until covered: the witness, and the class's extent (code points, templates). A
     class of a character cause (its witness names characters) is about every swept code point too: an expected
     entry must list them all."""
-    points = [index for template, first, last in sweep_class.runs if BY_NAME[template].size != SURROGATE_PAIRS
-              for index in range(first, last + 1)]
+    spans = _merged(sorted((first, last) for template, first, last in sweep_class.runs
+                           if BY_NAME[template].size != SURROGATE_PAIRS))
     pairs = sum(last - first + 1 for template, first, last in sweep_class.runs
                 if BY_NAME[template].size == SURROGATE_PAIRS)
     templates: dict[str, int] = {}
     for template, first, last in sweep_class.runs:
         templates[template] = templates.get(template, 0) + last - first + 1
     found = Found(sweep_class.cause, sweep_class.explanation, sweep_class.detail, sweep_class.step, sweep_class.rule,
-                  chars=tuple(dict.fromkeys([*witness_chars, *map(chr, sorted(set(points)))])) if witness_chars else (),
+                  chars=tuple(dict.fromkeys([*witness_chars, *(chr(cp) for first, last in spans
+                                                               for cp in range(first, last + 1))])) if witness_chars
+                  else (),
                   trace_at=trace_at)
-    swept = Swept(sweep_class.inputs, pairs, tuple((a, b) for a, b in code_point_runs(points)), templates,
+    swept = Swept(sweep_class.inputs, pairs, tuple(spans), templates,
                   {name: kind for name, kind in sweep_class.kinds})
     return ClassRecord.of_sighting(sweep_class.op, witness_args, witness_responses, sweep_class.divergent, found,
                                    code_points(witness_args, versions), extent=Extent(swept=swept),

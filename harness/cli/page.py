@@ -7,7 +7,9 @@ nothing outside its folder. What it shows (docs/reports.md, "The page"):
 - the matrix of implementations x fixture cases (pass, fail with the mismatch, skip with its reason) with
   filters by implementation, family, state and step, from fixture-results documents (the newest run of each
   implementation wins);
-- every divergence class of every divergence report: cause, step, extent (code points as ranges, with names
+- every divergence class of every divergence report, in folded groups of the classes that share op, cause,
+  step and implementations, each group's row with its count and the witness of its smallest class
+  (harness/cli/class_groups.py); each class's card: cause, step, extent (code points as ranges, with names
   and ages), the minimal witness, each implementation's output side by side with the characters that differ
   from the oracle's marked, each side's trace entry where the traces part, the covering expected entries
   with their notes, the replay command;
@@ -35,7 +37,7 @@ from typing import Any
 
 from harness.classes import history, rundiff
 from harness.classes.kinds import Kind
-from harness.cli import reports, views
+from harness.cli import class_groups, reports, views
 from harness.cli.html import PageContext, Source, attrs, badge, code, data_block, escape, html_table, section, slug
 from harness.cli.reports.divergences import expected_notes, run_name, seen_classes
 from harness.cli.reports.results import merged_results, results_part
@@ -605,7 +607,8 @@ def render(sources: Sequence[Source], baselines: Sequence[Source] = (), title: s
     now = now if now is not None else run_summary(sources, merged, judged)
     body = "".join([
         summary_section(sources, merged, impls, judged),
-        *(kind.render(page) for kind in kinds),
+        # The divergence classes grouped (harness/cli/class_groups.py), the other kinds' sections as they are.
+        *(class_groups.render(page) if kind.ident == "classes" else kind.render(page) for kind in kinds),
         history_section(now, past) if past is not None else "",
         findings_section(sources),
         implementations_section(sources, impls, now),

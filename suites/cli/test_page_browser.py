@@ -66,6 +66,15 @@ def load(driver: Any, path: Path) -> None:
     driver.find_element("id", "matrix")
 
 
+def open_groups(driver: Any) -> None:
+    """Open every group of classes (harness/cli/class_groups.py), as a reader clicking each row would, and wait
+    until the script has put in the cards of those that carry them as data."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.execute_script("document.querySelectorAll('details.group').forEach(g => { g.open = true; })")
+    WebDriverWait(driver, 10).until(lambda _: not driver.find_elements("css selector", "div.group-body[data-lazy]"))
+
+
 def artifacts(tmp_path: Path) -> Path:
     folder = Path(os.environ.get(ARTIFACTS_ENV) or tmp_path)
     folder.mkdir(parents=True, exist_ok=True)
@@ -156,6 +165,10 @@ def class_problems(driver: Any, made: making.Made) -> list[str]:
     side by side (those that differ from the oracle's marked, the others not), each side's trace entry, every
     covering entry with its note, the replay command."""
     problems = []
+    for group in driver.find_elements("css selector", "details.group"):  # the groups come folded
+        if group.get_attribute("open") is not None:
+            problems.append(f"group {group.get_attribute('id')}: open before it was asked")
+    open_groups(driver)
     for card in driver.find_elements("css selector", "article.class"):  # a folded card's head alone is shown
         if not card.find_element("css selector", "h3").is_displayed():
             problems.append(f"card {card.get_attribute('id')}: its head is not shown")
@@ -345,6 +358,8 @@ def test_the_class_filters_show_the_classes_asked_for(driver: Any, site: Path, p
     def choose(ident: str, value: str) -> None:
         Select(driver.find_element("id", ident)).select_by_value(value)
 
+    open_groups(driver)
+    driver.execute_script("document.querySelector('details.class-table').open = true")  # the table of every class
     assert visible("article.class") == sorted((d["status"], d["cause"]) for d in every)
     for status in ("new", "expected"):
         choose("class-status", status)
@@ -430,9 +445,15 @@ def test_a_page_of_many_classes_fills_each_card_as_the_inline_page_shows_it(
     driver.get(inline.resolve().as_uri())
     want = {card.get_attribute("id"): card.find_element("css selector", "details").get_attribute("textContent")
             for card in driver.find_elements("css selector", "article.class")}
+    groups = len(driver.find_elements("css selector", "details.group"))
     load(driver, lazy)
+    assert not driver.find_elements("css selector", "article.class")  # the groups' cards: only when opened
+    assert len(driver.find_elements("css selector", "details.group")) == groups > 1
+    driver.find_element("css selector", "details.group > summary").click()  # the first group opened
     first = driver.find_element("css selector", "article.class")  # new, open, near the window: filled
     assert details(first) == want[first.get_attribute("id")]
+    open_groups(driver)  # every group opened: the same cards as the inline page's, in the same groups
+    assert [card.get_attribute("id") for card in driver.find_elements("css selector", "article.class")] == list(want)
     expected = [card for card in driver.find_elements("css selector", "article.class.expected")][-1]
     driver.execute_script("arguments[0].scrollIntoView()", expected)
     expected.find_element("css selector", "summary").click()  # folded: filled when opened
@@ -540,6 +561,12 @@ def _a_request_the_policy_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
         "</main>", "<img src='http://127.0.0.1:9/planted.png'></main>"))
 
 
+def _open_the_groups(monkeypatch: pytest.MonkeyPatch) -> None:
+    render = page.render
+    monkeypatch.setattr(page, "render", lambda *a, **k: render(*a, **k).replace(
+        '<details id="group-', '<details open id="group-'))
+
+
 def _a_script_error(monkeypatch: pytest.MonkeyPatch) -> None:
     render = page.render
     monkeypatch.setattr(page, "render", lambda *a, **k: render(*a, **k).replace(
@@ -555,6 +582,7 @@ PLANTS: list[tuple[Callable[[pytest.MonkeyPatch], None], str, str]] = [
     (_mark_every_field, "class", "fields marked"),
     (_drop_a_covering_entry, "class", "not shown with its note"),
     (_show_the_oracles_output_everywhere, "class", "fake's output shown as"),
+    (_open_the_groups, "class", "open before it was asked"),
     (_a_request_outside_the_folder, "hygiene", "request outside the folder: http://127.0.0.1:9/planted.png"),
     (_a_request_the_policy_blocks, "hygiene", "violates the following Content Security Policy"),
     (_a_script_error, "hygiene", "Uncaught TypeError"),

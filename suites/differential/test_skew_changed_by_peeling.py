@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from harness.differential import counterfactual, explain
+from harness.differential import counterfactual, explain, outcomes
+from harness.differential.counterfactual import rewrite, skew
 from harness.differential.counterfactual.probe import Probe
 from harness.differential.outcomes import divergent, observe
 from harness.differential.rule import Verdict
@@ -85,6 +86,10 @@ BOXES: dict[str, Callable[[str], str]] = {
     "skew+bytes": lambda text: _tokens(text, _letter(OLD), lambda token: _bytes(token) > 12),
     "known+count": lambda text: _tokens(text, _letter(NEW), lambda token: len(token) > 11),
     "known+bytes": lambda text: _tokens(text, _letter(NEW), lambda token: _bytes(token) > 12),
+    # letters of 14.0.0, a cap of 12 bytes, and a token holding a Hebrew letter dropped (a stop rule of its own,
+    # which the peel's stand-in for an uncased letter, a Hebrew one, sets off)
+    "skew+hebrew": lambda text: _tokens(text, _letter(OLD), lambda token: _bytes(token) > 12 or any(
+        "\u05d0" <= ch <= "\u05ea" for ch in token)),
 }
 
 
@@ -98,6 +103,10 @@ def tokenize(monkeypatch: pytest.MonkeyPatch) -> Op:
                    Step("h1.length", "tokens over 12 code points dropped", None, "rule")),
             family="h1-tokens")
     monkeypatch.setitem(registry.OPS, OP, op)
+    # The double is the op's oracle (no declaration serves the op): the skew's own share (own_details) and the
+    # peel's stand-ins of the oracle's case role (oracle_role) are worked out against it, as for a family's.
+    for module in (outcomes, rewrite, skew):
+        monkeypatch.setattr(module, "oracle_name", lambda op=None: "h1-oracle")
     return op
 
 
@@ -133,6 +142,8 @@ def test_a_new_letter_the_byte_rule_also_touches_is_the_skew(tokenize: Op) -> No
     impls, args, responses = _run("skew+bytes", ARMENIAN + TWELVE)
     (share,) = explain.name_shares(impls, OP, args, responses, VERSIONS)
     assert (share.found.cause, share.found.detail, share.found.step) == (*SKEW, "h1.split")
+    # its own share (what an expected entry of the skew covers) is the skew too, not unexplained
+    assert skew.own_details(impls, OP, args, SKEW[0], ["h1-box"], VERSIONS) == {"h1-box": SKEW[1]}
     # a four-byte letter new since 14.0.0 (U+1E4D0, Nag Mundari), whose peel stand-in is narrower: the same
     assert _classify("skew+bytes", "\U0001e4d0" + TWELVE) == SKEW
 
@@ -159,3 +170,19 @@ def test_the_box_on_the_new_letter_alone_is_the_skew_and_on_known_letters_not(to
     assert _classify("skew+bytes", ARMENIAN) == SKEW
     assert _classify("skew+bytes", "a" + ARMENIAN + "b") == SKEW
     assert _classify("skew+bytes", "\u02b0" + TWELVE) == ("length_rule", None)
+
+
+def test_a_change_the_peels_own_stand_in_brings_is_not_the_templates(tokenize: Op) -> None:
+    """``changed_alike`` asks a known stand-in of the letter's category and width, not the peel alone: for a
+    four-byte letter new since 14.0.0 the peel's stand-in is a Hebrew letter (uncased, two bytes), and a box that
+    drops tokens holding one turns the difference into another (a token dropped) that a known four-byte letter
+    does not give (it agrees): no change of the template's (planted: the read-back comparison taken as equal,
+    True)."""
+    new_letter = "\U0001e4d0"
+    for box, text, alike in (("skew+bytes", new_letter + TWELVE, True), ("skew+hebrew", new_letter + "bc", False)):
+        impls, args, responses = _run(box, text)
+        skewed = skew.skewed_between(OP, args, ["h1-box"], VERSIONS)
+        (peeled, *_) = skew.peels(args, skewed, VERSIONS)
+        after = observe(impls, OP, peeled)
+        assert divergent(OP, after) == ["h1-box"], (box, after)  # the peel leaves them disagreeing
+        assert skew.changed_alike(impls, OP, args, responses, skewed, peeled, after) is alike, box

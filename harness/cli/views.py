@@ -1,14 +1,13 @@
 """What the commands print: a table first (one row per class, case or implementation), then details;
-as text on a terminal (rich, at most 120 columns unless a wider terminal says otherwise) or as Markdown
-for a CI job summary (``--format markdown``). Every function here reads report documents (the JSON the
-commands write), so a table of a report read back is the table of the run.
+as text on a terminal (at most 120 columns unless a terminal says otherwise; values wrapped at spaces, never a
+word cut: ``text_table``) or as Markdown for a CI job summary (``--format markdown``). Every function here
+reads report documents (the JSON the commands write), so a table of a report read back is the table of the run.
 
 Every text of a report (a cell, a detail line, a message, an explanation, a finding) is printed safe: its
 control characters made visible as escapes (harness/model/printable.py), never sent raw to the terminal."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
@@ -66,9 +65,15 @@ def show_char(char: str, readable: bool = False) -> str:
 
 def show_text(text: str, limit: int | None = None, readable: bool = False) -> str:
     """A string as it can be read and told apart (``show_char``), quoted; cut to ``limit`` with an ellipsis."""
-    shown = '"' + "".join(show_char(ch, readable) for ch in text) + '"'
-    if limit is not None and len(shown) > limit:
-        return shown[: max(limit - 3, 1)] + "..."
+    pieces = [show_char(ch, readable) for ch in text]
+    shown = '"' + "".join(pieces) + '"'
+    if limit is not None and len(shown) > limit:  # cut between characters, never inside an escape
+        kept, room = '"', max(limit - 3, 1)
+        for piece in pieces:
+            if len(kept) + len(piece) > room:
+                break
+            kept += piece
+        return kept + "..."
     return shown
 
 
@@ -92,7 +97,16 @@ def witness(args: dict[str, Any], limit: int = 48) -> str:
     decoded = hostvalues.decode_args(args)
     if len(decoded) == 1:
         return show_value(next(iter(decoded.values())), limit)
-    return ", ".join(f"{name}={show_value(value, 24)}" for name, value in decoded.items())[:limit]
+    shown = ", ".join(f"{name}={show_value(value, 24)}" for name, value in decoded.items())
+    if len(shown) <= limit:
+        return shown
+    kept = ""  # whole arguments while they fit, then "..." (never a silent cut)
+    for name, value in decoded.items():
+        piece = (", " if kept else "") + f"{name}={show_value(value, 24)}"
+        if len(kept) + len(piece) > limit - 3:
+            break
+        kept += piece
+    return kept + "..."
 
 
 
@@ -107,101 +121,153 @@ def witness(args: dict[str, Any], limit: int = 48) -> str:
 
 ONE_LINE = {"#", "op", "step", "change", "kind", "fixture", "pass", "fail", "skip", "passed", "failed", "skipped",
             "outcome"}  # never wrapped
-MIN_WIDTH = {"cause": 20, "witness": 10, "status": 14}  # a column narrower would fold every word
-# Cells wrapped before rich lays the table out, at most this wide: rich will not make a column narrower
-# than its longest word, and an expected entry's id or a witness is one long word (the table would then
-# be cut at the right edge instead of wrapped).
+MIN_WIDTH = {"cause": 20, "witness": 10, "status": 14}  # narrowed to this first, then to the longest word
+# A column's width at most (before any narrowing): wider values wrap at spaces. Never below the column's longest
+# word: a value's words are never cut (an expected entry's id, a witness, a cause are one word each).
 WRAP = {"cause": 22, "witness": 16, "status": 18, "extent": 12, "mismatch": 60, "before": 40, "after": 40,
         "what": 40, "available": 30, "unicode": 36, "runs": 30, "language": 24, "test": 50, "message": 50}
-
-
-def _wrapped(cell: str, limit: int | None) -> str:
-    if limit is None or len(cell) <= limit:
-        return cell
-    return "\n".join(textwrap.fill(line, limit, break_on_hyphens=True, break_long_words=True)
-                     for line in cell.splitlines())
 CODE = {"witness"}  # Markdown: shown as code (a witness's escapes read as written)
+HEADER_MIN = 4  # a header is abbreviated to its column's width ("implementations" -> "imp."), never below this
+BELOW_INDENT = "    "  # a column moved below its row: "    header: value"
+GAP = "  "  # between two columns
+ANSI = {"bold red": "1;31", "yellow": "33", "green": "32"}
 
 
-NARROWEST = 6  # a wrapped column is never made narrower than this (or its header)
+def _words(cell: str) -> list[str]:
+    return cell.split()
 
 
-def _fitted(headers: Sequence[str], cells: list[list[str]], columns: int) -> dict[str, int] | None:
-    """Each column's wrap limit so that the table fits ``columns``: the widest wrappable column narrowed first,
-    down to its MIN_WIDTH, then down to NARROWEST; None when even that does not fit (too many columns)."""
-    longest = [max([len(header), *(len(line) for row in cells for line in (row[i].splitlines() or [""]))])
-               for i, header in enumerate(headers)]
-    limits = {header: min(longest[i], WRAP.get(header, longest[i])) for i, header in enumerate(headers)}
+def _longest_word(cell: str) -> int:
+    return max((len(word) for word in _words(cell)), default=0)
 
-    def shown(header: str) -> int:
-        return max(len(header), limits[header])
 
-    for floor in (lambda h: max(len(h), MIN_WIDTH.get(h, 0), NARROWEST), lambda h: max(len(h), NARROWEST)):
-        while 1 + sum(shown(h) for h in headers) + 2 * (len(headers) - 1) > columns:
-            narrowable = [h for h in headers if h not in ONE_LINE and limits[h] > floor(h)]
-            if not narrowable:
-                break
-            widest = max(narrowable, key=lambda h: limits[h])
-            limits[widest] -= 1
+def _wrapped(cell: str, limit: int | None, break_words: bool = False) -> str:
+    """``cell`` wrapped at spaces to ``limit``; its own line breaks kept. A word is never broken: one longer than
+    ``limit`` stands alone on its line, over it (the table gives its column that width), except with
+    ``break_words``, where that word alone is broken at ``limit`` (below a row and in records, a word longer
+    than the whole line: the terminal would break it anyway)."""
+    if limit is None:
+        return cell
+    out = []
+    for line in cell.splitlines() or [""]:
+        if len(line) <= limit:
+            out.append(line)
         else:
-            return {header: shown(header) for header in headers}
-    return None
+            out += textwrap.wrap(line, limit, break_long_words=break_words, break_on_hyphens=False) or [""]
+    return "\n".join(out)
 
 
-def _records(headers: Sequence[str], cells: list[list[str]], title: str | None, columns: int) -> str:
-    """A table too wide for ``columns`` at any wrapping, as one block per row ("header: value" lines, folded):
-    nothing of any cell is lost, the status included."""
+def _header_width(header: str, limit: int) -> int:
+    """A column's width for a value ``limit`` wide: its header, abbreviated, needs no more than HEADER_MIN."""
+    return max(limit, min(len(header), HEADER_MIN))
+
+
+def abbreviated(header: str, shown: int) -> str:
+    """A header in ``shown`` columns: itself, or its start and a full stop (a header may be abbreviated; a
+    value never is)."""
+    return header if len(header) <= shown else header[:max(shown - 1, 1)] + "."
+
+
+@dataclass(frozen=True)
+class Layout:
+    widths: dict[str, int]  # each column in the table, its width
+    below: tuple[str, ...]  # columns shown under each row as "header: value" lines, in the headers' order
+
+
+def _total(inside: list[str], limits: dict[str, int]) -> int:
+    return 1 + sum(_header_width(h, limits[h]) for h in inside) + len(GAP) * (len(inside) - 1)
+
+
+def _fitted(headers: Sequence[str], cells: list[list[str]], columns: int) -> Layout | None:
+    """The table's layout within ``columns``, every word of every value whole: each column at most its WRAP
+    width, narrowed (the widest first) to its MIN_WIDTH and then to its longest word, never further; a header
+    wider than its column is abbreviated. When that does not fit, the column with the widest word (a status
+    last) is moved under each row, and so on; None when no column is left to move (shown as records)."""
+    index = {header: i for i, header in enumerate(headers)}
+    longest = {h: max(len(line) for row in cells for line in (row[index[h]].splitlines() or [""])) for h in headers}
+    floor = {h: longest[h] if h in ONE_LINE else max((_longest_word(row[index[h]]) for row in cells), default=0)
+             for h in headers}
+    below: list[str] = []
+    while True:
+        inside = [h for h in headers if h not in below]
+        limits = {h: max(floor[h], min(longest[h], WRAP.get(h, longest[h]))) for h in inside}
+        for least in (lambda h: max(floor[h], min(MIN_WIDTH.get(h, 0), longest[h])), lambda h: floor[h]):
+            while _total(inside, limits) > columns:
+                narrowable = [h for h in inside if h not in ONE_LINE and limits[h] > least(h)]
+                if not narrowable:
+                    break
+                limits[max(narrowable, key=lambda h: limits[h])] -= 1
+        if _total(inside, limits) <= columns:
+            for h in inside:  # a header abbreviated only where its whole word does not fit
+                while limits[h] < len(h) and _total(inside, limits) < columns:
+                    limits[h] += 1
+            return Layout({h: _header_width(h, limits[h]) for h in inside}, tuple(below))
+        movable = [h for h in inside if h not in ONE_LINE]
+        if len(inside) <= 1 or not movable:
+            return None
+        below.append(min(movable, key=lambda h: (h in STYLED, -floor[h], -index[h])))
+        below.sort(key=index.__getitem__)
+
+
+def _paint(text: str, style: str | None) -> str:
+    return f"\x1b[{ANSI[style]}m{text}\x1b[0m" if style and text else text
+
+
+def _style(cell: str, header: str, coloured: bool) -> str | None:
+    """A status cell's style by its first word (``STYLES``) where colour is on; the words are the same."""
+    words = cell.split()
+    return STYLES.get(words[0].rstrip(":").split("(")[0]) if coloured and header in STYLED and words else None
+
+
+def _lead_lines(lead: str, cell: str, columns: int, style: str | None) -> list[str]:
+    """``lead`` then the value wrapped at spaces in what is left of the line, continued under its start."""
+    room = max(columns - len(lead), HEADER_MIN)
+    lines = _wrapped(cell, room, break_words=True).splitlines() or [""]
+    return [(lead if number == 0 else " " * len(lead)) + _paint(line, style) for number, line in enumerate(lines)]
+
+
+def _records(headers: Sequence[str], cells: list[list[str]], title: str | None, columns: int,
+             coloured: bool) -> str:
+    """A table too wide for ``columns`` with every word whole, as one block per row ("header: value" lines,
+    wrapped at spaces): nothing of any cell is lost, the status included."""
     out = [title] if title else []
     for row in cells:
         out.append("")
         for header, cell in zip(headers, row, strict=True):
-            lead = f"{header}: "
-            width_left = max(columns - len(lead), NARROWEST)
-            for number, line in enumerate(_wrapped(cell, width_left).splitlines() or [""]):
-                out.append((lead if number == 0 else " " * len(lead)) + line)
+            out += _lead_lines(f"{header}: ", cell, columns, _style(cell, header, coloured))
     return "\n".join(line.rstrip() for line in out).strip("\n")
 
 
 def text_table(headers: Sequence[str], rows: Sequence[Sequence[str]], title: str | None = None,
                columns: int | None = None) -> str:
-    """The table as text (rich), within ``columns`` (default: width()); no trailing blanks. Every character of
-    every cell is shown: cells are wrapped to widths that fit (``_fitted``), and a table that fits at no
-    wrapping is shown as records (``_records``); rich is never left to cut a line at the edge."""
-    from rich import box
-    from rich.console import Console
-    from rich.table import Table
-
+    """The table as text within ``columns`` (default: width()); no trailing blanks. Every word of every value
+    is shown whole, values wrapped only at spaces (``_fitted``: columns never narrower than their longest word,
+    a header abbreviated instead); columns that do not fit go under each row ("header: value"), and a table
+    where no column fits is shown as records (``_records``). Nothing is cut at the edge."""
     columns = columns or width()
     cells = [[printable(cell) for cell in row] for row in rows]
-    limits = _fitted(headers, cells, columns)
-    if limits is None:
-        return _records(headers, cells, title, columns)
-    table = Table(title=title, title_justify="left", show_lines=False, header_style="bold", expand=False,
-                  box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1), collapse_padding=True)
-    for header in headers:
-        table.add_column(header, overflow="fold", no_wrap=header in ONE_LINE, min_width=limits[header])
     coloured = colour()
+    layout = _fitted(headers, cells, columns)
+    if layout is None:
+        return _records(headers, cells, title, columns, coloured)
+    inside = [h for h in headers if h not in layout.below]
+    out = ([title] if title else []) + [""]
+    out.append(" " + GAP.join(abbreviated(h, layout.widths[h]).ljust(layout.widths[h]) for h in inside))
+    out.append(" " + "─" * (sum(layout.widths.values()) + len(GAP) * (len(inside) - 1)))
     for row in cells:
-        table.add_row(*[_styled(_wrapped(cell, limits[header]), header, coloured)
-                        for cell, header in zip(row, headers, strict=True)])
-    out = io.StringIO()
-    wide = max(columns, 1 + sum(limits.values()) + 2 * len(headers))  # never cropped by rich
-    Console(file=out, width=wide, color_system="standard" if coloured else None, force_terminal=coloured,
-            highlight=False, soft_wrap=False).print(table)
-    # No trailing blanks, also where a style's end code follows them.
-    return "\n".join(_TRAILING.sub(r"\1", line.rstrip()) for line in out.getvalue().rstrip("\n").splitlines())
-
-
-_TRAILING = re.compile(r"\s+((?:\x1b\[[0-9;]*m)+)$")
-
-
-def _styled(cell: str, header: str, coloured: bool) -> Any:
-    """A cell for rich: its text as it is (never read as markup), styled where colour is on (``STYLES``)."""
-    from rich.text import Text
-
-    words = cell.split()
-    style = STYLES.get(words[0].rstrip(":").split("(")[0]) if coloured and header in STYLED and words else None
-    return Text(cell, style=style or "")
+        values = dict(zip(headers, row, strict=True))
+        wrapped = {h: _wrapped(values[h], None if h in ONE_LINE else layout.widths[h]).splitlines() or [""]
+                   for h in inside}
+        styles = {h: _style(values[h], h, coloured) for h in headers}
+        for number in range(max(len(lines) for lines in wrapped.values())):
+            parts = []
+            for h in inside:
+                text = wrapped[h][number] if number < len(wrapped[h]) else ""
+                parts.append(_paint(text, styles[h]) + " " * (layout.widths[h] - len(text)))
+            out.append(" " + GAP.join(parts))
+        for h in layout.below:
+            out += _lead_lines(f"{BELOW_INDENT}{h}: ", values[h], columns, styles[h])
+    return "\n".join(line.rstrip() for line in out)
 
 
 def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

@@ -208,16 +208,9 @@ def _count(runs: Runs) -> int:
     return sum(last - first + 1 for _, first, last in runs)
 
 
-def _nth(runs: Runs, n: int) -> tuple[str, int]:
-    for template, first, last in runs:
-        if n <= last - first:
-            return template, first + n
-        n -= last - first + 1
-    raise IndexError(n)
-
-
 def _finder(runs: Runs) -> Callable[[int], tuple[str, int]]:
-    """``_nth`` of ``runs`` by a search of their numbers (made once: a group of 87,000 runs is asked ~60 times)."""
+    """The ``n``-th member (template, index) of ``runs`` (sorted), by a search of the runs' first members' numbers
+    (made once a group: a group of 87,000 runs is asked for up to CALL_LIMIT members)."""
     starts = []
     count = 0
     for _, first, last in runs:
@@ -272,7 +265,8 @@ class SweepClass:
 
     @property
     def simplest(self) -> tuple[str, int]:
-        return _nth(_runs_sorted(self.runs), 0)
+        template, first, _ = min(self.runs, key=lambda run: (_ORDER[run[0]], run[1]))
+        return template, first
 
     def merge(self, other: SweepClass) -> SweepClass:
         """A class grown into one already there (``ClassBook``): one class, with the members of both."""
@@ -482,8 +476,9 @@ def build(groups: dict[tuple[Any, ...], Runs], opened: dict[str, Testee],
                 held = filed.record
                 if not filed.created and kinds not in held.all_kinds:
                     held.all_kinds.append(kinds)
-                for run in members:
-                    _extend(held.runs, run)
+                if members:  # joined among themselves already: only the first can join the class's last run
+                    _extend(held.runs, members[0])
+                    held.runs.extend(members[1:])
 
         number = 0  # the group's number of the run's first member
         points = sensitive_of(op)

@@ -21,6 +21,13 @@ Steps, coarse ones first (every accepted step starts again from the first):
 
 The loop restarts after every accepted step and ends when no step is accepted (a local minimum: no
 single removal or simplification keeps the divergence), or after :data:`MAX_STEPS` accepted steps.
+
+A smaller input on which the share's implementations still disagree with the oracle, each with its outcome kind,
+but under another class (another cause or detail, or in one share with other implementations), is not the
+divergence kept; it is not lost either: ``Elsewhere`` holds the smallest one of each such class, and which of them
+lay one removal away from the witness the loop ended on (the witness then holds that other class's difference
+too: harness/classes/sightings.py files such a class as its own and splits the witness's sighting into them).
+Met on the way, never looked for: no call is made for it that shrinking did not make.
 """
 
 from __future__ import annotations
@@ -29,11 +36,12 @@ import json
 import math
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from harness.differential.counterfactual.skew import narrower_or_equal
-from harness.differential.explain import name_shares
-from harness.differential.outcomes import divergent, observe, oracle_of
+from harness.differential.explain import Share, name_shares
+from harness.differential.outcomes import Responses, divergent, observe, oracle_of
 from harness.differential.verdict import outcome_kinds
 from harness.model import hostvalues
 from harness.model.registry import get_op
@@ -41,6 +49,35 @@ from harness.testees.testee import Testee
 
 MAX_STEPS = 2000
 _NOT_JSON = object()
+Other = tuple[tuple[str, ...], str, str | None]  # another class met while shrinking: (implementations, cause, detail)
+
+
+@dataclass
+class Elsewhere:
+    """What else a shrink met (the module's docstring): ``found``, per other class (the implementations of its
+    share, cause, detail), the smallest input met in it, with its responses and its share as ``name_shares``
+    named it; ``beside``, the classes of ``found`` met one removal away from the witness the shrink ended on."""
+
+    found: dict[Other, tuple[dict[str, Any], Responses, Share]] = field(default_factory=dict)
+    beside: set[Other] = field(default_factory=set)
+
+    def meet(self, candidate: dict[str, Any], got: Responses, parts: list[Share], names: tuple[str, ...],
+             kept: tuple[str, str | None], removal: bool, passing: set[Other]) -> None:
+        """The shares of ``candidate`` that hold some of ``names`` and are not the class ``kept`` (a cause and
+        a detail: the same cause with a narrower or equal detail is the same class); ``removal``: the
+        candidate is the current witness less something (its classes go into ``passing``, the pass's)."""
+        for part in parts:
+            if not set(part.impls) & set(names):
+                continue
+            if set(names) <= set(part.impls) and part.found.cause == kept[0] and \
+                    narrower_or_equal(part.found.detail, kept[1]):
+                continue
+            other = (part.impls, part.found.cause, part.found.detail)
+            held = self.found.get(other)
+            if held is None or _order(candidate) < _order(held[0]):
+                self.found[other] = (candidate, got, part)
+            if removal:
+                passing.add(other)
 
 
 def _parse(text: str) -> Any:
@@ -153,28 +190,37 @@ def _arg_steps(value: Any) -> Iterator[Any]:
 
 def shrink(opened: dict[str, Testee], op: str, args: dict[str, Any], versions: dict[str, dict[str, str]],
            cause: tuple[str, str | None], budget: int = MAX_STEPS, deadline: float | None = None,
-           share: tuple[str, ...] | None = None) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+           share: tuple[str, ...] | None = None,
+           elsewhere: Elsewhere | None = None) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """(minimal args, their responses) keeping the divergence of ``args`` with cause ``cause``; stops
     early (with a smaller but maybe not minimal witness) at ``deadline`` (time.monotonic()).
 
     ``share``: the implementations of the share of the divergence to keep (explain.name_shares; default:
     every one that disagrees). They must go on disagreeing with the oracle, each with its outcome kind, in
-    one share with that cause; the others may come to agree (a skew riding along falls away)."""
+    one share with that cause; the others may come to agree (a skew riding along falls away).
+    ``elsewhere``: filled with the other classes met on the way (``Elsewhere``)."""
     responses = observe(opened, op, args)
     names = tuple(n for n in share if n in responses) if share is not None else tuple(divergent(op, responses))
     oracle = oracle_of(op, responses)
     watched = {oracle, *names}
     kinds = outcome_kinds({name: r for name, r in responses.items() if name in watched})
 
+    passing: set[Other] = set()  # the other classes met one removal away from the current witness
+
     def same(candidate: dict[str, Any]) -> dict[str, dict[str, Any]] | None:
         got = observe(opened, op, candidate)
         if outcome_kinds({name: r for name, r in got.items() if name in watched}) != kinds or \
                 not set(names) <= set(divergent(op, got)):
             return None
-        for part in name_shares(opened, op, candidate, got, versions, fallback=False):
+        parts = name_shares(opened, op, candidate, got, versions, fallback=False)
+        for part in parts:
             if set(names) <= set(part.impls):
                 found = part.found
-                return got if found.cause == cause[0] and narrower_or_equal(found.detail, cause[1]) else None
+                if found.cause == cause[0] and narrower_or_equal(found.detail, cause[1]):
+                    return got
+                break
+        if elsewhere is not None:
+            elsewhere.meet(candidate, got, parts, names, cause, size(candidate) < size(args), passing)
         return None
 
     optional = [param.name for param in get_op(op).params if not param.required]
@@ -194,9 +240,12 @@ def shrink(opened: dict[str, Testee], op: str, args: dict[str, Any], versions: d
     improved = True
     while improved and steps < budget:
         improved = False
+        passing.clear()  # a new witness: what lay beside the last one is no longer beside it
         for phase in phases:
             for candidate in phase(args):
                 if deadline is not None and time.monotonic() > deadline:
+                    if elsewhere is not None:  # beside the witness, as far as the pass went
+                        elsewhere.beside = set(passing)
                     return args, responses
                 if _order(candidate) < _order(args) and (got := same(candidate)) is not None:
                     args, responses = candidate, got
@@ -205,6 +254,8 @@ def shrink(opened: dict[str, Testee], op: str, args: dict[str, Any], versions: d
                     break
             if improved:
                 break
+    if elsewhere is not None and not improved:  # the last pass tried every step of the witness it ended on
+        elsewhere.beside = set(passing)
     return args, responses
 
 

@@ -24,7 +24,8 @@ from harness.classes.examine import worked_out
 from harness.classes.expected import ExpectedSet, covered
 from harness.classes.key import ClassKey
 from harness.classes.record import ClassRecord, Extent
-from harness.classes.shrink import shrink
+from harness.classes.shrink import Elsewhere, Other, shrink
+from harness.classes.signature import Signature, signature
 from harness.differential.counterfactual.skew import masked, share_steps
 from harness.differential.explain import Share, code_points, name_shares
 from harness.differential.outcomes import agreeing, divergent
@@ -36,6 +37,7 @@ CLASSIFY_FIRST = 20  # examples of a (op, implementations, kinds) group classifi
 CLASSIFY_EVERY = 25  # then one in this many
 SHRINK_SECONDS = 60.0
 CAMPAIGN_FIRST_TASKS = 8  # a campaign classifies every disagreeing example of its first tasks, then samples
+SPLIT_DEPTH = 2  # a class met while shrinking is shrunk and filed; one met while shrinking that one too, no deeper
 # What became of a disagreeing example (Sightings.consider), for the run's ledger (harness/model/ledger.py).
 CLASSIFIED, NOT_REPRODUCED, NOT_CLASSIFIED = "classified", "not reproduced", "not classified"
 
@@ -63,11 +65,19 @@ class Sightings:
         self.book: ClassBook[ClassRecord] = ClassBook(order)  # class -> its record
         self.classified: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}  # group -> each one's shares
         self.shrunk_to: dict[tuple[Any, ...], list[ClassKey]] = {}  # first classification -> its classes
+        self.signed: dict[tuple[Any, ...], set[Signature]] = {}  # group -> the signatures of the ones classified
+        self.placed: dict[tuple[str, Other], list[ClassKey]] = {}  # (op, a share as named) -> the classes filed
+        self.placing: set[tuple[str, Other]] = set()  # the shares being shrunk (a split never goes back to one)
+        self.split = 0  # witnesses that held another class's difference, filed as the classes they held
+        self.mixed: set[tuple[Any, ...]] = set()  # first classifications whose witness split
 
     def consider(self, impls: dict[str, Testee], op: str, args: dict[str, Any], responses: dict[str, dict[str, Any]],
-                 positions: dict[str, int], place_in_stream: tuple[int, int] | None = None) -> str:
+                 positions: dict[str, int], place_in_stream: tuple[int, int] | None = None,
+                 signed: Signature | None = None, novel_only: bool = False) -> str:
         """One disagreeing example of the run (``impls``: the implementations still in it; ``place_in_stream``:
-        a campaign's (task number, index)). What became of it, for the run's ledger: CLASSIFIED (named, or
+        a campaign's (task number, index); ``signed``: its signature, harness/classes/signature.py, when the
+        batch worked it out; ``novel_only``: the batch kept it for its signature alone, so it is classified only
+        where that is new). What became of it, for the run's ledger: CLASSIFIED (named, or
         counted under its group's one cause by the sampling), NOT_REPRODUCED (it did not come again alone, or
         came again between other implementations: findings), NOT_CLASSIFIED (the hard deadline had passed, or
         an implementation it disagreed with was taken out of the run since)."""
@@ -80,13 +90,21 @@ class Sightings:
         # inputs (validation order) but is one class, and a skew riding along is a share of its own.
         group = (op, names, kinds)
         causes = self.classified.setdefault(group, [])
-        if place_in_stream is not None:  # by its place; but a group none of whose examples was classified yet is
-            # classified now, whatever its place (else a group first seen past the first tasks went unreported)
+        # An example whose difference looks like none classified in its group (its signature: the shape, the kinds
+        # of the characters the sides part on) is classified whatever the sampling says: one planted difference
+        # among many of another (a token dropped for its bytes among tokens joined by marks) is not left to luck.
+        sign = signed if signed is not None and tuple(part[0] for part in signed) == names else \
+            signature(op, args, responses, names)  # (worked out again where an implementation was taken out since)
+        novel = sign not in self.signed.setdefault(group, set())
+        if novel or novel_only:
+            sampled_out = not novel
+        elif place_in_stream is not None:  # by its place; but a group none of whose examples was classified yet
+            # is classified now, whatever its place (else a group first seen past the first tasks went unreported)
             sampled_out = bool(causes) and not campaign_classifies(*place_in_stream)
         else:  # the first examples of a group, then one in CLASSIFY_EVERY while they all had one cause
             sampled_out = len(causes) >= CLASSIFY_FIRST and len(set(causes)) == 1 and len(causes) % CLASSIFY_EVERY
         if sampled_out:
-            if place_in_stream is None:  # counted under the one cause every classified example had
+            if place_in_stream is None and not novel_only:  # counted under the one cause every classified one had
                 causes.append(causes[0])
                 for key in self.shrunk_to[(*group, causes[0])]:
                     self.seen[key] += 1
@@ -94,6 +112,7 @@ class Sightings:
         if time.monotonic() >= self.hard:
             self.not_classified += 1
             return NOT_CLASSIFIED
+        self.signed[group].add(sign)  # one try a signature: an example that does not come again is not tried twice
         verdict = gate(impls, op, args, responses, self.findings, positions)
         if not verdict.reproduced:
             self.not_reproduced += 1
@@ -102,24 +121,76 @@ class Sightings:
         if tuple(divergent(op, responses)) != names:
             return NOT_REPRODUCED  # came again, but between other implementations: counted in its own group next time
         shares = name_shares(impls, op, args, responses, self.versions, fallback=False)
-        signature = tuple((share.impls, share.found.cause, share.found.detail) for share in shares)
-        causes.append(signature)
-        first_key = (*group, signature)
-        if first_key in self.shrunk_to:  # seen before: count it under the classes its first witness shrank to
-            for key in self.shrunk_to[first_key]:
+        named = tuple((share.impls, share.found.cause, share.found.detail) for share in shares)
+        causes.append(named)
+        first_key = (*group, named)
+        # A first classification whose witness split (it held two classes' differences) is no name for one
+        # difference: the inputs so named are told apart by their signatures too (a token dropped for its bytes
+        # and one its marks made too long were both rule_difference divergent-only).
+        memo = (*first_key, sign) if first_key in self.mixed else first_key
+        if memo in self.shrunk_to:  # seen before: count it under the classes its first witness shrank to
+            for key in self.shrunk_to[memo]:
                 self.seen[key] += 1
             return CLASSIFIED
         found_after = time.monotonic() - self.started
-        self.shrunk_to[first_key] = [self.place(impls, op, args, share, found_after) for share in shares]
+        splits = self.split
+        keys = [key for share in shares for key in self.place(impls, op, args, share, found_after)]
+        self.shrunk_to.setdefault(first_key, keys)
+        if self.split > splits or first_key in self.mixed:
+            self.mixed.add(first_key)
+            self.shrunk_to[(*first_key, sign)] = keys
         return CLASSIFIED
 
     def place(self, impls: dict[str, Testee], op: str, args: dict[str, Any], share: Share,
-              found_after: float) -> ClassKey:
-        """Shrink one share's witness, name its class, count and report it; the class's key."""
+              found_after: float, depth: int = 0, count: bool = True) -> list[ClassKey]:
+        """Shrink one share's witness, name its class, count and report it; the keys of the classes the sighting
+        is counted under: its class's, or, where the witness it shrank to holds another class's difference too
+        (one removal away from it the shrinker met that class, ``Elsewhere.beside``), the classes it is split into.
+        Every other class met while shrinking is filed too, shrunk in its own class (``_elsewhere``). ``count``:
+        count the sighting (a class met while shrinking counts the inputs that held it, not the one met)."""
         cause, detail = share.found.cause, share.found.detail
+        marker = (op, (share.impls, cause, detail))
         shrink_until = min(time.monotonic() + SHRINK_SECONDS, self.hard)
-        small, small_responses = shrink(impls, op, args, self.versions, (cause, detail), deadline=shrink_until,
-                                        share=share.impls)
+        elsewhere = Elsewhere() if depth < SPLIT_DEPTH else None
+        self.placing.add(marker)
+        try:
+            small, small_responses = shrink(impls, op, args, self.versions, (cause, detail), deadline=shrink_until,
+                                            share=share.impls, elsewhere=elsewhere)
+            split, counted = self._elsewhere(impls, op, elsewhere, found_after, depth, count) \
+                if elsewhere is not None and time.monotonic() < self.hard else ([], set())
+        finally:
+            self.placing.discard(marker)
+        if split:  # the witness held the difference of the classes beside it: its sighting is theirs, not a class
+            self.split += 1
+            keys = list(dict.fromkeys(split))
+            for key in keys:
+                if count and key not in counted:  # a class filed just now from this sighting counted it already
+                    self.seen[key] += 1
+            self.placed[marker] = keys
+            return keys
+        key = self._file(impls, op, share, small, small_responses, found_after, count)
+        self.placed[marker] = [key]
+        return [key]
+
+    def _elsewhere(self, impls: dict[str, Testee], op: str, elsewhere: Elsewhere, found_after: float,
+                   depth: int, count: bool) -> tuple[list[ClassKey], set[ClassKey]]:
+        """File each class a shrink met elsewhere (``Elsewhere.found``) that is not filed yet: its smallest input
+        shrunk in its own class, counted as a sighting of the input being shrunk (which held it) when that one is
+        counted. (the keys of the classes beside the witness the shrink ended on, known ones too: the classes that
+        witness splits into, none where nothing lay beside it; the keys that counted the sighting)."""
+        beside: list[ClassKey] = []
+        counted: set[ClassKey] = set()
+        for other, (met, _, part) in elsewhere.found.items():
+            marker = (op, other)
+            if marker not in self.placed and marker not in self.placing:
+                counted.update(self.place(impls, op, met, part, found_after, depth + 1, count))
+            if other in elsewhere.beside:
+                beside.extend(self.placed.get(marker, []))
+        return beside, counted
+
+    def _file(self, impls: dict[str, Testee], op: str, share: Share, small: dict[str, Any],
+              small_responses: dict[str, dict[str, Any]], found_after: float, count: bool) -> ClassKey:
+        """Name the class of a shrunk share's witness, file and count it; its key."""
         if time.monotonic() >= self.hard:
             # Past the hard deadline the command testees answer nothing more (it is their cutoff): the class is
             # named as the share was, before it, never on answers that stopped coming (a plant's class named
@@ -152,10 +223,10 @@ class Sightings:
                 self.found.remove(old)
             else:
                 self.found[self.found.index(old)] = key
-            for keys in self.shrunk_to.values():
+            for keys in (*self.shrunk_to.values(), *self.placed.values()):
                 keys[:] = [key if known == old else known for known in keys]
         if created:
             self.found.append(key)
         self.divergences[:] = [self.book.held[known] for known in self.found]
-        self.seen[key] = 1 if created else self.seen[key] + 1
+        self.seen[key] = (1 if count else 0) if created else self.seen[key] + count
         return key

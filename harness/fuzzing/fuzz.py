@@ -41,6 +41,7 @@ from harness.classes.expected import ExpectedSet, recheck_detailed
 from harness.classes.key import ClassKey
 from harness.classes.record import ClassRecord
 from harness.classes.sightings import CLASSIFIED, NOT_REPRODUCED, Sightings
+from harness.classes.signature import signature
 from harness.differential.explain import unicode_versions_of
 from harness.differential.outcomes import agreeing, divergent
 from harness.differential.strategies import comparable_ops
@@ -59,6 +60,8 @@ from harness.testees.testee import Testee
 
 BATCH = 1000  # examples per batch (per op)
 KEEP_PER_KEY = 3  # disagreeing examples a batch returns per (implementations, outcome kinds)
+# and besides, the first of each other signature (harness/classes/signature.py) among the first SIGNED of the group
+SIGNED = 100
 
 
 @dataclass
@@ -115,8 +118,9 @@ def _init_worker(names: tuple[str, ...], cutoff: float | None, began: Any = None
 
 def run_batch(task: tuple[Any, ...], opened: dict[str, Testee] | None = None) -> dict[str, Any]:
     """Generate ``size`` inputs of ``op`` from ``seed``, run them on the ``active`` implementations, return
-    the disagreeing ones (at most KEEP_PER_KEY per group of implementations and outcome kinds, each with
-    its position in the batch each implementation got), the counts and the testees' findings."""
+    the disagreeing ones (per group of implementations and outcome kinds, the first KEEP_PER_KEY and the first of
+    each other signature among the group's first SIGNED, each with its position in the batch each implementation
+    got, its place in the batch and its signature), the counts and the testees' findings."""
     op, seed, size, active = task
     if opened is None and _WORKER.get("began") is not None:  # in a worker: the driver learns it is at work
         with _WORKER["began"].get_lock():
@@ -128,6 +132,7 @@ def run_batch(task: tuple[Any, ...], opened: dict[str, Testee] | None = None) ->
     columns, inexpressible = answer_each(opened, op, batch, ledger)
     kept: dict[tuple[Any, ...], list[Any]] = {}
     counts: dict[tuple[Any, ...], int] = {}
+    signs: dict[tuple[Any, ...], set[Any]] = {}  # group -> the signatures of its kept examples
     for j, args in enumerate(batch):
         responses = {name: column[j] for name, column in columns.items() if column[j] is not None}
         if len(responses) < 2:
@@ -135,12 +140,17 @@ def run_batch(task: tuple[Any, ...], opened: dict[str, Testee] | None = None) ->
         ledger.compared += 1
         if agreeing(op, responses):
             continue
-        key = (tuple(divergent(op, responses)), outcome_kinds(responses))
+        names = tuple(divergent(op, responses))
+        key = (names, outcome_kinds(responses))
         counts[key] = counts.get(key, 0) + 1
-        if len(kept.setdefault(key, [])) < KEEP_PER_KEY:
+        if counts[key] > SIGNED and len(kept.get(key, ())) >= KEEP_PER_KEY:
+            continue  # past the signed ones: one more of the group, counted
+        sign = signature(op, args, responses, names)
+        if len(kept.setdefault(key, [])) < KEEP_PER_KEY or sign not in signs.setdefault(key, set()):
+            signs.setdefault(key, set()).add(sign)
             positions = {name: sum(1 for k in range(j) if expressible(name, batch[k])) % LINE_BATCH
                          for name in responses}
-            kept[key].append([hostvalues.encode_args(args), responses, positions, j])
+            kept[key].append([hostvalues.encode_args(args), responses, positions, j, sign])
     return {"op": op, "seed": seed, "examples": len(batch), "inexpressible": inexpressible,
             "harvest": asdict(harvest(opened)), "ledger": ledger.to_json(),
             "disagreeing": [[list(names), [list(k) for k in kinds], counts[(names, kinds)], examples]
@@ -296,8 +306,9 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
             ledger.add(Ledger.from_json(batch["ledger"]))
             for _, _, count, examples in batch["disagreeing"]:
                 fates = [sightings.consider(impls, batch["op"], hostvalues.decode_args(encoded), responses,
-                                            positions, (number, index) if campaign else None)
-                         for encoded, responses, positions, index in examples]
+                                            positions, (number, index) if campaign else None, sign,
+                                            novel_only=kept >= KEEP_PER_KEY)  # kept for its signature
+                         for kept, (encoded, responses, positions, index, sign) in enumerate(examples)]
                 account(ledger, count, fates)
             absorb(harvest(impls))
             progress.update(time.monotonic() - progress.start,

@@ -70,8 +70,9 @@ def side_by_side(op: str, args: dict[str, Any], documents: dict[str, dict[str, A
                 cells.append(shown if entry["step"] == label else f"[{printable(str(entry['step']))}] {shown}")
         rows.append([MARK if i == index else "", printable(str(label)), *cells])
     called = ", ".join(f"{k}={views.show_value(v, readable=True)}" for k, v in args.items())
+    columns = width or views.width()
     lines = [printable(f"trace of {op}({called})"), "",
-             views.text_table(["", "step", *map(printable, names)], rows, columns=width or views.width())]
+             views.text_table(["", "step", *map(printable, names)], rows, columns=columns)]
     lines.append("")
     if index is None:
         lines.append(f"every trace agrees with {oracle}'s, step for step")
@@ -83,7 +84,8 @@ def side_by_side(op: str, args: dict[str, Any], documents: dict[str, dict[str, A
     for name, found in problems.items():
         for problem in found:
             lines.append(printable(f"{name}: TRACE PROBLEM: {problem}"))
-    return "\n".join(lines)
+    # The lines around the table wrap at spaces too (a word longer than the whole line alone is broken).
+    return "\n".join(views._wrapped(line, columns, break_words=True) for line in lines)
 
 
 def rows_label(document: dict[str, Any], index: int) -> str:

@@ -181,8 +181,9 @@ def _total(inside: list[str], limits: dict[str, int]) -> int:
 def _fitted(headers: Sequence[str], cells: list[list[str]], columns: int) -> Layout | None:
     """The table's layout within ``columns``, every word of every value whole: each column at most its WRAP
     width, narrowed (the widest first) to its MIN_WIDTH and then to its longest word, never further; a header
-    wider than its column is abbreviated. When that does not fit, the column with the widest word (a status
-    last) is moved under each row, and so on; None when no column is left to move (shown as records)."""
+    wider than its column is abbreviated. When that does not fit, a column is moved under each row (the rightmost
+    of those whose longest word is at least half the widest's; a status last), and so on; None when no column is
+    left to move (shown as records)."""
     index = {header: i for i, header in enumerate(headers)}
     longest = {h: max(len(line) for row in cells for line in (row[index[h]].splitlines() or [""])) for h in headers}
     floor = {h: longest[h] if h in ONE_LINE else max((_longest_word(row[index[h]]) for row in cells), default=0)
@@ -205,7 +206,11 @@ def _fitted(headers: Sequence[str], cells: list[list[str]], columns: int) -> Lay
         movable = [h for h in inside if h not in ONE_LINE]
         if len(inside) <= 1 or not movable:
             return None
-        below.append(min(movable, key=lambda h: (h in STYLED, -floor[h], -index[h])))
+        # The rightmost of the wide ones (a word at least half the widest's), a status last: a trace keeps its
+        # oracle's column, a class table its op and cause before its witness.
+        pool = [h for h in movable if h not in STYLED] or movable
+        widest = max(floor[h] for h in pool)
+        below.append(max((h for h in pool if 2 * floor[h] >= widest), key=index.__getitem__))
         below.sort(key=index.__getitem__)
 
 

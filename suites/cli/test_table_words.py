@@ -137,8 +137,14 @@ def test_the_trace_table_keeps_every_word(columns: int) -> None:
     shown = trace_view.side_by_side("normalize_fact_text", {"text": text}, documents, "reference", {}, {},
                                     width=columns)
     lines = shown.splitlines()
+    assert max(len(line) for line in lines) <= columns, shown  # the call's line and the verdict's too
+    called = "".join(lines[:lines.index("")])
+    assert "".join(f"trace of normalize_fact_text(text={views.show_value(text, readable=True)})".split()) == \
+        "".join(called.split()), called
+    lines = lines[lines.index(""):]
     end = next(i for i, line in enumerate(lines) if line.startswith(("first difference", "every trace agrees")))
-    table = "\n".join(lines[1:end])
+    table = "\n".join(lines[:end])
+    assert "reference" in next(line for line in lines if line).split(), table  # the oracle's column stays; the others may go under the rows
     names = list(documents)
     values = [[views.show_value(entry["value"], readable=True) for entry in documents[name]["steps"]]
               + [views.show_value(documents[name]["outcome"], readable=True)] for name in names]

@@ -1,7 +1,10 @@
-"""The harness as a package: the wheel carries what the harness needs (its schemas and data tables), and an
-installed harness finds the project it checks from the working directory or ``--project``, as pytest finds
+"""The harness as a package: the wheel carries what the harness needs (its schemas, data tables and own family), and
+an installed harness finds the project it checks from the working directory or ``--project``, as pytest finds
 its rootdir (harness/model/paths.py). The wheel is built from this checkout, installed into a fresh
-virtualenv outside it, and run on a project folder in a temporary directory."""
+virtualenv outside it (once for the module), and every command the README shows is run from it (issue 52 item 1):
+in a copy of this checkout (its ``families/`` holds the wheel's own family again: one family), in an outside
+project with a family of its own (docs/examples/tags/), and with ``--project`` from another folder; help and
+the version outside any project."""
 
 from __future__ import annotations
 
@@ -95,12 +98,14 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return where / "venv" / "bin"
 
 
-def _run(bin_dir: Path, cwd: Path, *argv: str) -> subprocess.CompletedProcess[str]:
-    """A command of the installed harness, with nothing of this checkout's environment to lean on."""
-    env = {key: value for key, value in os.environ.items()
-           if key not in ("PARITY_PROJECT", "PARITY_IMPLEMENTATIONS", "PYTHONPATH", "VIRTUAL_ENV")}
+def _run(bin_dir: Path, cwd: Path, *argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """A command of the installed harness, with nothing of this checkout's environment to lean on (``env``: what
+    the place it runs in sets)."""
+    clean = {key: value for key, value in os.environ.items()
+             if key not in ("PARITY_PROJECT", "PARITY_IMPLEMENTATIONS", "PARITY_FAMILIES", "PARITY_ORACLE",
+                            "PARITY_CONTEXT", "PYTHONPATH", "VIRTUAL_ENV")}
     return subprocess.run([str(bin_dir / argv[0]), *argv[1:]], cwd=cwd, capture_output=True, text=True, timeout=600,
-                          env=env, check=False)
+                          env={**clean, **(env or {})}, check=False)
 
 
 def test_the_installed_wheel_runs_on_a_project_folder(installed: Path, tmp_path: Path) -> None:
@@ -145,3 +150,92 @@ def test_a_harness_without_its_data_says_so(monkeypatch: pytest.MonkeyPatch, tmp
     assert cli.main(["impls"]) == 2
     err = capsys.readouterr().err
     assert "the harness's own data is missing" in err and str(tmp_path / "gone") in err
+
+
+# A second implementation of the memgate ops that needs no build (a checkout's pyo3, wasm and pyodide need theirs):
+# the wheel's reference again, in process, so that a 5 s fuzz run compares from its first second even on a busy
+# machine (a command testee's start-up can take the whole budget there).
+TWIN = {"schema": "implementation-v1", "name": "reference-again", "language": "Python", "oracle": False,
+        "description": "the installed harness's reference again, in process", "contracts": ["v1"],
+        "ops": ["memgate"], "build": [], "expected": None, "start": {"python": "reference"},
+        "deadlines": {"startup": 30, "request": 10}, "hint": "the wheel's reference, installed with it"}
+
+
+def _place(kind: str, tmp_path: Path) -> tuple[Path, list[str], dict[str, str], str]:
+    """(the folder to run in, the leading options, the environment, the project's oracle) of one place:
+    ``checkout`` a copy of this checkout (its families/ again holds the wheel's own family); ``outside`` an outside
+    project with a family of its own and implementations in two languages (docs/examples/tags/); ``project_option``
+    the checkout's copy named with --project from another folder."""
+    if kind == "outside":
+        project = tmp_path / "tags"
+        shutil.copytree(ROOT / "docs" / "examples" / "tags", project)
+        return project, [], {"PYTHONPATH": str(project / "src")}, "tags-ref"  # and js-twin, py-toy
+    checkout = _copy_of_the_checkout(tmp_path / "checkout")
+    assert (checkout / "families" / "memgate.json").is_file()
+    twin = tmp_path / "twin"
+    twin.mkdir()
+    (twin / "reference-again.json").write_text(json.dumps(TWIN), encoding="utf-8")
+    env = {"PARITY_IMPLEMENTATIONS": str(twin)}
+    if kind == "checkout":
+        return checkout, [], env, "reference"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    return elsewhere, ["--project", str(checkout)], env, "reference"
+
+
+@pytest.mark.parametrize("kind", ["checkout", pytest.param("outside", marks=pytest.mark.slow),
+                                  pytest.param("project_option", marks=pytest.mark.slow)])
+def test_every_readme_command_runs_from_the_wheel(installed: Path, tmp_path: Path, kind: str) -> None:
+    """Each command the README shows, as it says: --help and --version, impls, check, fuzz --seconds 5, report show,
+    -q before and after the command (the verdict line alone, the same status)."""
+    where, lead, env, oracle = _place(kind, tmp_path)
+
+    def run(*argv: str) -> subprocess.CompletedProcess[str]:
+        head = 3 if argv[0] == "python" else 1  # the leading options go after `python -m harness`
+        done = _run(installed, where, *argv[:head], *lead, *argv[head:], env=env)
+        assert "Traceback" not in done.stderr, done.stderr[-3000:]
+        return done
+
+    def ok(*argv: str) -> str:
+        done = run(*argv)
+        assert done.returncode == 0, (argv, done.stdout[-2000:], done.stderr[-2000:])
+        return done.stdout
+
+    assert "harness commands" in ok("memgate-parity", "--help")
+    assert "--seconds" in ok("memgate-parity", "fuzz", "--help")
+    assert "--seconds" in ok("python", "-m", "harness", "fuzz", "--help")
+    assert ok("memgate-parity", "--version").startswith("memgate-parity ")
+    assert ok("python", "-m", "harness", "--version").startswith("memgate-parity ")
+    listed = ok("memgate-parity", "impls")
+    assert oracle in listed and ("reference-again" in listed) == (kind != "outside"), listed
+    assert f"{oracle}: " in ok("memgate-parity", "check", "--impl", oracle)
+    # The in-process implementations (the tags family's Node twin can take the 5 s to start on a busy machine).
+    fuzzed = ok("memgate-parity", "fuzz", "--seconds", "5",
+                *(["--impls", "tags-ref,py-toy"] if kind == "outside" else []))
+    assert " 0 new divergence(s)" in fuzzed and " 0 finding(s)" in fuzzed, fuzzed[-2000:]
+    report = where / "reports" / "fuzz-report.json"
+    assert report.is_file(), sorted(where.rglob("*.json"))[:20]  # into reports/ of the working directory
+    shown = ok("memgate-parity", "report", "show", str(report))
+    verdict = [line for line in shown.splitlines() if line.startswith("verdict: ")]
+    assert len(verdict) == 1, shown[-2000:]
+    for quiet in (["-q", "report", "show", str(report)], ["report", "show", str(report), "-q"]):
+        assert ok("memgate-parity", *quiet).splitlines() == verdict, quiet
+        assert ok("python", "-m", "harness", *quiet).splitlines() == verdict, quiet
+    for quiet in (["-q", "impls"], ["impls", "-q"], ["--quiet", "check", "--impl", oracle]):
+        said = ok("memgate-parity", *quiet).splitlines()
+        assert len(said) == 1, (quiet, said)
+    assert ok("memgate-parity", "-q", "impls").splitlines() == ["impls: all agree (status 0)"]
+
+
+def test_help_and_the_version_need_no_project(installed: Path, tmp_path: Path) -> None:
+    nowhere = tmp_path / "nowhere"
+    nowhere.mkdir()
+    for argv in (["memgate-parity", "--help"], ["memgate-parity", "fuzz", "--help"], ["memgate-parity", "--version"],
+                 ["python", "-m", "harness", "--help"], ["python", "-m", "harness", "--version"],
+                 ["python", "-m", "harness", "check", "--help"], ["memgate-parity", "report", "show", "-h"]):
+        done = _run(installed, nowhere, *argv)
+        assert done.returncode == 0 and done.stdout.strip(), (argv, done.stdout[-1000:], done.stderr[-1000:])
+        assert "Traceback" not in done.stderr
+    helped = _run(installed, nowhere, "memgate-parity", "fuzz", "--help").stdout
+    assert "implementations: those the project declares" in helped and "ops: " in helped
+    assert not (nowhere / "reports").exists()

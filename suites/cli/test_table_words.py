@@ -144,7 +144,8 @@ def test_the_trace_table_keeps_every_word(columns: int) -> None:
     lines = lines[lines.index(""):]
     end = next(i for i, line in enumerate(lines) if line.startswith(("first difference", "every trace agrees")))
     table = "\n".join(lines[:end])
-    assert "reference" in next(line for line in lines if line).split(), table  # the oracle's column stays; the others may go under the rows
+    # The oracle's column stays in the table; the others may go under the rows.
+    assert "reference" in next(line for line in lines if line).split(), table
     names = list(documents)
     values = [[views.show_value(entry["value"], readable=True) for entry in documents[name]["steps"]]
               + [views.show_value(documents[name]["outcome"], readable=True)] for name in names]

@@ -30,11 +30,13 @@ from harness.checks.traces import untraced
 from harness.fuzzing.generate import Inputs
 from harness.model.ledger import Ledger
 from harness.model.printable import printable
+from harness.model.registry import OPS
+from harness.model.step_relations import undeclared
 from harness.model.traces import TRACE_OP
 from harness.testees.fanout import call_all, expressible
 from harness.testees.findings import Findings
 from harness.testees.testee import Testee
-from harness.testees.traces import problems, traced_ops
+from harness.testees.traces import by_role, problems, traced_ops
 
 
 @dataclass
@@ -65,6 +67,10 @@ def check(opened: dict[str, Testee], ops: list[str], examples: int, seed: int, b
     started = time.monotonic()
     for op in ops:
         tracing = {name: impl for name, impl in opened.items() if op in traced_ops(impl)}
+        unsaid = unsaid_steps(op)
+        if tracing and unsaid:
+            stream.write(f"tracecheck {op}: {', '.join(unsaid)} say(s) nothing of the step before (no \"follows\" in "
+                         "its family file, no relation by its role): their values are not checked against it\n")
         if tracing:
             ledger.planned += examples
         inputs = Inputs(seed)
@@ -115,6 +121,13 @@ def check(opened: dict[str, Testee], ops: list[str], examples: int, seed: int, b
             stream.flush()
         stream.write("\n")
     return tallies
+
+
+def unsaid_steps(op: str) -> list[str]:
+    """The steps of ``op`` past its first whose family file says nothing of the step before them
+    (``step_relations.undeclared``): a trace's value there is checked against nothing."""
+    spec = OPS.get(op)
+    return undeclared(spec.steps, by_role(spec)) if spec is not None else []
 
 
 def _unavailable(response: dict[str, Any]) -> bool:

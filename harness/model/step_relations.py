@@ -255,24 +255,26 @@ ROLE_RELATIONS: dict[str, str] = {"nfc": "nfc", "lowercase": "lowercase", "quote
                                   "white_space": "white_space_runs", "edges": "edges", "trim": "trim"}
 
 
-def declared_source(index: int, steps: Sequence[Any]) -> tuple[str, str] | None:
+def declared_source(index: int, steps: Sequence[Any], by_role: bool = True) -> tuple[str, str] | None:
     """The step ``steps[index]`` takes its value from and the relation between them: its ``follows`` where it
-    names one, else the step declared before it with its role's relation (``ROLE_RELATIONS``), else None (its
-    pair is unsaid). ``steps``: a family file's step objects, or the registry's ``Step`` (``follows``, ``role``)."""
+    names one, else (``by_role``: a family-v2 file's step) the step declared before it with its role's relation
+    (``ROLE_RELATIONS``), else None (its pair is unsaid). ``steps``: a family file's step objects, or the
+    registry's ``Step`` (``follows``, ``role``). A family-v1 file's roles name causes only (the tags example's
+    white_space step makes runs a ``-``): no relation is read from them."""
     step = steps[index]
     follows = step.get("follows") if isinstance(step, dict) else step.follows
     if follows:
         return (follows["step"], follows["as"]) if isinstance(follows, dict) else (follows[0], follows[1])
     role = step.get("role", "rule") if isinstance(step, dict) else step.role
-    if index > 0 and role in ROLE_RELATIONS:
+    if by_role and index > 0 and role in ROLE_RELATIONS:
         before = steps[index - 1]
         return (before["id"] if isinstance(before, dict) else before.id), ROLE_RELATIONS[role]
     return None
 
 
-def undeclared(steps: Sequence[Any]) -> list[str]:
-    """The steps past the first that say nothing of the step before them: no ``follows`` and a role with no
-    relation of its own (a family file with one is refused: every pair of consecutive steps is either checked
-    or declared independent)."""
+def undeclared(steps: Sequence[Any], by_role: bool = True) -> list[str]:
+    """The steps past the first that say nothing of the step before them: no ``follows`` and (``by_role``) a
+    role with no relation of its own. Every pair of consecutive steps of a family-v2 file is meant to be checked
+    or declared independent: tracecheck names these (harness/checks/tracecheck.py, ``unsaid``)."""
     return [step["id"] if isinstance(step, dict) else step.id
-            for index, step in enumerate(steps) if index > 0 and declared_source(index, steps) is None]
+            for index, step in enumerate(steps) if index > 0 and declared_source(index, steps, by_role) is None]

@@ -28,7 +28,7 @@ import jsonschema
 
 from harness.model.compare import same_result
 from harness.model.paths import SCHEMAS
-from harness.model.registry import OPS, Op
+from harness.model.registry import FAMILIES, OPS, Op
 from harness.model.step_relations import RELATIONS, declared_source
 from harness.model.traces import ARGS, TRACE_OP, TraceError, host_value, parse
 from harness.testees.errors import HARNESS_CODES
@@ -95,15 +95,24 @@ def problems(op_name: str, trace_response: Response, op_response: Response | Non
 
 def sources(op: Op) -> dict[str, tuple[str, str]]:
     """Each step of ``op`` (and of the op it goes through) -> the step it takes its value from and the relation
-    between them (``step_relations.declared_source``: its ``follows``, else its role's relation to the step
-    declared before it); a step declared independent of the one before it is left out (nothing to check)."""
+    between them (``step_relations.declared_source``: its ``follows``, else, in a family-v2 file, its role's
+    relation to the step declared before it); a step declared independent of the one before it is left out
+    (nothing to check)."""
     found: dict[str, tuple[str, str]] = {}
-    for steps in (op.steps, OPS[op.via].steps if op.via in OPS else ()):
-        for index, step in enumerate(steps):
-            source = declared_source(index, steps)
+    for owner in (op, OPS.get(op.via or "")):
+        if owner is None:
+            continue
+        for index, step in enumerate(owner.steps):
+            source = declared_source(index, owner.steps, by_role(owner))
             if source is not None and source[1] != "independent":
                 found.setdefault(step.id, source)
     return found
+
+
+def by_role(op: Op) -> bool:
+    """Whether ``op``'s steps take their role's relation where they name none: a family-v2 file's (a family-v1
+    file's roles name causes only)."""
+    return next((family.schema for family in FAMILIES if family.name == op.family), "family-v2") != "family-v1"
 
 
 def unfollowed(op: Op, steps: list[dict[str, Any]]) -> list[str]:

@@ -169,11 +169,24 @@ def test_a_family_missing_a_relation_is_checked_by_its_role_or_named_as_unsaid()
              {"id": "x.lower", "title": "lowercase", "follows": {"step": "x.nfc", "as": "lowercase"}}]
     assert declared_source(1, steps) == ("x.text", "nfc")
     assert undeclared(steps) == ["x.rule"]
-    # The memgate family with norm.nfc_again's relation taken out is still checked (its role's, by default),
-    # and the liar is still caught.
+    # A family-v1 file's roles name causes only (the tags example's white_space step makes runs a '-').
+    assert declared_source(1, steps, by_role=False) is None and undeclared(steps, by_role=False) == ["x.nfc", "x.rule"]
+    # The memgate family (family-v2) with norm.nfc_again's relation taken out is still checked (its role's), and
+    # the liar is still caught; tracecheck names a step that says nothing.
     op = OPS["normalize_fact_text"]
     stripped = tuple(Step(s.id, s.title, s.code, s.role, s.param, s.composes, None, s.unicode) for s in op.steps)
     assert sources(type(op)(**{**op.__dict__, "steps": stripped}))["norm.nfc_again"] == ("norm.lowercase", "nfc")
+    liar = _planted("liar", lie=True)
+    own, traced = _answer(liar, "\u01c5")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(OPS, "normalize_fact_text", type(op)(**{**op.__dict__, "steps": stripped}))
+        assert any("norm.nfc_again" in problem for problem in problems("normalize_fact_text", traced, own))
+        unsaid = tuple(Step(s.id, s.title, s.code, "rule" if s.id == "norm.nfc_again" else s.role, s.param,
+                            s.composes, None, s.unicode) for s in op.steps)
+        patch.setitem(OPS, "normalize_fact_text", type(op)(**{**op.__dict__, "steps": unsaid}))
+        stream = io.StringIO()
+        check({"liar": liar}, ["normalize_fact_text"], 5, seed=1, stream=stream)
+        assert "norm.nfc_again say(s) nothing of the step before" in stream.getvalue(), stream.getvalue()
 
 
 def test_the_relations_hold_up_to_the_rule_and_the_unicode_version() -> None:

@@ -72,6 +72,8 @@ class Fake:
         self.description: dict[str, Any] = {}
 
     def call(self, op_name: str, args: dict[str, Any]) -> dict[str, Any]:
+        if op_name == "unicode_versions":  # a run asks every implementation that serves it (this one serves all)
+            return {"ok": "{}"}
         assert op_name == OP, op_name
         return {"ok": self.fn(args["text"])}
 

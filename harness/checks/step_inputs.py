@@ -14,7 +14,9 @@ pieces that each change one step of normalize_fact_text (and of the ops that nor
 * ``nfc_again``: a capital and a mark whose lowercase composes where the capital does not (``W`` U+030A to
   U+1E98: the lowercase is not NFC, so the step after the lowercase changes it);
 * ``white_space`` and ``edges``: runs of White_Space, edge punctuation at both ends;
-* ``line_breaks``: the contract's line breaks (build_dedup_context's split, trim and join).
+* ``line_breaks``: the contract's line breaks (build_dedup_context's split, trim and join);
+* build_dedup_context's ids equal but for case, normalization form or width, and now and then a member whose key
+  is escaped or odd (an escaped lone surrogate in a key: invalid_json).
 
 Deterministic for a seed; no Hypothesis, so the same inputs run wherever the harness runs.
 """
@@ -83,9 +85,24 @@ def text(rng: random.Random) -> str:
     return head + "".join(pieces) + tail
 
 
+# Ids equal but for case, for normalization form, for width (issue 53 item 2): ctx.skip_duplicate compares them
+# exactly, so each pair is two lines.
+IDS = ("a", "A", "\u00e9", "e\u0301", "\uff41", "a\u2028b", "b")
+# Members an item may carry beside id and text, the contract ignores them, but their keys are JSON strings all the
+# same: an escaped lone surrogate in a key is invalid_json (the strict parser walks keys as well as values).
+ODD_KEYS = ("\u00e9", "k\u0000y", "\u2028", "\ud800")
+
+
 def _items(rng: random.Random, count: int) -> str:
-    return json.dumps([{"id": rng.choice(("a", "b", "A", "a\u2028b", f"i{n}")), "text": text(rng)}
-                       for n in range(count)], ensure_ascii=rng.random() < 0.5)
+    items: list[dict[str, Any]] = []
+    odd = False
+    for _ in range(count):
+        item: dict[str, Any] = {"id": rng.choice(IDS), "text": text(rng)}
+        if rng.random() < 0.1:
+            item[rng.choice(ODD_KEYS)] = 1
+            odd = True
+        items.append(item)
+    return json.dumps(items, ensure_ascii=odd or rng.random() < 0.5)  # a lone surrogate only as an escape
 
 
 def example(op: str, rng: random.Random) -> dict[str, Any] | None:

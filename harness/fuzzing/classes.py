@@ -45,6 +45,7 @@ from harness.classes.book import ClassBook
 from harness.classes.key import ClassKey, class_step
 from harness.classes.record import ClassRecord, Extent, Swept
 from harness.classes.replay import replay_command
+from harness.differential.counterfactual import length, rewrite
 from harness.differential.counterfactual.skew import masked, share_steps
 from harness.differential.explain import Found, Share, code_points, name_shares
 from harness.differential.outcomes import divergent, oracle_of, outcome_shape
@@ -65,6 +66,14 @@ CALL_LIMIT = 64  # members explained per group at most, the samples included: th
 _ORDER = {template.name: number for number, template in enumerate(TEMPLATES)}
 
 Runs = list[tuple[str, int, int]]  # (template, first index, last index), members of a group in runs
+
+
+def prepare() -> None:
+    """The classifier's tables of every code point built ahead of the first member explained (the parts of canonical
+    decompositions, the stable stand-ins by shape and length: 0.3 s on an idle machine, on first use): the sweep
+    builds them in a thread while its chunks run, once one has disagreed (harness/fuzzing/sweep.py)."""
+    rewrite.composing_parts()
+    length.same_shape("a")
 
 
 def hint(template: str, index: int, versions: tuple[str, ...] = ()) -> str:

@@ -30,6 +30,7 @@ import hashlib
 import json
 import os
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -648,6 +649,7 @@ def _sweep_into(checkpoint: Path, settings: Settings, pending: list[Chunk], work
     done = sum(r["values"] for r in sweep.results)
     divergent = sum(disagreeing(r) for r in sweep.results)
     fresh_values = 0
+    preparing: list[threading.Thread] = []
     with checkpoint.open("a", encoding="ascii") as handle:
         try:
             method = pools.start_method()  # the flags are shared with the pool's workers: made the same way
@@ -660,6 +662,9 @@ def _sweep_into(checkpoint: Path, settings: Settings, pending: list[Chunk], work
                 done += result["values"]
                 fresh_values += result["values"]
                 divergent += disagreeing(result)
+                if divergent and not preparing:  # the classifier's tables, built while the chunks run
+                    preparing.append(threading.Thread(target=classes.prepare, name="sweep-prepare", daemon=True))
+                    preparing[0].start()
                 progress.update(done, _progress_text(progress, done, fresh_values, divergent, len(settings.impls)))
                 if not _take_out(sweep, result, out, stream):
                     sweep.stopped = "fewer than two implementations were left"

@@ -3,14 +3,19 @@
 Examples are grouped per (op, the implementations that disagree, their outcome kinds) and classified on a
 sample: the first CLASSIFY_FIRST of a group, then one in CLASSIFY_EVERY while every classified one had one
 cause (a campaign samples by each example's place in the seed's stream instead, ``campaign_classifies``,
-so that shards together classify what one run would). An example is classified only when it comes again
-alone (the reproduction gate, harness/differential/verdict.py). Each share of the first sighting of a
-signature is shrunk to a minimal witness (harness/classes/shrink.py), named again on it, and filed in the
-run's ``ClassBook`` (one class per key, grown when a sighting names more implementations); later sightings
-are counted under the classes their first witness shrank to. A sighting is a ``ClassRecord`` at once
-(``of_sighting``); a class keeps its first witness, and the witness of the sighting that made it grow. Each
-class's expected-list coverage is worked out when its witness is first shown (``examine.worked_out``, then
-``expected.covered``: a new record, never a change to one).
+so that shards together classify what one run would), and besides, whatever the sample says, the first example
+of each signature of its group (harness/classes/signature.py: what its difference looks like, worked out with
+no call). An example is classified only when it comes again alone (the reproduction gate,
+harness/differential/verdict.py). Each share of the first example of a classification (its shares' causes) is
+shrunk to a minimal witness (harness/classes/shrink.py), named again on it, and filed in the run's ``ClassBook``
+(one class per key, grown when a sighting names more implementations); later examples so classified are counted
+under the classes its witness shrank to. A class met on a smaller input while shrinking (shrink's ``Elsewhere``)
+is filed too, shrunk in its own class; a witness with such a class one removal away holds that class's
+difference as well and is split: its sighting is counted under the classes beside it, and it is no class of its
+own (after that, examples of its classification are told apart by signature too). A sighting is a
+``ClassRecord`` at once (``of_sighting``); a class keeps its first witness, and the witness of the sighting that
+made it grow. Each class's expected-list coverage is worked out when its witness is first shown
+(``examine.worked_out``, then ``expected.covered``: a new record, never a change to one).
 """
 
 from __future__ import annotations

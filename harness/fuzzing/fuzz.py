@@ -4,7 +4,9 @@ implementation by worker processes (one per core), until a time budget is spent.
 
 Each disagreeing input is classified by the counterfactual classifier; the first input of each class
 (op, the implementations that disagree, cause, detail) is shrunk to a minimal
-witness and reported, new or expected; later ones are counted. A class is *expected* when every
+witness and reported, new or expected; later ones are counted (which ones are classified: a sample, and the
+first of each signature, harness/classes/sightings.py; a batch returns its group's first KEEP_PER_KEY and the first
+of each other signature). A class is *expected* when every
 implementation that disagrees lists its op, cause and detail in ``expected/<impl>.json``.
 
 Inputs an implementation's host cannot hold (see Implementation.can_express) are not sent to it and

@@ -187,3 +187,14 @@ def test_a_run_that_disagrees_the_same_way_classifies_no_more(tokenize: Op, monk
     sightings = _run(_impls(frozenset({"marks"})), list(zip(texts, places, strict=True)))
     assert [(r.cause, r.detail) for r in sightings.divergences] == [("rule_difference", "oracle-only")]
     assert len(calls) <= 6, len(calls)  # the first of the group, and one per new signature
+
+
+def test_a_classification_that_split_is_told_apart_by_signature(tokenize: Op) -> None:
+    """A token too long in bytes after a paragraph separator is rule_difference divergent-only to the classifier,
+    as the witness holding both differences was: counted under that one's classes (the marks'), the length rule
+    was lost. Planted: later examples of a classification that split counted under its first one's classes
+    whatever their signature: the length class missing; failed."""
+    mixed = "\u00c5\u030a\u0302\u20d7Caaaaa"
+    sightings = _run(_impls(), [(mixed, (0, 0)), ("\u2029\u039f\u0394\u039f\u03a3\u039f\u0394\u039f", (0, 1))])
+    classes = _classes(sightings)
+    assert classes == {"length": ("length_rule", None), "marks": ("rule_difference", "oracle-only")}, classes

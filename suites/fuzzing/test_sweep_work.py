@@ -12,6 +12,7 @@ The differences come from suites/fuzzing/split_testee.py, run in this process be
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -84,7 +85,9 @@ def test_build_assigns_runs_without_a_call_per_run(monkeypatch: pytest.MonkeyPat
     group (the classifier's calls, each member's gate and shares) and calls ``assigned`` only for a piece that holds
     an explained member or a code point whose Unicode data differs between the versions read (none here), never
     once per run (over 5,000 runs). Planted: every piece's source looked up by ``assigned`` (the old loop): 6,073
-    calls for 377 members explained, failed; every member of a group explained: 10,922 calls for 23 groups, failed."""
+    calls for 377 members explained, failed; every member of a group explained: 10,922 calls for 23 groups, failed.
+    And the classifier's probes are asked once each (``_Remembered``). Planted: the probes sent to the testees
+    themselves: 1,088 calls made again (377 members explained), failed."""
     opened = _opened(split_testee._thirds)
     run = sweep.SweepRun(sweep.Settings(tuple(opened), ("alone",), 0, 0x10FFFF, (1, 1)))
     for start in range(0, 4 * sweep.CHUNK, sweep.CHUNK):
@@ -93,9 +96,20 @@ def test_build_assigns_runs_without_a_call_per_run(monkeypatch: pytest.MonkeyPat
     assert sum(len(runs) for runs in groups.values()) > 5_000
     explained = _counting(monkeypatch, classes, "gate_shape")  # once per member explained, before its shares
     looked_up = _counting(monkeypatch, classes, "assigned")
+    asked: list[str] = []  # what the split testee was asked one call at a time (the gate's and the probes')
+    real_call = opened["split"].call
+
+    def call(op: str, args: dict[str, Any]) -> Any:
+        asked.append(json.dumps([op, args], sort_keys=True))
+        return real_call(op, args)
+
+    monkeypatch.setattr(opened["split"], "call", call)
     ledger: Ledger = run.ledger()
     found = classes.build(groups, opened, unicode_versions_of(opened), ledger=ledger)
     assert found and ledger.classified + ledger.not_reproduced + ledger.mixed == ledger.disagreeing > 10_000
     assert 0 < explained[0] <= classes.CALL_LIMIT * len(groups), (explained[0], len(groups))
     # an explained member inside a run: the pieces before it, of it and after it
     assert looked_up[0] <= 3 * explained[0], (looked_up[0], explained[0])
+    # the probes' answers kept for the build (the same stand-ins and plain inputs, member after member): a call made
+    # again is a gate's, asking whether a member comes again alone
+    assert len(asked) - len(set(asked)) <= explained[0], (len(asked), len(set(asked)), explained[0])

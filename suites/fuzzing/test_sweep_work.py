@@ -113,3 +113,15 @@ def test_build_assigns_runs_without_a_call_per_run(monkeypatch: pytest.MonkeyPat
     # the probes' answers kept for the build (the same stand-ins and plain inputs, member after member): a call made
     # again is a gate's, asking whether a member comes again alone
     assert len(asked) - len(set(asked)) <= explained[0], (len(asked), len(set(asked)), explained[0])
+
+
+def test_the_classifiers_tables_are_built_ahead() -> None:
+    """``classes.prepare`` (run by the sweep in a thread while its chunks run) builds the classifier's tables of
+    every code point, so that the first member explained does not. Planted: prepare doing nothing, failed."""
+    from harness.differential.counterfactual import length, rewrite
+
+    tables = (rewrite.composing_parts, length._pools, length._joining)
+    for table in tables:
+        table.cache_clear()
+    classes.prepare()
+    assert [table.cache_info().currsize for table in tables] == [1, 1, 1]

@@ -7,7 +7,7 @@ and compares each answer with the oracle's answer for the same arguments: an ans
 it (or that differs from the oracle whatever the order) is named with the values sent before it.
 
 Generic over the op registry: the other arguments are each parameter's default, else its kind's plain value
-(``registry.PLAIN_VALUES``); an op with a parameter that has neither is not checked, and says so.
+(``registry.plain_args``); an op with a parameter that has neither is not checked, and says so.
 """
 
 from __future__ import annotations
@@ -17,38 +17,12 @@ from typing import Any
 
 from harness.differential.outcomes import outcome, same_outcome
 from harness.model import registry
-from harness.model.registry import Op
+from harness.model.hostvalues import EQUAL_BY_VALUE, orders, shown
+from harness.model.registry import plain_args
 from harness.testees.errors import answered
 from harness.testees.fanout import expressible, serving
 from harness.testees.impls import oracle as oracle_name
 from harness.testees.testee import Response, Testee
-
-# Values equal to Python's == (and hashing alike), of different host types.
-EQUAL_BY_VALUE: tuple[tuple[Any, ...], ...] = ((True, 1, 1.0), (False, 0, 0.0, -0.0))
-
-
-def orders(group: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-    """Every rotation of ``group`` and of its reverse: each value comes first once, and after each other one."""
-    turned = [group[i:] + group[:i] for i in range(len(group))]
-    backwards = tuple(reversed(group))
-    return turned + [backwards[i:] + backwards[:i] for i in range(len(backwards))]
-
-
-def base_args(op: Op) -> dict[str, Any] | None:
-    """The other arguments: each parameter's default, else its kind's plain value; None if one has neither."""
-    args: dict[str, Any] = {}
-    for param in op.params:
-        if not param.required:
-            args[param.name] = param.default
-        elif param.kind in registry.PLAIN_VALUES:
-            args[param.name] = registry.PLAIN_VALUES[param.kind]
-        else:
-            return None
-    return args
-
-
-def shown(value: Any) -> str:
-    return "-0.0" if isinstance(value, float) and value == 0 and str(value).startswith("-") else repr(value)
 
 
 @dataclass
@@ -73,7 +47,7 @@ def check(opened: dict[str, Testee], ops: list[str] | None = None) -> Report:
             report.unchecked.append(f"{op_name}: served by {len(impls)} of these, the oracle {oracle} "
                                     f"{'among them' if oracle in impls else 'not among them'}")
             continue
-        base = base_args(op)
+        base = plain_args(op)
         if base is None:
             report.unchecked.append(f"{op_name}: a parameter has no default and no plain value for its kind")
             continue

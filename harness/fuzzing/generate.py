@@ -25,6 +25,7 @@ from harness.differential.strategies import (
     CASE_ODDITIES,
     COMBINING,
     LINE_BREAKS,
+    LOOKALIKE_IDS,
     MALFORMED_JSON,
     QUOTES_DASHES,
     SIGMA_CONTEXTS,
@@ -35,8 +36,9 @@ from harness.differential.strategies import (
 )
 from harness.model import json_grammar
 from harness.model.contract_sets import EDGE_PUNCTUATION, NEAR_WHITE_SPACE, WHITE_SPACE
+from harness.model.hostvalues import EQUAL_BY_VALUE, orders, type_twins
 from harness.model.json_texts import NUMBER_TEXTS, RESTYLES, midpoint_neighbour, restyle
-from harness.model.registry import OPS
+from harness.model.registry import OPS, plain_args
 
 WORDS = ["user", "likes", "tea", "Coffee", "LISBON", "porto", "dark mode", "30", "-5%", "#x", "ΟΔΟΣ", "İstanbul"]
 _WHITE = sorted(WHITE_SPACE)
@@ -45,6 +47,10 @@ _EDGE = sorted(EDGE_PUNCTUATION)
 _SURROGATES = ["\ud800", "\udbff", "\udc00", "\udfff", "\ud83d"]
 _NOT_TEXT = [42, None, 1.5, True, [], {}]
 _NUMBER_TEXTS = [text for _, text in NUMBER_TEXTS]
+# Ids as callers write them, with ids equal but for case, normalization form or width (strategies.LOOKALIKE_IDS).
+_CANDIDATE_IDS = ["a", "b", "c", "m1", " ", *LOOKALIKE_IDS]
+_SECTION_IDS = ["a", "b", "a ", "x]", "[y", " ", *LOOKALIKE_IDS]
+TWIN_RATE = 0.01  # inputs followed by their type twins (Inputs.batch)
 
 
 class Inputs:
@@ -52,6 +58,7 @@ class Inputs:
 
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
+        self.twin_rng = random.Random(seed * 31 + 7)  # the type twins' own draws (batch)
         self.recent = recent_characters()
         self.recent_cased = recent_cased_characters()
         self.recent_nfc = recent_nfc_sequences()
@@ -149,7 +156,7 @@ class Inputs:
         """A candidate object; now and then one or more fields of the wrong shape, so that the order in
         which a candidate's fields are checked shows."""
         r = self.rng
-        item: dict[str, Any] = {"id": r.choice(["a", "b", "c", "m1", " "]) if r.random() < 0.7 else self.text(False)}
+        item: dict[str, Any] = {"id": r.choice(_CANDIDATE_IDS) if r.random() < 0.7 else self.text(False)}
         if r.random() < 0.9:
             item["text"] = text()
         if r.random() < 0.6:
@@ -188,7 +195,7 @@ class Inputs:
             for _ in range(r.randint(0, 6)):
                 item: dict[str, Any] = {}
                 if r.random() < 0.9:
-                    item["id"] = r.choice(["a", "b", "a ", "x]", "[y", " "]) if r.random() < 0.5 else \
+                    item["id"] = r.choice(_SECTION_IDS) if r.random() < 0.5 else \
                         (self.text(False) if r.random() < 0.9 else None)
                 if r.random() < 0.9:
                     item["text"] = self.text(False) if r.random() < 0.95 else None
@@ -288,7 +295,36 @@ class Inputs:
         return self.generic(op_name)
 
     def batch(self, op_name: str, size: int) -> list[dict[str, Any]]:
-        return [self.args(op_name) for _ in range(size)]
+        """``size`` inputs; now and then an input is followed by its type twins (a parameter's value replaced by
+        the values equal to it under == but of another host type: True, 1, 1.0), and the batch ends with a few
+        of the op's plain arguments with one parameter set to such values in some order, part of the order in
+        this batch and the rest left to the batches after it (the plain arguments recur): a host that memoizes
+        by == answers a later twin with an earlier one's answer. The twins are drawn from a generator of their
+        own, so the other inputs are the ones the seed always gave, in the same places, until a twin takes one."""
+        out: list[dict[str, Any]] = []
+        while len(out) < size:
+            args = self.args(op_name)
+            out.append(args)
+            if self.twin_rng.random() < TWIN_RATE:
+                out.extend(self._twins(args))
+        plain = self._plain_twins(op_name)
+        return out[:size - len(plain)] + plain if len(plain) < size else out[:size]
+
+    def _twins(self, args: dict[str, Any]) -> list[dict[str, Any]]:
+        names = [name for name, value in args.items() if type_twins(value)]
+        if not names:
+            return []
+        name = self.twin_rng.choice(names)
+        return [{**args, name: value} for value in type_twins(args[name])]
+
+    def _plain_twins(self, op_name: str) -> list[dict[str, Any]]:
+        base = plain_args(OPS[op_name])
+        if base is None or not base:
+            return []
+        r = self.twin_rng
+        name = r.choice(sorted(base))
+        order = r.choice(orders(r.choice(EQUAL_BY_VALUE)))
+        return [{**base, name: value} for value in order[:r.randint(1, len(order))]]
 
 
 def dumps(value: Any) -> str:

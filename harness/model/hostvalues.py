@@ -111,3 +111,29 @@ def encode_args(args: dict[str, Any]) -> dict[str, Any]:
 
 def decode_args(args: dict[str, Any]) -> dict[str, Any]:
     return {name: decode(value) for name, value in args.items()}
+
+
+# ---- values equal to Python's == (hashing alike) but of different host types ---------------------------------------
+
+EQUAL_BY_VALUE: tuple[tuple[Any, ...], ...] = ((True, 1, 1.0), (False, 0, 0.0, -0.0))
+
+
+def shown(value: Any) -> str:
+    """A host value as a caller would write it, telling -0.0 from 0.0."""
+    return "-0.0" if isinstance(value, float) and value == 0 and math.copysign(1.0, value) < 0 else repr(value)
+
+
+def orders(group: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    """Every rotation of ``group`` and of its reverse: each value comes first once, and after each other one."""
+    turned = [group[i:] + group[:i] for i in range(len(group))]
+    backwards = tuple(reversed(group))
+    return turned + [backwards[i:] + backwards[:i] for i in range(len(backwards))]
+
+
+def type_twins(value: Any) -> list[Any]:
+    """The values equal to ``value`` under == but of another host type (or sign of zero): ``True`` -> ``[1, 1.0]``;
+    none for a value outside EQUAL_BY_VALUE. A host that memoizes by == answers them all alike."""
+    for group in EQUAL_BY_VALUE:
+        if any(shown(value) == shown(member) and type(value) is type(member) for member in group):
+            return [member for member in group if shown(member) != shown(value) or type(member) is not type(value)]
+    return []

@@ -98,6 +98,20 @@ PLAIN_VALUES: dict[str, Any] = {"text": "plain text", "embedding_json": "null", 
                                 "section_json": "null", "threshold": 0.85, "mode": "auto", "force": False, "cap": 30}
 
 
+def plain_args(op: Op) -> dict[str, Any] | None:
+    """Arguments every implementation takes alike: each parameter's default, else its kind's plain value
+    (PLAIN_VALUES); None where a parameter has neither (a kind of another family)."""
+    args: dict[str, Any] = {}
+    for param in op.params:
+        if not param.required:
+            args[param.name] = param.default
+        elif param.kind in PLAIN_VALUES:
+            args[param.name] = PLAIN_VALUES[param.kind]
+        else:
+            return None
+    return args
+
+
 def is_boundary_host_value(kind: str, value: Any) -> bool:
     """Whether a host value is at a host boundary for its parameter kind: the wrong host type, or a value
     a binding's conversion can coerce (a lone surrogate, a negative or huge number, a fraction, NaN)."""

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from harness.checks import host_order
-from harness.model.registry import OPS
+from harness.model.hostvalues import EQUAL_BY_VALUE, orders, shown, type_twins
+from harness.model.registry import OPS, plain_args
 from harness.testees.impls import get_impl
 from suites.fake_impl import declare
 
@@ -29,14 +30,14 @@ def _checked(opened: dict, ops: list[str]) -> host_order.Report:
 
 
 def test_every_value_of_a_group_comes_first_and_after_every_other() -> None:
-    for group in host_order.EQUAL_BY_VALUE:
-        found = host_order.orders(group)
-        assert {host_order.shown(order[0]) for order in found} == set(map(host_order.shown, group))
-        shown = [[host_order.shown(value) for value in order] for order in found]
-        for a in map(host_order.shown, group):  # each value is sent after each other one in some order
-            for b in map(host_order.shown, group):
+    for group in EQUAL_BY_VALUE:
+        found = orders(group)
+        assert {shown(order[0]) for order in found} == set(map(shown, group))
+        written = [[shown(value) for value in order] for order in found]
+        for a in map(shown, group):  # each value is sent after each other one in some order
+            for b in map(shown, group):
                 if a != b:
-                    assert any(a in order and b in order[order.index(a) + 1:] for order in shown), (a, b)
+                    assert any(a in order and b in order[order.index(a) + 1:] for order in written), (a, b)
 
 
 def test_a_faithful_testee_passes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -58,11 +59,18 @@ def test_a_testee_that_memoizes_by_equality_is_named(tmp_path: Path, monkeypatch
 
 def test_a_memo_warmed_before_the_check_is_still_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     opened = _opened(tmp_path, monkeypatch, "memoize")
-    base = host_order.base_args(OPS["decide_write"])
+    base = plain_args(OPS["decide_write"])
     assert base is not None
     assert "ok" in opened["double"].call("decide_write", {**base, "force": True})  # the cache holds True's answer
     report = _checked(opened, ["decide_write"])
     assert any("(force=1)" in line for line in report.problems), report.problems[:5]
+
+
+def test_type_twins_are_the_equal_values_of_other_types() -> None:
+    assert type_twins(True) == [1, 1.0] and type_twins(1.0) == [True, 1]
+    assert list(map(shown, type_twins(0.0))) == ["False", "0", "-0.0"]
+    assert list(map(shown, type_twins(-0.0))) == ["False", "0", "0.0"]
+    assert type_twins(2) == [] and type_twins("1") == [] and type_twins(None) == []
 
 
 def test_an_op_whose_parameter_has_no_plain_value_is_not_checked_and_says_so(

@@ -45,16 +45,6 @@ SWEPT = (0x0000, 0x05FF)  # Latin-1 (the length rule), combining marks (Mn), U+0
 
 # Issue 51's "Done when", not met yet (docs/implementers.md, the tokens walk-through): strict, so the day the harness
 # does it these fail as XPASS and the mark must go.
-SWEEP_GAP = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "issue 51 open: a letter new since the box's Unicode at the head of a 12-code-point token carries both the skew "
-    "and the byte rule (known to the box, its token would be 13 bytes); the skew peel leaves the length difference, "
-    "so the sweep files U+0558, U+058B, U+058C of that template under length_rule, not the skew"))
-FUZZ_GAP = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "issue 51 open: the seeded fuzz run's only input with the byte rule alone is not among the inputs the campaign "
-    "classifies (harness/classes/sightings.py samples), and its bytes-and-marks witnesses keep both differences "
-    "(a two-byte mark has no shorter stand-in): no class whose witness is the length rule alone"))
-
-
 @pytest.fixture(scope="module")
 def requirement(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     """The folders to put on PYTHONPATH for the family's ``requires``: none where this interpreter has them, else
@@ -224,7 +214,6 @@ def test_diff_names_each_planted_difference(outside: tuple[Path, dict[str, str]]
     assert done.returncode == 0 and json.loads(done.stdout)["divergences"] == [], done.stdout  # one JSON value
 
 
-@FUZZ_GAP
 def test_fuzz_finds_one_class_per_planted_difference(outside: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
     _, env = outside
     report = tmp_path / "fuzz.json"
@@ -258,7 +247,6 @@ def _holds_each_set(report: Path, letters: Iterable[int]) -> None:
         assert _code_points(found) == wanted[cause], (cause, sorted(_code_points(found) ^ wanted[cause])[:20])
 
 
-@SWEEP_GAP
 def test_sweep_finds_exactly_the_planted_characters(outside: tuple[Path, dict[str, str]], tmp_path: Path,
                                                    reference_letters: dict[str, Any]) -> None:
     _, env = outside
@@ -285,7 +273,6 @@ def _other_pythons() -> dict[str, str]:
 OTHER_PYTHONS = _other_pythons()
 
 
-@SWEEP_GAP
 @pytest.mark.slow  # a sweep per other Python (about 20 s each)
 @pytest.mark.parametrize("version", sorted(OTHER_PYTHONS) or [pytest.param("none", marks=pytest.mark.skip(
     reason="no other CPython 3.11+ with another unicodedata here"))])

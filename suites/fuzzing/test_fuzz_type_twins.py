@@ -1,0 +1,55 @@
+"""The fuzzer sends host values by type (issue 53 item 3): an input now and then followed by its type twins (True,
+then 1 and 1.0 with the other arguments the same), and each batch ending with the op's plain arguments under such
+values, part of an order left to later batches; a testee that memoizes by == is found."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from harness.classes.expected import load
+from harness.fuzzing import generate
+from harness.fuzzing.fuzz import fuzz
+from harness.model.hostvalues import shown, type_twins
+from harness.testees.impls import get_impl
+from suites.fake_impl import declare
+
+
+def test_a_batch_keeps_its_size_and_holds_twins_in_it_and_at_its_end() -> None:
+    batch = generate.Inputs(5).batch("decide_write", 1000)
+    assert len(batch) == 1000
+    twins = [i for i in range(1, len(batch)) if any(
+        name in batch[i - 1] and type_twins(batch[i - 1][name]) and shown(value) in map(shown, type_twins(
+            batch[i - 1][name])) and {k: v for k, v in batch[i].items() if k != name} ==
+        {k: v for k, v in batch[i - 1].items() if k != name} for name, value in batch[i].items())]
+    assert len(twins) >= 3, len(twins)
+    plain = generate.plain_args(generate.OPS["decide_write"])
+    assert plain is not None
+    assert {k: v for k, v in batch[-1].items() if k in plain} .keys() == plain.keys()
+    assert sum(1 for args in batch[-4:] if all(shown(args[k]) == shown(v) for k, v in plain.items()
+                                               if k in args and not type_twins(args[k]))) >= 1
+
+
+def test_the_other_inputs_stay_where_the_seed_put_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    with_twins = generate.Inputs(11).batch("normalize_fact_text", 300)
+    monkeypatch.setattr(generate, "TWIN_RATE", 0.0)
+    monkeypatch.setattr(generate.Inputs, "_plain_twins", lambda self, op: [])
+    without = generate.Inputs(11).batch("normalize_fact_text", 300)
+    first = next((i for i, (a, b) in enumerate(zip(with_twins, without, strict=True)) if a != b), 300)
+    assert with_twins[:first] == without[:first] and first > 0
+
+
+def test_a_testee_that_memoizes_by_equality_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    declare(tmp_path, name="double", bug="memoize")
+    monkeypatch.setenv("PARITY_IMPLEMENTATIONS", str(tmp_path))
+    opened = {"reference": get_impl("reference"), "double": get_impl("double")}
+    try:
+        result = fuzz(opened, load(list(opened)), seconds=float("inf"), seed=3, ops=["decide_write"], workers=1,
+                      max_examples=4000, stream=io.StringIO())
+    finally:
+        for testee in opened.values():
+            testee.close()
+    assert result.new and all(d.key.op == "decide_write" for d in result.new), result.new
+    assert any(d.key.detail in ("force", "threshold") for d in result.new)

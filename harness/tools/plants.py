@@ -347,7 +347,25 @@ PLANTS = [
                "        ? value.$codepoints.map((p) => String.fromCodePoint(p)).join('') : value))));\n"), ())),
 ]
 
-PLANTS += BASELINE_PLANTS + SHAPE_PLANTS
+# Issue 53's inputs no generator made (numbers at their widths' edges, strings where they hide), one plant each,
+# unnarrowed like the baseline.
+_U64 = "    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Value, E> {\n"
+EDGE_PLANTS = [
+    _baseline("core: JSON integers from 2^63 to 2^64 - 1 read through the signed path", "rust", GATE,
+              "float_rounding",
+              _core("core-u64-through-i64", "core/src/json.rs",
+                    _U64 + "        Ok(Value::Number(v as f64))\n",
+                    _U64 + "        Ok(Value::Number(v as i64 as f64))\n")),
+    _baseline("core: a number between f32::MAX and the midpoint to 2^128 refused", "rust", GATE, "float_rounding",
+              _core("core-f32-max-strict", "core/src/write_gate.rs", "                if !f.is_finite() {\n",
+                    "                if !f.is_finite() || x.abs() > f64::from(f32::MAX) {\n")),
+    _baseline("reference: dedup ids compared without case", "reference", CTX, "rule_difference",
+              _ref("ids-without-case", "dedup_context.py", "        if item_id in seen:\n",
+                   "        if item_id.casefold() in {s.casefold() for s in seen}:\n")),
+    _baseline("reference: object keys not walked for escaped lone surrogates", "reference", CTX, "json_strictness",
+              _ref("keys-not-walked", "strict_json.py", "            stack.extend(item.keys())\n", "")),
+]
+PLANTS += BASELINE_PLANTS + SHAPE_PLANTS + EDGE_PLANTS
 
 CAP_WRAP = "function buildDedupContext(topicalJson, pinnedJson, recentJson, cap) {\n"
 

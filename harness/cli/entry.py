@@ -117,6 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     quiet = list(itertools.takewhile(lambda word: word in QUIET, argv))  # -q before the command (the README)
     if quiet:
         argv = argv[len(quiet):]
+        if argv and argv[0] in ("-h", "--help", "help", "-V", "--version"):
+            return main(argv)  # `-q --help`: the help (or the version) as without -q; there is no verdict to keep
         commands = _harness_commands()
         if not argv or argv[0] not in commands:
             given = repr(argv[0]) if argv else "nothing"

@@ -8,7 +8,6 @@ the numbers checked, the command looked up and run (``-q``: its verdict line alo
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import itertools
 import os
 import sys
@@ -16,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.cli import commands, reports
-from harness.cli.commands.command import QUIET_HELP, Command, Parser
+from harness.cli.commands.command import QUIET_HELP, Parser
 from harness.model import envelope
 from harness.model import paths as project_paths
 from harness.model.status import AGREE, FOUND, INTERNAL, INTERRUPTED, SHORT, STATUSES, CommandError, UsageError
@@ -48,24 +47,8 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser, metavar="COMMAND",
                                 help="one of the commands below, by use (COMMAND --help: its options)")
     for command in commands.COMMANDS.values():
-        (_WithoutAProject.of(command) if project_paths.PROBLEM else command).add_to(sub)
+        command.add_to(sub)
     return parser
-
-
-class _WithoutAProject(Command):
-    """A command whose help is shown where there is no project (``--help`` needs none): its accepted names list the
-    ops, and say that the implementations are the project's, instead of reading declarations that are not there."""
-
-    @classmethod
-    def of(cls, command: Command) -> _WithoutAProject:
-        return cls(**{field.name: getattr(command, field.name) for field in dataclasses.fields(command)})
-
-    def accepted(self) -> str:
-        from harness.model.registry import OPS
-
-        lines = [f"ops: {', '.join(OPS)}", "implementations: those the project declares (no project found here; "
-                 "--project DIR names one)"]
-        return "\n".join(lines + (self.accepts() if self.accepts is not None else []))
 
 
 def check_budgets(args: argparse.Namespace) -> None:

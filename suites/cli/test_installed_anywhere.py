@@ -95,3 +95,31 @@ def test_help_without_a_project_lists_the_ops_and_says_where_implementations_com
     assert ended.value.code == 0
     out = capsys.readouterr().out
     assert "ops: " in out and "implementations: those the project declares" in out, out
+
+
+@pytest.mark.parametrize("argv", [["-q", "--help"], ["--quiet", "-h"], ["-q", "help"]])
+def test_memgate_parity_q_then_help_prints_the_help(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert entry.main(argv) == AGREE
+    out = capsys.readouterr().out
+    assert out == entry.usage() + "\n" and "harness commands (python -m harness COMMAND):" in out, out
+
+
+def test_help_without_a_project_reads_no_declarations(monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Each command's help where no project is found: Command.accepted itself says the implementations are the
+    project's (reading them would fail: there is no implementations/ to read)."""
+    from harness.cli import commands
+    from harness.testees import impls
+
+    def no_declarations() -> list[str]:
+        raise impls.DeclarationError("no project: nothing to read")
+
+    monkeypatch.setattr(paths, "PROBLEM", "no project found from /nowhere up")
+    monkeypatch.setattr(impls, "names", no_declarations)
+    for command in commands.COMMANDS.values():
+        accepted = command.accepted()
+        assert "implementations: those the project declares (no project found here" in accepted, command.name
+    with pytest.raises(SystemExit) as ended:
+        entry.main(["fuzz", "--help"])
+    assert ended.value.code == 0
+    assert "ops: " in capsys.readouterr().out

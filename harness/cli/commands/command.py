@@ -76,11 +76,15 @@ class Command:
         return parser
 
     def accepted(self) -> str:
-        """The names it accepts, for its help: ops, implementations (and what ``accepts`` adds)."""
+        """The names it accepts, for its help: ops, implementations (and what ``accepts`` adds). Help needs no
+        project: where none is found, the implementations are said to be the project's, not read."""
+        from harness.model import paths
         from harness.model.registry import OPS
         from harness.testees import impls
 
-        lines = [f"ops: {', '.join(OPS)}", f"implementations: {', '.join(impls.names())}"]
+        declared = ("those the project declares (no project found here; --project DIR names one)"
+                    if paths.project_problem() else ", ".join(impls.names()))
+        lines = [f"ops: {', '.join(OPS)}", f"implementations: {declared}"]
         return "\n".join(lines + (self.accepts() if self.accepts is not None else []))
 
 

@@ -27,6 +27,7 @@ from harness.differential.strategies import (
     LINE_BREAKS,
     LOOKALIKE_IDS,
     MALFORMED_JSON,
+    MALFORMED_KEYS,
     QUOTES_DASHES,
     SIGMA_CONTEXTS,
     _similarity,
@@ -37,7 +38,7 @@ from harness.differential.strategies import (
 from harness.model import json_grammar
 from harness.model.contract_sets import EDGE_PUNCTUATION, NEAR_WHITE_SPACE, WHITE_SPACE
 from harness.model.hostvalues import EQUAL_BY_VALUE, orders, type_twins
-from harness.model.json_texts import NUMBER_TEXTS, RESTYLES, midpoint_neighbour, restyle
+from harness.model.json_texts import EDGE_NUMBER_TEXTS, NUMBER_TEXTS, RESTYLES, midpoint_neighbour, restyle
 from harness.model.registry import OPS, plain_args
 
 WORDS = ["user", "likes", "tea", "Coffee", "LISBON", "porto", "dark mode", "30", "-5%", "#x", "ΟΔΟΣ", "İstanbul"]
@@ -46,10 +47,10 @@ _NEAR = sorted(NEAR_WHITE_SPACE)
 _EDGE = sorted(EDGE_PUNCTUATION)
 _SURROGATES = ["\ud800", "\udbff", "\udc00", "\udfff", "\ud83d"]
 _NOT_TEXT = [42, None, 1.5, True, [], {}]
-_NUMBER_TEXTS = [text for _, text in NUMBER_TEXTS]
-# Ids as callers write them, with ids equal but for case, normalization form or width (strategies.LOOKALIKE_IDS).
-_CANDIDATE_IDS = ["a", "b", "c", "m1", " ", *LOOKALIKE_IDS]
-_SECTION_IDS = ["a", "b", "a ", "x]", "[y", " ", *LOOKALIKE_IDS]
+_NUMBER_TEXTS = [text for _, text in NUMBER_TEXTS[:len(NUMBER_TEXTS) - len(EDGE_NUMBER_TEXTS)]]
+_EDGE_NUMBERS = [text for _, text in EDGE_NUMBER_TEXTS]
+EDGE_RATE = 0.5  # number texts replaced by an edge one (json_texts.EDGE_NUMBER_TEXTS)
+LOOKALIKE_RATE = 0.3  # plain ids replaced by an id equal to another but for case, normalization or width
 TWIN_RATE = 0.01  # inputs followed by their type twins (Inputs.batch)
 
 
@@ -58,7 +59,9 @@ class Inputs:
 
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
-        self.twin_rng = random.Random(seed * 31 + 7)  # the type twins' own draws (batch)
+        # The draws added after a seed's inputs were first made (type twins, lookalike ids, edge numbers, keys):
+        # a generator of their own, so that the main one's draws, and the seed's other inputs, stay as they were.
+        self.twin_rng = random.Random(seed * 31 + 7)
         self.recent = recent_characters()
         self.recent_cased = recent_cased_characters()
         self.recent_nfc = recent_nfc_sequences()
@@ -121,7 +124,7 @@ class Inputs:
         if r < 0.85:
             return f"{x:.17g}"
         if r < 0.89:  # texts that expose a wrong float reader (harness/model/json_texts.py)
-            return self.rng.choice(_NUMBER_TEXTS)
+            return self.edge_number(self.rng.choice(_NUMBER_TEXTS))
         if r < 0.93:  # next to a random binary32 rounding midpoint: one binary64 ulp decides
             return midpoint_neighbour(self.rng.getrandbits(31), self.rng.choice((-1, 1)))
         return self.rng.choice(["1e-400", "3.4028235e38", "3.4028236e38", "36893488147419103232", "-0", "0.0", "1E0"])
@@ -145,18 +148,32 @@ class Inputs:
         if r < 0.75:
             return self.vector_json(self.vector(self.rng.randint(1, 6)))
         if r < 0.84:
-            return self.rng.choice(MALFORMED_JSON)
+            return self.malformed(self.rng.choice(MALFORMED_JSON))
         if r < 0.88:
             return json_grammar.text(self.rng)
         if r < 0.97:
             return self.rng.choice(["[]", "{}", "[true]", '["1"]', "[null]", "3", '"x"'])
         return self.rng.choice([None, 7, True])
 
+    def edge_number(self, text: str) -> str:
+        """``text``, or now and then a number at a width's or a float format's edge (from the twins' generator)."""
+        return self.twin_rng.choice(_EDGE_NUMBERS) if self.twin_rng.random() < EDGE_RATE else text
+
+    def malformed(self, text: str) -> str:
+        """``text``, or now and then a lone surrogate escaped in an object key (from the twins' generator)."""
+        return self.twin_rng.choice(MALFORMED_KEYS) if self.twin_rng.random() < 0.1 else text
+
+    def lookalike(self, plain: str) -> str:
+        """``plain``, or now and then an id equal to another but for case, normalization form or width
+        (strategies.LOOKALIKE_IDS), drawn from the twins' generator: the seed's other draws stay as they were."""
+        return self.twin_rng.choice(LOOKALIKE_IDS) if self.twin_rng.random() < LOOKALIKE_RATE else plain
+
     def candidate(self, text: Callable[[], str], dim: int) -> dict[str, Any]:
         """A candidate object; now and then one or more fields of the wrong shape, so that the order in
         which a candidate's fields are checked shows."""
         r = self.rng
-        item: dict[str, Any] = {"id": r.choice(_CANDIDATE_IDS) if r.random() < 0.7 else self.text(False)}
+        item: dict[str, Any] = {"id": self.lookalike(r.choice(["a", "b", "c", "m1", " "]))
+                                if r.random() < 0.7 else self.text(False)}
         if r.random() < 0.9:
             item["text"] = text()
         if r.random() < 0.6:
@@ -181,7 +198,7 @@ class Inputs:
         if r < 0.85:
             return self.rng.choice(["null", "[]"])
         if r < 0.89:
-            return self.rng.choice(MALFORMED_JSON)
+            return self.malformed(self.rng.choice(MALFORMED_JSON))
         if r < 0.93:
             return json_grammar.text(self.rng)  # the grammar's shapes: escapes before deep nesting, wide objects
         return self.rng.choice(["{}", "[1]", "[null]", '[{"id":"","text":"a"}]', '[{"id":"a","text":5}]',
@@ -195,7 +212,7 @@ class Inputs:
             for _ in range(r.randint(0, 6)):
                 item: dict[str, Any] = {}
                 if r.random() < 0.9:
-                    item["id"] = r.choice(_SECTION_IDS) if r.random() < 0.5 else \
+                    item["id"] = self.lookalike(r.choice(["a", "b", "a ", "x]", "[y", " "])) if r.random() < 0.5 else \
                         (self.text(False) if r.random() < 0.9 else None)
                 if r.random() < 0.9:
                     item["text"] = self.text(False) if r.random() < 0.95 else None
@@ -206,7 +223,7 @@ class Inputs:
         if pick < 0.85:
             return "null"
         if pick < 0.89:
-            return r.choice(MALFORMED_JSON)
+            return self.malformed(r.choice(MALFORMED_JSON))
         if pick < 0.92:
             return json_grammar.text(r)
         if pick < 0.98:

@@ -19,14 +19,23 @@ import random
 from dataclasses import dataclass
 
 from harness.model.json_features import token_gaps
-from harness.model.json_texts import JSON_WHITE_SPACE, NEAR_MISS_WHITE_SPACE, NUMBER_TEXTS, WIDTHS, edge_integer
+from harness.model.json_texts import (
+    EDGE_NUMBER_TEXTS,
+    JSON_WHITE_SPACE,
+    NEAR_MISS_WHITE_SPACE,
+    NUMBER_TEXTS,
+    WIDTHS,
+    edge_integer,
+)
 
 LIMIT = 100  # json.depth: the deepest nesting the contract allows
 DEPTHS = (1, 2, 15, 16, 17, 63, 64, 65, 99, LIMIT, LIMIT + 1, LIMIT + 2, 150)
 SIZES = (0, 1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 300)
 ESCAPED = ('\\"', "\\\\", "\\/", "\\b", "\\f", "\\n", "\\r", "\\t", "\\u0022", "\\u005c", "\\u005B", "\\u007d",
            "\\u0000", "\\u001f", "\\ud83d\\ude00", "\\u00e9")
-_NUMBERS = [text for _, text in NUMBER_TEXTS if math.isfinite(float(text))]  # a valid text: no binary64 overflow
+_LONG_INTEGER = "123456789012345678901234567890"
+_PLAIN_NUMBERS = ["0", "-0", "1", "-1.5e-3", "1E+2", "0.1", _LONG_INTEGER] + [text for _, text in NUMBER_TEXTS[:6]]
+_EDGES = [text for _, text in EDGE_NUMBER_TEXTS if math.isfinite(float(text))]  # a valid text: no binary64 overflow
 BRACKET_RUNS = ("[", "]", "{", "}", "[[[[", "]]]]", "{{{{", "}}}}", "[{" * 20, "]}" * 20, "[" * 120, "]" * 120)
 
 
@@ -63,18 +72,22 @@ def _string(kind: str, rng: random.Random) -> str:
     return '"' + '\\"' + rng.choice(BRACKET_RUNS) + rng.choice(["", '\\"', "\\\\"]) + '"'
 
 
-def _number(rng: random.Random) -> str:
-    """A number of any form: a plain one, a text a wrong float reader misreads, or an integer at or beside a width
-    boundary (json_texts.WIDTHS), either sign, or at a random offset from it."""
-    pick = rng.random()
-    if pick < 0.4:
-        return rng.choice(["0", "-0", "1", "-1.5e-3", "1E+2", "0.1", "123456789012345678901234567890"])
-    if pick < 0.8:
-        return rng.choice(_NUMBERS)
-    return edge_integer(rng.choice(WIDTHS), rng.choice([-1, 0, 1, rng.randint(-(2**20), 2**20)]), rng.random() < 0.3)
+def _number(rng: random.Random, side: random.Random) -> str:
+    """A number of any form: a plain one or a text a wrong float reader misreads (``rng``: the same draws as
+    before the edges were added, so a seed's texts stay what they were), or in place of the long integer an
+    integer at or beside a width boundary (json_texts.WIDTHS), of either sign or at a random offset, or another
+    edge text (``side``: a generator of the text's own)."""
+    text = rng.choice(_PLAIN_NUMBERS)
+    if text != _LONG_INTEGER:
+        return text
+    if side.random() < 0.5:
+        return side.choice(_EDGES)
+    offset = side.choice([-1, 0, 1, side.randint(-(2**20), 2**20)])
+    return edge_integer(side.choice(WIDTHS), offset, side.random() < 0.3)
 
 
-def _object(members: int, duplicate_at: int | None, value: str, string: str, rng: random.Random) -> str:
+def _object(members: int, duplicate_at: int | None, value: str, string: str, rng: random.Random,
+            side: random.Random) -> str:
     keys = [f"k{i}" for i in range(members)]
     if duplicate_at is not None and members >= 2:
         at = min(max(duplicate_at, 1), members - 1)
@@ -82,7 +95,7 @@ def _object(members: int, duplicate_at: int | None, value: str, string: str, rng
         keys[at] = keys[rng.choice([at - 1, 0, min(15, at - 1), rng.randrange(at)])]
     parts = []
     for i, key in enumerate(keys):
-        inner = value if i == members - 1 else (_string(string, rng) if i % 3 == 0 else _number(rng))
+        inner = value if i == members - 1 else (_string(string, rng) if i % 3 == 0 else _number(rng, side))
         parts.append(f'"{key}":{inner}')
     return "{" + ",".join(parts) + "}"
 
@@ -92,12 +105,13 @@ def build(feature: Feature, rng: random.Random) -> str:
     # The strings first, then the nesting: an escaped quote or a run of brackets before deep nesting is where a
     # depth scan that misreads strings goes wrong.
     lead = _string(feature.string, rng)
+    side = random.Random(feature.slug)  # the edge numbers' draws: none taken from ``rng``
     core = lead if feature.depth == 0 else _string(feature.string, rng)
     wide_at = rng.randint(1, max(1, feature.depth)) if feature.depth else 0
     for level in range(feature.depth, 0, -1):
         if level == wide_at:
             if feature.duplicate_at is not None or rng.random() < 0.5:
-                core = _object(max(feature.members, 1), feature.duplicate_at, core, feature.string, rng)
+                core = _object(max(feature.members, 1), feature.duplicate_at, core, feature.string, rng, side)
             else:
                 core = "[" + ",".join([_string(feature.string, rng)] * max(feature.members - 1, 0) + [core]) + "]"
         elif rng.random() < 0.5:

@@ -161,7 +161,8 @@ def _float_edges() -> list[tuple[str, str]]:
 
 
 _PINNED = {slug for slug, _ in NUMBER_TEXTS}
-NUMBER_TEXTS += [(slug, text) for slug, text in _integer_edges() + _float_edges() if slug not in _PINNED]
+EDGE_NUMBER_TEXTS = [(slug, text) for slug, text in _integer_edges() + _float_edges() if slug not in _PINNED]
+NUMBER_TEXTS += EDGE_NUMBER_TEXTS  # the fixture pins every one; random draws take the edges from a second generator
 
 # Where whitespace can stand in an array of two numbers and in an array of one object: "@" marks the slot.
 ARRAY_POSITIONS = {"before": "@[1,0]", "after-open": "[@1,0]", "before-comma": "[1@,0]",

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from hypothesis import given, settings
 
-from harness.differential.strategies import LOOKALIKE_IDS, MALFORMED_JSON, section_json
+from harness.differential.strategies import LOOKALIKE_IDS, MALFORMED_KEYS, section_json
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from reference.dedup_context import build_dedup_context
@@ -62,7 +62,7 @@ def test_a_reader_that_folds_ids_disagrees_with_the_reference_on_a_generated_lis
 
 
 def test_lone_surrogate_escapes_stand_in_keys_as_well_as_values() -> None:
-    in_keys = [text for text in MALFORMED_JSON if '"\\ud8' in text.split(":")[0] or any(
+    in_keys = [text for text in MALFORMED_KEYS if '"\\ud8' in text.split(":")[0] or any(
         part.rstrip().endswith(('\\ud800"', '\\udc00"', 'x\\udbff"')) for part in text.split(":")[:-1])]
     assert len(in_keys) >= 3, in_keys
     for text in in_keys:

@@ -43,8 +43,6 @@ BOX_CASES = {"length-latin1-twelve", "length-cjk-twelve", "length-astral-twelve"
 SWEPT = (0x0000, 0x05FF)  # Latin-1 (the length rule), combining marks (Mn), U+0558, U+058B..U+058C (new letters)
 
 
-# Issue 51's "Done when", not met yet (docs/implementers.md, the tokens walk-through): strict, so the day the harness
-# does it these fail as XPASS and the mark must go.
 @pytest.fixture(scope="module")
 def requirement(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     """The folders to put on PYTHONPATH for the family's ``requires``: none where this interpreter has them, else

@@ -36,7 +36,7 @@ from harness.differential.counterfactual.skew import (
     skew_steps,
     skewed_between,
 )
-from harness.differential.outcomes import Responses, divergent, kind, observe, oracle_of, outcome
+from harness.differential.outcomes import Responses, divergent, observe, oracle_of, outcome
 from harness.differential.rule import Rule, Verdict
 from harness.model.contract_sets import EDGE_PUNCTUATION, LINE_BREAKS, QUOTE_DASH, WHITE_SPACE, white_space_like
 from harness.model.registry import get_op
@@ -150,10 +150,10 @@ def _accounted(probe: Probe, peeled: dict[str, Any], skewed: Callable[[str], boo
     """Whether a peel settles the divergence (``Probe.explains``: an agreement on an outcome kind some side had
     before) or changes it into the one characters every side knows give there (``changed_alike``)."""
     after = probe.observe(peeled)
-    if not divergent(probe.op_name, after):
-        before = {kind(probe.op_name, r) for r in probe.responses.values()}
-        return bool({kind(probe.op_name, r) for r in after.values()} & before)
-    return changed_alike(probe.impls, probe.op_name, probe.args, probe.responses, skewed, peeled, after)
+    if probe.explains(peeled, after=after):
+        return True
+    return bool(divergent(probe.op_name, after)) and \
+        changed_alike(probe.impls, probe.op_name, probe.args, probe.responses, skewed, peeled, after)
 
 
 def _peel(probe: Probe) -> Again | None:

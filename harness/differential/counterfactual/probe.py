@@ -83,10 +83,10 @@ class Probe:
     def observe(self, args: dict[str, Any]) -> Responses:
         return observe(self.impls, self.op_name, args)
 
-    def explains(self, new_args: dict[str, Any], keep_outcome: bool = True) -> bool:
+    def explains(self, new_args: dict[str, Any], keep_outcome: bool = True, after: Responses | None = None) -> bool:
         """Whether the implementations agree on ``new_args`` (with ``keep_outcome``: on an outcome kind one
-        side had before)."""
-        after = self.observe(new_args)
+        side had before). ``after``: their responses to ``new_args``, where the caller has them already."""
+        after = self.observe(new_args) if after is None else after
         if divergent(self.op_name, after):
             return False
         before = {kind(self.op_name, r) for r in self.responses.values()}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Generator
 from pathlib import Path
 
 import pytest
@@ -116,12 +117,18 @@ def _not_served(item: pytest.Item) -> bool:
         return False
 
 
-def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
+                                  items: list[pytest.Item]) -> Generator[None, None, None]:
+    """Around every other plugin's hook. Before them: the unserved tests deselected, the slow set marked (before
+    ``-m``'s deselection) and the worker groups marked, which pytest-xdist's own hook reads on each worker (a
+    plain hook of this conftest would run after it: the marks came too late and no group ever formed). After
+    them: test_testee_health.py last, each group in its node id (``_group_in_the_node_id``), the tests by
+    implementation for ``--ran-report``."""
     unserved = [item for item in items if _not_served(item)]
     if unserved:  # deselected (pytest counts them as such), not skipped: a pass rate never includes them
         config.hook.pytest_deselected(items=unserved)
         items[:] = [item for item in items if not _not_served(item)]
-    items.sort(key=lambda item: item.nodeid.startswith(LAST))  # stable: every other test keeps its place
     for item in items:
         if is_slow(item.nodeid) or item.get_closest_marker("timing"):  # suites/slow_set.py; tests-slow runs these
             item.add_marker(pytest.mark.slow)
@@ -130,10 +137,30 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         for item in items:
             if item.nodeid in groups:
                 item.add_marker(pytest.mark.xdist_group(groups[item.nodeid]))
+    yield
+    items.sort(key=lambda item: item.nodeid.startswith(LAST))  # stable: every other test keeps its place
+    _group_in_the_node_id(config, items)
     for item in items:
         callspec = getattr(item, "callspec", None)
         if callspec is not None and "impl_name" in callspec.params:
             _IMPL_OF[item.nodeid] = callspec.params["impl_name"]
+
+
+def _group_in_the_node_id(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On a worker of ``--dist loadgroup``, each grouped test's node id ends with its group ("@" and the names of
+    its xdist_group marks, as pytest-xdist writes them): that suffix is how the worker tells the scheduler the
+    group. pytest-xdist 3.8 writes it into ``item._nodeid``, which pytest 9.2 no longer reads (a node's id is
+    its structured ``item._id``): every group was scattered over the workers and a module fixture such as
+    test_wheel.py's built wheel made once per worker (pytest-dev/pytest-xdist#1386). Where the suffix is
+    missing it is put into the id pytest reads; where pytest-xdist's write took, nothing is done."""
+    if not getattr(config.option, "loadgroup", False):  # set on the workers of --dist loadgroup only
+        return
+    for item in items:
+        names = sorted({str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+                        for mark in item.iter_markers("xdist_group")})
+        suffix = "@" + "_".join(names) if names else ""
+        if suffix and not item.nodeid.endswith(suffix) and hasattr(item, "_id"):
+            item._id = type(item._id).parse(item.nodeid + suffix)
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

@@ -326,6 +326,22 @@ def _check_op(path: Path, where: str, op: dict[str, Any], module: ModuleType) ->
                         "write a draft 2020-12 schema")
 
 
+def _check_relations(path: Path, where: str, op: dict[str, Any]) -> None:
+    """Every step of a family-v2 op past its first says what it takes from the step before it: its ``follows``, or
+    a role with a relation of its own (harness/model/step_relations.py); a step that says nothing is refused here,
+    not only named later by tracecheck (issue 53 item 4)."""
+    from harness.model.step_relations import undeclared
+
+    unsaid = undeclared(op["steps"])
+    if unsaid:
+        at = [step["id"] for step in op["steps"]].index(unsaid[0])
+        more = f" ({len(unsaid) - 1} more such step(s): {', '.join(unsaid[1:])})" if len(unsaid) > 1 else ""
+        raise _fail(path, f"{where}/steps/{at}", f"step {unsaid[0]} of op {op['name']} says nothing of the step "
+                    f"before it (no \"follows\", and its role has no relation of its own){more}",
+                    'give it "follows": {"step": <the earlier step it takes its value from>, "as": <a relation>}, '
+                    'with "as": "independent" where it reads an argument of its own (docs/traces.md)')
+
+
 def _check_codes(path: Path, where: str, op: dict[str, Any]) -> None:
     """Every error code a family names is one of the contract's (reference/errors.py CODES): a family cannot define
     codes of its own (a testee maps "code: detail" to its code with the start request's list, and the reference
@@ -375,6 +391,8 @@ def read(path: Path) -> Family:
         if op["name"] in ops:
             raise _fail(path, f"ops/{index}/name", f"op {op['name']!r} is declared twice", "declare each op once")
         _check_op(path, f"ops/{index}", op, module)
+        if document["schema"] != "family-v1":  # a family-v1 file's roles name causes only
+            _check_relations(path, f"ops/{index}", op)
         ops[op["name"]] = op
     names: set[str] = set()
     for index, template in enumerate(document.get("templates", [])):

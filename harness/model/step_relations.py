@@ -274,7 +274,8 @@ def declared_source(index: int, steps: Sequence[Any], by_role: bool = True) -> t
 
 def undeclared(steps: Sequence[Any], by_role: bool = True) -> list[str]:
     """The steps past the first that say nothing of the step before them: no ``follows`` and (``by_role``) a
-    role with no relation of its own. Every pair of consecutive steps of a family-v2 file is meant to be checked
-    or declared independent: tracecheck names these (harness/checks/tracecheck.py, ``unsaid``)."""
+    role with no relation of its own. Every pair of consecutive steps of a family-v2 file is checked or declared
+    independent: families.read refuses a family-v2 file with such a step (status 2); tracecheck names them for a
+    family-v1 file, whose roles say nothing (harness/checks/tracecheck.py, ``unsaid_steps``)."""
     return [step["id"] if isinstance(step, dict) else step.id
             for index, step in enumerate(steps) if index > 0 and declared_source(index, steps, by_role) is None]

@@ -39,7 +39,7 @@ FAMILY_FILE = {
          "steps": [{"id": "words.text", "title": "the text is a string", "code": "invalid_text", "role": "host",
                     "param": "text"},
                    {"id": "words.split", "title": "maximal runs of letters and numbers (General_Category L*, N*)",
-                    "unicode": "general_category"}]},
+                    "unicode": "general_category", "follows": {"step": "words.text", "as": "runs"}}]},
     ],
 }
 

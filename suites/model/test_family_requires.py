@@ -211,12 +211,17 @@ def test_the_memgate_unicode_steps_come_from_its_steps_as_they_were() -> None:
 def test_an_ops_unicode_steps_are_its_steps_and_its_via_ops_and_a_v1_files_as_given(
         tmp_path: Path) -> None:
     v2 = _family("alpha")
-    v2["ops"][0]["steps"] += [{"id": "alpha.split", "title": "runs of L*", "unicode": "general_category"},
-                              {"id": "alpha.lower", "title": "lowercase", "unicode": "case_mapping"},
-                              {"id": "alpha.split_again", "title": "again", "unicode": "general_category"}]
+    # a family-v2 step past the first says what it takes from the step before it (families.read refuses it else)
+    v2["ops"][0]["steps"] += [{"id": "alpha.split", "title": "runs of L*", "unicode": "general_category",
+                               "follows": {"step": "alpha.text", "as": "runs"}},
+                              {"id": "alpha.lower", "title": "lowercase", "unicode": "case_mapping",
+                               "follows": {"step": "alpha.text", "as": "lowercase"}},
+                              {"id": "alpha.split_again", "title": "again", "unicode": "general_category",
+                               "follows": {"step": "alpha.lower", "as": "runs"}}]
     via = _family("beta")
     via["ops"][0]["via"] = "alpha_echo"
-    via["ops"][0]["steps"].append({"id": "beta.ws", "title": "White_Space", "unicode": "white_space"})
+    via["ops"][0]["steps"].append({"id": "beta.ws", "title": "White_Space", "unicode": "white_space",
+                                   "follows": {"step": "beta.text", "as": "white_space_runs"}})
     v1 = _family("gamma", schema="family-v1")
     v1["ops"][0]["unicode_steps"] = ["normalization"]
     v1["ops"][0]["via"] = "alpha_echo"

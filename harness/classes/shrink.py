@@ -91,16 +91,29 @@ def _dump(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _string_steps(text: str) -> Iterator[str]:
-    """Drop a run of characters (halves first, then quarters, ..., then one), then replace one by 'a'."""
+Move = tuple[Any, bool]  # a smaller candidate, and whether it is a removal (something deleted, nothing changed)
+
+
+def _only(moves: Iterator[Move]) -> Iterator[Any]:
+    """The candidates of ``moves``, without their removal flags."""
+    return (candidate for candidate, _ in moves)
+
+
+def _string_moves(text: str) -> Iterator[Move]:
+    """Drop a run of characters (halves first, then quarters, ..., then one: removals), then replace one by
+    'a' (a simplification)."""
     size = len(text) // 2
     while size >= 1:
         for start in range(0, len(text), size):
-            yield text[:start] + text[start + size:]
+            yield text[:start] + text[start + size:], True
         size //= 2
     for i, ch in enumerate(text):
         if ch != "a":
-            yield text[:i] + "a" + text[i + 1:]
+            yield text[:i] + "a" + text[i + 1:], False
+
+
+def _string_steps(text: str) -> Iterator[str]:
+    return _only(_string_moves(text))
 
 
 def _everywhere(args: dict[str, Any], fn: Any) -> dict[str, Any]:
@@ -128,6 +141,11 @@ def _everywhere(args: dict[str, Any], fn: Any) -> dict[str, Any]:
     return out
 
 
+def _global_moves(args: dict[str, Any]) -> Iterator[Move]:
+    """``_global_steps``, each a removal."""
+    return ((candidate, True) for candidate in _global_steps(args))
+
+
 def _global_steps(args: dict[str, Any]) -> Iterator[dict[str, Any]]:
     """Remove one character everywhere at once (a text and the stored text it must equal shrink together)."""
     seen: dict[str, None] = {}
@@ -145,47 +163,49 @@ def _global_steps(args: dict[str, Any]) -> Iterator[dict[str, Any]]:
             yield _everywhere(args, lambda text, group=partners | {ch}: "".join(c for c in text if c not in group))
 
 
-def _value_steps(value: Any, depth: int = 0) -> Iterator[Any]:
-    """Simpler versions of a parsed JSON value (or a host value)."""
+def _value_moves(value: Any, depth: int = 0) -> Iterator[Move]:
+    """Simpler versions of a parsed JSON value (or a host value): less an element, a member or characters
+    (removals), or with a nested value made ``null``, a number 0, 1 or its integer part, a character 'a'
+    (simplifications)."""
     if isinstance(value, list):
         for i in range(len(value)):
-            yield value[:i] + value[i + 1:]
+            yield value[:i] + value[i + 1:], True
         for i, item in enumerate(value):
             if isinstance(item, (list, dict)) and depth < 200:
-                yield value[:i] + [None] + value[i + 1:]
-            for smaller in _value_steps(item, depth + 1):
-                yield value[:i] + [smaller] + value[i + 1:]
+                yield value[:i] + [None] + value[i + 1:], False
+            for smaller, removal in _value_moves(item, depth + 1):
+                yield value[:i] + [smaller] + value[i + 1:], removal
     elif isinstance(value, dict):
         keys = list(value)
         for key in keys:
-            yield {k: v for k, v in value.items() if k != key}
+            yield {k: v for k, v in value.items() if k != key}, True
         for key in keys:
-            for smaller in _value_steps(value[key], depth + 1):
-                yield {k: (smaller if k == key else v) for k, v in value.items()}
+            for smaller, removal in _value_moves(value[key], depth + 1):
+                yield {k: (smaller if k == key else v) for k, v in value.items()}, removal
     elif isinstance(value, str):
-        yield from _string_steps(value)
+        yield from _string_moves(value)
     elif isinstance(value, float) and math.isfinite(value):
         for simpler in (0.0, 1.0, float(int(value))):
             if simpler != value:
-                yield simpler
+                yield simpler, False
     elif isinstance(value, int) and not isinstance(value, bool):
         for simpler in (0, 1):
             if simpler != value:
-                yield simpler
+                yield simpler, False
 
 
-def _arg_steps(value: Any) -> Iterator[Any]:
+def _arg_moves(value: Any) -> Iterator[Move]:
     if isinstance(value, str):
         parsed = _parse(value)
         if parsed is not _NOT_JSON and isinstance(parsed, (list, dict)):
             compact = _dump(parsed)
             if compact != value:
-                yield compact
-            for smaller in _value_steps(parsed):
-                yield _dump(smaller)
-        yield from _string_steps(value)
+                yield compact, False  # the same value written compactly: nothing deleted
+            for smaller, removal in _value_moves(parsed):
+                yield _dump(smaller), removal
+        yield from _string_moves(value)
     else:
-        yield from _value_steps(value)
+        yield from _value_moves(value)
 
 
 def shrink(opened: dict[str, Testee], op: str, args: dict[str, Any], versions: dict[str, dict[str, str]],
@@ -207,7 +227,7 @@ def shrink(opened: dict[str, Testee], op: str, args: dict[str, Any], versions: d
 
     passing: set[Other] = set()  # the other classes met one removal away from the current witness
 
-    def same(candidate: dict[str, Any]) -> dict[str, dict[str, Any]] | None:
+    def same(candidate: dict[str, Any], removal: bool) -> dict[str, dict[str, Any]] | None:
         got = observe(opened, op, candidate)
         if outcome_kinds({name: r for name, r in got.items() if name in watched}) != kinds or \
                 not set(names) <= set(divergent(op, got)):
@@ -220,34 +240,36 @@ def shrink(opened: dict[str, Testee], op: str, args: dict[str, Any], versions: d
                     return got
                 break
         if elsewhere is not None:
-            elsewhere.meet(candidate, got, parts, names, cause, size(candidate) < size(args), passing)
+            elsewhere.meet(candidate, got, parts, names, cause, removal, passing)
         return None
 
     optional = [param.name for param in get_op(op).params if not param.required]
 
-    def omit_optional(current: dict[str, Any]) -> Iterator[dict[str, Any]]:
-        """Leave out an argument that has a default; give a JSON argument as ``null``."""
+    def omit_optional(current: dict[str, Any]) -> Iterator[Move]:
+        """Leave out an argument that has a default (a removal); give a JSON argument as ``null``."""
         for name in optional:
             if name in current:
-                yield {k: v for k, v in current.items() if k != name}
+                yield {k: v for k, v in current.items() if k != name}, True
         for name, value in current.items():
             if isinstance(value, str) and value != "null" and _parse(value) is not _NOT_JSON:
-                yield {**current, name: "null"}
+                yield {**current, name: "null"}, False
 
-    # Coarse first: each accepted step starts again from the first phase.
-    phases = (omit_optional, _structure_steps, _paired_steps, _global_steps, _fine_steps)
+    # Coarse first: each accepted step starts again from the first phase. Each candidate comes with whether it
+    # is a removal (``Elsewhere.meet``: only a class met by deleting something from the witness lies beside it;
+    # one a simplification brings, a number made 0.0, may be the simplification's own difference).
+    phases = (omit_optional, _structure_moves, _paired_moves, _global_moves, _fine_moves)
     steps = 0
     improved = True
     while improved and steps < budget:
         improved = False
         passing.clear()  # a new witness: what lay beside the last one is no longer beside it
         for phase in phases:
-            for candidate in phase(args):
+            for candidate, removal in phase(args):
                 if deadline is not None and time.monotonic() > deadline:
                     if elsewhere is not None:  # beside the witness, as far as the pass went
                         elsewhere.beside = set(passing)
                     return args, responses
-                if _order(candidate) < _order(args) and (got := same(candidate)) is not None:
+                if _order(candidate) < _order(args) and (got := same(candidate, removal)) is not None:
                     args, responses = candidate, got
                     steps += 1
                     improved = True
@@ -259,20 +281,24 @@ def shrink(opened: dict[str, Testee], op: str, args: dict[str, Any], versions: d
     return args, responses
 
 
-def _structure_steps(args: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    """Drop one element of a JSON array or one member of a JSON object, in every JSON argument."""
+def _structure_moves(args: dict[str, Any]) -> Iterator[Move]:
+    """Drop one element of a JSON array or one member of a JSON object, in every JSON argument (removals)."""
     for name, value in args.items():
         if isinstance(value, str):
             parsed = _parse(value)
             if parsed is not _NOT_JSON and isinstance(parsed, (list, dict)):
                 for smaller in _drops(parsed):
-                    yield {**args, name: _dump(smaller)}
+                    yield {**args, name: _dump(smaller)}, True
 
 
-def _paired_steps(args: dict[str, Any]) -> Iterator[dict[str, Any]]:
+def _structure_steps(args: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    return _only(_structure_moves(args))
+
+
+def _paired_moves(args: dict[str, Any]) -> Iterator[Move]:
     """Drop the i-th number of every number array of the same length at once (an embedding and the
-    candidates' embeddings are only compared while their lengths agree), then round every number of
-    those arrays to an integer, in all JSON arguments."""
+    candidates' embeddings are only compared while their lengths agree: removals), then round every number of
+    those arrays to an integer (a simplification), in all JSON arguments."""
     parsed = {name: _parse(value) for name, value in args.items() if isinstance(value, str)}
     parsed = {name: value for name, value in parsed.items() if isinstance(value, (list, dict))}
     lengths: set[int] = set()
@@ -301,10 +327,14 @@ def _paired_steps(args: dict[str, Any]) -> Iterator[dict[str, Any]]:
         return item
 
     for length in sorted(lengths, reverse=True):
-        changes = [lambda a, i=i: a[:i] + a[i + 1:] for i in range(length)] if length > 1 else []
-        changes.append(lambda a: [float(round(x)) if math.isfinite(x) and abs(x) < 1e15 else x for x in a])
-        for change in changes:
-            yield {**args, **{name: _dump(rewrite(value, length, change)) for name, value in parsed.items()}}
+        changes = [(lambda a, i=i: a[:i] + a[i + 1:], True) for i in range(length)] if length > 1 else []
+        changes.append((lambda a: [float(round(x)) if math.isfinite(x) and abs(x) < 1e15 else x for x in a], False))
+        for change, removal in changes:
+            yield {**args, **{name: _dump(rewrite(value, length, change)) for name, value in parsed.items()}}, removal
+
+
+def _paired_steps(args: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    return _only(_paired_moves(args))
 
 
 def _drops(value: Any) -> Iterator[Any]:
@@ -322,10 +352,14 @@ def _drops(value: Any) -> Iterator[Any]:
                 yield {k: (smaller if k == key else v) for k, v in value.items()}
 
 
-def _fine_steps(args: dict[str, Any]) -> Iterator[dict[str, Any]]:
+def _fine_moves(args: dict[str, Any]) -> Iterator[Move]:
     for name in args:
-        for smaller in _arg_steps(args[name]):
-            yield {**args, name: smaller}
+        for smaller, removal in _arg_moves(args[name]):
+            yield {**args, name: smaller}, removal
+
+
+def _fine_steps(args: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    return _only(_fine_moves(args))
 
 
 def _order(args: dict[str, Any]) -> tuple[int, str]:

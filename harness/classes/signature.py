@@ -10,10 +10,12 @@ the comparison counts them) and, where such an item is a piece of a text argumen
 either side of it (a token ended, or joined, by the character next to it: a mark kept inside it, a letter the
 other side does not know); for a text result, what lies between the two texts' common start and common end, and
 a character on either side of it. A character's kind is coarse, so that one difference on random inputs keeps one
-signature: the major class of its General_Category (``L``, ``M``, ``N``, ``P``, ``S``, ``Z``, ``C``, by the
-newest Unicode data the harness has), or ``new`` for a character assigned after the oldest Unicode version the
-harness has tables for (which a version skew reads differently). Two signatures at most 2 * 8 kinds and a shape
-apart: a run where every input disagrees the same way meets few of them.
+signature: one of four (``BUCKETS``, by the major class of its General_Category in the newest Unicode data the
+harness has): ``word`` (a letter or number, L and N), ``mark`` (M: it joins what it follows), ``other``
+(punctuation, symbols, separators, controls, unassigned, a lone surrogate: what ends a word), or ``new`` for a
+character assigned after the oldest Unicode version the harness has tables for (which a version skew reads
+differently). An implementation's part of a signature is its shape and a set of those four kinds (16 sets at
+most): a run where every input disagrees the same way meets few of them.
 """
 
 from __future__ import annotations
@@ -40,7 +42,8 @@ BUCKETS = {"L": "word", "N": "word", "M": "mark", "P": "other", "S": "other", "Z
 
 @lru_cache(maxsize=4096)
 def kind_of(ch: str) -> str:
-    """A character's coarse kind: NEW, or its General_Category's major class (``C`` for a lone surrogate)."""
+    """A character's coarse kind: NEW, or its General_Category's major class's bucket (``BUCKETS``: word, mark or
+    other; other for a lone surrogate)."""
     cp = ord(ch)
     if unicode_info.is_surrogate(cp):
         return "other"
@@ -133,14 +136,6 @@ def _difference(args: dict[str, Any], a: Any, b: Any) -> tuple[str, str]:
     if isinstance(a, str) and isinstance(b, str):
         return value_shape(a, b), _parted_text(a, b)
     return value_shape(a, b), ""
-
-
-def parted_characters(op: str, args: dict[str, Any], oracle_response: dict[str, Any],
-                      divergent_response: dict[str, Any]) -> str:
-    """The characters the two responses part on (the module's docstring), possibly repeated; none where either
-    is an error."""
-    (kind_a, a), (kind_b, b) = outcome(op, oracle_response), outcome(op, divergent_response)
-    return _difference(args, a, b)[1] if kind_a == kind_b == "ok" else ""
 
 
 def signature(op: str, args: dict[str, Any], responses: dict[str, dict[str, Any]],

@@ -12,9 +12,10 @@ shrunk to a minimal witness (harness/classes/shrink.py), named again on it, and 
 under the classes its witness shrank to. A class met on a smaller input while shrinking (shrink's ``Elsewhere``)
 is filed too, shrunk in its own class; a witness with such a class one removal away holds that class's
 difference as well and is split: its sighting is counted under the classes beside it, and it is no class of its
-own (after that, examples of its classification are told apart by signature too). A sighting is a
-``ClassRecord`` at once (``of_sighting``); a class keeps its first witness, and the witness of the sighting that
-made it grow. Each class's expected-list coverage is worked out when its witness is first shown
+own (after that, examples of its classification are told apart by signature too: those of the first
+MIXED_SHRINKS new signatures are shrunk, later ones counted under the classes their shares were placed under).
+A sighting is a ``ClassRecord`` at once (``of_sighting``); a class keeps its first witness, and the witness of
+the sighting that made it grow. Each class's expected-list coverage is worked out when its witness is first shown
 (``examine.worked_out``, then ``expected.covered``: a new record, never a change to one).
 """
 
@@ -43,6 +44,9 @@ CLASSIFY_EVERY = 25  # then one in this many
 SHRINK_SECONDS = 60.0
 CAMPAIGN_FIRST_TASKS = 8  # a campaign classifies every disagreeing example of its first tasks, then samples
 SPLIT_DEPTH = 2  # a class met while shrinking is shrunk and filed; one met while shrinking that one too, no deeper
+# A first classification whose witness split: the inputs of this many new signatures are shrunk each; later ones
+# are counted under the classes each of their shares was last placed under (``Sightings.placed``), no shrink.
+MIXED_SHRINKS = 4
 # What became of a disagreeing example (Sightings.consider), for the run's ledger (harness/model/ledger.py).
 CLASSIFIED, NOT_REPRODUCED, NOT_CLASSIFIED = "classified", "not reproduced", "not classified"
 
@@ -75,6 +79,7 @@ class Sightings:
         self.placing: set[tuple[str, Other]] = set()  # the shares being shrunk (a split never goes back to one)
         self.split = 0  # witnesses that held another class's difference, filed as the classes they held
         self.mixed: set[tuple[Any, ...]] = set()  # first classifications whose witness split
+        self.mixed_shrunk: dict[tuple[Any, ...], int] = {}  # such a one -> the signatures of it shrunk since
 
     def consider(self, impls: dict[str, Testee], op: str, args: dict[str, Any], responses: dict[str, dict[str, Any]],
                  positions: dict[str, int], place_in_stream: tuple[int, int] | None = None,
@@ -137,6 +142,11 @@ class Sightings:
             for key in self.shrunk_to[memo]:
                 self.seen[key] += 1
             return CLASSIFIED
+        if first_key in self.mixed and (reused := self._reused(op, shares, first_key)) is not None:
+            for key in reused:
+                self.seen[key] += 1
+            self.shrunk_to[memo] = reused
+            return CLASSIFIED
         found_after = time.monotonic() - self.started
         splits = self.split
         keys = [key for share in shares for key in self.place(impls, op, args, share, found_after)]
@@ -145,6 +155,18 @@ class Sightings:
             self.mixed.add(first_key)
             self.shrunk_to[(*first_key, sign)] = keys
         return CLASSIFIED
+
+    def _reused(self, op: str, shares: list[Share], first_key: tuple[Any, ...]) -> list[ClassKey] | None:
+        """For an input of a new signature in a first classification that split: None while fewer than
+        MIXED_SHRINKS signatures of it were shrunk (this one is shrunk, and counted so), or where a share of it was
+        never placed; else the classes its shares were placed under (``placed``, per share as named), so that a
+        run whose split classification meets many signatures pays a bounded number of shrinks for them, each up
+        to SHRINK_SECONDS."""
+        markers = [(op, (share.impls, share.found.cause, share.found.detail)) for share in shares]
+        if self.mixed_shrunk.get(first_key, 0) < MIXED_SHRINKS or not all(m in self.placed for m in markers):
+            self.mixed_shrunk[first_key] = self.mixed_shrunk.get(first_key, 0) + 1
+            return None
+        return list(dict.fromkeys(key for marker in markers for key in self.placed[marker]))
 
     def place(self, impls: dict[str, Testee], op: str, args: dict[str, Any], share: Share,
               found_after: float, depth: int = 0, count: bool = True) -> list[ClassKey]:

@@ -190,5 +190,6 @@ def classes_section(sources: Sequence[Source], oracle: str, notes: dict[str, dic
 
 
 def render(page: PageContext) -> str:
-    """The page's section of divergence classes, grouped (in place of divergences.classes_section's flat one)."""
+    """The page's section of divergence classes, grouped: the divergences report kind's section
+    (divergences.KIND; divergences.classes_section is this one)."""
     return classes_section(page.sources, page.oracle, page.entries, page.past)

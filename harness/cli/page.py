@@ -37,7 +37,7 @@ from typing import Any
 
 from harness.classes import history, rundiff
 from harness.classes.kinds import Kind
-from harness.cli import class_groups, reports, views
+from harness.cli import reports, views
 from harness.cli.html import PageContext, Source, attrs, badge, code, data_block, escape, html_table, section, slug
 from harness.cli.reports.divergences import expected_notes, run_name, seen_classes
 from harness.cli.reports.results import merged_results, results_part
@@ -607,8 +607,7 @@ def render(sources: Sequence[Source], baselines: Sequence[Source] = (), title: s
     now = now if now is not None else run_summary(sources, merged, judged)
     body = "".join([
         summary_section(sources, merged, impls, judged),
-        # The divergence classes grouped (harness/cli/class_groups.py), the other kinds' sections as they are.
-        *(class_groups.render(page) if kind.ident == "classes" else kind.render(page) for kind in kinds),
+        *(kind.render(page) for kind in kinds),  # the divergence classes: grouped (harness/cli/class_groups.py)
         history_section(now, past) if past is not None else "",
         findings_section(sources),
         implementations_section(sources, impls, now),

@@ -23,13 +23,10 @@ from harness.cli.html import (
     attrs,
     badge,
     code,
-    data_block,
     escape,
     html_table,
     marked,
     output_tokens,
-    section,
-    select_html,
     side_by_side,
     tokens,
 )
@@ -449,64 +446,12 @@ def since_html(seen: Seen, past: history.Past | None, since: history.Since | Non
 
 def classes_section(sources: Sequence[Source], oracle: str, notes: dict[str, dict[str, Any]],
                     past: history.Past | None = None) -> str:
-    """The reports that hold classes (a line each: how many, how much they checked, their expected-list
-    problems), then every class once: a table row and a card, anchored by its identity."""
-    reports = [s for s in sources if s.kind == Kind.DIVERGENCES]
-    if not reports:
-        return section("classes", "Divergence classes", "<p class='none'>No divergence reports among the reports "
-                       "(<code>nox -s parity</code>, <code>nox -s fuzz</code>, <code>nox -s sweep</code> write "
-                       "them).</p>")
-    lines = []
-    for source in reports:
-        document = source.document
-        divergences = report_classes(document)
-        new = sum(record.new for record in divergences)
-        evidence = views.divergence_evidence(document)
-        checked = views.amount(evidence) if evidence else "no examples counted (a parity report: its tests are)"
-        summary = (f"{len(divergences)} class(es), {new} new; {checked} in {document.get('seconds', 0)} s"
-                   + (f"; seed {document['seed']}" if document.get("seed") is not None else ""))
-        problems = expected_problems(document)
-        problem_html = ("<ul class='problems'>" + "".join(f"<li>{escape(p)}</li>" for p in problems) + "</ul>"
-                        if problems else "")
-        lines.append(f"<li{attrs(class_='report', data_report=source.label)}><b>{escape(source.label)}</b> "
-                     f"({code(str(source.path))}): {escape(summary)}{problem_html}</li>")
-    every = seen_classes(sources)
-    rows = "".join(
-        f"<tr{class_attrs(seen.record, 'class-row')}><td><a href='#{seen.anchor}'>{n}</a></td>"
-        + "".join(f"<td>{escape(cell)}</td>" for cell in row[1:7])
-        + f"<td>{badge(row[7], seen.record.status)}</td>"
-        f"<td{attrs(title=seen.seen_in)}>{len(seen.reports)}</td></tr>"
-        for n, (row, seen) in enumerate(zip(class_rows([s.record for s in every]), every, strict=True), 1))
-    head = "".join(f"<th>{escape(h)}</th>" for h in (*CLASS_HEADERS, "reports"))
-    table = (f"<table class='classes-table'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
-             if rows else "<p class='ok'>No divergence.</p>")
-    if len(every) >= LAZY_FROM:  # parsed, not laid out, until asked for: a long table's layout is slow
-        table = (f"<p><button type='button' id='show-class-table'>show the table of the {len(every):,} classes"
-                 f"</button></p><template id='class-table'>{table}</template>")
-    bodies: dict[str, str] | None = {} if len(every) >= LAZY_FROM else None
-    since = None
-    if past is not None and past.runs:  # this run's classes against the last one's, as report diff pairs them
-        since = history.since_last(history.classes_of(past.runs[-1][1]),
-                                   [history.Summarised.of(seen.record) for seen in every])
-    cards = "".join(class_html(seen, n, oracle, notes, bodies, since_html(seen, past, since))
-                    for n, seen in enumerate(every, 1))
-    if bodies is not None:
-        cards += data_block("card-bodies", bodies)
-    filters = ""
-    if every:
-        shown = [seen.record for seen in every]
-        filters = ("<form class='filters' id='class-filters' onsubmit='return false'>"
-                   + select_html("class-impl", "implementation", sorted({i for r in shown for i in r.divergent}))
-                   + select_html("class-status", "status", sorted({r.status for r in shown}))
-                   + select_html("class-cause", "cause", sorted({r.cause for r in shown}))
-                   + "<label>search <input id='class-text' type='search' placeholder='U+001C, a name, a witness'>"
-                   "</label><span id='class-count' aria-live='polite'></span></form>")
-    intro = (f"<p>{len(every)} class(es) in {len(reports)} report(s), each shown once (a class is known by op, "
-             "implementations, cause, detail and step; its anchor is the same in every run that sees it)"
-             + (f"; with {LAZY_FROM} classes or more, a card's details are filled in by the page's script when it "
-                "is opened or comes near" if len(every) >= LAZY_FROM else "") + ".</p>"
-             f"<ul class='reports'>{''.join(lines)}</ul>")
-    return section("classes", "Divergence classes", intro + filters + table + cards)
+    """The page's section of divergence classes: the one renderer, harness/cli/class_groups.py's (every class once,
+    in groups of the classes that share op, cause, step and implementations, each holding its classes' cards made
+    here: ``class_html``). Imported when called: class_groups builds on this module's cards."""
+    from harness.cli import class_groups
+
+    return class_groups.classes_section(sources, oracle, notes, past)
 
 
 def search_text(record: ClassRecord) -> str:

@@ -12,6 +12,7 @@ temporary file is removed and the file already there is left as it was.
 
 from __future__ import annotations
 
+import codecs
 import errno
 import json
 import os
@@ -60,9 +61,16 @@ def make_folder(path: Path, what: str = "folder") -> None:
         raise _failed(path, exc, f"make {what} there") from None
 
 
+# How much of a file check_replaceable reads to find its kind: the head, where the harness's own documents name
+# their "schema" (their first member). A file no longer than this is read and parsed whole.
+KIND_HEAD_BYTES = 64 * 1024
+
+
 def check_replaceable(path: Path, replaces: Collection[str], what: str = "document") -> None:
     """Refuse (NotADocument) to replace ``path`` unless it does not exist or is a JSON object whose
-    ``"schema"`` is one of ``replaces``. A symbolic link is judged by the file it points at."""
+    ``"schema"`` is one of ``replaces``. A symbolic link is judged by the file it points at. A file longer than
+    ``KIND_HEAD_BYTES`` is judged by its head where the head decides (``_kind_in_head``: a report of a big sweep
+    is megabytes, and only its kind matters here), else read whole, as a short one always is."""
     try:
         mode = path.stat().st_mode
     except FileNotFoundError:
@@ -76,17 +84,85 @@ def check_replaceable(path: Path, replaces: Collection[str], what: str = "docume
     if not stat.S_ISREG(mode):
         raise NotADocument(f"{path}: not a file, so not a {what} ({kinds}); the harness writes a {what} only "
                            "over one: name another path")
+    never = f"the harness writes a {what} ({kinds}) only over one, never over another file: move it away or name " \
+            "another path"
     try:
+        with untrusted.open_regular(path, what) as handle:  # a file past its kind's limit is refused here
+            head = b""
+            while len(head) <= KIND_HEAD_BYTES and (more := handle.read(KIND_HEAD_BYTES + 1 - len(head))):
+                head += more
+        if len(head) > KIND_HEAD_BYTES:
+            found = _kind_in_head(path, head[:KIND_HEAD_BYTES], what)
+            if found is not None:
+                _refuse_unless_replaceable(path, found, replaces, what, kinds)
+                return
         document = untrusted.read_document(path, what)
     except untrusted.BadDocument as exc:
-        raise NotADocument(f"{exc}; the harness writes a {what} ({kinds}) only over one, never over another "
-                           "file: move it away or name another path") from None
-    kind = document.get("schema")
+        raise NotADocument(f"{exc}; {never}") from None
+    except OSError as exc:
+        raise NotADocument(f"{path}: cannot read the {what}: {exc.strerror or exc}; {never}") from None
+    _refuse_unless_replaceable(path, (document.get("schema"), "schema" in document), replaces, what, kinds)
+
+
+def _refuse_unless_replaceable(path: Path, found: tuple[Any, bool], replaces: Collection[str], what: str,
+                               kinds: str) -> None:
+    """``found``: the document's "schema" value and whether it has one."""
+    kind, has_schema = found
     if not isinstance(kind, str) or kind not in replaces:
-        said = f"a document of schema {json.dumps(kind, ensure_ascii=True)[:80]}" if "schema" in document else \
+        said = f"a document of schema {json.dumps(kind, ensure_ascii=True)[:80]}" if has_schema else \
             "a JSON object with no \"schema\""
         raise NotADocument(f"{path}: {said}, not a {what} ({kinds}); the harness writes a {what} only over "
                            "one, never over another file: move it away or name another path")
+
+
+def _kind_in_head(path: Path, head: bytes, what: str) -> tuple[Any, bool] | None:
+    """The top-level "schema" value of a long file, read from its first bytes ``head`` alone: (the value, True)
+    where the head holds a JSON object whose members up to "schema" are whole and plain (no NaN, no deep
+    nesting), its "schema" member included; a head that is not UTF-8 up to its last (possibly cut) character,
+    or starts with a byte order mark, refused as the whole file would be (BadDocument). None where the head
+    does not decide (not an object, "schema" past the head, a member before it that the head cuts or that the
+    whole read would refuse): the caller reads the whole file then."""
+    try:  # a character cut at the end of the head is left out, not refused
+        text = codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+    except UnicodeDecodeError as exc:  # the whole file's decoding fails at the same byte
+        raise untrusted.BadDocument(f"{path}: not a {what}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
+    if text[:1] == "\ufeff":
+        raise untrusted.BadDocument(f"{path}: not a {what}: a byte order mark (U+FEFF) before the JSON text")
+    decoder = json.JSONDecoder(parse_constant=_no_constant)
+    at = len(text) - len(text.lstrip(" \t\n\r"))
+    if text[at:at + 1] != "{":
+        return None
+    at += 1
+    try:
+        while True:
+            at = _skip_space(text, at)
+            if text[at:at + 1] != '"':
+                return None  # "}" (no "schema" in an object the head holds whole: read whole, to be sure) or cut
+            key, at = json.decoder.scanstring(text, at + 1)
+            at = _skip_space(text, at)
+            if text[at:at + 1] != ":":
+                return None
+            value, at = decoder.raw_decode(text, _skip_space(text, at + 1))
+            if untrusted.too_deep(value, untrusted.DOCUMENT_DEPTH):
+                return None
+            if key == "schema":
+                return value, True
+            at = _skip_space(text, at)
+            if text[at:at + 1] != ",":
+                return None
+            at += 1
+    except (ValueError, RecursionError):  # cut by the head, or what the whole read names better
+        return None
+
+
+def _skip_space(text: str, at: int) -> int:
+    while at < len(text) and text[at] in " \t\n\r":
+        at += 1
+    return at
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"the token {name}")
 
 
 def atomic_write(path: Path, text: str | bytes, *, replaces: Collection[str] | None = None,

@@ -142,3 +142,80 @@ def test_a_report_path_that_names_another_file_stops_the_run_before_it_starts(
     assert str(out) in err and ("not a divergence report" in err or "not a tracecheck report" in err), err
     assert "fuzzing" not in err and "sweeping" not in err and "traced" not in err  # nothing ran: no run is lost
     assert out.read_text(encoding="utf-8") == FOREIGN and not (tmp_path / "cp.jsonl").exists()
+
+
+# -- a long file: judged by its head where the head decides (a big sweep's report is megabytes) -----------------
+
+def _long(head: str, *, filler: str = "a", tail: str = "}\n") -> bytes:
+    """``head`` then a member long enough to take the file past files.KIND_HEAD_BYTES, then ``tail``."""
+    from harness.model.files import KIND_HEAD_BYTES
+
+    text = head + '"padding": "' + filler * (2 * KIND_HEAD_BYTES // len(filler.encode())) + '"' + tail
+    return text.encode("utf-8", "surrogateescape")  # "\udcff": the byte 0xff, not UTF-8
+
+
+LONG_KIND = '{\n  "schema": "expected-divergences-v2",\n  "run": {"command": "x", "n": [1, 2.5, null, true]},\n  '
+
+
+@pytest.mark.parametrize("shift", [0, 1])
+def test_a_long_document_of_its_kind_is_judged_by_its_head_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 shift: int) -> None:
+    """The kind is its "schema" member, read from the first bytes; nothing past them is read or parsed (a
+    character cut at the end of the head, a two-byte é at either parity, is no refusal)."""
+    from harness.model import untrusted
+
+    def whole(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the whole file was read to learn its kind")
+
+    monkeypatch.setattr(untrusted, "read_document", whole)
+    path = tmp_path / "list.json"
+    path.write_bytes(_long(LONG_KIND + " " * shift, filler="\u00e9"))
+    atomic_write(path, NEW, replaces=KINDS)
+    assert path.read_text() == NEW
+
+
+def test_a_long_document_of_another_kind_is_refused_by_its_head(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness.model import untrusted
+
+    monkeypatch.setattr(untrusted, "read_document", lambda *args, **kwargs: pytest.fail("read whole"))
+    path = tmp_path / "list.json"
+    data = _long('{"schema": "divergence-report-v2", ')
+    path.write_bytes(data)
+    with pytest.raises(NotADocument, match=f'^{path}: a document of schema "divergence-report-v2", not a list'):
+        atomic_write(path, NEW, replaces=KINDS, what="list of expected divergences")
+    assert path.read_bytes() == data
+
+
+LONG_NOT_DOCUMENTS = {  # a long file whose head does not show its kind (read whole then), or shows it is none
+    "a README": (b"# My project\n\n" + b"Not JSON at all.\n" * 10_000, "not JSON"),
+    "a JSON array": (b"[" + b"1, " * 50_000 + b"2]", "an array where an object is due"),
+    "no schema": (_long("{"), 'a JSON object with no "schema"'),
+    "another kind past the head": (_long("{", tail=', "schema": "divergence-report-v2"}'),
+                                   'a document of schema "divergence-report-v2"'),
+    "NaN before the schema": (_long('{"x": NaN, "schema": "expected-divergences-v2", '), "the token NaN"),
+    "deep JSON before the schema": (_long('{"x": ' + "[" * 300 + "]" * 300 + ', "schema": "expected-divergences-v2", '),
+                                    "levels of nested arrays"),
+    "not UTF-8 in the head": (_long('{"schema": "expected-divergences-v2", "x": "\udcff", '), "not UTF-8"),
+    "a byte order mark": (b"\xef\xbb\xbf" + _long('{"schema": "expected-divergences-v2", '), "byte order mark"),
+    "a schema that is not a string": (_long('{"schema": ["expected-divergences-v2"], '), "a document of schema"),
+}
+
+
+@pytest.mark.parametrize("kind", list(LONG_NOT_DOCUMENTS))
+def test_a_long_file_keeps_every_refusal(tmp_path: Path, kind: str) -> None:
+    data, said = LONG_NOT_DOCUMENTS[kind]
+    path = tmp_path / "list.json"
+    path.write_bytes(data)
+    with pytest.raises(NotADocument) as refused:
+        atomic_write(path, NEW, replaces=KINDS, what="list of expected divergences")
+    message = str(refused.value)
+    assert message.startswith(f"{path}: ") and said in message and "list of expected divergences" in message, message
+    assert path.read_bytes() == data and sorted(p.name for p in tmp_path.iterdir()) == ["list.json"]
+
+
+def test_a_long_document_whose_kind_is_past_its_head_is_read_whole(tmp_path: Path) -> None:
+    path = tmp_path / "list.json"
+    path.write_bytes(_long("{", tail=', "schema": "expected-divergences-v1"}'))
+    atomic_write(path, NEW, replaces=KINDS)
+    assert path.read_text() == NEW

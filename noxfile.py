@@ -280,11 +280,11 @@ def report(session: nox.Session) -> None:
     It ends 0 when the page is written, whatever it shows (the log says when the reports hold something
     new).
 
-    The page needs the project and its runtime dependencies only, never the test extra (pytest, hypothesis,
-    selenium, zizmor, ...: most of the 2 min 16 s a first run took went to installing those), and installs
-    them once: a stamp in the session's virtualenv holds what they were installed from (pyproject.toml,
-    constraints.txt, the families' requirements, this checkout's path); while it matches, pip is not run
-    again (6.5 s of a reused session's 8 s went to pip finding everything installed). docs/reports.md."""
+    The page needs the project and its runtime dependencies only (hypothesis is one: the fuzzer needs it), never
+    the test extra (pytest, selenium, zizmor, ...: most of the 2 min 16 s a first run took went to installing
+    those), and installs them once: a stamp in the session's virtualenv holds what they were installed from
+    (pyproject.toml, constraints.txt, the families' requirements, this checkout's path); while it matches, pip is
+    not run again (6.5 s of a reused session's 8 s went to pip finding everything installed). docs/reports.md."""
     import hashlib
 
     requirements = REQUIRES

@@ -11,9 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import sys
-import textwrap
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -21,10 +19,16 @@ from typing import Any
 
 from harness.classes import rundiff
 from harness.classes.kinds import Kind
-from harness.model import hostvalues
+from harness.model import hostvalues, wrapping
 from harness.model.printable import escape_char, printable
 
-MAX_WIDTH = 120  # without a terminal to say otherwise (a CI log, a pipe)
+# The one wrapping helper (harness/model/wrapping.py, where the layers below the command line reach it too):
+# MAX_WIDTH columns without a terminal to say otherwise (a CI log, a pipe); ``wrapped`` wraps a cell at spaces,
+# ``hanging`` one line of a view, its continuation lines indented under it.
+MAX_WIDTH = wrapping.MAX_WIDTH
+wrapped = wrapping.wrapped
+hanging = wrapping.hanging
+_wrapped = wrapped  # its old name (harness/cli/trace_view.py)
 
 
 def colour() -> bool:
@@ -41,10 +45,8 @@ STYLES = {"new": "bold red", "failed": "bold red", "appeared": "bold red", "expe
 
 
 def width() -> int:
-    """The columns to render into: the terminal's when stdout is one, else MAX_WIDTH."""
-    if sys.stdout.isatty():
-        return shutil.get_terminal_size((MAX_WIDTH, 24)).columns
-    return MAX_WIDTH
+    """The columns to render into: the terminal's when stdout is one, else MAX_WIDTH (wrapping.columns)."""
+    return wrapping.columns()
 
 
 def show_char(char: str, readable: bool = False) -> str:
@@ -139,22 +141,6 @@ def _words(cell: str) -> list[str]:
 
 def _longest_word(cell: str) -> int:
     return max((len(word) for word in _words(cell)), default=0)
-
-
-def _wrapped(cell: str, limit: int | None, break_words: bool = False) -> str:
-    """``cell`` wrapped at spaces to ``limit``; its own line breaks kept. A word is never broken: one longer than
-    ``limit`` stands alone on its line, over it (the table gives its column that width), except with
-    ``break_words``, where that word alone is broken at ``limit`` (below a row and in records, a word longer
-    than the whole line: the terminal would break it anyway)."""
-    if limit is None:
-        return cell
-    out = []
-    for line in cell.splitlines() or [""]:
-        if len(line) <= limit:
-            out.append(line)
-        else:
-            out += textwrap.wrap(line, limit, break_long_words=break_words, break_on_hyphens=False) or [""]
-    return "\n".join(out)
 
 
 def _header_width(header: str, limit: int) -> int:

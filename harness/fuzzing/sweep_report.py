@@ -14,7 +14,8 @@ from harness.differential.explain import name_shares
 from harness.fuzzing import classes
 from harness.fuzzing.sweep import SweepRun, groups, missing_shards, parse_shard, position_in_batch
 from harness.fuzzing.templates import BY_NAME
-from harness.model import envelope
+from harness.model import envelope, wrapping
+from harness.model.printable import printable
 from harness.testees.fanout import harvest
 from harness.testees.testee import Testee
 
@@ -122,9 +123,11 @@ def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def summary(report: dict[str, Any]) -> str:
+def summary(report: dict[str, Any], columns: int | None = None) -> str:
     """What was swept: inputs, templates, range, shards, implementations, and what some hosts cannot hold
-    (the classes' table follows it: harness/cli/views.py)."""
+    (the classes' table follows it: harness/cli/views.py); every line wrapped at spaces to ``columns`` (default:
+    the terminal's, else 120: harness/model/wrapping.py, the views' helper), continued deeper than the lines
+    under it."""
     lines = []
     sweep = report["sweep"]
     lines.append(f"swept {sweep['values']:,} inputs ({len(sweep['templates'])} templates, {sweep['range'][0]}.."
@@ -143,5 +146,6 @@ def summary(report: dict[str, Any]) -> str:
             lines.append(f"  classified: assigned to a class by its group (the classifier explains {classes.SAMPLES} "
                          f"members spread across a group and bisects where they part, at most {classes.CALL_LIMIT}; "
                          "a stretch whose boundary is not found is left unclassified; one witness a class is shrunk)")
-    return "\n".join(lines)
+    room = columns or wrapping.columns()
+    return "\n".join(piece for line in lines for piece in wrapping.hanging(printable(line), room, more=4))
 

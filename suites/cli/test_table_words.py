@@ -4,7 +4,8 @@ word (a header is abbreviated instead), a column that does not fit goes under it
 table where none fits is shown as records. Here every word of every value is read back, whole, from the tables of
 `fuzz`, `sweep` and `report show` (one view: harness/cli/reports/divergences.py, classes_view), of `report diff` and
 of `trace`, at 80, 100 and 120 columns; and no token of the output is anything but a value's word, a header (or its
-abbreviation), a label or the title."""
+abbreviation), a label or the title. The lines around the tables too: a class's details (and its report's ledger)
+and the sweep's summary fit each width, wrapped at spaces, nothing lost (harness/model/wrapping.py)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from harness.classes.rundiff import Change, RunDiff
 from harness.cli import trace_view, views
 from harness.cli.reports import divergences
 from harness.model import envelope
+from harness.model.ledger import Ledger
 from harness.model.schemas import problems
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -151,3 +153,82 @@ def test_the_trace_table_keeps_every_word(columns: int) -> None:
               + [views.show_value(documents[name]["outcome"], readable=True)] for name in names]
     values.append(["norm.nfc", "norm.collapse_whitespace", "outcome", trace_view.MARK])
     _read_back(table, values, ["", "step", *names], "", columns)
+
+
+# -- The lines around the tables: a class's details (report show, fuzz, sweep) and the sweep's summary were printed
+# as they came, up to ~250 columns (a long status, the classifier's line), or cut at 120 with an ellipsis. They
+# wrap at spaces now (harness/model/wrapping.py, views.hanging), a word longer than the line alone broken.
+
+def _ledger(planned: int | None = None) -> Ledger:
+    ledger = Ledger("sweep", planned=planned, inputs=1_234_567, compared=1_234_000, disagreeing=98_765,
+                    classified=90_000, not_reproduced=12, mixed=8_000, stopped="the time budget of 3,600 s ended")
+    for impl in IMPLS:
+        tally = ledger.tally(impl)
+        tally.sent, tally.answered, tally.cut, tally.faulted, tally.not_sent = 1_234_567, 1_234_500, 60, 7, 3
+    return ledger
+
+
+def detail_report() -> dict[str, Any]:
+    """class_report's classes with long explanations, long arguments and the long statuses, and a ledger."""
+    document = class_report()
+    long_word = "supercalifragilisticexpialidocious" * 3  # 102 characters: longer than any line here
+    for number, divergence in enumerate(document["divergences"], 1):
+        divergence["explanation"] = (f"class {number}: the implementations part at {divergence['step']} where "
+                                     "the reference keeps every character of the text; " * 4 + long_word)
+        divergence["args"] = {"text": f"{divergence['args']['text']} {long_word} and some words after it " * 3}
+    document["run"] = envelope.build(dict.fromkeys(IMPLS), ledger=_ledger(planned=2_000_000))
+    assert problems(document) == [], problems(document)
+    return document
+
+
+def _details(document: dict[str, Any], columns: int, monkeypatch: pytest.MonkeyPatch) -> str:
+    """report show's details of every class and its ledger (below the class table), at ``columns``."""
+    monkeypatch.setattr(views, "width", lambda: columns)
+    shown = divergences.classes_view(document, show="all")
+    return shown[re.search(r"\n\n#1 ", shown).start() + 2:]  # type: ignore[union-attr]
+
+
+def _reads_back(narrow: str, wide: str, columns: int, sources: list[str]) -> None:
+    """No line of ``narrow`` over ``columns``; its characters, spaces aside, those of ``wide`` (the same text with
+    no line wrapped) in order: nothing lost, nothing added; every word that fits a line whole in it; each of
+    ``sources`` (what the lines were made of) whole in ``wide``."""
+    assert max(len(line) for line in narrow.splitlines()) <= columns, "\n" + narrow
+    assert "".join(narrow.split()) == "".join(wide.split()), "\n" + narrow
+    fits = Counter(word for word in wide.split() if len(word) <= columns - 8)
+    missing = fits - Counter(narrow.split())
+    assert not missing, (f"words cut at {columns} columns: {sorted(missing)}", "\n" + narrow)
+    lost = [source for source in sources if views.printable(source) not in wide]
+    assert lost == [], (f"cut even unwrapped: {lost}", "\n" + wide)
+
+
+@pytest.mark.parametrize("columns", WIDTHS)
+def test_report_show_details_wrap_at_spaces_and_keep_every_word(columns: int,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    document = detail_report()
+    wide = _details(document, 10_000, monkeypatch)
+    narrow = _details(document, columns, monkeypatch)
+    records = divergences.report_classes(document)
+    statuses = [divergences.status_of(record) for record in records]
+    assert max(len(status) for status in statuses) > 120  # the header line ran past every width
+    sources = [*statuses, *(record.witness.explanation for record in records),
+               *envelope.ledger_of(document).lines()]  # type: ignore[union-attr]
+    _reads_back(narrow, wide, columns, sources)
+    assert len(narrow.splitlines()) > len(wide.splitlines())  # wrapped, not cut
+
+
+@pytest.mark.parametrize("columns", WIDTHS)
+def test_the_sweep_summary_wraps_at_spaces_and_keeps_every_word(columns: int) -> None:
+    from harness.fuzzing import sweep_report
+
+    report = {"sweep": {"values": 1_234_567, "templates": [f"template-number-{n}" for n in range(9)],
+                        "range": ["U+0000", "U+10FFFF"], "shards": [f"{n}/16" for n in range(1, 17)],
+                        "compared": 1_234_000,
+                        "inexpressible": {"pyodide": {f"template-number-{n}": 2_048 for n in range(9)}}},
+              "implementations": {"reference": {}, **{impl: {} for impl in IMPLS}, "a-long-implementation-name": {}},
+              "divergences": [{"status": "new"}, {"status": "expected"}],
+              "run": envelope.build(dict.fromkeys(IMPLS), ledger=_ledger())}
+    wide = sweep_report.summary(report, 10_000)
+    narrow = sweep_report.summary(report, columns)
+    assert len(wide.splitlines()[0]) > 120 and max(len(line) for line in wide.splitlines()) > 200
+    _reads_back(narrow, wide, columns, [*report["sweep"]["shards"], *report["implementations"],
+                                        *envelope.ledger_of(report).lines()])  # type: ignore[union-attr]

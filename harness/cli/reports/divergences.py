@@ -5,7 +5,6 @@ verdict, its table (``report show``), its diff (harness/classes/rundiff.py, ``di
 from __future__ import annotations
 
 import json
-import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +31,6 @@ from harness.cli.html import (
 )
 from harness.cli.reports.kind import ReportKind, Section
 from harness.cli.views import (
-    MAX_WIDTH,
     Part,
     divergence_evidence,
     fenced,
@@ -107,7 +105,8 @@ def classes_view(report: dict[str, Any], fmt: str = "text", show: str = "new") -
                    + (fenced(rendered) if fmt == "markdown" else rendered))
     ledger = ledger_of(report)
     if ledger is not None:
-        shown = "\n".join(printable(line) for line in ledger.lines())
+        shown = "\n".join(piece for line in ledger.lines()  # continued deeper than its implementations' lines
+                          for piece in views.hanging(printable(line), views.width(), more=4))
         out.append(fenced(shown) if fmt == "markdown" else shown)
     return "\n\n".join(out)
 
@@ -130,12 +129,11 @@ def ranges_text(swept: Swept, limit: int = 4) -> str:
 
 def details_of(number: int, record: ClassRecord, fmt: str = "text") -> str:
     """One class in full: the explanation, each implementation's output, the code points, the replay; every
-    line safe to print (``printable``) and at most MAX_WIDTH columns."""
+    line safe to print (``printable``) and wrapped at spaces to the view's columns (``views.width``; its
+    continuation lines indented under it; a word longer than the line broken)."""
     witness = record.witness
     lines = [f"#{number} {record.op}  {cause_text(record)}  [{status_of(record)}]"]
-    # Made printable before it is wrapped: textwrap would turn a CR or a tab into a space, unseen.
-    lines += textwrap.wrap(printable(witness.explanation), MAX_WIDTH - 3, initial_indent="   ",
-                           subsequent_indent="   ")
+    lines.append(f"   {witness.explanation}")
     for name, value in hostvalues.decode_args(witness.args).items():
         lines.append(f"   {name} = {show_value(value, 100)}")
     for impl, output in witness.outputs.items():
@@ -155,7 +153,9 @@ def details_of(number: int, record: ClassRecord, fmt: str = "text") -> str:
     for info in witness.code_points[:8]:
         lines.append(f"   {info.code_point:<8} {info.general_category}  {info.name[:40]:<40} age {info.age}")
     lines.append(f"   replay: {replay_of(record)}")
-    text = "\n".join(printable(line, MAX_WIDTH) for line in lines)
+    # Made printable before it is wrapped: textwrap would turn a CR or a tab into a space, unseen.
+    columns = views.width()
+    text = "\n".join(piece for line in lines for piece in views.hanging(printable(line), columns))
     return fenced(text) if fmt == "markdown" else text
 
 

@@ -12,6 +12,7 @@ something the testee did not do (a fused collapse whose trace shows separate ste
 
 from __future__ import annotations
 
+import functools
 import math
 import struct
 from collections.abc import Callable, Sequence
@@ -88,13 +89,19 @@ def quote_dash(before: Any, after: Any) -> bool:
 # the character rules name that where two traces part; a lowercase step's value made of nothing its input could
 # map to does not).
 
-def _stable(text: str, prop: str) -> bool:
-    """Whether every code point of ``text`` reads the same ``prop`` data in every Unicode version there is a table
-    of, and is assigned in the newest (so that any implementation's version maps it alike)."""
+@functools.lru_cache(maxsize=8)
+def _tables(prop: str) -> tuple[Any, frozenset[int]]:
+    """(the newest table, the code points whose ``prop`` data differs between the tables' versions), read once."""
     from harness.model import unicode_tables
 
     newest = unicode_tables.table(max(unicode_tables.available(), key=unicode_tables.version_key))
-    sensitive = unicode_tables.sensitive_anywhere((prop,))
+    return newest, frozenset(unicode_tables.sensitive_anywhere((prop,)))
+
+
+def _stable(text: str, prop: str) -> bool:
+    """Whether every code point of ``text`` reads the same ``prop`` data in every Unicode version there is a table
+    of, and is assigned in the newest (so that any implementation's version maps it alike)."""
+    newest, sensitive = _tables(prop)
     return all(ord(ch) not in sensitive and newest.is_assigned(ord(ch)) for ch in text)
 
 
@@ -113,7 +120,8 @@ def nfc(before: Any, after: Any) -> bool:
         not _stable(before + after, "normalization")
 
 
-def _lowercases(ch: str) -> set[str]:
+@functools.lru_cache(maxsize=4096)
+def _lowercases(ch: str) -> frozenset[str]:
     """What a lowercase step may make of one character: itself (a rule that leaves it), its full lowercase, its
     simple one (the first code point of the full mapping), its case folding, both sigmas for a capital sigma,
     and its lowercase in every Unicode version there is a table of."""
@@ -126,7 +134,7 @@ def _lowercases(ch: str) -> set[str]:
     if not _stable(ch, "case_mapping"):
         out |= {"".join(map(chr, unicode_tables.table(version).lower.get(ord(ch), (ord(ch),))))
                 for version in unicode_tables.available()}
-    return out
+    return frozenset(out)
 
 
 def lowercase(before: Any, after: Any) -> bool:
@@ -170,6 +178,13 @@ def _equal(a: Any, b: Any) -> bool:
 
 
 def _binary32_neighbour(before: Any, after: Any) -> bool:
+    try:
+        return _neighbour(before, after)
+    except (OverflowError, ValueError):  # a number no float holds (10**400 in a testee's trace): not a neighbour
+        return False
+
+
+def _neighbour(before: Any, after: Any) -> bool:
     if isinstance(before, bool) or isinstance(after, bool) or not isinstance(before, (int, float)) or \
             not isinstance(after, (int, float)) or not math.isfinite(after):
         return False
@@ -240,6 +255,15 @@ def independent(before: Any, after: Any) -> bool:
     candidate, or values of several steps): said in the family file so that no pair of steps is left unsaid;
     nothing to check."""
     return True
+
+
+def judged(relation: str, before: Any, after: Any) -> bool:
+    """Whether ``after`` follows from ``before`` under ``relation`` (RELATIONS); a value a relation cannot read (a
+    testee's trace is untrusted: huge numbers, deep nesting) does not follow, never an exception."""
+    try:
+        return RELATIONS[relation](before, after)
+    except (OverflowError, ValueError, TypeError, RecursionError):
+        return False
 
 
 # The relations a family file's "follows" may name (schemas/family-v2.schema.json's enum is this table's keys).

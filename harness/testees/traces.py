@@ -29,7 +29,7 @@ import jsonschema
 from harness.model.compare import same_result
 from harness.model.paths import SCHEMAS
 from harness.model.registry import FAMILIES, OPS, Op
-from harness.model.step_relations import RELATIONS, declared_source
+from harness.model.step_relations import declared_source, judged
 from harness.model.traces import ARGS, TRACE_OP, TraceError, host_value, parse
 from harness.testees.errors import HARNESS_CODES
 from harness.testees.testee import Response, Testee
@@ -127,7 +127,7 @@ def unfollowed(op: Op, steps: list[dict[str, Any]]) -> list[str]:
         source = declared.get(name) if isinstance(name, str) else None
         if source is not None and source[0] in last and last[source[0]] > last.get(name, -1):
             before = steps[last[source[0]]]
-            if not RELATIONS[source[1]](host_value(before.get("value")), host_value(entry.get("value"))):
+            if not judged(source[1], host_value(before.get("value")), host_value(entry.get("value"))):
                 shown, was = (json.dumps(e.get("value"), ensure_ascii=False)[:120] for e in (entry, before))
                 return [f"step {name} holds {shown}, which does not follow from the {source[0]} value it takes "
                         f"({was}) as the specification's {source[1]} does: the step did not receive what the "

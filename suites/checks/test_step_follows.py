@@ -217,3 +217,15 @@ def test_the_dedup_inputs_hold_ids_equal_but_for_case_form_or_width_and_odd_keys
     lines = [line for o in outcomes if "result" in o for line in o["result"].splitlines()]
     for twins in (("[ID: a]", "[ID: A]"), ("[ID: \u00e9]", "[ID: e\u0301]"), ("[ID: a]", "[ID: \uff41]")):
         assert all(any(line.startswith(twin) for line in lines) for twin in twins), twins
+
+
+@pytest.mark.parametrize("value", [[10**400], [float("nan")], 10**400, [[[[[[1]]]]]], {"$float": "Infinity"}])
+def test_a_value_no_relation_can_read_is_a_mismatch_not_a_traceback(value: object) -> None:
+    """A testee's trace is untrusted: a number no float holds at gate.binary32 is a step that does not follow
+    (a trace_mismatch finding), never an exception out of tracecheck."""
+    from harness.model.registry import OPS
+    from harness.testees import traces
+
+    found = traces.unfollowed(OPS["decide_write"], [{"step": "gate.embedding", "value": [1.0]},
+                                                    {"step": "gate.binary32", "value": value}])
+    assert len(found) == 1 and "gate.binary32" in found[0], found

@@ -60,7 +60,8 @@ def test_another_family_under_the_same_name_is_a_problem_naming_both_files(
 
 
 def test_q_stays_among_the_leading_options(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.delenv("PARITY_PROJECT", raising=False)
+    monkeypatch.setenv("PARITY_PROJECT", "")  # take_project sets it: monkeypatch restores its absence at the end
+    monkeypatch.delenv("PARITY_PROJECT")
     assert take_project(["-q", "--project", str(tmp_path), "impls"]) == ["-q", "impls"]
     import os
 

@@ -450,6 +450,8 @@ def test_a_page_of_many_classes_fills_each_card_as_the_inline_page_shows_it(
     assert not driver.find_elements("css selector", "article.class")  # the groups' cards: only when opened
     assert len(driver.find_elements("css selector", "details.group")) == groups > 1
     driver.find_element("css selector", "details.group > summary").click()  # the first group opened
+    # its cards are put in by the script on the toggle event, after the click returns: wait for them
+    WebDriverWait(driver, 10).until(lambda _: driver.find_elements("css selector", "article.class"))
     first = driver.find_element("css selector", "article.class")  # new, open, near the window: filled
     assert details(first) == want[first.get_attribute("id")]
     open_groups(driver)  # every group opened: the same cards as the inline page's, in the same groups

@@ -27,6 +27,7 @@ from suites.testees.test_reaper import declare_setsid, left_after, marked
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc; process groups")
 
 FUZZ = ["fuzz", "--impls", "fake", "--seconds", "30", "--workers", "2"]
+ENDED_WITHIN = 15.0  # seconds for the workers to end their testees' sleepers once the harness is killed
 
 
 @pytest.mark.parametrize("name,whom", [("SIGTERM", "group"), ("SIGTERM", "process"), ("SIGHUP", "group")],
@@ -89,7 +90,8 @@ def _keeper(sleeper: int) -> int:
 
 def test_the_workers_end_what_their_testees_left_when_the_harness_is_killed(tmp_path: Path) -> None:
     """SIGKILL to the harness alone: nobody above the workers ends anything, so each worker (a subreaper of its
-    own) ends its testees' setsid sleepers as it quits (harness/fuzzing/pools.py ``_quit``) within 5 s. (The
+    own) ends its testees' setsid sleepers as it quits (harness/fuzzing/pools.py ``_quit``): within 15 s, a bound a busy
+    runner keeps (the CI's slow set, two sessions per core, once took over 5 s; the sleepers sleep 300 s). (The
     sleepers of the testee the killed process ran itself are beyond anyone's reach: SIGKILL cannot be handled.)"""
     marker = declare_setsid(tmp_path / "impls")
     output = tmp_path / "output.txt"
@@ -108,14 +110,14 @@ def test_the_workers_end_what_their_testees_left_when_the_harness_is_killed(tmp_
         below -= everyone - sleepers
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
-        left = _left_after(below | sleepers, 5.0)
+        left = _left_after(below | sleepers, ENDED_WITHIN)
         shown = [(p, _parent(p), Path(f"/proc/{p}/cmdline").read_bytes()[:90]) for p in left]
     finally:
         for pid in below | _descendants(proc.pid):
             if _running(pid):
                 os.kill(pid, signal.SIGKILL)
         left_after(marker, 0)
-    assert not left, f"still running 5 s after the harness was killed: {shown}"
+    assert not left, f"still running {ENDED_WITHIN:.0f} s after the harness was killed: {shown}"
 
 
 def _nothing() -> None:

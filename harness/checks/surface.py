@@ -5,22 +5,31 @@ optional diagnostic ``trace`` (``trace(op, args)`` in Python, ``trace(op, ...arg
 
 * Python (reference package, PyO3 module): public callables and ``inspect.signature``;
 * JavaScript (the wasm-bindgen package): exported functions and their parameter names, read by Node;
-* every implementation: an omitted argument behaves exactly like passing the registry's default.
+* every implementation: an omitted argument behaves exactly like passing the registry's default;
+* every implementation: every parameter of every op refuses, with its own error code, a value of each host type
+  its kind does not take (``kind_probes``, generated from the op table: harness/model/contract_surface.py says
+  which host type a kind takes), the other arguments plain (``OPS[op].plain``, else defaults and the kinds' plain
+  values), as the oracle does.
 """
 
 from __future__ import annotations
 
 import importlib
 import inspect
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from harness.differential.outcomes import same_outcome
+from harness.differential.outcomes import outcome, same_outcome
 from harness.fixtures.load import all_cases
-from harness.model.registry import OPS
+from harness.model.contract_surface import host_type, kind_host_type, out_of_kind
+from harness.model.hostvalues import shown
+from harness.model.registry import OPS, PLAIN_VALUES, Op
 from harness.model.traces import TRACE_OP
-from harness.testees.impls import declaration
-from harness.testees.testee import Testee
+from harness.testees.fanout import expressible
+from harness.testees.impls import declaration, get_impl
+from harness.testees.impls import oracle as oracle_name
+from harness.testees.testee import Response, Testee
 
 _MISSING = inspect.Parameter.empty
 
@@ -112,9 +121,98 @@ def default_behaviour(impl: Testee, label: str, per_op: int = 12, ops: tuple[str
     return problems
 
 
-def check(impl_name: str, impl: Testee) -> list[str]:
+def plain_call(op: Op) -> dict[str, Any] | None:
+    """Arguments of ``op`` every implementation takes: its family's plain arguments (``op.plain``), each parameter
+    they leave out at its default, else at its kind's plain value; None where a parameter has none of these."""
+    given = dict(op.plain)
+    args: dict[str, Any] = {}
+    for param in op.params:
+        if param.name in given:
+            args[param.name] = given[param.name]
+        elif not param.required:
+            args[param.name] = param.default
+        elif param.kind in PLAIN_VALUES:
+            args[param.name] = PLAIN_VALUES[param.kind]
+        else:
+            return None
+    return args
+
+
+@dataclass(frozen=True)
+class KindProbe:
+    """One parameter given a value of a host type its kind does not take, the other arguments plain."""
+
+    op: str
+    param: str
+    value: Any
+    code: str  # the code the contract gives a wrong value of the parameter (its family file's error_code)
+    args: dict[str, Any]
+
+
+def kind_probes(ops: tuple[str, ...] = tuple(OPS)) -> list[KindProbe]:
+    """For every parameter of every op of ``ops`` (registry order), one probe per host value not of its kind's
+    host type (contract_surface.out_of_kind): made from the op table, never listed by hand."""
+    probes = []
+    for name in ops:
+        op = OPS[name]
+        base = plain_call(op)
+        if base is None:  # a kind the harness has no plain value of: the family schema allows none
+            continue
+        for param in op.params:
+            probes += [KindProbe(name, param.name, value, param.error_code, {**base, param.name: value})
+                       for value in out_of_kind(param.kind)]
+    return probes
+
+
+def kind_behaviour(impl: Testee, label: str, ops: tuple[str, ...] = tuple(OPS), oracle: Testee | None = None
+                   ) -> list[str]:
+    """Every kind probe of the ops ``impl`` serves must be refused with the parameter's code, as by the oracle (the
+    op's oracle, ``impls.oracle``, opened here unless given or ``label`` is it); the oracle's answer is named beside.
+    Values ``label``'s host cannot hold are not sent."""
+    probes = [probe for probe in kind_probes(ops) if expressible(label, probe.args)]
+    if not probes:
+        return []
+    answers = impl.call_batch([(probe.op, probe.args) for probe in probes])
+    truth: list[tuple[str, Response]] = []
+    opened: dict[str, Testee] = {}
+    try:
+        for probe, answer in zip(probes, answers, strict=True):
+            name = oracle.name if oracle is not None else oracle_name(probe.op)
+            if oracle is not None:
+                truth.append((name, oracle.call(probe.op, probe.args)))
+            elif name == label:
+                truth.append((name, answer))
+            else:
+                if name not in opened:
+                    opened[name] = get_impl(name)
+                truth.append((name, opened[name].call(probe.op, probe.args)))
+    finally:
+        for testee in opened.values():
+            testee.close()
+    problems = []
+    for probe, answer, (name, said) in zip(probes, answers, truth, strict=True):
+        wanted = ("error", probe.code)
+        got = outcome(probe.op, answer)
+        if got == wanted:
+            continue
+        kind = OPS[probe.op].param(probe.param).kind
+        problems.append(f"{label}: {probe.op}({probe.param}={shown(probe.value)}) answered {_said(got)}; a "
+                        f"{host_type(probe.value)} is not the {kind_host_type(kind)} its kind {kind} takes, so the "
+                        f"contract's answer is error {probe.code} (the oracle {name}: {_said(outcome(probe.op, said))}"
+                        "; the other arguments plain)")
+    return problems
+
+
+def _said(result: tuple[str, Any]) -> str:
+    kind, value = result
+    return f"error {value}" if kind == "error" else f"{kind} {value!r}"[:120]
+
+
+def check(impl_name: str, impl: Testee, oracle: Testee | None = None) -> list[str]:
     """The surface of an implementation, as its declaration says where to find it: the module of an
-    in-process one, or the exports a command testee reports in its answer to `start`."""
+    in-process one, or the exports a command testee reports in its answer to `start`; then its behaviour on
+    omitted arguments and on values out of each parameter's kind (``oracle``: the testee to compare with, default
+    each op's declared oracle)."""
     declared = declaration(impl_name)
     if declared.python_module is not None:
         problems = python_surface(importlib.import_module(declared.python_module), impl_name, declared.ops,
@@ -125,4 +223,5 @@ def check(impl_name: str, impl: Testee) -> list[str]:
             problems = js_surface(surface["exports"], impl_name, declared.ops)
         else:
             problems = []  # the testee reports no surface of its own: only its behaviour is checked
-    return problems + default_behaviour(impl, impl_name, ops=declared.ops)
+    return (problems + default_behaviour(impl, impl_name, ops=declared.ops)
+            + kind_behaviour(impl, impl_name, declared.ops, oracle))

@@ -17,13 +17,14 @@ def run(args: argparse.Namespace) -> int:
     from generators import PROBLEMS
     from harness.fixtures.lint import lint as run_lint
     from harness.fixtures.lint import unpinned_steps
-    from harness.model import contract_doc
+    from harness.model import contract_doc, contract_surface
     from harness.model.registry import FAMILIES
 
     if PROBLEMS:  # a broken declaration, not a finding about the fixtures
         raise UsageError("a fixture generator does not load:\n  " + "\n  ".join(PROBLEMS))
     problems = run_lint(regenerate=not args.no_regenerate)
-    problems += [problem for family in FAMILIES for problem in contract_doc.problems(family)]  # their specifications
+    problems += [problem for family in FAMILIES  # their specifications: steps, then signatures and parameters
+                 for problem in (*contract_doc.problems(family), *contract_surface.problems(family))]
     for problem in problems:
         print(problem)
     unpinned = unpinned_steps()

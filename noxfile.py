@@ -505,7 +505,9 @@ def parity_node(session: nox.Session) -> None:
 @nox.session
 def bench(session: nox.Session) -> None:
     """Side by side in one run: each implementation's bare cost against the harness's path, its start-up,
-    the fuzzer's rate; goals stated for the implementations that keep `speed_goals` (reports/bench.json)."""
+    the fuzzer's rate; goals stated for the implementations that keep `speed_goals` (reports/bench.json). It ends
+    with the table the README's speed section quotes (each figure's command, UTC date, 1-minute load at start and
+    end, cores); `-- --markdown FILE` writes that table to FILE too."""
     _install_project(session)
     _build_impls(session)
     args = list(session.posargs)
@@ -514,7 +516,15 @@ def bench(session: nox.Session) -> None:
         at = args.index("--baseline")
         baseline = args[at + 1] if at + 1 < len(args) else session.error("--baseline needs a git revision")
         del args[at:at + 2]
-    session.run("python", "-m", "harness", "bench", *args)
+    markdown = None
+    if "--markdown" in args:  # `nox -s bench -- --markdown FILE`: the README's table written to FILE too
+        at = args.index("--markdown")
+        markdown = args[at + 1] if at + 1 < len(args) else session.error("--markdown needs a file")
+        del args[at:at + 2]
+    session.run("python", "-m", "harness", "bench", *args)  # prints, last, the table the README quotes
+    if markdown is not None:
+        out = args[args.index("--out") + 1] if "--out" in args[:-1] else str(ROOT / "reports" / "bench.json")
+        session.run("python", "-m", "harness.checks.bench", "--markdown", markdown, out)
     if baseline is not None:
         # the harness's path against REV's (fails on a slowdown beyond the margin), then the core's bare cost
         _valgrind(session)

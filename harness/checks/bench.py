@@ -23,14 +23,23 @@ handshake for a command testee).
 
 Input sets: every fixture case's input (all ops, errors included), and 5,000 generated normalize inputs.
 An input an implementation's host cannot hold is left out of every measurement of that set.
+
+Every figure is attributed: the report keeps the machine's 1-minute load average at the start and the end
+(``load``) beside its core count and its run envelope (the command, the session, the UTC start). ``markdown``
+makes of a report the table the README's speed section quotes, a row per figure with the command that made it,
+its date, the loads and the cores; ``main`` prints it last, and ``python -m harness.checks.bench --markdown
+FILE [REPORT]`` writes it from a report already made (``nox -s bench -- --markdown FILE``).
 """
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import os
 import platform
+import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -48,6 +57,9 @@ from harness.fuzzing.generate import Inputs
 from harness.model import envelope, hostvalues
 from harness.model.files import write_document
 from harness.model.registry import get_op
+from harness.model.schemas import problems
+from harness.model.status import UsageError, exit_with
+from harness.model.untrusted import read_document
 from harness.testees import impls
 from harness.testees.command import op_table
 from harness.testees.fanout import call_all
@@ -179,6 +191,7 @@ def bench(min_seconds: float = 2.0, names: list[str] | None = None, fuzz_seconds
     """The goals are stated for the implementations whose declaration keeps ``speed_goals`` (default);
     the others (a CPython in WebAssembly) are measured beside them: their rows, their start-up, and
     everything together once more, without a goal."""
+    load_start = load_average()
     opened: dict[str, Testee] = {}
     unavailable = {}
     startup = {}
@@ -222,7 +235,17 @@ def bench(min_seconds: float = 2.0, names: list[str] | None = None, fuzz_seconds
             "cores": os.cpu_count(), "implementations": list(opened), "goalSet": list(goal_set),
             "unavailable": unavailable, "startupSeconds": startup, "sets": sets,
             "fuzzer": fuzzing, "fuzzerAll": fuzzing_all, "fuzzerBusy": fuzzing_busy,
-            "startupTogetherSeconds": together_start}
+            "startupTogetherSeconds": together_start,
+            # the machine's 1-minute load average as the run began and as it ended: every figure is read with it
+            "load": {"start": load_start, "end": load_average()}}
+
+
+def load_average() -> float | None:
+    """The 1-minute load average now (None where the system keeps none)."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:
+        return None
 
 
 def _together_line(together: dict[str, Any]) -> str:
@@ -285,10 +308,123 @@ def table(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def main(out: Path, min_seconds: float) -> int:
+MARKDOWN_COLUMNS = ("figure", "value", "command", "date (UTC)", "load (1 min, start → end)", "cores")
+DATE = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$")
+LOADS = re.compile(r"^\d+(\.\d+)? → \d+(\.\d+)?$")
+
+
+class BadBench(UsageError):
+    """A bench report whose figures cannot be attributed (no date, load or cores): status 2, what is missing."""
+
+
+def figures(report: dict[str, Any]) -> list[tuple[str, str]]:
+    """Every figure of a report as (what it is, its value with its unit): what ``table`` prints, a figure a row."""
+    out = [(f"start-up, {name}", f"{seconds:.2f} s") for name, seconds in report.get("startupSeconds", {}).items()]
+    if report.get("startupTogetherSeconds") is not None:
+        out.append((f"start-up, all {len(report['implementations'])} at once",
+                    f"{report['startupTogetherSeconds']:.2f} s"))
+    for found in report["sets"]:
+        where = f"{found['inputs']} ({found['count']:,})"
+        for row in found["rows"]:
+            if row["bare"]:
+                out.append((f"{where}, {row['implementation']} bare ({row['bareHow']})", f"{row['bare']:,.0f} calls/s"))
+            out.append((f"{where}, {row['implementation']} through the harness", f"{row['harness']:,.0f} calls/s"))
+            if row["overhead"]:
+                out.append((f"{where}, {row['implementation']} overhead (bare / harness)", f"{row['overhead']:.2f}x"))
+        for together in (found.get("together"), found.get("togetherAll")):
+            if together:
+                names = " + ".join(together["implementations"])
+                value = f"{together['harness']:,.0f} inputs/s"
+                if together["overhead"] is not None:
+                    goal = "" if together["goal"] is None else f", goal <= {together['goal']:.0f}x"
+                    value += f", overhead {together['overhead']:.2f}x{goal}"
+                out.append((f"{where}, together ({names}), answers compared", value))
+    for key, how in (("fuzzer", "fuzzer"), ("fuzzerAll", "fuzzer, every implementation"),
+                     ("fuzzerBusy", "fuzzer on a busy machine")):
+        fuzzing = report.get(key)
+        if fuzzing:
+            goal = "" if fuzzing["goal"] is None else f", goal >= {fuzzing['goal']:,}"
+            busy = f", {fuzzing['burners']} spinning processes" if key == "fuzzerBusy" else ""
+            out.append((f"{how}, normalize_fact_text, {fuzzing['workers']} worker(s){busy}",
+                        f"{fuzzing['examplesPerSecond']:,.0f} examples/s{goal}"))
+    return out
+
+
+def attribution(report: dict[str, Any], where: str = "the bench report") -> tuple[str, str, str, str]:
+    """(the command that made the report, its UTC start, its loads at start and end, its cores); BadBench names
+    what is missing (a report written before the loads were kept has none: run the bench again)."""
+    run = report.get("run") if isinstance(report.get("run"), dict) else {}
+    session, command, started = run.get("session"), run.get("command"), run.get("started")
+    load = report.get("load") if isinstance(report.get("load"), dict) else {}
+    missing = [what for what, value in (("run.command", command), ("run.started", started),
+                                        ("load.start", load.get("start")), ("load.end", load.get("end")),
+                                        ("cores", report.get("cores"))) if value is None]
+    if missing:
+        raise BadBench(f"{where}: its figures cannot be attributed: no {', '.join(missing)} (a report of an older "
+                       "bench, or not one: run `nox -s bench` again)")
+    if session:
+        made_by = f"nox -s {session}"
+    else:
+        words = shlex.split(str(command))
+        if words and Path(words[0]).name.startswith("python"):
+            words[0] = "python"
+        made_by = " ".join(words)
+    moment = str(started).replace("T", " ")[:16]
+    if not DATE.match(moment):
+        raise BadBench(f"{where}: run.started is not a UTC time (YYYY-MM-DDTHH:MM...Z): {started!r}")
+    return made_by, moment, f"{load['start']:.2f} → {load['end']:.2f}", str(report["cores"])
+
+
+def markdown(report: dict[str, Any], where: str = "the bench report") -> str:
+    """The table the README's speed section quotes: a row per figure, each with its command, date, loads and
+    cores (``MARKDOWN_COLUMNS``)."""
+    made_by, moment, loads, cores = attribution(report, where)
+    lines = ["| " + " | ".join(MARKDOWN_COLUMNS) + " |", "|" + "|".join("---" for _ in MARKDOWN_COLUMNS) + "|"]
+    for figure, value in figures(report):
+        lines.append(f"| {figure.replace('|', '/')} | {value} | `{made_by}` | {moment} | {loads} | {cores} |")
+    return "\n".join(lines)
+
+
+def main(out: Path, min_seconds: float, markdown_out: Path | None = None) -> int:
     report = bench(min_seconds)
     print(f"{report['python']} on {report['machine']}, {report['cores']} cores")
     print(table(report))
     write_document(out, report, replaces=(report["schema"],), what="bench report")
     print(f"written {out}")
+    quoted = markdown(report, str(out))
+    print("\nthe table the README's speed section quotes:\n")
+    print(quoted)
+    if markdown_out is not None:
+        _write_markdown(markdown_out, quoted)
     return 0
+
+
+def _write_markdown(path: Path, text: str) -> None:
+    try:
+        path.write_text(text + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"--markdown {path}: cannot write it: {exc.strerror or exc}") from None
+    print(f"written {path}")
+
+
+def from_report(argv: list[str] | None = None) -> int:
+    """``python -m harness.checks.bench [--markdown FILE] [REPORT]``: the README's table of a bench report made
+    already (default reports/bench.json), printed, and written to FILE."""
+    parser = argparse.ArgumentParser(prog="python -m harness.checks.bench", description=from_report.__doc__)
+    parser.add_argument("report", nargs="?", type=Path, default=Path("reports/bench.json"),
+                        help="a bench report (bench-report-v1)")
+    parser.add_argument("--markdown", type=Path, default=None, help="write the table here too")
+    args = parser.parse_args(argv)
+    report = read_document(args.report, "bench report")
+    found = problems(report)
+    if found:
+        raise BadBench(f"{args.report}: not a bench report (bench-report-v1): {found[0]}")
+    quoted = markdown(report, str(args.report))
+    print(quoted)
+    if args.markdown is not None:
+        _write_markdown(args.markdown, quoted)
+    return 0
+
+
+if __name__ == "__main__":
+    exit_with(from_report)

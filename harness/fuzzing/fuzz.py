@@ -18,9 +18,13 @@ disagreement is classified only if it comes again alone (the reproduction gate,
 harness/differential/verdict.py). Findings travel with the answers out of the worker processes. A
 testee taken out for its faults is taken out of every worker by this process.
 
-The budget is a budget: batches run until ``seconds``; the expected-list recheck, classification and
-shrinking end at ``hard_deadline`` (``seconds`` plus the largest request deadline, by default), and
-whatever was cut is named in ``FuzzResult.cut``.
+The budget is a budget: batches run until ``seconds``; classification and shrinking end at the hard deadline
+(``seconds`` plus the largest request deadline), and whatever was cut is named in ``FuzzResult.cut``. Both count
+from the moment every implementation, in every worker, answered its start (``Clock``; docs/fuzzing.md, "How the
+budget is counted"): the start-up before it is measured and reported apart (``FuzzResult.startup``), bounded by
+its own allowance (harness/fuzzing/pools.py, ``startup_allowance``). An implementation that does not come up in a
+worker ends the run with that verdict (``FuzzResult.unavailable``; the command line exits UNAVAILABLE), and a
+worker started again, or a testee process restarted in one, is counted and said.
 
 Ctrl-C stops the run where it is: the workers, which ignore SIGINT (harness/fuzzing/pools.py), are ended,
 and the result holds what ran before, ``FuzzResult.interrupted`` set and a cut saying after how many
@@ -35,7 +39,7 @@ import os
 import sys
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any, TextIO
 
@@ -86,17 +90,49 @@ class FuzzResult:
     shard: tuple[int, int] = (1, 1)  # K/N: the share of the seed's task stream this run ran
     interrupted: bool = False  # stopped by Ctrl-C: a partial run (its report says so)
     ledger: Ledger = field(default_factory=lambda: Ledger("fuzz"))  # the run's account of its work (its verdict)
+    startup: float = 0.0  # seconds from the command's start until every implementation was up (not budgeted)
+    unavailable: str | None = None  # why an implementation never came up in a worker: the run's verdict
+    worker_restarts: int = 0  # workers the pool started again (one died) once all were up
+    testee_restarts: dict[str, int] = field(default_factory=dict)  # implementation -> processes restarted
 
     @property
     def new(self) -> list[ClassRecord]:
         return [d for d in self.divergences if d.status == "new"]
 
 
-def _progress_text(progress: Progress, examples: int, new: int, expected: int) -> str:
+@dataclass
+class Clock:
+    """The budget's clock: ``began`` when the command began; ``up`` when every implementation (in every worker) had
+    answered its start, from which ``seconds`` (``deadline``) and the hard deadline (``deadline`` plus ``slack``,
+    the largest request deadline; None: no hard deadline) count."""
+
+    began: float
+    seconds: float
+    slack: float | None
+    up: float | None = None
+
+    def start(self, at: float) -> None:
+        self.up = at
+
+    @property
+    def deadline(self) -> float:
+        return (self.up if self.up is not None else time.monotonic()) + self.seconds
+
+    @property
+    def hard(self) -> float:
+        return float("inf") if self.slack is None else self.deadline + self.slack
+
+    @property
+    def startup(self) -> float:
+        """Seconds from the command's start until the implementations were up (until now, while they are not)."""
+        return (self.up if self.up is not None else time.monotonic()) - self.began
+
+
+def _progress_text(progress: Progress, examples: int, new: int, expected: int, aside: str = "") -> str:
     elapsed = time.monotonic() - progress.start
     rate = examples / elapsed if elapsed > 0 else 0.0
     return (f"{elapsed:6.1f}s/{progress.total:.0f}s  {examples:,} examples ({rate:,.0f}/s)  "
-            f"divergences: {new} new, {expected} expected")
+            f"divergences: {new} new, {expected} expected{aside}")
 
 
 # ---- one batch, in a worker (or in this process) -------------------------------------------------------
@@ -104,18 +140,54 @@ def _progress_text(progress: Progress, examples: int, new: int, expected: int) -
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(names: tuple[str, ...], cutoff: float | None, began: Any = None) -> None:
+def _init_worker(names: tuple[str, ...], began: Any = None, starts: pools.Starts | None = None,
+                 cutoff: Any = None) -> None:
     """A worker's testees; ended with it (terminated at the budget or interrupted, or its parent gone: its
     testee processes are killed first, since a hung one would outlive it; harness/fuzzing/pools.py).
-    ``began``: a count shared by the workers of the batches they began (``run_batch``)."""
-    _WORKER["began"] = began
-    _WORKER["impls"] = {}
+    ``began``: a count shared by the workers of the batches they began (``run_batch``); ``starts``: where the
+    worker says it is up, or which implementation did not come up and why (it does not raise: the pool would
+    start it again and again); ``cutoff``: the run's hard deadline, set by the driver once every worker is up
+    (0: none), given to the testees at the first batch."""
+    _WORKER.update(began=began, impls={}, failed=None, cutoff=cutoff, restarts={})
     pools.at_end(lambda: pools.kill_testees(_WORKER["impls"]))
-    started = implementations.start_each(list(names), cutoff)
+    started = implementations.start_each(list(names))
     _WORKER["impls"].update({name: testee for name, testee in started.items() if not isinstance(testee, Exception)})
-    failed = next((error for error in started.values() if isinstance(error, Exception)), None)
-    if failed is not None:
-        raise failed  # the testees that did start are killed with the worker (pools.at_end)
+    failed = next(((name, error) for name, error in started.items() if isinstance(error, Exception)), None)
+    if failed is None:
+        if starts is not None:
+            starts.came_up()
+        return
+    name, error = failed
+    text = str(error)
+    _WORKER["failed"] = f"{name} did not come up in a worker: " + (text if text.startswith(name) else text)
+    pools.kill_testees(_WORKER["impls"])  # the ones that did start: this worker runs no batch
+    if starts is None:
+        raise error
+    starts.failed(_WORKER["failed"])
+
+
+def _worker_batch() -> dict[str, Any] | None:
+    """In a worker, before a batch: its failure to start, as the batch's result; else None, the run's hard deadline
+    given to its testees at the first batch (the driver set it once every worker was up)."""
+    if _WORKER.get("failed"):
+        return {"unavailable": _WORKER["failed"]}
+    cutoff = _WORKER.pop("cutoff", None)
+    if cutoff is not None:
+        for impl in _WORKER["impls"].values():
+            if hasattr(impl, "cutoff"):
+                impl.cutoff = cutoff.value or None
+    return None
+
+
+def _restarted(opened: dict[str, Testee]) -> dict[str, int]:
+    """In a worker: the testee processes restarted since its last batch (CommandTestee.restarts), per name."""
+    seen = _WORKER["restarts"]
+    out = {}
+    for name, impl in opened.items():
+        count = getattr(impl, "restarts", 0)
+        if count != seen.get(name, 0):
+            out[name], seen[name] = count - seen.get(name, 0), count
+    return out
 
 
 def run_batch(task: tuple[Any, ...], opened: dict[str, Testee] | None = None) -> dict[str, Any]:
@@ -124,9 +196,14 @@ def run_batch(task: tuple[Any, ...], opened: dict[str, Testee] | None = None) ->
     each other signature among the group's first SIGNED, each with its position in the batch each implementation
     got, its place in the batch and its signature), the counts and the testees' findings."""
     op, seed, size, active = task
-    if opened is None and _WORKER.get("began") is not None:  # in a worker: the driver learns it is at work
-        with _WORKER["began"].get_lock():
-            _WORKER["began"].value += 1
+    worker = opened is None
+    if worker:
+        failed = _worker_batch()
+        if failed is not None:
+            return failed
+        if _WORKER.get("began") is not None:  # the driver learns it is at work
+            with _WORKER["began"].get_lock():
+                _WORKER["began"].value += 1
     opened = opened if opened is not None else _WORKER["impls"]
     opened = {name: opened[name] for name in active}
     batch = Inputs(seed).batch(op, size)
@@ -155,6 +232,7 @@ def run_batch(task: tuple[Any, ...], opened: dict[str, Testee] | None = None) ->
             kept[key].append([hostvalues.encode_args(args), responses, positions, j, sign])
     return {"op": op, "seed": seed, "examples": len(batch), "inexpressible": inexpressible,
             "harvest": asdict(harvest(opened)), "ledger": ledger.to_json(),
+            "restarts": _restarted(opened) if worker else {},
             "disagreeing": [[list(names), [list(k) for k in kinds], counts[(names, kinds)], examples]
                             for (names, kinds), examples in kept.items()]}
 
@@ -187,23 +265,35 @@ def task_count(max_examples: int | None) -> int | None:
     return None if max_examples is None else max(1, -(-max_examples // BATCH))
 
 
-def _batches(tasks: Iterator[tuple[Any, ...]], opened: dict[str, Testee], workers: int,
-             deadline: float, hard_deadline: float, cutoff: float | None) -> Iterator[dict[str, Any]]:
-    """Batch results until the deadline; a pool keeps two tasks per worker in flight. A batch still
-    running at the hard deadline is abandoned (its worker terminated, its testees killed)."""
+def _batches(tasks: Iterator[tuple[Any, ...]], opened: dict[str, Testee], workers: int, clock: Clock,
+             up: Callable[[], None], restarts: list[int]) -> Iterator[dict[str, Any]]:
+    """Batch results until the deadline; a pool keeps two tasks per worker in flight. The clock starts (``up``
+    called) once every worker's testees answered their start, within the start-up allowance (pools.StartFailed
+    else); no task is sent before. A batch still running at the hard deadline is abandoned (its worker
+    terminated, its testees killed). ``restarts``: set to the workers started again after that."""
     if workers <= 1:
+        up()
+        deadline = clock.deadline
         for task in tasks:  # a finite stream (a fixed number of examples) ends the run
             if time.monotonic() >= deadline:
                 return
             yield run_batch(task, opened)
         return
     method = pools.start_method()
-    began = pools.context(method).Value("i", 0)  # batches the workers began
-    with pools.ending(method, workers, _init_worker, (tuple(opened), cutoff, began)) as pool:
+    ctx = pools.context(method)
+    began = ctx.Value("i", 0)  # batches the workers began
+    starts = pools.Starts(ctx)
+    cutoff = ctx.Value("d", 0.0)  # the hard deadline, once known
+    with pools.ending(method, workers, _init_worker, (tuple(opened), began, starts, cutoff)) as pool:
+        clock.start(starts.wait(workers, pools.startup_allowance(opened)))
+        up()
+        deadline, hard_deadline = clock.deadline, clock.hard
+        cutoff.value = 0.0 if hard_deadline == float("inf") else hard_deadline
         flight: deque[Any] = deque(pool.apply_async(run_batch, (task,))
                                    for task in itertools.islice(tasks, 2 * workers))
         returned = 0
         while flight:  # leaving the block ends the pool, a batch still running abandoned (pools.ending)
+            restarts[0] = starts.restarts(workers)
             try:
                 result = flight.popleft().get(timeout=max(0.0, hard_deadline - time.monotonic()))
             except multiprocessing.TimeoutError:
@@ -218,6 +308,7 @@ def _batches(tasks: Iterator[tuple[Any, ...]], opened: dict[str, Testee], worker
             yield result
             if time.monotonic() >= deadline:
                 return
+        restarts[0] = starts.restarts(workers)
 
 
 def _declared(opened: dict[str, Testee]) -> bool:
@@ -236,22 +327,20 @@ def largest_request_deadline(impls: dict[str, Testee]) -> float:
 def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: int | None = None,
          ops: list[str] | None = None, stream: TextIO = sys.stderr, workers: int | None = None,
          stop_after_new: float | None = None, max_examples: int | None = None,
-         started: float | None = None, hard_deadline: float | None = None,
+         started: float | None = None,
          shard: tuple[int, int] = (1, 1), campaign: bool = False) -> FuzzResult:
     """Fuzz until ``seconds`` are spent (or ``max_examples`` examples are run: with one worker and a
-    seed, a fixed, reproducible set of inputs). ``started``: when the run began (default now; the
-    command line passes its own start, so start-up counts); ``hard_deadline``: when everything ends
-    (default ``started + seconds`` plus the largest request deadline). ``shard`` K/N: this run's share of
+    seed, a fixed, reproducible set of inputs), counted from the moment every implementation of every worker is
+    up (``Clock``; with one worker, ``impls`` are, as the batches begin); everything ends at the hard deadline,
+    that plus the largest request deadline. ``started``: when the command began (default now): the start-up
+    until the clock starts is measured from it (``FuzzResult.startup``). ``shard`` K/N: this run's share of
     the seed's task stream (``_tasks``); with ``max_examples``, the share of that run's tasks, so that N
     shards of one seed and one number of examples run, together, what one run would. ``campaign``: which
     disagreeing examples are classified depends on each example's place in the stream alone
     (``sightings.campaign_classifies``), never on what the run saw before, so that N shards classify, together, the
     examples one run classifies (the command line sets it with --max-examples)."""
-    started = started if started is not None else time.monotonic()
-    deadline = started + seconds
-    if hard_deadline is None and seconds != float("inf"):
-        hard_deadline = deadline + largest_request_deadline(impls)
-    hard = hard_deadline if hard_deadline is not None else float("inf")
+    clock = Clock(started if started is not None else time.monotonic(), seconds,
+                  None if seconds == float("inf") else largest_request_deadline(impls))
     result = FuzzResult(versions=unicode_versions_of(impls))
     checked = recheck_detailed(expected, impls, result.versions)
     result.expected_problems = [message for message, _ in checked]
@@ -263,10 +352,26 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
     base_seed = seed if seed is not None else int.from_bytes(os.urandom(4), "little")
     result.seed = base_seed
     progress = Progress(stream, "fuzz", seconds)
-    progress.start = started
     all_impls = impls
     active = list(impls)
-    sightings = Sightings(list(impls), result.versions, expected, result.findings, started, hard)
+    sightings = Sightings(list(impls), result.versions, expected, result.findings, clock.began, float("inf"))
+    aside = ""  # the progress line's start-up and restarts
+    restarts = [0]  # workers started again (_batches)
+
+    def up() -> None:
+        """The clock starts (now, with one worker): the deadlines are set where they are read."""
+        nonlocal aside
+        if clock.up is None:
+            clock.start(time.monotonic())
+        result.startup = ledger.startup = clock.startup
+        sightings.started, sightings.hard = clock.up, clock.hard
+        progress.start = clock.up
+        for impl in all_impls.values():  # this process's testees: the expected-list recheck, classifying, shrinking
+            if hasattr(impl, "cutoff"):
+                impl.cutoff = None if clock.hard == float("inf") else clock.hard
+        aside = f"  (start-up {clock.startup:.1f}s, not counted)"
+        stream.write(f"[fuzz] every implementation up after {clock.startup:.1f}s of start-up (not counted): the "
+                     f"{seconds:g} s budget starts now\n")
     result.divergences, result.seen = sightings.divergences, sightings.seen  # filled as the run goes
 
     def expected_count() -> int:
@@ -288,7 +393,6 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
                              "in a row (see its findings)\n")
         impls = {name: all_impls[name] for name in active}
 
-    cutoff = hard_deadline
     result.shard = shard
     ledger = result.ledger
     count = task_count(max_examples)
@@ -297,10 +401,25 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
     ledger.allowance = workers * BATCH if ledger.planned is None else 0
     tasks = _tasks(ops, base_seed, active, shard, task_count(max_examples))
     stopped = "the budget ran out first (give more --minutes)"  # unless the loop says otherwise
-    batches = _batches(tasks, impls, workers, deadline, hard, cutoff)
+    batches = _batches(tasks, impls, workers, clock, up, restarts)
+    testee_restarts: dict[str, int] = {}
     try:
         for batch in batches:
+            if "unavailable" in batch:  # a worker started again (one died) whose testees did not come up
+                result.unavailable = batch["unavailable"]
+                stopped = ledger.stopped = f"an implementation did not come up again: {result.unavailable}"
+                stream.write(f"\n[fuzz] {result.unavailable}: the run stops\n")
+                break
             result.examples += batch["examples"]
+            for name, count in batch["restarts"].items():
+                testee_restarts[name] = testee_restarts.get(name, 0) + count
+                stream.write(f"\n[fuzz] {name}: {count} testee process(es) restarted in a worker (a crash, a hang "
+                             "or faults; the time it took is counted in the budget)\n")
+            if restarts[0] > result.worker_restarts:
+                stream.write(f"\n[fuzz] {restarts[0] - result.worker_restarts} worker(s) started again (one ended); "
+                             "its testees' start is counted in the budget\n")
+                result.worker_restarts = restarts[0]
+                aside = f"  (start-up {clock.startup:.1f}s, not counted; {restarts[0]} worker restart(s))"
             for name, count in batch["inexpressible"].items():
                 result.inexpressible[name] = result.inexpressible.get(name, 0) + count
             absorb(Harvest(**batch["harvest"]))
@@ -314,22 +433,35 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
                 account(ledger, count, fates)
             absorb(harvest(impls))
             progress.update(time.monotonic() - progress.start,
-                            _progress_text(progress, result.examples, len(result.new), expected_count()))
+                            _progress_text(progress, result.examples, len(result.new), expected_count(), aside))
             if len(active) < 2:
                 stream.write(f"[fuzz] fewer than two implementations left ({', '.join(active) or 'none'}): "
                              "the run stops with its findings\n")
                 stopped = ledger.stopped = "fewer than two implementations were left"
                 break
             if stop_after_new is not None and result.new and \
-                    time.monotonic() - started > min(d.extent.found_after or 0.0 for d in result.new) + stop_after_new:
+                    time.monotonic() - sightings.started > min(d.extent.found_after or 0.0
+                                                               for d in result.new) + stop_after_new:
                 stopped = f"it stopped {stop_after_new:g} s after its first new divergence (--stop-after-new)"
                 break
+    except pools.StartFailed as exc:  # an implementation never came up: the run's verdict, not a traceback
+        result.unavailable = str(exc)
+        stopped = ledger.stopped = f"an implementation never came up: {exc}"
+        stream.write(f"\n[fuzz] {exc}: the run stops before its budget's clock started "
+                     f"(after {clock.startup:.1f}s of start-up)\n")
     except KeyboardInterrupt:  # Ctrl-C: the run stops here and reports what it has (its workers ignore SIGINT)
         result.interrupted = ledger.interrupted = True
         stopped = "it was interrupted"
         stream.write("\n[fuzz] interrupted: the run stops; its report holds the examples run so far\n")
     finally:
         batches.close()  # the pool ended (harness/fuzzing/pools.py), a batch still running abandoned
+    result.startup = ledger.startup = clock.startup
+    result.worker_restarts = max(result.worker_restarts, restarts[0])
+    for name, impl in all_impls.items():  # this process's own testees (every batch's, with one worker)
+        testee_restarts[name] = testee_restarts.get(name, 0) + getattr(impl, "restarts", 0)
+    result.testee_restarts = {name: count for name, count in testee_restarts.items() if count}
+    ledger.restarts = dict(result.testee_restarts)
+    ledger.worker_restarts = result.worker_restarts
     if not result.examples and not result.interrupted and not ledger.stopped:
         ledger.stopped = "no batch came back before the run's hard deadline (its testees answered too slowly)"
     if result.interrupted:
@@ -349,7 +481,7 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
     if share is not None and result.examples < share:
         result.cut.append(f"{result.examples:,} of this shard's {share:,} examples run: {stopped}")
     progress.update(time.monotonic() - progress.start,
-                    _progress_text(progress, result.examples, len(result.new), expected_count()), force=True)
+                    _progress_text(progress, result.examples, len(result.new), expected_count(), aside), force=True)
     progress.done()
-    result.seconds = time.monotonic() - started
+    result.seconds = time.monotonic() - clock.up if clock.up is not None else 0.0
     return result

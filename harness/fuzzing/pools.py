@@ -26,7 +26,14 @@ Nothing of this runs per example: the watch thread wakes ``1 / WATCH_EVERY`` tim
 
 How the workers start is decided here alone (``start_method``, used by the fuzzer and the sweep):
 ``forkserver`` on Linux (the server imports the pool initializer's module once, and each worker it forks
-starts with the harness imported), ``spawn`` elsewhere; never ``fork``."""
+starts with the harness imported), ``spawn`` elsewhere; never ``fork``.
+
+A pool's workers start their own testees (Pyodide's take seconds, more on a busy machine), and a time budget counts
+from the moment every one of them has (docs/fuzzing.md, "How the budget is counted"): ``Starts`` is what the
+workers say of their start (up, or the implementation that did not come up and why; a worker's initializer never
+raises, which would have the pool start it again and again, each printing a traceback) and what the driver waits
+on, within a bounded start-up allowance (``Starts.wait``). A worker the pool starts again later (one that died)
+says so too: ``Starts.restarts``."""
 
 from __future__ import annotations
 
@@ -53,6 +60,60 @@ HELD = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP", "
 
 _AT_END: list[Callable[[], None]] = []  # in a worker: what ending it does first (kill its testees)
 _STARTED: list[bool] = []  # in a worker: its initializer has finished (what fails after is the way to the parent)
+
+
+class StartFailed(Exception):
+    """An implementation did not come up in a worker (its message names it and why), or the workers were not up
+    within the start-up allowance: the run ends with that verdict (status UNAVAILABLE), never a traceback."""
+
+
+class Starts:
+    """What a pool's workers say of their start, shared with them (made from the pool's context, passed in its
+    initializer's arguments): how many came up (every start, a replacement's too) and the first failure."""
+
+    MESSAGE = 2048  # bytes of the first failure kept
+
+    def __init__(self, ctx: Any) -> None:
+        self.up = ctx.Value("i", 0)
+        self.failure = ctx.Array("c", self.MESSAGE)
+
+    def came_up(self) -> None:
+        """In a worker: its testees answered their start."""
+        with self.up.get_lock():
+            self.up.value += 1
+
+    def failed(self, message: str) -> None:
+        """In a worker: an implementation did not come up (the first failure is kept)."""
+        with self.failure.get_lock():
+            if not self.failure.value:
+                self.failure.value = message.encode("utf-8", "replace")[:self.MESSAGE - 1].replace(b"\0", b" ")
+
+    def failure_text(self) -> str:
+        return bytes(self.failure.value).decode("utf-8", "replace")
+
+    def wait(self, workers: int, allowance: float, poll: float = 0.02) -> float:
+        """Wait until ``workers`` workers are up; the time.monotonic() they were. StartFailed when one says an
+        implementation did not come up, or when ``allowance`` seconds pass first."""
+        until = time.monotonic() + allowance
+        while True:
+            if self.failure.value:
+                raise StartFailed(self.failure_text())
+            if self.up.value >= workers:
+                return time.monotonic()
+            if time.monotonic() >= until:
+                raise StartFailed(f"{workers - self.up.value} of {workers} worker(s) had not started their "
+                                  f"implementations within the start-up allowance of {allowance:g} s")
+            time.sleep(poll)
+
+    def restarts(self, workers: int) -> int:
+        """Workers started again after the first ``workers`` came up (the pool replaces one that died)."""
+        return max(0, self.up.value - workers)
+
+
+def startup_allowance(impls: dict[str, Any]) -> float:
+    """How long the workers may take to come up: twice the largest start-up deadline of the implementations (a
+    start that exits by a signal is tried again) and ``GRACE`` for the worker processes themselves."""
+    return 2 * max([float(getattr(impl, "startup_timeout", 0.0)) for impl in impls.values()] + [0.0]) + GRACE
 
 
 def start_method() -> str:

@@ -75,6 +75,12 @@ class Ledger:
     # part, where the boundary was not found within the group's classifier calls (harness/fuzzing/classes.py):
     # a reason in the problem line, not a count of its own in a report (read back, the line says "not classified").
     mixed: int = 0
+    # A timed run's start-up (seconds until every implementation was up: the budget counts from then, docs/fuzzing.md)
+    # and what was started again while it ran: the testee processes restarted, per implementation, and the worker
+    # processes. Said in ``lines``; not in ``to_json`` (the envelope's ledger schema has no place for them yet).
+    startup: float | None = None
+    restarts: dict[str, int] = field(default_factory=dict)
+    worker_restarts: int = 0
 
     def tally(self, name: str) -> Tally:
         return self.impls.setdefault(name, Tally())
@@ -101,6 +107,11 @@ class Ledger:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.interrupted = self.interrupted or other.interrupted
         self.stopped = self.stopped or other.stopped
+        if other.startup is not None:
+            self.startup = max(self.startup or 0.0, other.startup)
+        for impl, count in other.restarts.items():
+            self.restarts[impl] = self.restarts.get(impl, 0) + count
+        self.worker_restarts += other.worker_restarts
         for impl, tally in other.impls.items():
             self.tally(impl).add(tally)
 
@@ -146,6 +157,13 @@ class Ledger:
                 f"{self.disagreeing:,} disagreeing, {self.classified:,} classified"
                 + (f", {self.not_reproduced:,} not reproduced" if self.not_reproduced else ""))
         rows = [head]
+        if self.startup is not None:
+            rows.append(f"  start-up: {self.startup:.1f}s until every implementation was up (not counted in the "
+                        "budget)")
+        if self.restarts or self.worker_restarts:
+            rows.append("  restarted while it ran: " + ", ".join(
+                [f"{name} {count:,} testee process(es)" for name, count in sorted(self.restarts.items())]
+                + ([f"{self.worker_restarts:,} worker(s)"] if self.worker_restarts else [])))
         for name, tally in sorted(self.impls.items()):
             extra = [f"{value:,} {label}" for value, label in ((tally.cut, "cut"), (tally.faulted, "faulted"),
                                                                  (tally.out, "after taken out"),

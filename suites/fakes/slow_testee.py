@@ -8,6 +8,9 @@
     SLOW_AT         that line's number, counted again in every process; default 1
     SLOW_PROCESSES  only the first N processes started with this SLOW_STATE are slow (start and request);
                     unset: every one
+    SLOW_FROM       only the processes after the first N started with this SLOW_STATE are slow (with SLOW_PROCESSES:
+                    those of them within its first N); unset: from the first
+    SLOW_EXIT       a slow process exits with this status when it reads ``start``, answering nothing
     SLOW_STATE      a folder for the count of processes (SLOW_STATE/starts, one line per process)
 """
 
@@ -44,14 +47,16 @@ def since_exec() -> float:
 
 
 def slowed() -> bool:
-    """Whether this process is slow: it is one of the first SLOW_PROCESSES (counted in SLOW_STATE/starts)."""
+    """Whether this process is slow: it is one of the first SLOW_PROCESSES and not of the first SLOW_FROM (counted in
+    SLOW_STATE/starts)."""
     limit = os.environ.get("SLOW_PROCESSES")
+    after = int(os.environ.get("SLOW_FROM") or 0)
     state = Path(os.environ.get("SLOW_STATE") or ".")
     with (state / "starts").open("a+", encoding="ascii") as starts:
         starts.write(f"{os.getpid()}\n")
         starts.seek(0)
         number = len(starts.read().split())
-    return not limit or number <= int(limit)
+    return (not limit or number <= int(limit)) and number > after
 
 
 def main() -> int:
@@ -67,6 +72,8 @@ def main() -> int:
             answer = protocol.bad_request(None, f"not JSON: {exc}")
         else:
             if not started and isinstance(request, dict) and request.get("op") == "start":
+                if slow and os.environ.get("SLOW_EXIT"):
+                    return int(os.environ["SLOW_EXIT"])
                 time.sleep(max(0.0, start_at - since_exec()))
                 started = True
             elif started:

@@ -21,10 +21,10 @@ from harness.cli.commands.shared import (
     writable_report,
 )
 from harness.cli.reports import divergences as divergences_kind
-from harness.cli.tools import close_all, open_impls, request_deadline, split_names
+from harness.cli.tools import close_all, open_impls, split_names
 from harness.model import envelope
 from harness.model.settings import OPTIONS
-from harness.model.status import FOUND, INTERRUPTED, UsageError, did_you_mean
+from harness.model.status import FOUND, INTERRUPTED, Unavailable, UsageError, did_you_mean
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
@@ -95,10 +95,12 @@ def run(args: argparse.Namespace) -> int:
     if shard != (1, 1) and args.seed is None:
         raise UsageError("--shard needs --seed: every shard of a campaign runs the same seed's task stream")
     writable_report(args.report)  # before the run: a run is never lost to a --report it cannot write
-    started = time.monotonic()  # the budget counts from here: start-up included
+    # The start-up is measured from here; the budget counts from the moment every implementation, in this process and
+    # in every worker, has answered its start (harness/fuzzing/fuzz.py, Clock): each start bounded by its own
+    # start-up deadline, not by the budget.
+    started = time.monotonic()
     seconds = args.seconds if args.seconds is not None else 60.0 * (args.minutes if args.minutes is not None else 1.0)
-    hard_deadline = started + seconds + request_deadline(split_names(args.impls))
-    opened = open_impls(split_names(args.impls), cutoff=hard_deadline, require_all=args.require_all)
+    opened = open_impls(split_names(args.impls), require_all=args.require_all)
     if len(opened) < 2:
         close_all(opened)
         raise too_few("fuzzing", args.impls, opened)
@@ -108,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = fuzz(opened, load(list(opened)), seconds, seed=args.seed, ops=split_names(args.ops),
                       workers=args.workers, stop_after_new=args.stop_after_new, started=started,
-                      hard_deadline=hard_deadline, max_examples=args.max_examples, shard=shard,
+                      max_examples=args.max_examples, shard=shard,
                       campaign=args.max_examples is not None)
     finally:
         close_all(opened)
@@ -130,7 +132,14 @@ def run(args: argparse.Namespace) -> int:
     for name, count in result.inexpressible.items():
         print(f"not expressible in {name}'s host (not sent to it, not compared): {count:,} examples")
     print("\n" + "\n".join(result.ledger.lines()))
-    print(f"\n{result.examples:,} examples in {result.seconds:.0f}s on {result.workers} worker(s): "
+    if result.unavailable:  # never came up: the report says what ran (nothing, as a rule); the verdict is this
+        raise Unavailable(f"fuzz: {result.unavailable}; the run stopped after {result.startup:.1f}s of start-up, "
+                          f"not green (its report: {args.report})")
+    restarted = [f"{name} {count}" for name, count in sorted(result.testee_restarts.items())]
+    print(f"\n{result.examples:,} examples in {result.seconds:.0f}s (after {result.startup:.1f}s of start-up) on "
+          f"{result.workers} worker(s)"
+          + (f", {result.worker_restarts} started again" if result.worker_restarts else "")
+          + (f", testee processes restarted: {', '.join(restarted)}" if restarted else "") + ": "
           f"{len(result.new)} new divergence(s), "
           f"{len(result.divergences) - len(result.new)} expected, {len(findings)} finding(s)"
           + ("" if result.ledger.ok else ", the work NOT done (the ledger above)") + f"; report: {args.report}")

@@ -455,7 +455,8 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
         stream.write("\n[fuzz] interrupted: the run stops; its report holds the examples run so far\n")
     finally:
         batches.close()  # the pool ended (harness/fuzzing/pools.py), a batch still running abandoned
-    result.startup = ledger.startup = clock.startup
+    result.startup = clock.startup
+    ledger.startup = clock.startup if clock.up is not None else None  # never up: its stopped line says so
     result.worker_restarts = max(result.worker_restarts, restarts[0])
     for name, impl in all_impls.items():  # this process's own testees (every batch's, with one worker)
         testee_restarts[name] = testee_restarts.get(name, 0) + getattr(impl, "restarts", 0)

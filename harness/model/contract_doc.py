@@ -3,7 +3,9 @@ lists each op's steps in one table, ``| # | `step.id` | what it does | `error_co
 family file's order, each with the error code the family gives it, and lists no step the family lacks.
 
 ``python -m harness lint`` reports each problem (status 1); suites/model/test_contract_doc.py holds the
-project's own docs/contract.md to the memgate family with the same reader and plants changes it must see.
+project's own docs/contract.md to the memgate family with the same reader and plants changes it must see. The same
+document's signature and parameter tables (names, positions, kinds, defaults, codes) are harness/model/
+contract_surface.py's: a family that names a contract gives all three kinds of table.
 """
 
 from __future__ import annotations

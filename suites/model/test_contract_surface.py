@@ -165,3 +165,22 @@ def test_every_kind_has_a_host_type_and_values_out_of_it() -> None:
         assert all(is_boundary_host_value(kind, value) for value in values), kind
     assert host_type(True) == "boolean" and host_type(1) == host_type(1.0) == "number"
     assert kind_host_type("no such kind") is None and out_of_kind("no such kind") == []
+
+
+def test_lint_reports_a_surface_problem(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """`python -m harness lint` runs the reader on every family: a planted document (the cap's default 32 in the
+    parameter table) is printed and makes it fail (status 1)."""
+    import argparse
+
+    from harness.cli.commands import lint
+
+    planted = tmp_path / "contract.md"
+    row = "| `cap` | `cap` | `cap` | number | `30` |"
+    planted.write_text(TEXT.replace(row, row.replace("`30`", "`32`")), encoding="utf-8")
+    real = contract_surface.problems
+    monkeypatch.setattr(contract_surface, "problems", lambda family, path=None: real(family, path or (
+        planted if family.name == "memgate" else None)))
+    assert lint.run(argparse.Namespace(no_regenerate=True)) == 1
+    out = capsys.readouterr().out
+    assert "cap defaults to 32 in its table, 30 in the family file" in out and "FAILED, 1 problem(s)" in out, out

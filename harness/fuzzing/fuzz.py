@@ -285,7 +285,8 @@ def _batches(tasks: Iterator[tuple[Any, ...]], opened: dict[str, Testee], worker
     starts = pools.Starts(ctx)
     cutoff = ctx.Value("d", 0.0)  # the hard deadline, once known
     with pools.ending(method, workers, _init_worker, (tuple(opened), began, starts, cutoff)) as pool:
-        clock.start(starts.wait(workers, pools.startup_allowance(opened)))
+        clock.start(starts.wait(workers, pools.startup_allowance(
+            getattr(impl, "startup_timeout", 0.0) for impl in opened.values())))
         up()
         deadline, hard_deadline = clock.deadline, clock.hard
         cutoff.value = 0.0 if hard_deadline == float("inf") else hard_deadline

@@ -44,7 +44,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -110,10 +110,10 @@ class Starts:
         return max(0, self.up.value - workers)
 
 
-def startup_allowance(impls: dict[str, Any]) -> float:
+def startup_allowance(deadlines: Iterable[float]) -> float:
     """How long the workers may take to come up: twice the largest start-up deadline of the implementations (a
     start that exits by a signal is tried again) and ``GRACE`` for the worker processes themselves."""
-    return 2 * max([float(getattr(impl, "startup_timeout", 0.0)) for impl in impls.values()] + [0.0]) + GRACE
+    return 2 * max([float(deadline) for deadline in deadlines] + [0.0]) + GRACE
 
 
 def start_method() -> str:

@@ -207,18 +207,42 @@ def _open(names: tuple[str, ...]) -> dict[str, Testee]:
     return {name: testee for name, testee in started.items() if not isinstance(testee, Exception)}
 
 
-def _init_worker(names: tuple[str, ...], out: Any) -> None:
-    """A worker's testees; their processes are killed when it ends (harness/fuzzing/pools.py)."""
-    _WORKER["impls"] = {}
-    _WORKER["out"] = out
+def _init_worker(names: tuple[str, ...], out: Any, starts: pools.Starts | None = None) -> None:
+    """A worker's testees; their processes are killed when it ends (harness/fuzzing/pools.py). ``starts``: where
+    it says it is up, or which implementation did not come up and why (it does not raise: the pool would start it
+    again and again, each time with a traceback)."""
+    _WORKER.update(impls={}, out=out, failed=None, restarts={})
     pools.at_end(lambda: pools.kill_testees(_WORKER["impls"]))
-    _WORKER["impls"].update(_open(names))
+    try:
+        _WORKER["impls"].update(_open(names))
+    except (impls.ImplementationUnavailable, impls.DeclarationError) as exc:
+        if starts is None:
+            raise
+        _WORKER["failed"] = f"an implementation did not come up in a worker: {str(exc)[:1500]}"
+        starts.failed(_WORKER["failed"])
+        return
+    if starts is not None:
+        starts.came_up()
+
+
+def _worker_restarts() -> dict[str, int]:
+    """In a worker: the testee processes restarted since its last chunk (CommandTestee.restarts), per name."""
+    seen = _WORKER.setdefault("restarts", {})
+    out = {}
+    for name, impl in _WORKER["impls"].items():
+        count = getattr(impl, "restarts", 0)
+        if count != seen.get(name, 0):
+            out[name], seen[name] = count - seen.get(name, 0), count
+    return out
 
 
 def run_chunk(chunk: Chunk, opened: dict[str, Testee] | None = None, out: Any = None) -> dict[str, Any]:
     """Send the chunk's instances to every implementation still in the run (``out``: one flag per
     implementation, set by the driver when one is taken out); the disagreeing ones in groups (``classes.group_key``),
     each group's members as runs of indexes (first, last, first, last, ...: the chunk has one template)."""
+    worker = opened is None
+    if worker and _WORKER.get("failed"):  # a worker started again (one died) whose testees did not come up
+        return {"chunk": chunk.key, "unavailable": _WORKER["failed"]}
     opened = opened if opened is not None else _WORKER["impls"]
     out = out if out is not None else _WORKER.get("out")
     names = list(opened)
@@ -284,6 +308,7 @@ def run_chunk(chunk: Chunk, opened: dict[str, Testee] | None = None, out: Any = 
     return {"chunk": chunk.key, "values": len(all_args), "compared": compared, "inexpressible": inexpressible,
             "findings": got.findings, "out": [names.index(name) for name in got.taken_out],
             "tallies": {name: tally.to_json() for name, tally in ledger.impls.items()},
+            **({"restarts": restarted} if worker and (restarted := _worker_restarts()) else {}),
             "groups": [[list(names), [list(kind) for kind in kinds], hint, list(split), runs]
                        for (names, kinds, hint, split), runs in groups.items()]}
 
@@ -312,6 +337,10 @@ class SweepRun:
     taken_out: list[str] = field(default_factory=list)  # implementations taken out for their faults
     planned: int | None = None  # values of the plan (this shard's chunks)
     stopped: str | None = None  # why the sweep ended before its plan, where it did
+    startup: float = 0.0  # seconds until every worker's implementations were up (not in the rate)
+    unavailable: str | None = None  # why an implementation never came up in a worker: the sweep's verdict
+    worker_restarts: int = 0  # workers the pool started again (one died)
+    testee_restarts: dict[str, int] = field(default_factory=dict)  # implementation -> processes restarted
 
     def ledger(self) -> Ledger:
         """The sweep's account of its work from its chunks (resumed ones included): the classes' build adds what
@@ -319,7 +348,8 @@ class SweepRun:
         ledger = Ledger("sweep", planned=self.planned, inputs=self.values,
                         compared=sum(r["compared"] for r in self.results),
                         disagreeing=sum(disagreeing(r) for r in self.results), interrupted=self.interrupted,
-                        stopped=self.stopped)
+                        stopped=self.stopped, startup=self.startup, restarts=dict(self.testee_restarts),
+                        worker_restarts=self.worker_restarts)
         for result in self.results:
             for name, row in result.get("tallies", {}).items():
                 ledger.tally(name).add(Tally.from_json(row))
@@ -654,7 +684,26 @@ def _sweep_into(checkpoint: Path, settings: Settings, pending: list[Chunk], work
         try:
             method = pools.start_method()  # the flags are shared with the pool's workers: made the same way
             out = pools.context(method).Array("b", len(settings.impls))
-            for result in _results(pending, settings.impls, workers, out, method):
+            starts: dict[str, Any] = {}
+            for result in _results(pending, settings.impls, workers, out, method, starts):
+                if "startup" in starts and not sweep.startup:
+                    sweep.startup = starts["startup"]
+                    progress.start = starts["up"]  # the rate counts from then
+                    stream.write(f"[sweep] every implementation up in every worker after {sweep.startup:.1f}s of "
+                                 "start-up (not in the rate)\n")
+                if "unavailable" in result:
+                    sweep.unavailable = result["unavailable"]
+                    sweep.stopped = f"an implementation did not come up again: {sweep.unavailable}"
+                    stream.write(f"\n[sweep] {sweep.unavailable}: the sweep stops (run it again to resume)\n")
+                    break
+                for name, count in result.get("restarts", {}).items():
+                    sweep.testee_restarts[name] = sweep.testee_restarts.get(name, 0) + count
+                    stream.write(f"\n[sweep] {name}: {count} testee process(es) restarted in a worker (a crash, a "
+                                 "hang or faults)\n")
+                if starts.get("restarts", 0) > sweep.worker_restarts:
+                    stream.write(f"\n[sweep] {starts['restarts'] - sweep.worker_restarts} worker(s) started again "
+                                 "(one ended)\n")
+                    sweep.worker_restarts = starts["restarts"]
                 line, prev = _sealed(result, identity, prev)
                 handle.write(line + "\n")
                 handle.flush()
@@ -671,6 +720,10 @@ def _sweep_into(checkpoint: Path, settings: Settings, pending: list[Chunk], work
                     stream.write("[sweep] fewer than two implementations left: the sweep stops with its findings "
                                  "(run it again to resume the rest)\n")
                     break
+        except pools.StartFailed as exc:  # an implementation never came up: the sweep's verdict, not a traceback
+            sweep.unavailable = str(exc)
+            sweep.stopped = f"an implementation never came up: {exc}"
+            stream.write(f"\n[sweep] {exc}: the sweep stops before its first chunk\n")
         except KeyboardInterrupt:
             sweep.interrupted = True
         finally:
@@ -693,14 +746,20 @@ def _take_out(sweep: SweepRun, result: dict[str, Any], out: Any, stream: TextIO)
 
 
 def _results(pending: list[Chunk], names: tuple[str, ...], workers: int | None, out: Any,
-             method: str) -> Iterator[dict[str, Any]]:
+             method: str, starts: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
     """Each pending chunk's result, from a pool of worker processes started by ``method`` (or in this
-    process for one)."""
+    process for one). No chunk is sent before every worker's implementations are up (within the start-up
+    allowance: pools.StartFailed else); ``starts`` gets ``up`` (when), ``startup`` (seconds) and ``restarts``
+    (workers started again since)."""
+    starts = starts if starts is not None else {}
     if not pending:
         return
     count = min(workers or os.cpu_count() or 1, len(pending))
+    began = time.monotonic()
     if count <= 1:
         opened = _open(names)
+        starts["up"] = time.monotonic()
+        starts["startup"] = starts["up"] - began
         try:
             for chunk in pending:
                 yield run_chunk(chunk, opened, out)
@@ -708,5 +767,24 @@ def _results(pending: list[Chunk], names: tuple[str, ...], workers: int | None, 
             for impl in opened.values():
                 impl.close()
         return
-    with pools.ending(method, count, _init_worker, (names, out)) as pool:
-        yield from pool.imap_unordered(run_chunk, pending)
+    shared = pools.Starts(pools.context(method))
+    with pools.ending(method, count, _init_worker, (names, out, shared)) as pool:
+        starts["up"] = shared.wait(count, _allowance(names))
+        starts["startup"] = starts["up"] - began
+        for result in pool.imap_unordered(run_chunk, pending):
+            starts["restarts"] = shared.restarts(count)
+            yield result
+
+
+def _allowance(names: tuple[str, ...]) -> float:
+    """The workers' start-up allowance (pools.startup_allowance) from the implementations' declared start-up
+    deadlines (an in-process one has none)."""
+    deadlines = []
+    for name in names:
+        try:
+            declared = impls.declaration(name)
+        except (impls.ImplementationUnavailable, impls.DeclarationError):
+            continue
+        if declared is not None:
+            deadlines.append(declared.startup_deadline)
+    return pools.startup_allowance(deadlines)

@@ -71,6 +71,9 @@ def build_report(run: SweepRun, opened: dict[str, Testee], expected: ExpectedSet
         "compared": sum(r["compared"] for r in run.results),
         "inexpressible": run.inexpressible(),
         "interrupted": run.interrupted,
+        "startupSeconds": None if run.unavailable else round(run.startup, 3),  # until every worker's implementations were up (not in the rate)
+        "workerRestarts": run.worker_restarts,
+        "testeeRestarts": dict(run.testee_restarts),
     }
     return report
 
@@ -119,6 +122,13 @@ def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
                 inexpressible.setdefault(impl, {})[template] = inexpressible.get(impl, {}).get(template, 0) + count
     sweep["inexpressible"] = inexpressible
     sweep["interrupted"] = any(r["sweep"].get("interrupted") for r in reports)
+    sweep["startupSeconds"] = max((r["sweep"].get("startupSeconds") or 0.0 for r in reports), default=0.0)
+    sweep["workerRestarts"] = sum(r["sweep"].get("workerRestarts", 0) for r in reports)
+    restarted: dict[str, int] = {}
+    for report in reports:
+        for impl, count in report["sweep"].get("testeeRestarts", {}).items():
+            restarted[impl] = restarted.get(impl, 0) + count
+    sweep["testeeRestarts"] = restarted
     out["sweep"] = divergence_report.with_shard_commits(sweep, reports)
     return out
 
@@ -134,6 +144,11 @@ def summary(report: dict[str, Any], columns: int | None = None) -> str:
                  f"{sweep['range'][1]}, shards {', '.join(sweep['shards'])}) "
                  f"on {', '.join(report['implementations'])}; "
                  f"{sweep['compared']:,} compared")
+    if sweep.get("startupSeconds") is not None:
+        restarted = [f"{impl} {count:,} testee process(es)" for impl, count in sweep.get("testeeRestarts", {}).items()]
+        restarted += [f"{sweep['workerRestarts']:,} worker(s)"] if sweep.get("workerRestarts") else []
+        lines.append(f"  start-up: {sweep['startupSeconds']:.1f}s until every worker's implementations were up "
+                     "(not in the rate)" + (f"; restarted while it ran: {', '.join(restarted)}" if restarted else ""))
     for impl, per in sweep["inexpressible"].items():
         lines.append(f"  not expressible in {impl}'s host (not sent, not compared): "
                      + ", ".join(f"{template} {count:,}" for template, count in per.items()))

@@ -132,3 +132,33 @@ def test_an_implementation_that_never_comes_up_in_a_worker_is_a_verdict(tmp_path
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
     assert report["ok"] is False
     assert any("never came up" in problem for problem in report["run"]["ledger"]["problems"]), report["run"]
+
+
+def sweep(folder: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    environ = dict(os.environ, HYPOTHESIS_PROFILE="ci", **env)
+    for name in ("PARITY_STARTUP_TIMEOUT", "PARITY_REQUEST_TIMEOUT", "PARITY_REQUIRE_ALL"):
+        environ.pop(name, None)
+    return subprocess.run([sys.executable, "-m", "harness", "sweep", "--impls", "slow", "--templates", "alone",
+                           "--range", "U+0041..U+2041", "--workers", "2", "--checkpoint", str(folder / "cp.jsonl"),
+                           "--report", str(folder / "sweep.json")], cwd=ROOT, env=environ, capture_output=True,
+                          text=True, timeout=300, check=False)
+
+
+def test_the_sweep_reports_its_workers_start_up_apart(tmp_path: Path) -> None:
+    proc = sweep(tmp_path, declare(tmp_path, SLOW_START=START, SLOW_FROM=1))  # the workers' testees are slow
+    out = proc.stdout + proc.stderr
+    assert proc.returncode in (0, 1), out
+    report = json.loads((tmp_path / "sweep.json").read_text(encoding="utf-8"))
+    assert report["sweep"]["startupSeconds"] >= START - 0.2, report["sweep"]
+    assert "every implementation up in every worker after" in proc.stderr and "start-up: " in proc.stdout, out
+
+
+def test_a_sweep_whose_workers_never_come_up_is_a_verdict(tmp_path: Path) -> None:
+    proc = sweep(tmp_path, declare(tmp_path, startup=2.0, SLOW_FROM=1, SLOW_START=1000))
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == UNAVAILABLE, out
+    assert "Traceback" not in out, out
+    error = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert error and "did not come up in a worker" in error[0] and "within 2 s" in error[0], out
+    report = json.loads((tmp_path / "sweep.json").read_text(encoding="utf-8"))
+    assert report["ok"] is False

@@ -23,7 +23,7 @@ from harness.cli.reports import divergences as divergences_kind
 from harness.cli.tools import close_all, open_impls, split_names
 from harness.model import envelope
 from harness.model.settings import OPTIONS
-from harness.model.status import INTERRUPTED, UsageError
+from harness.model.status import INTERRUPTED, Unavailable, UsageError
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
@@ -122,6 +122,8 @@ def run(args: argparse.Namespace) -> int:
     if args.baseline:
         print("\n" + baseline_view(args, report))
     print(f"report: {out}" + ("  (interrupted: run the same command again to resume)" if swept.interrupted else ""))
+    if swept.unavailable:  # never came up in a worker: not green, the status of an implementation that cannot start
+        raise Unavailable(f"sweep: {swept.unavailable}; the sweep stopped (its report: {out}; run it again to resume)")
     if swept.interrupted:
         return INTERRUPTED
     return 1 if not report["ok"] else 0

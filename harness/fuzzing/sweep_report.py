@@ -71,7 +71,8 @@ def build_report(run: SweepRun, opened: dict[str, Testee], expected: ExpectedSet
         "compared": sum(r["compared"] for r in run.results),
         "inexpressible": run.inexpressible(),
         "interrupted": run.interrupted,
-        "startupSeconds": None if run.unavailable else round(run.startup, 3),  # until every worker's implementations were up (not in the rate)
+        # until every worker's implementations were up (not in the rate); none when they never were
+        "startupSeconds": None if run.unavailable else round(run.startup, 3),
         "workerRestarts": run.worker_restarts,
         "testeeRestarts": dict(run.testee_restarts),
     }

@@ -196,8 +196,10 @@ def kind_behaviour(impl: Testee, label: str, ops: tuple[str, ...] = tuple(OPS), 
         if got == wanted:
             continue
         kind = OPS[probe.op].param(probe.param).kind
-        problems.append(f"{label}: {probe.op}({probe.param}={shown(probe.value)}) answered {_said(got)}; a "
-                        f"{host_type(probe.value)} is not the {kind_host_type(kind)} its kind {kind} takes, so the "
+        given = host_type(probe.value)
+        problems.append(f"{label}: {probe.op}({probe.param}={shown(probe.value)}) answered {_said(got)}; "
+                        f"{'an' if given[0] in 'aeiou' else 'a'} {given} is not the {kind_host_type(kind)} its kind "
+                        f"{kind} takes, so the "
                         f"contract's answer is error {probe.code} (the oracle {name}: {_said(outcome(probe.op, said))}"
                         "; the other arguments plain)")
     return problems

@@ -182,6 +182,12 @@ def compare(family: Family, text: str, where: str) -> list[str]:
     params = param_rows(text)
     found += [f"{where}: its parameter table lists {row.op}, an op the family file does not declare"
               for row in params if row.op not in ops]
+    with_params = [name for name, op in ops.items() if op["params"]]
+    if not signatures or (not params and with_params):  # say once what is missing, not once per op
+        missing = (["signature table (one row per op: " + SIGNATURE_FORM + ")"] if not signatures else []) + (
+            ["parameter table (one row per parameter: " + PARAM_FORM + ")"] if not params and with_params else [])
+        return [*found, f"{where}: has no {' and no '.join(missing)}; the family file declares the ops "
+                        f"{', '.join(ops)} (docs/contract.md §2.1 shows both tables)"]
     for name, op in ops.items():
         declared = op["params"]
         rows = [row for row in signatures if row.name == name]

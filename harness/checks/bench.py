@@ -56,6 +56,7 @@ from harness.fuzzing.fuzz import fuzz
 from harness.fuzzing.generate import Inputs
 from harness.model import envelope, hostvalues
 from harness.model.files import write_document
+from harness.model.paths import ROOT
 from harness.model.registry import get_op
 from harness.model.schemas import problems
 from harness.model.status import UsageError, exit_with
@@ -327,7 +328,8 @@ def figures(report: dict[str, Any]) -> list[tuple[str, str]]:
         where = f"{found['inputs']} ({found['count']:,})"
         for row in found["rows"]:
             if row["bare"]:
-                out.append((f"{where}, {row['implementation']} bare ({row['bareHow']})", f"{row['bare']:,.0f} calls/s"))
+                how = row["bareHow"].replace(f"{ROOT}/", "")  # the bare loop's script, from the checkout
+                out.append((f"{where}, {row['implementation']} bare ({how})", f"{row['bare']:,.0f} calls/s"))
             out.append((f"{where}, {row['implementation']} through the harness", f"{row['harness']:,.0f} calls/s"))
             if row["overhead"]:
                 out.append((f"{where}, {row['implementation']} overhead (bare / harness)", f"{row['overhead']:.2f}x"))

@@ -9,7 +9,7 @@ The rule, as tables of patterns:
 * ATTRIBUTION: what a figure's unit must hold besides it: a command, a date, a load.
 
 A unit is a paragraph, a list item, or a table row (with its table's header and the paragraph just above the
-table, its caption). Fenced code blocks are left out: they are commands to type, not claims.
+table, its caption). Code is left out (fenced blocks and `inline` spans): commands to type and samples of output.
 """
 
 from __future__ import annotations
@@ -29,8 +29,9 @@ FIGURES: dict[str, str] = {
 NOT_CLAIMS: dict[str, str] = {
     "a command's budget": r"--(?:seconds|minutes|margin|stop-after-new)[ =]\S+",
     "a run given a budget (a 15 s fuzz run)": r"\ban? \d+(?:\.\d+)?[ -](?:s|second|minute|min)\b",
-    "a limit or deadline": r"\b(?:within|after|every|deadline of|deadlines? of|timeout of|up to|at most|sleeps?|"
-                           r"plus|than|over|per|of) [\d.+ ]*\d ?(?:min|s|ms|us|µs|seconds|minutes)\b",
+    "a limit or deadline": r"\b(?:within|after|every|deadlines? of|timeout of|up to|at most|sleeps?|budget is|"
+                           r"plus|than|over|per|of) (?:[A-Z] \+ )*[\d.+ ]*\d ?(?:min|s|ms|us|µs|seconds|minutes)\b",
+    "code: a command or a sample of output": r"`[^`]*`",
     "a kill's grace": r"\b\d+(?:\.\d+)? s later(?: \(\d+(?:\.\d+)? s in a worker\))?",
 }
 ATTRIBUTION: dict[str, str] = {
@@ -125,6 +126,8 @@ def test_the_rule_finds_a_planted_figure_and_passes_an_attributed_one() -> None:
     assert unattributed(table) == []
     assert unattributed("Run `fuzz --seconds 15`: a 15 s fuzz run must end within 15 + 10 + 5 s.\n") == []
     assert unattributed("```\nnox -s sweep   # 9 min\n```\n") == []
+    assert unattributed("Its last line: `N examples in 15s (after 6.4s of start-up)`.\n") == []
+    assert unattributed("A run takes at most S + D + 5 s; the budget is 30 s.\n") == []
 
 
 def test_the_readme_quotes_the_bench_table_as_bench_prints_it() -> None:

@@ -4,6 +4,7 @@ the command that measured it, its date and the load it was taken at, or sits in 
 The rule, as tables of patterns:
 
 * FIGURES: what a speed figure looks like (a duration, a rate).
+* UNIT_COLUMNS: a table column of figures, its unit in its header.
 * NOT_CLAIMS: figures that are settings, not measurements (a budget given to a command, a deadline, a limit a
   check holds a run to); they are taken out of the text before FIGURES are looked for.
 * ATTRIBUTION: what a figure's unit must hold besides it: a command, a date, a load.
@@ -42,16 +43,23 @@ ATTRIBUTION: dict[str, str] = {
     # bench table's rows carry theirs under its column "load (1 min, start → end)"
     "a load": r"\bload(?: average)?(?: of| at)? \d|\bload not recorded\b|load \(1 min, start → end\)",
 }
+# a table column of figures: its header names the unit, its cells are the numbers (each such cell is a figure)
+UNIT_COLUMNS = r"(?i)^(?:seconds|wall|time|[\w ]*/s|[\w ]*\((?:s|ms|us|µs|seconds|minutes)\))$"
 DOCUMENTS = ["README.md", *sorted(str(path.relative_to(ROOT)) for path in (ROOT / "docs").glob("*.md"))]
 # files other sessions own, whose figures are still to be attributed (their owners' work; a strict xfail: it
 # fails the day they pass, and the entry goes)
 NOT_YET: dict[str, str] = {"docs/fuzzing.md": "its figures undated (owned by another task: listed in its report)"}
 
 
-def units(text: str) -> list[tuple[int, str, str]]:
+def cells(row: str) -> list[str]:
+    return [cell.strip() for cell in row.strip().strip("|").split("|")]
+
+
+def units(text: str) -> list[tuple[int, str, str, list[str]]]:
     """(line number, the unit's text, the text that may attribute it: the unit and, for a table row, its table's
-    header and caption) for every paragraph, list item and table row outside code fences."""
-    out: list[tuple[int, str, str]] = []
+    header and caption, the figures of a table row's unit columns) for every paragraph, list item and table row
+    outside code fences."""
+    out: list[tuple[int, str, str, list[str]]] = []
     blocks: list[list[tuple[int, str]]] = [[]]
     fenced = False
     for number, line in enumerate(text.splitlines(), 1):
@@ -67,7 +75,12 @@ def units(text: str) -> list[tuple[int, str, str]]:
         if block[0][1].startswith("|"):
             caption = " ".join(line for _, line in blocks[at - 1]) if at else ""
             header = block[0][1]
-            out.extend((number, line, f"{line} {header} {caption}") for number, line in block[2:])
+            columns = [at for at, cell in enumerate(cells(header)) if re.match(UNIT_COLUMNS, cell)]
+            for number, line in block[2:]:
+                row = cells(line)
+                numbers = [f"{row[at]} ({cells(header)[at]})" for at in columns
+                           if at < len(row) and re.search(r"\d", row[at])]
+                out.append((number, line, f"{line} {header} {caption}", numbers))
             continue
         items: list[list[tuple[int, str]]] = []
         for number, line in block:
@@ -76,7 +89,7 @@ def units(text: str) -> list[tuple[int, str, str]]:
             items[-1].append((number, line))
         for item in items:
             joined = " ".join(line for _, line in item)
-            out.append((item[0][0], joined, joined))
+            out.append((item[0][0], joined, joined, []))
     return out
 
 
@@ -94,8 +107,8 @@ def figures_in(text: str) -> list[str]:
 def unattributed(text: str) -> list[str]:
     """Each unit quoting a speed figure without a command, a date and a load: its line, figures and what lacks."""
     found = []
-    for number, unit, context in units(text):
-        quoted = figures_in(unit)
+    for number, unit, context, numbers in units(text):
+        quoted = figures_in(unit) + numbers
         lacking = [what for what, pattern in ATTRIBUTION.items() if not re.search(pattern, context)]
         if quoted and lacking:
             found.append(f"line {number}: {', '.join(dict.fromkeys(quoted))}: no {', no '.join(lacking)}")
@@ -124,6 +137,9 @@ def test_the_rule_finds_a_planted_figure_and_passes_an_attributed_one() -> None:
     table = ("Measured by `nox -s bench` (2026-12-07, load 2.1):\n\n| figure | value |\n|---|---|\n"
              "| fuzzer | 21,000 examples/s |\n")
     assert unattributed(table) == []
+    # a column whose header names the unit holds figures without one
+    assert unattributed("Times:\n\n| tests | seconds |\n|---|---|\n| 19 | 104 |\n") == [
+        "line 5: 104 (seconds): no a command, no a date, no a load"]
     assert unattributed("Run `fuzz --seconds 15`: a 15 s fuzz run must end within 15 + 10 + 5 s.\n") == []
     assert unattributed("```\nnox -s sweep   # 9 min\n```\n") == []
     assert unattributed("Its last line: `N examples in 15s (after 6.4s of start-up)`.\n") == []

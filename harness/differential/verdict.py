@@ -11,19 +11,38 @@ at the same position of a fresh batch of plain fillers (the op's ``plain`` argum
   ``nondeterministic``, with the observations.
 
 Either way it is a finding about that testee (harness/testees/findings.py), never a divergence.
+
+An answer that comes again alone may still be the testee's history speaking: a host that memoizes by ``==``
+(``True == 1 == 1.0`` one key) answers ``force=1`` after ``force=True`` with the cached answer, alone as in the
+batch. So the first witness of each candidate class that comes again (the run's first of each (op, the
+implementations that disagree, the outcome kinds): the group a fuzz run classifies by) is asked, twice, of a
+fresh instance of the oracle and of each implementation that disagrees (``fresh_instance``: a new process of a
+command testee, a new in-process instance; ``Fresh`` starts each once per run, when first needed, and asks it
+nothing but these witnesses). A fresh instance that answers otherwise than the warm one, the same both times, so
+that the disagreement is gone: a ``history_dependent`` finding (the request, the warm and the fresh answers), and
+the witness is not classified (not reproduced), nor any later input of that candidate class (counted in the
+finding, not asked again). A fresh instance whose two answers differ: ``nondeterministic``. Fresh answers that
+differ from the warm ones but still disagree: the finding, and the fresh answers are what is classified. The
+sweep's gate (``gate_shape``) does not ask: a sweep sends each input of its templates once, and no two of them
+are equal but for their types.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import weakref
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from harness.differential.outcomes import Responses, divergent, observe, same_outcome
+from harness.differential.outcomes import Responses, agreeing, divergent, observe, oracle_of, same_outcome
 from harness.model import hostvalues
 from harness.model.registry import get_op
-from harness.testees.errors import answered
+from harness.testees.command import CommandTestee
+from harness.testees.errors import ImplementationUnavailable, answered
 from harness.testees.findings import Findings
+from harness.testees.inprocess import InProcess
 from harness.testees.testee import Testee
 
 
@@ -64,15 +83,153 @@ def judge(impl: Testee, name: str, op: str, args: dict[str, Any], alone: dict[st
     return "nondeterministic"
 
 
+# ---- history: the first witness of each candidate class asked of fresh instances --------------------------
+
+Candidate = tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]  # (op, who disagrees, outcome kinds)
+Asked = tuple[dict[str, Any], dict[str, Any]]  # a fresh instance's two answers to one witness
+
+
+class Fresh:
+    """One run's fresh instances, and its candidate classes decided with them (``decided``: each one -> the
+    implementations found history-dependent on it; empty: none was, or none could be asked).
+
+    An implementation's fresh instance is started the first time a candidate class needs it (those needed at once
+    in threads: a Pyodide start is seconds, more on a loaded machine) and kept for the run: asked nothing but the
+    first witnesses of the candidate classes, twice each, it is fresh to the run's history (its own few requests
+    are other witnesses, none of them the same request), for one start per implementation per run. ``starts``:
+    the instances started; ``close`` ends them (so does dropping the Fresh, or the end of the process)."""
+
+    def __init__(self) -> None:
+        self.decided: dict[Candidate, tuple[str, ...]] = {}
+        self.instances: dict[str, Testee | None] = {}  # name -> its fresh instance (None: it cannot have one)
+        self.starts = 0
+        self._close = weakref.finalize(self, _close_all, self.instances)
+
+    @staticmethod
+    def of(findings: Findings) -> Fresh:
+        """The one kept with a run's findings (a fuzz run's Sightings passes its own findings to every gate)."""
+        kept = _FRESH.get(findings)
+        if kept is None:
+            kept = _FRESH[findings] = Fresh()
+        return kept
+
+    def close(self) -> None:
+        self._close()
+
+    def ask(self, impls: dict[str, Testee], names: list[str], op: str, args: dict[str, Any],
+            findings: Findings) -> dict[str, Asked]:
+        """``args`` asked twice of the fresh instance of each of ``names`` (started now where it was not yet): name
+        -> (first answer, second), for each that has one and answered both times. One that cannot start is a
+        ``restart_failed`` finding; a fresh command testee's own findings go to ``findings``."""
+        needed = [name for name in names if name not in self.instances]
+        with ThreadPoolExecutor(max_workers=max(1, len(needed)), thread_name_prefix="fresh") as pool:
+            started = {name: pool.submit(_started, impls[name]) for name in needed}
+            for name, future in started.items():
+                testee, why = future.result()
+                self.instances[name] = testee
+                self.starts += testee is not None
+                if why is not None:
+                    findings.add(name, "restart_failed", "a fresh instance to ask a witness that came again could "
+                                 f"not be started: {why[:300]}")
+        answers: dict[str, Asked] = {}
+        for name in names:
+            testee = self.instances[name]
+            if testee is None:
+                continue
+            first = testee.call(op, args)
+            second = testee.call(op, args) if answered(first) else first
+            if isinstance(testee, CommandTestee):
+                findings.merge(testee.findings.take())
+            if answered(first) and answered(second):
+                answers[name] = (first, second)
+        return answers
+
+
+_FRESH: weakref.WeakKeyDictionary[Findings, Fresh] = weakref.WeakKeyDictionary()
+
+
+def _close_all(instances: dict[str, Testee | None]) -> None:
+    for testee in instances.values():
+        if testee is not None:
+            testee.close()
+    instances.clear()
+
+
+def fresh_instance(impl: Testee) -> Testee | None:
+    """A new instance of ``impl`` that was asked nothing: an in-process implementation anew (its functions resolved
+    again), a command testee a new process of the same command and settings (with findings of its own); None for
+    any other kind of testee (a test double), which is not asked. ImplementationUnavailable if it cannot start."""
+    if isinstance(impl, InProcess):
+        return dataclasses.replace(impl, _functions={})
+    if isinstance(impl, CommandTestee):
+        return CommandTestee(impl.command, name=impl.name, timeout=impl.timeout,
+                             startup_timeout=impl.startup_timeout, env=getattr(impl, "_env", None),
+                             cwd=getattr(impl, "_cwd", None), hint=impl.hint, handshake=impl.handshake,
+                             max_line_bytes=impl.max_line_bytes, max_faults=impl.max_faults, cutoff=impl.cutoff)
+    return None
+
+
+def _started(impl: Testee) -> tuple[Testee | None, str | None]:
+    try:
+        return fresh_instance(impl), None
+    except ImplementationUnavailable as exc:
+        return None, str(exc)
+
+
+def fresh_verdict(impls: dict[str, Testee], op: str, args: dict[str, Any], alone: Responses, findings: Findings,
+                  fresh: Fresh) -> Verdict:
+    """The verdict on answers that came again alone (``alone``), once history is ruled out (the module
+    docstring): the candidate class's first such witness asked of fresh instances of the oracle and of each
+    implementation that disagrees; a later one set aside where that showed an implementation it disagrees
+    with to be history-dependent."""
+    names = divergent(op, alone)
+    candidate: Candidate = (op, tuple(names), outcome_kinds(alone))
+    encoded = json.dumps(hostvalues.encode_args(args), ensure_ascii=True)[:300]
+    message = f"{op}: answered otherwise after earlier requests than a fresh instance answers the same request"
+    if candidate in fresh.decided:
+        dependent = fresh.decided[candidate]
+        for name in dependent:  # counted in its finding (the first one's evidence kept), not asked again
+            findings.add(name, "history_dependent", message, request=encoded, warm=_shown(alone.get(name)))
+        return Verdict(not dependent, alone)
+    fresh.decided[candidate] = ()  # decided now, whatever comes of it: asked once per candidate class
+    if not names:
+        return Verdict(True, alone)
+    answers = fresh.ask(impls, list(dict.fromkeys([oracle_of(op, alone), *names])), op, args, findings)
+    moving = [name for name, (first, second) in answers.items() if not same_outcome(op, first, second)]
+    for name in moving:
+        first, second = answers[name]
+        findings.add(name, "nondeterministic", f"{op}: a fresh instance answered the same request differently "
+                     "when sent again", request=encoded, warm=_shown(alone[name]), fresh=_shown(first),
+                     freshAgain=_shown(second))
+    if moving:
+        return Verdict(False, alone)
+    changed = {name: first for name, (first, _) in answers.items() if not same_outcome(op, alone[name], first)}
+    if not changed:
+        return Verdict(True, alone)
+    now = {**alone, **changed}
+    gone = agreeing(op, now)
+    oracle = oracle_of(op, alone)
+    for name, answer in changed.items():
+        findings.add(name, "history_dependent", message, request=encoded, warm=_shown(alone[name]),
+                     fresh=_shown(answer), oracle=f"{oracle}: {_shown(alone[oracle])}",
+                     disagreement="gone on the fresh answers" if gone else "still there on the fresh answers")
+    if gone:
+        fresh.decided[candidate] = tuple(changed)
+        return Verdict(False, now)
+    return Verdict(True, now)  # still a disagreement on the fresh answers: those are classified
+
+
 def gate(impls: dict[str, Testee], op: str, args: dict[str, Any], seen: Responses, findings: Findings,
-         positions: dict[str, int] | None = None) -> Verdict:
+         positions: dict[str, int] | None = None, fresh: Fresh | None = None) -> Verdict:
     """Send ``args`` again alone to every implementation in ``seen`` (the answers seen in a batch); see
-    the module docstring. ``positions``: where the input was in the batch each implementation got."""
+    the module docstring. ``positions``: where the input was in the batch each implementation got. ``fresh``:
+    the run's candidate classes asked of fresh instances (default: the one kept with ``findings``, which is
+    the run's)."""
     involved = {name: impls[name] for name in seen if name in impls}
     alone = observe(involved, op, args)
     moved = [name for name in seen if name in alone and not same_outcome(op, seen[name], alone[name])]
     if not moved and all(name in alone for name in seen):
-        return Verdict(True, alone)
+        return fresh_verdict(impls, op, args, alone, findings, fresh if fresh is not None else Fresh.of(findings))
     for name in moved:
         judge(impls[name], name, op, args, alone[name], (positions or {}).get(name, 0), findings,
               inBatch=_shown(seen[name]))

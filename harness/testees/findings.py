@@ -3,9 +3,9 @@ contract. They are never divergences and never go to the cause classifier.
 
 The verdict stage decides them before anything is compared: the command client
 (``harness/testees/command.py``) for protocol faults, crashes and hangs, the reproduction gate
-(``harness/differential/verdict.py``) for answers that do not come again. Each finding is kept once per
-(implementation, kind), with a count and the first evidence (the first bytes of the offending line, the
-stderr tail, the exit status, the request).
+(``harness/differential/verdict.py``) for answers that do not come again, or that a fresh instance answers
+otherwise. Each finding is kept once per (implementation, kind), with a count and the first evidence (the first
+bytes of the offending line, the stderr tail, the exit status, the request).
 
 ``KINDS`` is the table of kinds, with what each means; reports carry it (schema: the ``findings``
 section of ``schemas/divergence-report-v2.schema.json``).
@@ -44,6 +44,9 @@ KINDS: dict[str, tuple[str, str]] = {
     "batch_context": ("answers",
                       "an answer that differs only inside a batch: alone, the same request is answered otherwise"),
     "nondeterministic": ("answers", "the same request answered differently when sent again"),
+    "history_dependent": ("answers", "answered otherwise after earlier requests than when fresh: a fresh instance "
+                                     "answers the same request otherwise, as the others do (a host that memoizes "
+                                     "by ==); later disagreements of that candidate class are counted here"),
     "trace_mismatch": ("answers", "a trace that is not a trace-v1 document of the op in the specification's step "
                                   "order, or that does not end in the op's own output"),
     "taken_out": ("run", "too many protocol faults, or crashes and hangs, in a row: left out of the rest of the run"),

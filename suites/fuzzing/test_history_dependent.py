@@ -1,0 +1,156 @@
+"""A testee whose answers depend on what it was asked before (issue 53: a host that memoizes by ``==``, so that
+``force=1`` after ``force=True`` gets the cached valid answer) is a ``history_dependent`` finding, not a divergence
+class: the reproduction gate (harness/differential/verdict.py) asks the first witness of each candidate class that
+comes again alone of fresh instances, once per candidate class and implementation, and sets aside the witness, and
+the candidate class's later inputs, where a fresh instance answers as the others do. A genuine difference, which a
+fresh instance answers alike, is classified as before."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import reference
+from harness.classes.expected import load
+from harness.differential.verdict import Fresh, gate
+from harness.fuzzing.fuzz import FuzzResult, fuzz
+from harness.model.registry import get_op
+from harness.testees.findings import Findings
+from harness.testees.impls import get_impl
+from harness.testees.inprocess import InProcess
+from suites.fake_impl import declare
+from suites.fakes.fake_testee import memoized
+
+GATE = "decide_write"
+
+
+def _fuzzed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bug: str, ops: list[str]) -> FuzzResult:
+    declare(tmp_path, name="double", bug=bug)
+    monkeypatch.setenv("PARITY_IMPLEMENTATIONS", str(tmp_path))
+    opened = {"reference": get_impl("reference"), "double": get_impl("double")}
+    try:
+        return fuzz(opened, load(list(opened)), seconds=float("inf"), seed=3, ops=ops, workers=1,
+                    max_examples=4000, stream=io.StringIO())
+    finally:
+        for testee in opened.values():
+            testee.close()
+
+
+def _kinds(result: FuzzResult) -> list[str]:
+    return [item["kind"] for item in result.findings.to_json()]
+
+
+def test_a_host_that_memoizes_by_equality_is_a_finding_and_no_class(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    result = _fuzzed(tmp_path, monkeypatch, "memoize", [GATE])
+    assert result.divergences == [], [d.key for d in result.divergences]
+    found = [item for item in result.findings.to_json() if item["kind"] == "history_dependent"]
+    assert [item["impl"] for item in found] == ["double"], result.findings.to_json()
+    evidence = found[0]["evidence"]
+    # the warm answer is the cached valid one; a fresh process refuses the argument, as the oracle does
+    assert '"ok"' in evidence["warm"] and "invalid_" in evidence["fresh"], evidence
+    assert evidence["oracle"].startswith("reference: ") and "invalid_" in evidence["oracle"], evidence
+    assert evidence["disagreement"] == "gone on the fresh answers"
+    # every input set aside is counted: in the finding, and in the ledger as not reproduced, never classified
+    ledger = result.ledger
+    assert ledger.classified == 0 and ledger.not_reproduced == found[0]["count"] == result.not_reproduced >= 3
+    assert ledger.disagreeing >= ledger.not_reproduced
+    assert _kinds(result) == ["history_dependent"]  # nothing else: the fresh starts left no other finding
+
+
+def test_a_faithful_testee_gets_no_such_finding(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    result = _fuzzed(tmp_path, monkeypatch, "", [GATE])
+    assert result.divergences == [] and _kinds(result) == [] and result.ledger.disagreeing == 0
+
+
+def test_a_genuine_difference_is_still_classified(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fresh process answers a real bug as the warm one does: a class, no history finding."""
+    result = _fuzzed(tmp_path, monkeypatch, "capitalize", ["normalize_fact_text"])
+    assert result.new and all(d.key.op == "normalize_fact_text" for d in result.new), result.new
+    assert "history_dependent" not in _kinds(result), result.findings.to_json()
+    assert result.ledger.classified == result.ledger.disagreeing > 0
+
+
+# ---- the gate itself, on in-process doubles ---------------------------------------------------------------
+
+def _memoizing() -> InProcess:
+    """An in-process double whose every instance memoizes by ==: its cache is made when its functions are."""
+    return InProcess("double", lambda op: memoized(getattr(reference, op.name)))
+
+
+def _force(value: Any, text: str = "The user likes tea") -> dict[str, Any]:
+    return {**dict(get_op(GATE).plain), "text": text, "force": value}
+
+
+def test_the_gate_asks_each_candidate_class_of_fresh_instances_once() -> None:
+    impls: dict[str, Any] = {"reference": get_impl("reference"), "double": _memoizing()}
+    findings, fresh = Findings(), Fresh()
+    try:
+        for text in ("one", "two", "three"):
+            impls["double"].call(GATE, _force(True, text))  # the warm double caches the valid answer
+            args = _force(1, text)
+            seen = {name: impl.call(GATE, args) for name, impl in impls.items()}
+            assert "error" in seen["reference"] and "ok" in seen["double"], seen
+            assert not gate(impls, GATE, args, seen, findings, fresh=fresh).reproduced
+        # one fresh instance per implementation asked (the oracle, the one that disagrees), for the first input only
+        assert fresh.starts == 2 and list(fresh.decided.values()) == [("double",)], fresh.decided
+        [item] = findings.to_json()
+        assert (item["impl"], item["kind"], item["count"]) == ("double", "history_dependent", 3)
+        assert "one" in item["evidence"]["request"] and "invalid_force" in item["evidence"]["fresh"]
+        # another candidate class (a boolean threshold after 1.0): asked of the same fresh instances, none started
+        impls["double"].call(GATE, {**_force(False), "threshold": 1.0})
+        args = {**_force(False), "threshold": True}
+        seen = {name: impl.call(GATE, args) for name, impl in impls.items()}
+        assert not gate(impls, GATE, args, seen, findings, fresh=fresh).reproduced
+        assert fresh.starts == 2 and len(fresh.decided) == 2 and findings.to_json()[0]["count"] == 4
+    finally:
+        fresh.close()
+    assert fresh.instances == {}
+
+
+def test_the_gate_keeps_a_difference_a_fresh_instance_gives_too() -> None:
+    """A double that takes 1 for True whatever it was asked before: the fresh instance agrees with the warm one."""
+
+    def resolve(op: Any) -> Any:
+        function = getattr(reference, op.name)
+        return (lambda **args: function(**{**args, "force": args["force"] == 1})) if op.name == GATE else function
+
+    impls: dict[str, Any] = {"reference": get_impl("reference"), "double": InProcess("double", resolve)}
+    findings, fresh = Findings(), Fresh()
+    args = _force(1)
+    seen = {name: impl.call(GATE, args) for name, impl in impls.items()}
+    verdict = gate(impls, GATE, args, seen, findings, fresh=fresh)
+    assert verdict.reproduced and verdict.responses == seen and not findings
+    assert fresh.starts == 2 and list(fresh.decided.values()) == [()]
+    gate(impls, GATE, _force(1, "again"), seen, findings, fresh=fresh)
+    assert fresh.starts == 2  # the candidate class was decided: no fresh start again
+
+
+def test_an_undeclared_double_that_is_no_known_testee_is_not_asked() -> None:
+    """A testee the harness cannot start anew (neither in process nor a command) is classified as before."""
+
+    class Opaque:
+        name, description = "double", {}
+
+        def __init__(self) -> None:
+            self.inner = _memoizing()
+
+        def call(self, op: str, args: dict[str, Any]) -> dict[str, Any]:
+            return self.inner.call(op, args)
+
+        def call_batch(self, calls: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+            return self.inner.call_batch(calls)
+
+        def close(self) -> None:
+            pass
+
+    impls: dict[str, Any] = {"reference": get_impl("reference"), "double": Opaque()}
+    impls["double"].call(GATE, _force(True))
+    args = _force(1)
+    seen = {name: impl.call(GATE, args) for name, impl in impls.items()}
+    fresh = Fresh()
+    verdict = gate(impls, GATE, args, seen, Findings(), fresh=fresh)
+    assert verdict.reproduced and fresh.starts == 1  # the oracle was started anew; the opaque double cannot be

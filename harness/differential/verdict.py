@@ -86,6 +86,7 @@ def judge(impl: Testee, name: str, op: str, args: dict[str, Any], alone: dict[st
 # ---- history: the first witness of each candidate class asked of fresh instances --------------------------
 
 Candidate = tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]  # (op, who disagrees, outcome kinds)
+HISTORY_MESSAGE = "{op}: answered otherwise after earlier requests than a fresh instance answers the same request"
 Asked = tuple[dict[str, Any], dict[str, Any]]  # a fresh instance's two answers to one witness
 
 
@@ -115,6 +116,16 @@ class Fresh:
 
     def close(self) -> None:
         self._close()
+
+    def set_aside(self, op: str, names: Any, kinds: Any, count: int, findings: Findings) -> bool:
+        """Whether the candidate class (``op``, the implementations that disagree, the outcome kinds, as a batch
+        groups its disagreeing inputs) was found history-dependent; if so, ``count`` more of its inputs (a batch's
+        members the run did not keep) are counted in its findings, as the gate counts those it sets aside."""
+        candidate = (op, tuple(names), tuple((str(name), str(kind)) for name, kind in kinds))
+        dependent = self.decided.get(candidate, ())
+        for name in dependent:
+            findings.add(name, "history_dependent", HISTORY_MESSAGE.format(op=op), count=count)
+        return bool(dependent) and count > 0
 
     def ask(self, impls: dict[str, Testee], names: list[str], op: str, args: dict[str, Any],
             findings: Findings) -> dict[str, Asked]:
@@ -185,7 +196,7 @@ def fresh_verdict(impls: dict[str, Testee], op: str, args: dict[str, Any], alone
     names = divergent(op, alone)
     candidate: Candidate = (op, tuple(names), outcome_kinds(alone))
     encoded = json.dumps(hostvalues.encode_args(args), ensure_ascii=True)[:300]
-    message = f"{op}: answered otherwise after earlier requests than a fresh instance answers the same request"
+    message = HISTORY_MESSAGE.format(op=op)
     if candidate in fresh.decided:
         dependent = fresh.decided[candidate]
         for name in dependent:  # counted in its finding (the first one's evidence kept), not asked again

@@ -106,6 +106,11 @@ def test_the_gate_asks_each_candidate_class_of_fresh_instances_once() -> None:
         seen = {name: impl.call(GATE, args) for name, impl in impls.items()}
         assert not gate(impls, GATE, args, seen, findings, fresh=fresh).reproduced
         assert fresh.starts == 2 and len(fresh.decided) == 2 and findings.to_json()[0]["count"] == 4
+        # a batch's members of that candidate class the run did not keep: counted in the finding when set aside
+        names, kinds = ["double"], [["double", "ok"], ["reference", "error:invalid_force"]]
+        assert fresh.set_aside(GATE, names, kinds, 5, findings) and findings.to_json()[0]["count"] == 9
+        assert not fresh.set_aside(GATE, names, [["double", "ok"], ["reference", "error:empty_text"]], 5, findings)
+        assert findings.to_json()[0]["count"] == 9
     finally:
         fresh.close()
     assert fresh.instances == {}

@@ -387,7 +387,7 @@ def markdown(report: dict[str, Any], where: str = "the bench report") -> str:
     return "\n".join(lines)
 
 
-def main(out: Path, min_seconds: float, markdown_out: Path | None = None) -> int:
+def main(out: Path, min_seconds: float) -> int:
     report = bench(min_seconds)
     print(f"{report['python']} on {report['machine']}, {report['cores']} cores")
     print(table(report))
@@ -396,8 +396,6 @@ def main(out: Path, min_seconds: float, markdown_out: Path | None = None) -> int
     quoted = markdown(report, str(out))
     print("\nthe table the README's speed section quotes:\n")
     print(quoted)
-    if markdown_out is not None:
-        _write_markdown(markdown_out, quoted)
     return 0
 
 

@@ -157,3 +157,9 @@ def test_the_table_is_written_from_a_report_made_before(tmp_path: Path) -> None:
     other = subprocess.run([sys.executable, "-m", "harness.checks.bench", str(made)], capture_output=True,
                            text=True, check=False, timeout=120)
     assert other.returncode == 2 and "Traceback" not in other.stderr and str(made) in other.stderr
+    made.write_text(json.dumps(synthetic()), encoding="utf-8")
+    nowhere = tmp_path / "missing" / "table.md"
+    unwritable = subprocess.run([sys.executable, "-m", "harness.checks.bench", "--markdown", str(nowhere), str(made)],
+                                capture_output=True, text=True, check=False, timeout=120)
+    assert unwritable.returncode == 2 and "Traceback" not in unwritable.stderr
+    assert f"--markdown {nowhere}: cannot write it" in unwritable.stderr

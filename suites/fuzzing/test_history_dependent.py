@@ -56,7 +56,7 @@ def test_a_host_that_memoizes_by_equality_is_a_finding_and_no_class(tmp_path: Pa
     assert evidence["disagreement"] == "gone on the fresh answers"
     # every input set aside is counted: in the finding, and in the ledger as not reproduced, never classified
     ledger = result.ledger
-    assert ledger.classified == 0 and ledger.not_reproduced == found[0]["count"] == result.not_reproduced >= 3
+    assert ledger.classified == 0 and ledger.not_reproduced == found[0]["count"] >= result.not_reproduced >= 3
     assert ledger.disagreeing >= ledger.not_reproduced
     assert _kinds(result) == ["history_dependent"]  # nothing else: the fresh starts left no other finding
 

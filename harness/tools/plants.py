@@ -66,6 +66,10 @@ class Plant:
     # Whether the run must report it once per op with `cause` (every plant today). False would make it a
     # measured baseline: found within the budget, its reports and their causes printed.
     cause_checked: bool = True
+    # A bug of the testee as a program, not of a rule of the contract (a host whose answers depend on what it was
+    # asked before): found as a finding of this kind about the planted implementation (harness/testees/findings.py),
+    # with no new class at all; `cause` is then what the bug would be mistaken for, were it classified.
+    finding: str | None = None
 
 
 def _mutation(name: str, pool: list[Mutation]) -> Mutation:
@@ -370,7 +374,34 @@ EDGE_PLANTS = [
     _baseline("reference: object keys not walked for escaped lone surrogates", "reference", CTX, "json_strictness",
               _ref("keys-not-walked", "strict_json.py", "            stack.extend(item.keys())\n", "")),
 ]
-PLANTS += BASELINE_PLANTS + SHAPE_PLANTS + EDGE_PLANTS
+# Issue 53's caching host: the Pyodide testee memoizes answers by the arguments' equality (and hash), as a host's
+# cache keyed by == would: True, 1 and 1.0 are one key, so force=1 after force=True gets the cached valid answer,
+# alone as in its batch. The reproduction gate's fresh instance refuses it as the others do: a history_dependent
+# finding, never a boundary_coercion class. Fixture cases are not the place for it (check asks a failing case again
+# on a fresh process: a finding there too), nor required.
+_BOOT_IMPL = ('IMPL = InProcess("pyodide", lambda op: getattr(reference, op.name), DESCRIPTION, '
+              "tracer=reference.trace)\n")
+_MEMOIZED = (
+    "def _memoized(function):\n"
+    "    seen = {}\n\n"
+    "    def call(**args):\n"
+    "        key = tuple(sorted(args.items()))\n"
+    "        try:\n"
+    "            if key not in seen:\n"
+    "                seen[key] = function(**args)\n"
+    "        except TypeError:\n"
+    "            return function(**args)\n"
+    "        return seen[key]\n\n"
+    "    return call\n\n\n"
+    'IMPL = InProcess("pyodide", lambda op: _memoized(getattr(reference, op.name)), DESCRIPTION,\n'
+    "                tracer=reference.trace)\n")
+HISTORY_PLANTS = [
+    Plant("Pyodide testee: answers memoized by == on the arguments", "pyodide-host",
+          "reference,pyo3,wasm," + PYODIDE_PLANTED, GATE, "boundary_coercion",
+          Mutation("pyodide-memoized-by-equality", "pyodide_host/boot.py", _BOOT_IMPL, _MEMOIZED, ()),
+          fixtures=False, finding="history_dependent"),
+]
+PLANTS += BASELINE_PLANTS + SHAPE_PLANTS + EDGE_PLANTS + HISTORY_PLANTS
 
 CAP_WRAP = "function buildDedupContext(topicalJson, pinnedJson, recentJson, cap) {\n"
 
@@ -487,6 +518,8 @@ def run_plant(plant: Plant, seconds: float, fuzzing: bool = True) -> tuple[bool,
         for name in _checked_impls(plant):
             failing += [f"{name}:{case}" for case in check_failing(name, tree, env, 900)[0]]
     new = [record for record in report_classes(report) if record.new]
+    if plant.finding is not None:  # a finding of its kind about the planted implementation, and no class
+        return bool(_findings_of(plant, report)) and not new, report, output, failing
     if not plant.cause_checked:  # a measured baseline: found within the budget, whatever the causes
         return (any(d.extent.found_after is not None and d.extent.found_after <= seconds for d in new),
                 report, output, failing)
@@ -499,6 +532,13 @@ def run_plant(plant: Plant, seconds: float, fuzzing: bool = True) -> tuple[bool,
         all(d.cause == plant.cause for d in new if d.op == plant.op) and \
         (plant.op in {d.op for d in new} or not plant.narrow) and first is not None and first <= seconds
     return found, report, output, failing
+
+
+def _findings_of(plant: Plant, report: dict) -> list[dict]:
+    """The report's findings of the plant's kind about an implementation that carries it."""
+    carriers = set(_checked_impls(plant))
+    return [item for item in report.get("findings", [])
+            if item.get("kind") == plant.finding and item.get("impl") in carriers]
 
 
 def _one_per(report: dict, divergence: ClassRecord) -> tuple:
@@ -539,7 +579,8 @@ def main(argv: list[str] | None = None) -> int:
     for plant in chosen:
         found, report, output, failing = run_plant(plant, args.seconds, fuzzing=not args.fixtures_only)
         if not plant.fixtures:
-            caught = f"fixtures: not required (a version skew; {len(failing)} case(s) fail)"
+            why = "a finding about the testee" if plant.finding is not None else "a version skew"
+            caught = f"fixtures: not required ({why}; {len(failing)} case(s) fail)"
         else:
             caught = f"fixtures: caught by {len(failing)} case(s)" if failing else "fixtures: MISSED (no case fails)"
         missed = plant.fixtures and not failing
@@ -548,7 +589,12 @@ def main(argv: list[str] | None = None) -> int:
             status |= 1 if missed else 0
             continue
         new = [record for record in report_classes(report) if record.new]
-        if not plant.cause_checked:
+        if plant.finding is not None:
+            counts = ", ".join(f"{item['impl']} x{item['count']}" for item in _findings_of(plant, report))
+            verdict = (f"FOUND AS A FINDING ({plant.finding}: {counts}), NO CLASS" if found else
+                       f"FOUND, BUT AS {len(new)} CLASS(ES)" if new else f"NOT FOUND (no {plant.finding} finding)")
+            print(f"== {plant.name}: {verdict} in {report['examples']:,} examples; {caught}")
+        elif not plant.cause_checked:
             right = sum(1 for d in new if d.cause == plant.cause)
             ops = [d.op for d in new]
             once = bool(new) and right == len(new) and len(set(ops)) == len(ops)
@@ -557,7 +603,9 @@ def main(argv: list[str] | None = None) -> int:
                        else "NOT FOUND")
         else:
             verdict = "FOUND, ONE REPORT" if found else ("NOT FOUND" if not new else "FOUND, BUT NOT AS ONE REPORT")
-        print(f"== {plant.name}: {verdict} ({plant.op}, {plant.cause}) in {report['examples']:,} examples; {caught}")
+        if plant.finding is None:
+            print(f"== {plant.name}: {verdict} ({plant.op}, {plant.cause}) in {report['examples']:,} examples; "
+                  f"{caught}")
         for d in new:
             fallback = d.witness.fallback
             beside = "" if fallback is None else (

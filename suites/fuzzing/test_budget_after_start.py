@@ -162,3 +162,20 @@ def test_a_sweep_whose_workers_never_come_up_is_a_verdict(tmp_path: Path) -> Non
     assert error and "did not come up in a worker" in error[0] and "within 2 s" in error[0], out
     report = json.loads((tmp_path / "sweep.json").read_text(encoding="utf-8"))
     assert report["ok"] is False
+
+
+def test_a_testee_restarted_in_a_worker_is_said(tmp_path: Path) -> None:
+    # crashy's every process exits at its 50th request: the workers restart it.
+    from harness.tools.hostile_faults import declare as hostile
+
+    hostile(tmp_path / "decl", "exit", name="crashy", request_deadline=2, startup_deadline=5)
+    environ = dict(os.environ, HYPOTHESIS_PROFILE="ci", **{impls.EXTRA_ENV: str(tmp_path / "decl")})
+    proc = subprocess.run([sys.executable, "-m", "harness", "fuzz", "--impls", "reference,crashy", "--ops", OP,
+                           "--seconds", "6", "--workers", "2", "--report", str(tmp_path / "report.json")], cwd=ROOT,
+                          env=environ, capture_output=True, text=True, timeout=300, check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1, out  # its crashes are findings
+    said = re.findall(r"\[fuzz\] crashy: (\d+) testee process\(es\) restarted in a worker", proc.stderr)
+    assert said and sum(map(int, said)) >= 1, out
+    assert re.search(r"testee processes restarted: crashy \d+", proc.stdout), out
+    assert "restarted while it ran: crashy" in proc.stdout, out

@@ -757,7 +757,10 @@ def _results(pending: list[Chunk], names: tuple[str, ...], workers: int | None, 
     count = min(workers or os.cpu_count() or 1, len(pending))
     began = time.monotonic()
     if count <= 1:
-        opened = _open(names)
+        try:
+            opened = _open(names)
+        except (impls.ImplementationUnavailable, impls.DeclarationError) as exc:  # the sweep's verdict
+            raise pools.StartFailed(f"an implementation did not come up: {str(exc)[:1500]}") from None
         starts["up"] = time.monotonic()
         starts["startup"] = starts["up"] - began
         try:

@@ -179,3 +179,19 @@ def test_a_testee_restarted_in_a_worker_is_said(tmp_path: Path) -> None:
     assert said and sum(map(int, said)) >= 1, out
     assert re.search(r"testee processes restarted: crashy \d+", proc.stdout), out
     assert "restarted while it ran: crashy" in proc.stdout, out
+
+
+def test_a_sweep_in_one_process_whose_implementation_never_comes_up_again_is_a_verdict(tmp_path: Path) -> None:
+    # The sweep opens its testees again for its chunks (its command's own are for the report): the second never
+    # answers its start.
+    env = declare(tmp_path, startup=2.0, SLOW_FROM=1, SLOW_START=1000)
+    environ = dict(os.environ, HYPOTHESIS_PROFILE="ci", **env)
+    for name in ("PARITY_STARTUP_TIMEOUT", "PARITY_REQUEST_TIMEOUT", "PARITY_REQUIRE_ALL"):
+        environ.pop(name, None)
+    proc = subprocess.run([sys.executable, "-m", "harness", "sweep", "--impls", "slow", "--templates", "alone",
+                           "--range", "U+0041..U+0141", "--workers", "1", "--checkpoint", str(tmp_path / "cp.jsonl"),
+                           "--report", str(tmp_path / "sweep.json")], cwd=ROOT, env=environ, capture_output=True,
+                          text=True, timeout=300, check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == UNAVAILABLE and "Traceback" not in out, out
+    assert "no answer to the start handshake within 2 s" in proc.stderr, out

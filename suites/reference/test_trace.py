@@ -38,9 +38,10 @@ def _outcome(op: str, args: dict[str, Any]) -> dict[str, Any]:
 
 def test_every_fixture_case_traces_to_its_own_outcome_in_step_order() -> None:
     assert {case.op for case in CASES} == {op for op in TRACED if get_op(op).fixture is not None} and len(CASES) > 500
+    seen: set[str] = set()  # step entries (after the first) already validated, by their exact JSON
     for case in CASES:
         document = json.loads(trace(case.op, case.args))
-        SCHEMA.validate(document)
+        SCHEMA.validate(_unseen_steps(document, seen))
         assert document["outcome"] == _outcome(case.op, case.args), case.full_id
         order = [step.id for step in get_op(case.op).steps]
         validating = {step.id for step in get_op(case.op).steps if step.code is not None}
@@ -59,6 +60,17 @@ def test_every_fixture_case_traces_to_its_own_outcome_in_step_order() -> None:
         if "result" in document["outcome"] and case.op == "build_dedup_context":
             last = document["steps"][-1]
             assert last["step"] in ("ctx.output", "ctx.pin_note") and last["value"] == document["outcome"]["result"]
+
+
+def _unseen_steps(document: dict[str, Any], seen: set[str]) -> dict[str, Any]:
+    """The document with only the step entries after the first that no earlier document held: the schema checks
+    each of those alone against `items` (no uniqueItems, contains or maxItems), so an entry seen once is valid
+    everywhere and the verdict is the whole document's; the recursive `value` oneOf made this test 30 s."""
+    first, *rest = document["steps"]
+    keys = [json.dumps(entry, sort_keys=True) for entry in rest]
+    fresh = [entry for key, entry in dict(zip(keys, rest, strict=True)).items() if key not in seen]
+    seen.update(keys)
+    return {**document, "steps": [first, *fresh]}
 
 
 def case_result(case: Any) -> str:

@@ -29,79 +29,39 @@ from harness.classes.expected import ExpectedSet
 from harness.classes.sightings import CLASSIFIED, Sightings, campaign_classifies
 from harness.differential.outcomes import observe
 from harness.model import registry
-from harness.model.registry import Op, Param, Step
+from harness.model.registry import Op
 from harness.testees.findings import Findings
+from suites import tokens_box
+from suites.tokens_box import Box
 
 OP = "h2_tokenize"
-CAP = 12
+CAP = tokens_box.CAP
 ORACLE, BOX = "h2-oracle", "h2-box"
+TWO_BUGS = frozenset({"bytes", "marks-inside"})
 
 
-def _tokens(text: str, joins: Callable[[str, bool], bool], too_long: Callable[[str], bool]) -> str:
-    out, run = [], ""
-    for ch in text + " ":
-        if joins(ch, bool(run)):
-            run += ch
-            continue
-        if run and not too_long(run):
-            out.append(run)
-        run = ""
-    return json.dumps(out, ensure_ascii=False)
+def box(bugs: frozenset[str] = TWO_BUGS) -> Callable[[str], str]:
+    """The tokens box (suites/tokens_box.py) with this Python's letters on both sides: no skew, only ``bugs``."""
+    return tokens_box.box(bugs, category=unicodedata.category)
 
 
-def oracle(text: str) -> str:
-    return _tokens(text, lambda ch, _: unicodedata.category(ch)[0] in "LN", lambda token: len(token) > CAP)
-
-
-def box(bugs: frozenset[str] = frozenset({"bytes", "marks"})) -> Callable[[str], str]:
-    def joins(ch: str, inside: bool) -> bool:
-        category = unicodedata.category(ch)
-        return category[0] in "LN" or ("marks" in bugs and inside and category == "Mn")
-
-    def too_long(token: str) -> bool:
-        return (len(token.encode("utf-8")) if "bytes" in bugs else len(token)) > CAP
-
-    return lambda text: _tokens(text, joins, too_long)
-
-
-class Fake:
-    """A testee in process: no declaration (it serves every op), no traces (a black box)."""
-
-    def __init__(self, name: str, fn: Callable[[str], str]) -> None:
-        self.name, self.fn = name, fn
-        self.description: dict[str, Any] = {}
-
-    def call(self, op_name: str, args: dict[str, Any]) -> dict[str, Any]:
-        if op_name == "unicode_versions":  # a run asks every implementation that serves it (this one serves all)
-            return {"ok": "{}"}
-        assert op_name == OP, op_name
-        return {"ok": self.fn(args["text"])}
-
-    def call_batch(self, calls: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
-        return [self.call(op, args) for op, args in calls]
-
-    def close(self) -> None:
-        pass
+oracle = box(frozenset())
 
 
 @pytest.fixture
 def tokenize(monkeypatch: pytest.MonkeyPatch) -> Op:
-    op = Op(name=OP, js_name="h2Tokenize", params=(Param("text", "text", "invalid_text", "text"),),
-            reference=oracle, result_kind="json", fixture=None, unicode_steps=("general_category",),
-            char_rules=(), plain=(("text", "plain text"),),
-            steps=(Step("h2.text", "the text is a string", "invalid_text", "host", "text"),
-                   Step("h2.split", "maximal runs of L* and N*", None, "rule"),
-                   Step("h2.length", "tokens over 12 code points dropped", None, "rule")),
-            family="h2-tokens")
+    op = tokens_box.tokens_op("h2", oracle, unicode_steps=("general_category",))
     monkeypatch.setitem(registry.OPS, OP, op)
     return op
 
 
-def _impls(bugs: frozenset[str] = frozenset({"bytes", "marks"})) -> dict[str, Fake]:
-    return {ORACLE: Fake(ORACLE, oracle), BOX: Fake(BOX, box(bugs))}
+def _impls(bugs: frozenset[str] = TWO_BUGS) -> dict[str, Box]:
+    # a run asks every implementation that serves unicode_versions (these serve every op)
+    return {name: Box(name, fn, op=OP, answers={"unicode_versions": "{}"})
+            for name, fn in ((ORACLE, oracle), (BOX, box(bugs)))}
 
 
-def _run(impls: dict[str, Fake], texts: list[tuple[str, tuple[int, int]]]) -> Sightings:
+def _run(impls: dict[str, Box], texts: list[tuple[str, tuple[int, int]]]) -> Sightings:
     """The sightings of a campaign whose disagreeing examples are ``texts``, each at its place in the stream."""
     sightings = Sightings(list(impls), {}, ExpectedSet([], []), Findings(), 0.0, float("inf"))
     for text, place in texts:
@@ -127,7 +87,7 @@ def _pure(record: Any) -> str:
     if long and not marks and [t for t in ours if t not in long] == theirs:
         return "length"
     # the mark rule alone: the box keeps a mark inside a token, and drops no token for its bytes
-    if marks and not long and json.loads(box(frozenset({"marks"}))(text)) == theirs:
+    if marks and not long and json.loads(box(frozenset({"marks-inside"}))(text)) == theirs:
         return "marks"
     return "both"
 
@@ -184,7 +144,7 @@ def test_a_run_that_disagrees_the_same_way_classifies_no_more(tokenize: Op, monk
     words = ["cafe\u0301", "x\u0301", "na\u0303o", "ok\u0308", "\u00e9t\u00e9\u0300", "Zo\u0327e", "mo\u0301t 42"]
     texts = [f"{words[n % len(words)]} {n} {words[(n * 3) % len(words)]}" for n in range(240)]
     places = _sampled_out(len(texts))
-    sightings = _run(_impls(frozenset({"marks"})), list(zip(texts, places, strict=True)))
+    sightings = _run(_impls(frozenset({"marks-inside"})), list(zip(texts, places, strict=True)))
     assert [(r.cause, r.detail) for r in sightings.divergences] == [("rule_difference", "oracle-only")]
     assert len(calls) <= 6, len(calls)  # the first of the group, and one per new signature
 

@@ -5,14 +5,13 @@ rest), and the same change comes with a known stand-in of the letter's width, so
 the length difference is the template's, with a class of its own from the letters every side knows
 (harness/differential/counterfactual/skew.py ``changed_alike``).
 
-Doubles in process, no traces (black boxes): a tokenizer op reading General_Category, the oracle at 18.0.0 and
-boxes declared at 14.0.0, each side's letters read from the harness's own tables (data/unicode-tables/), so the
-test does not depend on this Python's ``unicodedata``.
+Doubles in process, no traces (black boxes, suites/tokens_box.py): a tokenizer op reading General_Category,
+the oracle at 18.0.0 and boxes declared at 14.0.0, each side's letters read from the harness's own tables
+(data/unicode-tables/), so the test does not depend on this Python's ``unicodedata``.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -24,7 +23,9 @@ from harness.differential.counterfactual.probe import Probe
 from harness.differential.outcomes import divergent, observe
 from harness.differential.rule import Verdict
 from harness.model import registry, unicode_tables
-from harness.model.registry import Op, Param, Step
+from harness.model.registry import Op
+from suites import tokens_box
+from suites.tokens_box import Box
 
 OP = "h1_tokenize"
 NEW, OLD = "18.0.0", "14.0.0"
@@ -34,77 +35,36 @@ ARMENIAN = "\u0558"  # Lm, two UTF-8 bytes, new since 14.0.0: a letter to the or
 SKEW = ("unicode_version_skew", "general_category")
 
 
-def _letter(version: str) -> Callable[[str], bool]:
+def _categories(version: str) -> Callable[[str], str]:
     table = unicode_tables.table(version)
-    return lambda ch: table.category(ord(ch))[0] in "LN"
+    return lambda ch: str(table.category(ord(ch)))
 
 
-def _tokens(text: str, letter: Callable[[str], bool], too_long: Callable[[str], bool]) -> str:
-    out, run = [], ""
-    for ch in text + " ":
-        if letter(ch):
-            run += ch
-            continue
-        if run and not too_long(run):
-            out.append(run)
-        run = ""
-    return json.dumps(out, ensure_ascii=False)
+oracle = tokens_box.box(category=_categories(NEW))
 
 
-def _bytes(token: str) -> int:
-    return len(token.encode("utf-8"))
-
-
-class Fake:
-    """A testee in process: no declaration (it serves every op), no traces."""
-
-    def __init__(self, name: str, fn: Callable[[str], str]) -> None:
-        self.name, self.fn = name, fn
-        self.description: dict[str, Any] = {}
-
-    def call(self, op_name: str, args: dict[str, Any]) -> dict[str, Any]:
-        assert op_name == OP, op_name
-        return {"ok": self.fn(args["text"])}
-
-    def call_batch(self, calls: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
-        return [self.call(op, args) for op, args in calls]
-
-    def close(self) -> None:
-        pass
-
-
-def oracle(text: str) -> str:
-    return _tokens(text, _letter(NEW), lambda token: len(token) > 12)
-
-
-# The boxes, each declared at 14.0.0:
+# The boxes (suites/tokens_box.py), each declared at 14.0.0:
 # - "skew+bytes": letters of 14.0.0 (the skew) and a cap of 12 UTF-8 bytes (the length rule): the tokens box;
 # - "known+count": every letter of 18.0.0 (it reads no older data, whatever it declares) and a cap of 11 code
 #   points, a plain rule difference: a new letter in a 12-code-point token is dropped with it, as a known one is;
 # - "known+bytes": every letter of 18.0.0 and a cap of 12 bytes: a plain length difference, new letter or not.
 BOXES: dict[str, Callable[[str], str]] = {
-    "skew+bytes": lambda text: _tokens(text, _letter(OLD), lambda token: _bytes(token) > 12),
-    "known+count": lambda text: _tokens(text, _letter(NEW), lambda token: len(token) > 11),
-    "known+bytes": lambda text: _tokens(text, _letter(NEW), lambda token: _bytes(token) > 12),
+    "skew+bytes": tokens_box.box({"bytes"}, category=_categories(OLD)),
+    "known+count": tokens_box.box(category=_categories(NEW), cap=11),
+    "known+bytes": tokens_box.box({"bytes"}, category=_categories(NEW)),
     # letters of 14.0.0, a cap of 12 bytes, and a token holding a Hebrew letter dropped (a stop rule of its own,
     # which the peel's stand-in for an uncased letter, a Hebrew one, sets off)
-    "skew+hebrew": lambda text: _tokens(text, _letter(OLD), lambda token: _bytes(token) > 12 or any(
-        "\u05d0" <= ch <= "\u05ea" for ch in token)),
+    "skew+hebrew": tokens_box.box({"bytes"}, category=_categories(OLD),
+                                  drop=lambda token: any("\u05d0" <= ch <= "\u05ea" for ch in token)),
     # letters of 14.0.0, a cap of 24 bytes, and a token holding a "q" dropped: a bug of its own, which every
     # stand-in of the new letter sets off alike (the box is wrong on "aqcb" too)
-    "skew+q": lambda text: _tokens(text, _letter(OLD), lambda token: _bytes(token) > 24 or "q" in token),
+    "skew+q": tokens_box.box({"bytes"}, category=_categories(OLD), cap=24, drop=lambda token: "q" in token),
 }
 
 
 @pytest.fixture
 def tokenize(monkeypatch: pytest.MonkeyPatch) -> Op:
-    op = Op(name=OP, js_name="h1Tokenize", params=(Param("text", "text", "invalid_text", "text"),),
-            reference=oracle, result_kind="json", fixture=None, unicode_steps=("general_category",),
-            char_rules=(), plain=(("text", "plain text"),),
-            steps=(Step("h1.text", "the text is a string", "invalid_text", "host", "text"),
-                   Step("h1.split", "maximal runs of L* and N*", None, "rule", unicode="general_category"),
-                   Step("h1.length", "tokens over 12 code points dropped", None, "rule")),
-            family="h1-tokens")
+    op = tokens_box.tokens_op("h1", oracle, unicode_steps=("general_category",), split_unicode="general_category")
     monkeypatch.setitem(registry.OPS, OP, op)
     # The double is the op's oracle (no declaration serves the op): the skew's own share (own_details) and the
     # peel's stand-ins of the oracle's case role (oracle_role) are worked out against it, as for a family's.
@@ -113,8 +73,8 @@ def tokenize(monkeypatch: pytest.MonkeyPatch) -> Op:
     return op
 
 
-def _run(box: str, text: str) -> tuple[dict[str, Fake], dict[str, Any], dict[str, dict[str, Any]]]:
-    impls = {"h1-oracle": Fake("h1-oracle", oracle), "h1-box": Fake("h1-box", BOXES[box])}
+def _run(box: str, text: str) -> tuple[dict[str, Box], dict[str, Any], dict[str, dict[str, Any]]]:
+    impls = tokens_box.pair("h1", oracle, BOXES[box], OP)
     args = {"text": text}
     responses = observe(impls, OP, args)
     assert divergent(OP, responses) == ["h1-box"], responses

@@ -387,7 +387,9 @@ def markdown(report: dict[str, Any], where: str = "the bench report") -> str:
     return "\n".join(lines)
 
 
-def main(out: Path, min_seconds: float) -> int:
+def main(out: Path, min_seconds: float, markdown_out: Path | None = None) -> int:
+    if markdown_out is not None and not markdown_out.parent.is_dir():  # said before minutes of measuring, not after
+        raise UsageError(f"--markdown {markdown_out}: its folder {markdown_out.parent} is not there")
     report = bench(min_seconds)
     print(f"{report['python']} on {report['machine']}, {report['cores']} cores")
     print(table(report))
@@ -396,6 +398,8 @@ def main(out: Path, min_seconds: float) -> int:
     quoted = markdown(report, str(out))
     print("\nthe table the README's speed section quotes:\n")
     print(quoted)
+    if markdown_out is not None:
+        _write_markdown(markdown_out, quoted)
     return 0
 
 

@@ -163,3 +163,15 @@ def test_the_table_is_written_from_a_report_made_before(tmp_path: Path) -> None:
                                 capture_output=True, text=True, check=False, timeout=120)
     assert unwritable.returncode == 2 and "Traceback" not in unwritable.stderr
     assert f"--markdown {nowhere}: cannot write it" in unwritable.stderr
+
+
+def test_the_bench_command_refuses_a_markdown_file_it_could_not_write_before_measuring(tmp_path: Path) -> None:
+    """`python -m harness bench --markdown FILE`: a FILE whose folder is not there is status 2 at once, naming it,
+    before minutes of measuring (a bench that measured first would fail after them)."""
+    nowhere = tmp_path / "missing" / "table.md"
+    run = subprocess.run([sys.executable, "-m", "harness", "bench", "--seconds", "0.01", "--out",
+                          str(tmp_path / "bench.json"), "--markdown", str(nowhere)],
+                         capture_output=True, text=True, check=False, timeout=60)
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+    assert f"--markdown {nowhere}: its folder" in run.stderr
+    assert not (tmp_path / "bench.json").exists()

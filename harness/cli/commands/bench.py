@@ -12,12 +12,15 @@ from harness.model.settings import OPTIONS
 def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, default=Path("reports/bench.json"), help="where the report goes")
     parser.add_argument("--seconds", type=float, default=2.0, help="minimum measuring time per row")
+    parser.add_argument("--markdown", type=Path, default=None,
+                        help="write the table the README's speed section quotes here too (its figures with command, "
+                             "date, load and cores)")
 
 
 def run(args: argparse.Namespace) -> int:
     from harness.checks.bench import main as run_bench
 
-    return run_bench(args.out, args.seconds)
+    return run_bench(args.out, args.seconds, args.markdown)
 
 
 COMMAND = Command(

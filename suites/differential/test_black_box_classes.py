@@ -2,11 +2,11 @@
 
 A tokenizer-like op (text -> the JSON text of a list of tokens: lowercased, maximal runs of letters and digits,
 tokens over 12 code points dropped) is registered for the test, with an in-process oracle and a black box (no
-traces) that differs from it in three planted ways: it counts a token's length in UTF-8 bytes, it keeps
-combining marks (Mn) inside tokens, and it reads General_Category from this Python's older Unicode data (letters
-new since then are not letters to it). Each difference is its own class: ``length_rule`` for the first (never
-``case_mapping`` or ``final_sigma``, though the op lists them as character rules and a stand-in letter shortens
-the token), ``rule_difference`` with opposite sides for the other two.
+traces; both suites/tokens_box.py) that differs from it in three planted ways: it counts a token's length in UTF-8
+bytes, it keeps combining marks (Mn) inside tokens, and it reads General_Category from this Python's older
+Unicode data (letters new since then are not letters to it). Each difference is its own class: ``length_rule``
+for the first (never ``case_mapping`` or ``final_sigma``, though the op lists them as character rules and a
+stand-in letter shortens the token), ``rule_difference`` with opposite sides for the other two.
 """
 
 from __future__ import annotations
@@ -24,60 +24,29 @@ from harness.differential.causes.facts import DIVERGENT_ONLY, ORACLE_ONLY
 from harness.differential.counterfactual import length
 from harness.differential.outcomes import divergent, lost_piece, observe, outcome_shape, value_shape
 from harness.model import registry
-from harness.model.registry import Op, Param, Step
+from harness.model.registry import Op, Param
 from harness.model.traces import TRACE_OP
+from suites import tokens_box
+from suites.tokens_box import Box
 
 OP = "h4_tokenize"
-CAP = 12
+CAP = tokens_box.CAP
 
 
 def _tokens(text: str, letter: Callable[[str], bool], too_long: Callable[[str], bool]) -> str:
-    out, run = [], ""
-    for ch in text.lower() + " ":
-        if letter(ch):
-            run += ch
-            continue
-        if run and not too_long(run):
-            out.append(run)
-        run = ""
-    return json.dumps(out, ensure_ascii=False)
+    return tokens_box.tokens(text, letter, too_long, lower=True)
 
 
 def _oracle_letter(ch: str) -> bool:
     return unicodedata2.category(ch)[0] in "LN"
 
 
-class Fake:
-    """A testee in process: no declaration (it serves every op), no traces (a black box)."""
-
-    def __init__(self, name: str, fn: Callable[[str], str]) -> None:
-        self.name, self.fn = name, fn
-        self.description: dict[str, Any] = {}
-
-    def call(self, op_name: str, args: dict[str, Any]) -> dict[str, Any]:
-        assert op_name == OP, op_name
-        return {"ok": self.fn(args["text"])}
-
-    def call_batch(self, calls: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
-        return [self.call(op, args) for op, args in calls]
-
-    def close(self) -> None:
-        pass
-
-
-def oracle(text: str) -> str:
-    return _tokens(text, _oracle_letter, lambda token: len(token) > CAP)
+oracle = tokens_box.box(lower=True)
 
 
 def box(bugs: set[str]) -> Callable[[str], str]:
-    def letter(ch: str) -> bool:
-        category = (unicodedata.category if "old-letters" in bugs else unicodedata2.category)(ch)
-        return category[0] in "LN" or ("marks" in bugs and category == "Mn")
-
-    def too_long(token: str) -> bool:
-        return (len(token.encode("utf-8")) if "bytes" in bugs else len(token)) > CAP
-
-    return lambda text: _tokens(text, letter, too_long)
+    """The tokens box (suites/tokens_box.py), lowercasing, with ``bugs`` planted."""
+    return tokens_box.box(bugs, lower=True)
 
 
 ALL_BUGS = {"bytes", "marks", "old-letters"}
@@ -85,20 +54,14 @@ ALL_BUGS = {"bytes", "marks", "old-letters"}
 
 @pytest.fixture
 def tokenize(monkeypatch: pytest.MonkeyPatch) -> Op:
-    op = Op(name=OP, js_name="h4Tokenize", params=(Param("text", "text", "invalid_text", "text"),),
-            reference=oracle, result_kind="json", fixture=None, unicode_steps=("case_mapping", "general_category"),
-            char_rules=("final_sigma", "case_mapping"), plain=(("text", "plain text"),),
-            steps=(Step("h4.text", "the text is a string", "invalid_text", "host", "text"),
-                   Step("h4.lowercase", "full lowercase", None, "lowercase"),
-                   Step("h4.split", "maximal runs of L* and N*", None, "rule"),
-                   Step("h4.length", "tokens over 12 code points dropped", None, "rule")),
-            family="h4-tokens")
+    op = tokens_box.tokens_op("h4", oracle, lower=True, unicode_steps=("case_mapping", "general_category"),
+                              char_rules=("final_sigma", "case_mapping"))
     monkeypatch.setitem(registry.OPS, OP, op)
     return op
 
 
 def _share(text: str, bugs: set[str] = ALL_BUGS) -> explain.Share:
-    impls = {"h4-oracle": Fake("h4-oracle", oracle), "h4-box": Fake("h4-box", box(bugs))}
+    impls = tokens_box.pair("h4", oracle, box(bugs), OP)
     args = {"text": text}
     responses = observe(impls, OP, args)
     assert divergent(OP, responses) == ["h4-box"], responses
@@ -171,7 +134,7 @@ def test_a_cap_in_code_points_against_one_in_code_points_is_no_length_rule(token
     """Without the bytes bug, a long token of two-byte letters agrees: nothing to name; a mark kept in it is
     the marks' class, not a length rule (the same-length stand-in mark keeps the difference, no shorter mark
     exists)."""
-    impls = {"h4-oracle": Fake("h4-oracle", oracle), "h4-box": Fake("h4-box", box({"marks"}))}
+    impls = tokens_box.pair("h4", oracle, box({"marks"}), OP)
     assert not divergent(OP, observe(impls, OP, {"text": "жжжжжжж"}))
     assert _classify("жжжж\u0301", {"marks"})[:2] == ("rule_difference", ORACLE_ONLY)
 
@@ -185,16 +148,16 @@ def test_a_rule_about_no_characters_is_no_length_rule(tokenize: Op, monkeypatch:
         return _tokens(text, lambda ch: _oracle_letter(ch) and unicodedata2.category(ch) != "No",
                        lambda token: len(token) > CAP)
 
-    impls = {"h4-oracle": Fake("h4-oracle", oracle), "h4-box": Fake("h4-box", no_is_no_letter)}
+    impls = tokens_box.pair("h4", oracle, no_is_no_letter, OP)
     for text in ("\u00b2" + TWELVE, "\u00bd" + TWELVE):
         args = {"text": text}
         (share,) = explain.name_shares(impls, OP, args, observe(impls, OP, args), {})
         assert share.found.cause != "length_rule", (text, share.found.explanation)
 
 
-def _drops(oracle_drops: Callable[[str], bool], box_drops: Callable[[str], bool]) -> dict[str, Fake]:
-    return {"h4-oracle": Fake("h4-oracle", lambda text: _tokens(text, _oracle_letter, oracle_drops)),
-            "h4-box": Fake("h4-box", lambda text: _tokens(text, _oracle_letter, box_drops))}
+def _drops(oracle_drops: Callable[[str], bool], box_drops: Callable[[str], bool]) -> dict[str, Box]:
+    return tokens_box.pair("h4", lambda text: _tokens(text, _oracle_letter, oracle_drops),
+                           lambda text: _tokens(text, _oracle_letter, box_drops), OP)
 
 
 @pytest.mark.parametrize("impls", [
@@ -204,7 +167,7 @@ def _drops(oracle_drops: Callable[[str], bool], box_drops: Callable[[str], bool]
     _drops(lambda token: len(token) == 1 and token.isascii(), lambda token: len(token) == 1),
 ], ids=["min-length", "stop-letters"])
 def test_a_stand_in_that_makes_the_token_vanish_on_both_sides_names_no_character_rule(
-        tokenize: Op, impls: dict[str, Fake]) -> None:
+        tokenize: Op, impls: dict[str, Box]) -> None:
     """A one-letter token of a two-byte letter is dropped by the box alone. The case-mapping stand-in (an ASCII
     letter) makes it vanish on both sides: that agreement is no evidence for case_mapping, nor is the shorter
     stand-in's for a length rule (planted: Probe.explains in place of Probe.settles named the first case_mapping,
@@ -352,11 +315,11 @@ def _split(text: str) -> list[str]:
     return json.loads(_tokens(text, _oracle_letter, lambda token: False))
 
 
-class Traced(Fake):
+class Traced(Box):
     """A testee in process that serves traces of the op: its tokens, then what its filter kept of them."""
 
     def __init__(self, name: str, keep: Callable[[list[str]], list[str]]) -> None:
-        super().__init__(name, lambda text: json.dumps(keep(_split(text)), ensure_ascii=False))
+        super().__init__(name, lambda text: json.dumps(keep(_split(text)), ensure_ascii=False), op=OP)
         self.keep = keep
         self.description = {"traces": [OP]}
 
@@ -405,12 +368,8 @@ def test_characters_changed_in_place_are_no_length_rule(monkeypatch: pytest.Monk
         reference=lambda text: text.translate(ascii_lower), result_kind="text", fixture=None,
         char_rules=("case_mapping",), plain=(("text", "plain"),), family="h4-tags"))
 
-    class Text(Fake):
-        def call(self, op_name: str, args: dict[str, Any]) -> dict[str, Any]:
-            return {"ok": self.fn(args["text"])}
-
-    impls = {"h4-oracle": Text("h4-oracle", lambda text: text.translate(ascii_lower)),
-             "h4-box": Text("h4-box", str.lower)}
+    impls = {"h4-oracle": Box("h4-oracle", lambda text: text.translate(ascii_lower)),
+             "h4-box": Box("h4-box", str.lower)}
     for text in ("\u0416a", "ab\u00c9"):
         args = {"text": text}
         responses = observe(impls, text_op, args)
@@ -432,12 +391,8 @@ def test_one_list_rule_without_a_side_is_one_class_whatever_the_shape(monkeypatc
         reference=lengths(_oracle_letter), result_kind="json", fixture=None, plain=(("text", "plain text"),),
         family="h4-tokens"))
 
-    class Lengths(Fake):
-        def call(self, op_name: str, args: dict[str, Any]) -> dict[str, Any]:
-            return {"ok": self.fn(args["text"])}
-
-    impls = {"h4-oracle": Lengths("h4-oracle", lengths(_oracle_letter)),
-             "h4-box": Lengths("h4-box", lengths(lambda ch: _oracle_letter(ch) or ch == "_"))}
+    impls = {"h4-oracle": Box("h4-oracle", lengths(_oracle_letter)),
+             "h4-box": Box("h4-box", lengths(lambda ch: _oracle_letter(ch) or ch == "_"))}
     found, shapes = set(), set()
     for text in ("a _", "_a"):
         args = {"text": text}
@@ -459,6 +414,6 @@ def test_a_mark_kept_that_makes_a_token_too_long_in_bytes_is_the_marks_class(tok
     from harness.classes.shrink import shrink
 
     assert _classify(text)[:2] == ("rule_difference", ORACLE_ONLY)
-    impls = {"h4-oracle": Fake("h4-oracle", oracle), "h4-box": Fake("h4-box", box(ALL_BUGS))}
+    impls = tokens_box.pair("h4", oracle, box(ALL_BUGS), OP)
     small, _ = shrink(impls, OP, {"text": text}, {}, ("rule_difference", ORACLE_ONLY))
     assert box({"marks"})(small["text"]) == box(ALL_BUGS)(small["text"]) != oracle(small["text"]), small

@@ -36,56 +36,18 @@ FAMILY_FILE = {
                   {"id": "hfour.length", "title": "tokens over 12 code points dropped"}]}],
 }
 
-TOKENS = '''
-import json
+# The reference and the box are the shared tokens box (suites/tokens_box.py): the contract in process, and the
+# box with its three bugs as a command testee (the module run as a script speaks the protocol).
+REFERENCE = '''"""h4cli's reference: the tokens box's contract (General_Category from unicodedata2, code points)."""
+from suites import tokens_box
 
-
-def tokens(text, letter, too_long):
-    if not isinstance(text, str):
-        raise ValueError(f"invalid_text: text must be a string, not {type(text).__name__}")
-    out, run = [], ""
-    for ch in text.lower() + " ":
-        if letter(ch):
-            run += ch
-            continue
-        if run and not too_long(run):
-            out.append(run)
-        run = ""
-    return json.dumps(out, ensure_ascii=False)
-'''
-
-REFERENCE = '''"""h4cli's reference: General_Category from unicodedata2, a token's length in code points."""
-import unicodedata2
-from h4cli_tokens import tokens
+_contract = tokens_box.box(lower=True)
 
 
 def h4cli_tokenize(text):
-    return tokens(text, lambda ch: unicodedata2.category(ch)[0] in "LN", lambda token: len(token) > 12)
+    return _contract(text)
 '''
-
-BOX = '''"""h4cli's black box: bytes, marks kept, this Python's General_Category; no traces, no Unicode version."""
-import json, sys, unicodedata
-sys.path.insert(0, sys.argv[1])
-from h4cli_tokens import tokens
-
-
-def tokenize(text):
-    return tokens(text, lambda ch: unicodedata.category(ch)[0] in "LN" or unicodedata.category(ch) == "Mn",
-                  lambda token: len(token.encode("utf-8")) > 12)
-
-
-for line in sys.stdin:
-    request = json.loads(line)
-    if request["op"] == "start":
-        answer = {"protocol": 2, "name": "h4cli-box", "version": "1", "language": "Python", "contracts": ["v1"]}
-        print(json.dumps({"id": request["id"], "ok": answer}), flush=True)
-        continue
-    try:
-        print(json.dumps({"id": request["id"], "ok": tokenize(**request["args"])}), flush=True)
-    except ValueError as exc:
-        print(json.dumps({"id": request["id"], "error": {"code": str(exc).split(":")[0], "message": str(exc)}}),
-              flush=True)
-'''
+BOX_COMMAND = ["{python}", str(ROOT / "suites" / "tokens_box.py"), "h4cli-box", "bytes,marks,old-letters"]
 
 
 def _declaration(name: str, start: dict[str, Any], oracle: bool) -> dict[str, Any]:
@@ -100,11 +62,9 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     for sub in ("families", "src", "implementations"):
         (folder / sub).mkdir()
     (folder / "families" / f"{FAMILY}.json").write_text(json.dumps(FAMILY_FILE), encoding="utf-8")
-    for name, text in (("h4cli_tokens", TOKENS), ("h4cli_ref", REFERENCE), ("h4cli_box", BOX)):
-        (folder / "src" / f"{name}.py").write_text(text, encoding="utf-8")
+    (folder / "src" / "h4cli_ref.py").write_text(REFERENCE, encoding="utf-8")
     for one in (_declaration("h4cli-ref", {"python": "h4cli_ref"}, True),
-                _declaration("h4cli-box", {"command": ["{python}", str(folder / "src" / "h4cli_box.py"),
-                                                       str(folder / "src")]}, False)):
+                _declaration("h4cli-box", {"command": BOX_COMMAND}, False)):
         (folder / "implementations" / f"{one['name']}.json").write_text(json.dumps(one), encoding="utf-8")
     found = dict(os.environ, PARITY_FAMILIES=str(folder / "families"),
                  PARITY_IMPLEMENTATIONS=str(folder / "implementations"),

@@ -165,10 +165,10 @@ def test_a_sweep_whose_workers_never_come_up_is_a_verdict(tmp_path: Path) -> Non
 
 
 def test_a_testee_restarted_in_a_worker_is_said(tmp_path: Path) -> None:
-    # crashy's every process exits at its 50th request: the workers restart it.
+    # crashy's every process exits at its 900th request (about one in a batch of 1,000): the workers restart it.
     from harness.tools.hostile_faults import declare as hostile
 
-    hostile(tmp_path / "decl", "exit", name="crashy", request_deadline=2, startup_deadline=5)
+    hostile(tmp_path / "decl", "exit", at=900, name="crashy", request_deadline=5, startup_deadline=20)
     environ = dict(os.environ, HYPOTHESIS_PROFILE="ci", **{impls.EXTRA_ENV: str(tmp_path / "decl")})
     proc = subprocess.run([sys.executable, "-m", "harness", "fuzz", "--impls", "reference,crashy", "--ops", OP,
                            "--seconds", "6", "--workers", "2", "--report", str(tmp_path / "report.json")], cwd=ROOT,

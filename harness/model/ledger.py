@@ -180,7 +180,10 @@ class Ledger:
                 "disagreeing": self.disagreeing, "classified": self.classified,
                 "notReproduced": self.not_reproduced, "allowance": self.allowance, "interrupted": self.interrupted,
                 "stopped": self.stopped, "implementations": {n: t.to_json() for n, t in sorted(self.impls.items())},
-                "ok": self.ok, "problems": self.problems()}
+                "ok": self.ok, "problems": self.problems(),
+                **({"startup": round(self.startup, 3)} if self.startup is not None else {}),
+                **({"restarts": {"testees": dict(sorted(self.restarts.items())), "workers": self.worker_restarts}}
+                   if self.restarts or self.worker_restarts else {})}
 
     @classmethod
     def from_json(cls, data: Any) -> Ledger:
@@ -199,6 +202,17 @@ class Ledger:
                      *(count(data.get(key, 0), key) for key in ("inputs", "compared", "disagreeing", "classified",
                                                                 "notReproduced", "allowance")),
                      interrupted=bool(data.get("interrupted")), stopped=data.get("stopped"))
+        startup = data.get("startup")
+        if startup is not None:
+            if isinstance(startup, bool) or not isinstance(startup, (int, float)) or not 0 <= startup < float("inf"):
+                raise ValueError("ledger startup: not a number of seconds")
+            ledger.startup = float(startup)
+        restarts = data.get("restarts", {})
+        if not isinstance(restarts, Mapping) or not isinstance(restarts.get("testees", {}), Mapping):
+            raise ValueError("ledger restarts: not an object of testees and workers")
+        ledger.restarts = {str(name): count(value, f"restarts.testees.{name}")
+                           for name, value in restarts.get("testees", {}).items()}
+        ledger.worker_restarts = count(restarts.get("workers", 0), "restarts.workers")
         impls = data.get("implementations", {})
         if not isinstance(impls, Mapping):
             raise ValueError("ledger implementations: not an object")

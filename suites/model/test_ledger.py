@@ -58,6 +58,21 @@ def test_parts_add_up_and_round_trip_through_json() -> None:
         Ledger.from_json({**whole.to_json(), "inputs": -1})
 
 
+def test_the_start_up_and_the_restarts_are_kept_in_the_report_and_read_back() -> None:
+    """A fuzz run's start-up (not counted in its budget) and what it started again go into its report's ledger,
+    valid against the envelope's schema, and come back from it; a ledger that keeps neither writes neither."""
+    ledger = done()
+    ledger.startup, ledger.restarts, ledger.worker_restarts = 19.94, {"pyodide": 2}, 1
+    report = document("fuzz", {"a": {}, "b": {}}, [], 1000, 1.0, [], ledger=ledger)
+    assert validate(report) == [] and report["run"]["ledger"]["startup"] == 19.94
+    assert report["run"]["ledger"]["restarts"] == {"testees": {"pyodide": 2}, "workers": 1}
+    assert envelope.ledger_of(report) == ledger
+    assert "startup" not in done().to_json() and "restarts" not in done().to_json()
+    for bad in ({"startup": -1}, {"startup": True}, {"restarts": {"testees": {"a": -2}, "workers": 0}}):
+        with pytest.raises(ValueError, match="startup|restarts"):
+            Ledger.from_json({**ledger.to_json(), **bad})
+
+
 def test_a_report_is_ok_only_when_its_ledger_is_and_carries_it_in_its_envelope() -> None:
     good = document("fuzz", {"a": {}, "b": {}}, [], 1000, 1.0, [], ledger=done())
     assert good["ok"] and validate(good) == [] and envelope.ledger_of(good) == done()

@@ -159,3 +159,35 @@ def test_an_undeclared_double_that_is_no_known_testee_is_not_asked() -> None:
     fresh = Fresh()
     verdict = gate(impls, GATE, args, seen, Findings(), fresh=fresh)
     assert verdict.reproduced and fresh.starts == 1  # the oracle was started anew; the opaque double cannot be
+
+
+def test_fresh_answers_that_still_disagree_are_what_is_classified() -> None:
+    """A double that memoizes and, fresh, refuses force=1 with another code than the oracle's: the history finding,
+    and the fresh answers (a difference of codes) go on to be classified, not the warm cached one."""
+
+    def resolve(op: Any) -> Any:
+        function = getattr(reference, op.name)
+        if op.name != GATE:
+            return function
+
+        def wrong_code(**args: Any) -> Any:
+            if type(args["force"]) is int:
+                raise ValueError("invalid_mode: planted")
+            return function(**args)
+
+        return memoized(wrong_code)
+
+    impls: dict[str, Any] = {"reference": get_impl("reference"), "double": InProcess("double", resolve)}
+    findings, fresh = Findings(), Fresh()
+    try:
+        impls["double"].call(GATE, _force(True))
+        args = _force(1)
+        seen = {name: impl.call(GATE, args) for name, impl in impls.items()}
+        assert "ok" in seen["double"], seen
+        verdict = gate(impls, GATE, args, seen, findings, fresh=fresh)
+        assert verdict.reproduced and verdict.responses["double"]["error"]["code"] == "invalid_mode"
+        [item] = findings.to_json()
+        assert item["kind"] == "history_dependent" and item["evidence"]["disagreement"].startswith("still there")
+        assert list(fresh.decided.values()) == [()]  # later inputs of it are not set aside
+    finally:
+        fresh.close()

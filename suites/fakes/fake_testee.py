@@ -11,7 +11,8 @@ serves the protocol with the reference's functions, one of them broken on purpos
     FAKE_BUG=any_version a start of any protocol version from 2 up is taken (one without "codes" is refused):
                          the selftest's other-version probe must see it
     FAKE_BUG=memoize     answers memoized by argument equality (a host that caches by ==): True, 1 and 1.0 are
-                         one key, so force=1 after force=True gets the cached valid answer
+                         one key, so force=1 after force=True gets the cached valid answer (a fresh process
+                         refuses it: the reproduction gate's history_dependent finding, not a class)
     FAKE_BUG=whitespace  the reference's White_Space step with another set, traced: U+0085 is not White_Space
                          to it and U+FEFF is (a JavaScript twin's set): two differences, one per direction
 

@@ -18,7 +18,7 @@ import html
 import json
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -35,21 +35,6 @@ from harness.tools import browser as browsers
 from suites.cli import page_reports as making
 
 ARTIFACTS_ENV = "PARITY_ARTIFACTS"
-
-
-@pytest.fixture(scope="module")
-def driver() -> Iterator[Any]:
-    found = browsers.find()
-    if found is None:
-        why = f"no headless browser: missing {', '.join(browsers.missing())}; {browsers.remedy()}"
-        if os.environ.get(browsers.REQUIRE_ENV) == "1":
-            pytest.fail(f"{why} ({browsers.REQUIRE_ENV}=1: the page's browser tests must run)", pytrace=False)
-        pytest.skip(why)
-    opened = browsers.open_driver(found)
-    try:
-        yield opened
-    finally:
-        opened.quit()
 
 
 @pytest.fixture(scope="module")

@@ -12,9 +12,8 @@ Without a browser the tests skip (``PARITY_REQUIRE_BROWSER=1``: a failure), as t
 from __future__ import annotations
 
 import json
-import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,21 +28,6 @@ CLASSES = 3000
 CAUSES = ("whitespace_definition", "case_mapping", "normalization", "line_breaks", "edge_punctuation",
           "quote_dash_map")
 STEPS = ("norm.edges", "norm.nfc", "norm.lines", "norm.case", "norm.marks")  # 6 x 5: 30 groups
-
-
-@pytest.fixture(scope="module")
-def driver() -> Iterator[Any]:
-    found = browsers.find()
-    if found is None:
-        why = f"no headless browser: missing {', '.join(browsers.missing())}; {browsers.remedy()}"
-        if os.environ.get(browsers.REQUIRE_ENV) == "1":
-            pytest.fail(f"{why} ({browsers.REQUIRE_ENV}=1: the page's browser tests must run)", pytrace=False)
-        pytest.skip(why)
-    opened = browsers.open_driver(found)
-    try:
-        yield opened
-    finally:
-        opened.quit()
 
 
 @pytest.fixture(scope="module")

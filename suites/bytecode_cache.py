@@ -57,7 +57,8 @@ def main() -> int:
                 pass  # a file being edited: it is compiled where it is imported, as before
     for line in sys.stdin.read().splitlines():
         other = Path(line)
-        if other.suffix == ".py" and other.is_file() and ROOT not in other.parents:
+        installed = {Path(sys.prefix), Path(sys.base_prefix)}.intersection(other.parents)  # not a tmp plant
+        if other.suffix == ".py" and other.is_file() and installed:
             cached = Path(importlib.util.cache_from_source(str(other)))
             try:
                 stamp = int(other.stat().st_mtime) & 0xFFFF_FFFF

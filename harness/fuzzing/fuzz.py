@@ -51,7 +51,7 @@ from harness.classes.signature import signature
 from harness.differential.explain import unicode_versions_of
 from harness.differential.outcomes import agreeing, divergent
 from harness.differential.strategies import comparable_ops
-from harness.differential.verdict import outcome_kinds
+from harness.differential.verdict import Fresh, outcome_kinds
 from harness.fuzzing import pools
 from harness.fuzzing.generate import Inputs
 from harness.fuzzing.progress import Progress
@@ -237,14 +237,15 @@ def run_batch(task: tuple[Any, ...], opened: dict[str, Testee] | None = None) ->
                             for (names, kinds), examples in kept.items()]}
 
 
-def account(ledger: Ledger, count: int, fates: list[str]) -> None:
+def account(ledger: Ledger, count: int, fates: list[str], aside: bool = False) -> None:
     """A batch's group of ``count`` disagreeing inputs into the ledger, from what became of the examples of it
     that were considered (``fates``, Sightings.consider): the examples themselves as they went; the group's
     other members (not kept: every member of a group shares its implementations and outcome kinds, and
     Sightings samples a group the same way) assigned to its class when one of its examples was classified,
-    else not classified."""
+    else not reproduced when the group's candidate class was found history-dependent (``aside``: they are
+    counted in that finding, verdict.Fresh.set_aside), else not classified."""
     ledger.disagreeing += count
-    ledger.not_reproduced += fates.count(NOT_REPRODUCED)
+    ledger.not_reproduced += fates.count(NOT_REPRODUCED) + (count - len(fates) if aside else 0)
     classified = fates.count(CLASSIFIED)
     ledger.classified += classified + (count - len(fates) if classified else 0)
 
@@ -426,12 +427,14 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
             absorb(Harvest(**batch["harvest"]))
             number = batch["seed"] - base_seed * 1_000_003  # the task's place in the seed's stream
             ledger.add(Ledger.from_json(batch["ledger"]))
-            for _, _, count, examples in batch["disagreeing"]:
+            for names, kinds, count, examples in batch["disagreeing"]:
                 fates = [sightings.consider(impls, batch["op"], hostvalues.decode_args(encoded), responses,
                                             positions, (number, index) if campaign else None, sign,
                                             novel_only=kept >= KEEP_PER_KEY)  # kept for its signature
                          for kept, (encoded, responses, positions, index, sign) in enumerate(examples)]
-                account(ledger, count, fates)
+                history_dependent = CLASSIFIED not in fates and Fresh.of(result.findings).set_aside(
+                    batch["op"], names, kinds, count - len(fates), result.findings)
+                account(ledger, count, fates, history_dependent)
             absorb(harvest(impls))
             progress.update(time.monotonic() - progress.start,
                             _progress_text(progress, result.examples, len(result.new), expected_count(), aside))
@@ -456,6 +459,7 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
         stream.write("\n[fuzz] interrupted: the run stops; its report holds the examples run so far\n")
     finally:
         batches.close()  # the pool ended (harness/fuzzing/pools.py), a batch still running abandoned
+        Fresh.of(result.findings).close()  # the fresh instances the reproduction gate started, ended with the run
     result.startup = clock.startup
     ledger.startup = clock.startup if clock.up is not None else None  # never up: its stopped line says so
     result.worker_restarts = max(result.worker_restarts, restarts[0])

@@ -61,5 +61,9 @@ def test_a_testee_that_memoizes_by_equality_is_found(tmp_path: Path, monkeypatch
     finally:
         for testee in opened.values():
             testee.close()
-    assert result.new and all(d.key.op == "decide_write" for d in result.new), result.new
-    assert any(d.key.detail in ("force", "threshold") for d in result.new)
+    # Found as what it is: a finding about the double (its answers depend on what it was asked before), no class,
+    # and the ledger accounts for every disagreeing input (the gate's and the batches' set-aside members).
+    assert not result.new and not result.divergences, result.new
+    dependent = [f for f in result.findings.to_json() if f["kind"] == "history_dependent"]
+    assert dependent and all(f["impl"] == "double" for f in dependent), result.findings.to_json()
+    assert result.ledger.ok and result.ledger.not_reproduced > 0, result.ledger.lines()

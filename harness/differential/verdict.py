@@ -173,10 +173,7 @@ def fresh_instance(impl: Testee) -> Testee | None:
     if isinstance(impl, InProcess):
         return dataclasses.replace(impl, _functions={})
     if isinstance(impl, CommandTestee):
-        return CommandTestee(impl.command, name=impl.name, timeout=impl.timeout,
-                             startup_timeout=impl.startup_timeout, env=getattr(impl, "_env", None),
-                             cwd=getattr(impl, "_cwd", None), hint=impl.hint, handshake=impl.handshake,
-                             max_line_bytes=impl.max_line_bytes, max_faults=impl.max_faults, cutoff=impl.cutoff)
+        return impl.fresh()
     return None
 
 

@@ -134,6 +134,14 @@ class CommandTestee(Lifecycle, Handshake, Exchange, Verdicts):
         self._proc: TesteeProcess | None = None
         self._start(first=True)
 
+    def fresh(self) -> CommandTestee:
+        """A new process of the same command and settings, asked nothing yet, with findings of its own (the
+        reproduction gate's fresh instance, harness/differential/verdict.py); ImplementationUnavailable if it
+        cannot start."""
+        return CommandTestee(self.command, name=self.name, timeout=self.timeout, startup_timeout=self.startup_timeout,
+                             env=self._env, cwd=self._cwd, hint=self.hint, handshake=self.handshake,
+                             max_line_bytes=self.max_line_bytes, max_faults=self.max_faults, cutoff=self.cutoff)
+
     def __enter__(self) -> CommandTestee:
         return self
 

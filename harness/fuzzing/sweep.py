@@ -41,7 +41,7 @@ from harness.differential.outcomes import divergent
 from harness.fuzzing import classes, pools
 from harness.fuzzing.progress import Progress
 from harness.fuzzing.templates import BY_NAME, SURROGATE_PAIRS, Template
-from harness.model import untrusted
+from harness.model import settings, untrusted
 from harness.model.files import WRITE_ERRORS, WriteFailed, atomic_write
 from harness.model.ledger import Ledger, Tally
 from harness.model.registry import get_op
@@ -780,14 +780,23 @@ def _results(pending: list[Chunk], names: tuple[str, ...], workers: int | None, 
 
 
 def _allowance(names: tuple[str, ...]) -> float:
-    """The workers' start-up allowance (pools.startup_allowance) from the implementations' declared start-up
-    deadlines (an in-process one has none)."""
+    """The workers' start-up allowance (pools.startup_allowance) from the implementations' effective start-up
+    deadlines: what each command testee's client will wait for its start (impls.get_impl: the declared deadline,
+    unless PARITY_STARTUP_TIMEOUT overrides every one), as fuzz's allowance is made from its opened testees'
+    ``startup_timeout``. An in-process one has none."""
     deadlines = []
     for name in names:
         try:
             declared = impls.declaration(name)
         except (impls.ImplementationUnavailable, impls.DeclarationError):
             continue
-        if declared is not None:
-            deadlines.append(declared.startup_deadline)
+        if declared is not None and not declared.in_process:
+            deadlines.append(startup_deadline_of(declared.startup_deadline))
     return pools.startup_allowance(deadlines)
+
+
+def startup_deadline_of(declared: float) -> float:
+    """A command testee's start-up deadline as its client enforces it: ``declared``, unless
+    PARITY_STARTUP_TIMEOUT (or the project's pyproject.toml) overrides it (harness/testees/impls.py, _override)."""
+    value = settings.value("PARITY_STARTUP_TIMEOUT")
+    return declared if value is None else float(value)

@@ -84,6 +84,35 @@ SLOW: dict[str, frozenset[str]] = {
     "suites/tools/test_mutants.py::test_a_planted_build_never_rides_along_into_the_next": frozenset(),
     # Two fuzz shards merged against one run: the fuzzer's find-and-shrink test stays.
     "suites/fuzzing/test_fuzz_tools.py::test_merged_fuzz_shards_find_the_classes_of_one_run": frozenset(),
+    # Issue 54 item 3 (the quick set within 5 min idle), each moved test over a second at load ~6:
+    # `impls` in every place of -q (each runs `impls`, starting every implementation: 12-19 s); -q's parsing in
+    # every place stays in process (test_q_stays_among_the_leading_options), and -q before the command stays whole.
+    "suites/cli/test_installed_anywhere.py::test_memgate_parity_q_before_or_after_the_command": frozenset({"argv0"}),
+    # `impls --json` against `python -m harness impls --json` (every implementation started twice, 15 s); the
+    # other four subcommands against their older forms stay.
+    "suites/cli/test_entry.py::test_a_subcommand_ends_as_its_older_form":
+        frozenset({"new1-old1-0", "new2-old2-2", "new3-old3-2", "new4-old4-0"}),
+    # A key written twice in the line form (7 s); the batch form stays, and the line form of other faults stays in
+    # test_the_client_names_each_fault_and_answers_every_request.
+    "suites/testees/test_duplicate_keys.py::test_a_testee_writing_a_key_twice_is_a_finding_and_every_request_is_answered":
+        frozenset({"batches"}),
+    # 600 MiB of 15 MiB answers through the client (9 s); the 1 MiB error messages (the same finding,
+    # oversized_answer, and the same memory bound) and both dense forms stay.
+    "suites/testees/test_caps.py::test_huge_answers_keep_the_client_small":
+        frozenset({"dense-text", "dense-line", "messages"}),
+    # Two agreeing implementations through fuzz (6 s); sweep and diff stay, and fuzz's ledger stays in
+    # test_a_testee_that_dies_never_gets_status_0[fuzz-10] and test_a_campaign_cut_by_its_budget_is_not_done.
+    "suites/cli/test_ledger_commands.py::test_two_implementations_that_agree_do_their_work":
+        frozenset({"sweep", "diff"}),
+    # A generator that raises on import, or names another family's ops (a child `fixtures` run each, 6-7 s);
+    # one that defines no SPEC stays.
+    "suites/fixtures/test_family_fixtures.py::test_a_generator_that_does_not_load_stops_with_status_2":
+        frozenset({"SPEC = 3-defines no SPEC"}),
+    # A forged line and a rebuilt testee through `python -m harness sweep` (four sweeps, 13-34 s): both refusals
+    # stay in process (test_a_forged_well_formed_line_is_refused_naming_it, test_a_checkpoint_of_another_build_is_
+    # refused_with_the_fresh_hint), and a bad header's status 2 through the command line stays
+    # (test_the_command_line_resumes_a_cut_checkpoint_and_refuses_a_bad_header).
+    "suites/fuzzing/test_checkpoints.py::test_the_command_line_refuses_a_forged_line_and_another_build": frozenset(),
 }
 
 

@@ -239,7 +239,7 @@ def test_fuzz_finds_the_content_bug_of_a_huge_answer_and_keeps_it_small(tmp_path
     declare(tmp_path / "decl", "huge_answer", request_deadline=5)
     report = tmp_path / "report.json"
     result, peak = measured(tmp_path / "decl", "fuzz", "--impls", "reference,hostile", "--seconds", "5",
-                            "--workers", "1", "--seed", "7", "--report", str(report))
+                            "--stop-after-new", "0.5", "--workers", "1", "--seed", "7", "--report", str(report))
     assert result.returncode == 1, result.stdout[-3000:] + result.stderr[-3000:]
     assert "Traceback" not in result.stderr, result.stderr[-3000:]
     data = json.loads(report.read_text(encoding="utf-8"))

@@ -53,7 +53,7 @@ def test_every_report_names_its_run_the_versions_and_the_commit(sweeps: dict[str
     declare(tmp_path / "impls")
     fuzzed, checked = tmp_path / "fuzz.json", tmp_path / "check.json"
     run(tmp_path / "impls", "-m", "harness", "fuzz", "--seconds", "2", "--impls", "fake", "--seed", "5",
-        "--report", str(fuzzed))
+        "--max-examples", "1000", "--report", str(fuzzed))  # a report is all it needs: one batch, not 2 s of them
     run(tmp_path / "impls", "-m", "harness", "check", "--impl", "fake", "--results", str(checked))
     for path in (sweeps["good"], fuzzed, checked):
         document = json.loads(path.read_text())
@@ -278,7 +278,8 @@ def test_markdown_for_ci_job_summaries(sweeps: dict[str, Path], tmp_path: Path) 
     assert "| implementation | fixture | pass | fail | skip |" in checked.stdout, checked.stdout
     assert "| implementation | case | steps | mismatch |" in checked.stdout
     fuzzed = run(tmp_path / "impls", "-m", "harness", "fuzz", "--seconds", "3", "--impls", "fake", "--seed", "2",
-                 "--ops", "normalize_fact_text", "--report", str(tmp_path / "f.json"), "--format", "markdown")
+                 "--max-examples", "1000", "--ops", "normalize_fact_text", "--report", str(tmp_path / "f.json"),
+                 "--format", "markdown")
     assert header in fuzzed.stdout, fuzzed.stdout
     swept = run(ROOT, "-m", "harness", "report", "show", str(sweeps["buggy"]), "--format", "markdown")
     assert header in swept.stdout and "`\"\\u001C\"`" in swept.stdout, swept.stdout

@@ -12,12 +12,15 @@
                     those of them within its first N); unset: from the first
     SLOW_EXIT       a slow process exits with this status when it reads ``start``, answering nothing
     SLOW_STATE      a folder for the count of processes (SLOW_STATE/starts, one line per process)
+    SLOW_KILL_PARENT  ``N:AT``: the N-th process started with this SLOW_STATE kills its parent (SIGKILL: a fuzz or
+                    sweep worker that dies, which its pool replaces) when it reads its AT-th line after ``start``
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -46,9 +49,9 @@ def since_exec() -> float:
         return time.monotonic() - BEGAN
 
 
-def slowed() -> bool:
+def slowed() -> tuple[bool, int]:
     """Whether this process is slow: it is one of the first SLOW_PROCESSES and not of the first SLOW_FROM (counted in
-    SLOW_STATE/starts)."""
+    SLOW_STATE/starts); and its number there."""
     limit = os.environ.get("SLOW_PROCESSES")
     after = int(os.environ.get("SLOW_FROM") or 0)
     state = Path(os.environ.get("SLOW_STATE") or ".")
@@ -56,11 +59,13 @@ def slowed() -> bool:
         starts.write(f"{os.getpid()}\n")
         starts.seek(0)
         number = len(starts.read().split())
-    return (not limit or number <= int(limit)) and number > after
+    return (not limit or number <= int(limit)) and number > after, number
 
 
 def main() -> int:
-    slow = slowed()
+    slow, number = slowed()
+    killer, _, kill_at = (os.environ.get("SLOW_KILL_PARENT") or "0:0").partition(":")
+    kill_at_line = int(kill_at) if int(killer) == number else 0
     start_at = float(os.environ.get("SLOW_START", "0")) if slow else 0.0
     request_wait = float(os.environ.get("SLOW_REQUEST", "0")) if slow else 0.0
     at = int(os.environ.get("SLOW_AT", "1"))
@@ -78,6 +83,8 @@ def main() -> int:
                 started = True
             elif started:
                 count += 1
+                if count == kill_at_line:
+                    os.kill(os.getppid(), signal.SIGKILL)
                 if count == at:
                     time.sleep(request_wait)
             answer = protocol.handle(IMPL, request, DESCRIPTION)

@@ -30,30 +30,6 @@ def pytest_configure(config: pytest.Config) -> None:
 
     if family_problems():
         raise pytest.UsageError("\n".join(family_problems()))
-    if not hasattr(config, "workerinput"):  # the controller, before xdist starts its workers (they inherit it)
-        _share_bytecode()
-
-
-def _share_bytecode() -> None:
-    """Where PYTHONDONTWRITEBYTECODE is set, the subprocesses the tests run (``python -m harness ...``, testees,
-    workers) read bytecode from a cache outside the project that suites/bytecode_cache.py fills once per session,
-    instead of compiling the harness again in each (its docstring says why that is safe with files edited)."""
-    import subprocess
-    import sys
-
-    if not os.environ.get("PYTHONDONTWRITEBYTECODE") or os.environ.get("PYTHONPYCACHEPREFIX"):
-        return
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "memgate-parity" / "pycache"
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
-    loaded = "\n".join(str(getattr(module, "__file__", None)) for module in list(sys.modules.values()))
-    try:
-        filled = subprocess.run([sys.executable, str(Path(__file__).with_name("bytecode_cache.py"))],
-                                env={**env, "PYTHONPYCACHEPREFIX": str(cache)}, capture_output=True, timeout=300,
-                                check=False, input=loaded.encode()).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        filled = False
-    if filled:  # else every subprocess compiles as before
-        os.environ["PYTHONPYCACHEPREFIX"] = str(cache)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -266,6 +266,9 @@ def task_count(max_examples: int | None) -> int | None:
     return None if max_examples is None else max(1, -(-max_examples // BATCH))
 
 
+WAIT_SLICE = 0.25  # seconds: how often the driver, waiting on a batch, looks whether a replaced worker came up
+
+
 def _batches(tasks: Iterator[tuple[Any, ...]], opened: dict[str, Testee], workers: int, clock: Clock,
              up: Callable[[], None], restarts: list[int]) -> Iterator[dict[str, Any]]:
     """Batch results until the deadline; a pool keeps two tasks per worker in flight. The clock starts (``up``
@@ -296,8 +299,17 @@ def _batches(tasks: Iterator[tuple[Any, ...]], opened: dict[str, Testee], worker
         returned = 0
         while flight:  # leaving the block ends the pool, a batch still running abandoned (pools.ending)
             restarts[0] = starts.restarts(workers)
+            head = flight.popleft()
+            # Waited on in slices: a worker started again (one died, its batch lost with it) whose testees do not
+            # come up says so in ``starts`` at once, and the run stops with it (the loop in fuzz()), rather than
+            # wait out the lost batch to the hard deadline and end as if the work were done.
+            while not head.ready() and time.monotonic() < hard_deadline and not starts.failure.value:
+                head.wait(min(WAIT_SLICE, max(0.0, hard_deadline - time.monotonic())))
+            if starts.failure.value:
+                yield {"unavailable": starts.failure_text()}
+                return
             try:
-                result = flight.popleft().get(timeout=max(0.0, hard_deadline - time.monotonic()))
+                result = head.get(timeout=0)
             except multiprocessing.TimeoutError:
                 if not returned and not began.value:  # not one batch back, nor begun: the workers failed
                     raise RuntimeError(f"no batch came back from the {workers} fuzz workers before the run's hard "

@@ -15,8 +15,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from harness.model.status import UNAVAILABLE
 from suites.fake_impl import ROOT
 from suites.fuzzing.test_budget_after_start import declare
@@ -54,12 +52,6 @@ def test_a_sweep_whose_replacement_worker_cannot_start_its_testee_stops(tmp_path
     assert any("planned inputs run" in problem for problem in ledger["problems"]), ledger
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "harness/fuzzing/fuzz.py, _batches: the killed worker's batch never comes back; the driver waits for it (the "
-    "first in flight) until the hard deadline, returns, and never reads the replacement's 'unavailable' answer, "
-    "though the replacement said it in Starts at once: exit 0, 'done and compared'. The fix (fuzz.py, not this "
-    "helper's): wait on each batch in short slices, and when starts.failure is set yield {'unavailable': "
-    "starts.failure_text()} (the loop in fuzz() then stops with it)"))
 def test_a_fuzz_run_whose_replacement_worker_cannot_start_its_testee_stops(tmp_path: Path) -> None:
     proc = run(tmp_path, "fuzz", "--impls", "slow", "--ops", "normalize_fact_text", "--seed", "3", "--workers", "2",
                "--seconds", "6", "--report", str(tmp_path / "report.json"))

@@ -29,6 +29,7 @@ import errno
 import hashlib
 import json
 import os
+import queue
 import sys
 import threading
 import time
@@ -207,11 +208,12 @@ def _open(names: tuple[str, ...]) -> dict[str, Testee]:
     return {name: testee for name, testee in started.items() if not isinstance(testee, Exception)}
 
 
-def _init_worker(names: tuple[str, ...], out: Any, starts: pools.Starts | None = None) -> None:
+def _init_worker(names: tuple[str, ...], out: Any, starts: pools.Starts | None = None, running: Any = None) -> None:
     """A worker's testees; their processes are killed when it ends (harness/fuzzing/pools.py). ``starts``: where
     it says it is up, or which implementation did not come up and why (it does not raise: the pool would start it
-    again and again, each time with a traceback)."""
-    _WORKER.update(impls={}, out=out, failed=None, restarts={})
+    again and again, each time with a traceback). ``running``: chunk number -> the pid of the worker that took it
+    (``_run_numbered``), so that the driver can send again a chunk whose worker died with it."""
+    _WORKER.update(impls={}, out=out, failed=None, restarts={}, running=running)
     pools.at_end(lambda: pools.kill_testees(_WORKER["impls"]))
     try:
         _WORKER["impls"].update(_open(names))
@@ -234,6 +236,28 @@ def _worker_restarts() -> dict[str, int]:
         if count != seen.get(name, 0):
             out[name], seen[name] = count - seen.get(name, 0), count
     return out
+
+
+def _run_numbered(number: int, chunk: Chunk) -> tuple[int, dict[str, Any]]:
+    """In a worker: chunk ``number`` of the driver's list, its taker's pid noted first (``_init_worker``)."""
+    running = _WORKER.get("running")
+    if running is not None:
+        running[number] = os.getpid()
+    return number, run_chunk(chunk)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # there, but not ours to signal
+    return True
+
+
+RESENDS = 2  # a chunk lost with its worker is sent again at most this often
+LOST_SLICE = 0.25  # seconds: how often the driver, no result coming, looks for a chunk lost with its worker
 
 
 def run_chunk(chunk: Chunk, opened: dict[str, Testee] | None = None, out: Any = None) -> dict[str, Any]:
@@ -693,7 +717,8 @@ def _sweep_into(checkpoint: Path, settings: Settings, pending: list[Chunk], work
                                  "start-up (not in the rate)\n")
                 if "unavailable" in result:
                     sweep.unavailable = result["unavailable"]
-                    sweep.stopped = f"an implementation did not come up again: {sweep.unavailable}"
+                    sweep.stopped = (sweep.unavailable if result.get("lost")
+                                     else f"an implementation did not come up again: {sweep.unavailable}")
                     stream.write(f"\n[sweep] {sweep.unavailable}: the sweep stops (run it again to resume)\n")
                     break
                 for name, count in result.get("restarts", {}).items():
@@ -770,11 +795,48 @@ def _results(pending: list[Chunk], names: tuple[str, ...], workers: int | None, 
             for impl in opened.values():
                 impl.close()
         return
-    shared = pools.Starts(pools.context(method))
-    with pools.ending(method, count, _init_worker, (names, out, shared)) as pool:
+    ctx = pools.context(method)
+    shared = pools.Starts(ctx)
+    running = ctx.Array("i", len(pending), lock=False)  # chunk number -> its taker's pid (0: not taken yet)
+    with pools.ending(method, count, _init_worker, (names, out, shared, running)) as pool:
         starts["up"] = shared.wait(count, _allowance(names))
         starts["startup"] = starts["up"] - began
-        for result in pool.imap_unordered(run_chunk, pending):
+        done: queue.SimpleQueue[tuple[int, dict[str, Any]] | BaseException] = queue.SimpleQueue()
+
+        def send(number: int) -> None:
+            running[number] = 0
+            pool.apply_async(_run_numbered, (number, pending[number]), callback=done.put, error_callback=done.put)
+
+        outstanding = set(range(len(pending)))
+        lost: dict[int, int] = {}  # chunk number -> how often its worker died with it
+        for number in range(len(pending)):
+            send(number)
+        while outstanding:
+            if shared.failure.value:  # a worker started again whose testees did not come up: the sweep stops (as fuzz)
+                yield {"chunk": None, "unavailable": shared.failure_text()}
+                return
+            try:
+                got = done.get(timeout=LOST_SLICE)
+            except queue.Empty:
+                # A worker that died (killed, out of memory) took its chunk with it, and a pool never sends a task
+                # again: the driver does, once the pool has replaced the worker (the sweep is deterministic).
+                starts["restarts"] = shared.restarts(count)
+                for number in sorted(outstanding):
+                    if running[number] and not _alive(running[number]):
+                        lost[number] = lost.get(number, 0) + 1
+                        if lost[number] > RESENDS:  # a chunk that ends every worker that takes it: the verdict
+                            yield {"chunk": pending[number].key, "lost": True, "unavailable": (
+                                f"a sweep worker died on chunk {pending[number].key} {lost[number]} times (killed "
+                                "from outside, out of memory, or a testee that takes its worker down)")}
+                            return
+                        send(number)
+                continue
+            if isinstance(got, BaseException):
+                raise got
+            number, result = got
+            if number not in outstanding:
+                continue  # sent again, and the first one came back after all: counted once
+            outstanding.discard(number)
             starts["restarts"] = shared.restarts(count)
             yield result
 

@@ -63,3 +63,23 @@ def test_a_fuzz_run_whose_replacement_worker_cannot_start_its_testee_stops(tmp_p
     assert proc.returncode == UNAVAILABLE, out
     error = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
     assert error and "slow did not come up in a worker" in error[0] and SAID in error[0], out
+
+
+def test_a_sweep_whose_worker_dies_mid_chunk_sends_the_chunk_again_and_ends_done(tmp_path: Path) -> None:
+    """The replacement comes up this time (no SLOW_EXIT): the chunk the dead worker took is lost to the pool (a pool
+    never sends a task again), and the driver sends it again once it sees the worker gone. The sweep ends, every
+    planned input run and compared, status 0 — not a hang on the lost chunk (it was, with imap_unordered)."""
+    env = declare(tmp_path, startup=5.0, SLOW_KILL_PARENT="2:3")
+    environ = dict(os.environ, HYPOTHESIS_PROFILE="ci", **env)
+    for name in ("PARITY_STARTUP_TIMEOUT", "PARITY_REQUEST_TIMEOUT", "PARITY_REQUIRE_ALL"):
+        environ.pop(name, None)
+    proc = subprocess.run([sys.executable, "-m", "harness", "sweep", "--impls", "slow", "--templates", "alone",
+                           "--range", "U+0041..U+8041", "--workers", "2", "--checkpoint", str(tmp_path / "cp.jsonl"),
+                           "--report", str(tmp_path / "sweep.json")],
+                          cwd=ROOT, env=environ, capture_output=True, text=True, timeout=120, check=False)
+    out = proc.stdout + proc.stderr
+    assert len((tmp_path / "starts").read_text(encoding="ascii").split()) >= 4, out  # a worker was replaced
+    assert proc.returncode == 0 and "Traceback" not in out, out
+    ledger = json.loads((tmp_path / "sweep.json").read_text(encoding="utf-8"))["run"]["ledger"]
+    assert ledger["ok"] and ledger["planned"] == ledger["inputs"] == 0x8001, ledger
+    assert "worker(s) started again" in proc.stderr, out

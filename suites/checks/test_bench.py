@@ -96,7 +96,7 @@ def synthetic(**changes: Any) -> dict[str, Any]:
     fuzzing = {"examplesPerSecond": 21_000.0, "examples": 210_000, "seconds": 10.0, "workers": 2, "goal": 20_000}
     report = {
         "schema": "bench-report-v1", "benchmark": "bench-v3", "python": "3.11.2", "machine": "x86_64", "cores": 2,
-        "run": {**envelope.build({}), "command": "/work/.venv/bin/python -m harness bench", "session": "bench",
+        "run": {**envelope.build({}), "command": "venv/bin/python -m harness bench", "session": "bench",
                 "started": "2026-12-07T05:40:12Z", "ended": "2026-12-07T05:42:40Z"},
         "implementations": ["reference", "pyo3", "pyodide"], "goalSet": ["reference", "pyo3"], "unavailable": {},
         "startupSeconds": {"reference": 0.01, "pyo3": 0.02, "pyodide": 2.3},
@@ -121,7 +121,7 @@ def test_the_readme_table_gives_every_figure_its_command_date_and_load() -> None
     for figure in ("2.30 s", "400,000 calls/s", "100,000 calls/s", "30,000 inputs/s", "21,000 examples/s"):
         assert figure in values
     # outside nox the command is the one that ran, its interpreter's path left out
-    run = {**report["run"], "session": None, "command": "/work/.venv/bin/python3 -m harness bench --seconds 1"}
+    run = {**report["run"], "session": None, "command": "venv/bin/python3 -m harness bench --seconds 1"}
     assert {row[2] for row in attributed_rows(bench.markdown({**report, "run": run}))} == {
         "`python -m harness bench --seconds 1`"}
 

@@ -59,7 +59,7 @@ from harness.model.files import write_document
 from harness.model.paths import ROOT
 from harness.model.registry import get_op
 from harness.model.schemas import problems
-from harness.model.status import UsageError, exit_with
+from harness.model.status import Unavailable, UsageError, exit_with
 from harness.model.untrusted import read_document
 from harness.testees import impls
 from harness.testees.command import op_table
@@ -137,6 +137,8 @@ def together_rate(opened: dict[str, Testee], calls: Calls, min_seconds: float) -
 
 def fuzz_rate(opened: dict[str, Testee], seconds: float) -> dict[str, Any]:
     result = fuzz(opened, ExpectedSet([], []), seconds, seed=1, ops=["normalize_fact_text"], stream=io.StringIO())
+    if result.unavailable or not result.seconds:  # the implementations never came up: no rate to give
+        raise Unavailable(f"the fuzzer's rate: no fuzzing was done ({result.unavailable or 'its clock never started'})")
     return {"examplesPerSecond": result.examples / result.seconds, "examples": result.examples,
             "seconds": round(result.seconds, 2), "workers": result.workers, "goal": FUZZ_GOAL}
 

@@ -372,7 +372,9 @@ class SweepRun:
         ledger = Ledger("sweep", planned=self.planned, inputs=self.values,
                         compared=sum(r["compared"] for r in self.results),
                         disagreeing=sum(disagreeing(r) for r in self.results), interrupted=self.interrupted,
-                        stopped=self.stopped, startup=self.startup, restarts=dict(self.testee_restarts),
+                        stopped=self.stopped, restarts=dict(self.testee_restarts),
+                        # none when nothing came up (never up, or every chunk resumed): not "0.0 s until up"
+                        startup=self.startup if self.startup and not self.unavailable else None,
                         worker_restarts=self.worker_restarts)
         for result in self.results:
             for name, row in result.get("tallies", {}).items():

@@ -112,7 +112,7 @@ def _names(cell: str) -> tuple[str, ...]:
 def _literal(text: str) -> Any:
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past the reader's depth: a cell read as its text
         return _Unreadable(text)
 
 

@@ -77,7 +77,7 @@ class Ledger:
     mixed: int = 0
     # A timed run's start-up (seconds until every implementation was up: the budget counts from then, docs/fuzzing.md)
     # and what was started again while it ran: the testee processes restarted, per implementation, and the worker
-    # processes. Said in ``lines``; not in ``to_json`` (the envelope's ledger schema has no place for them yet).
+    # processes. Said in ``lines``, kept in ``to_json`` (the envelope's ledger: "startup", "restarts") when there.
     startup: float | None = None
     restarts: dict[str, int] = field(default_factory=dict)
     worker_restarts: int = 0

@@ -162,6 +162,8 @@ def test_a_sweep_whose_workers_never_come_up_is_a_verdict(tmp_path: Path) -> Non
     assert error and "did not come up in a worker" in error[0] and "within 2 s" in error[0], out
     report = json.loads((tmp_path / "sweep.json").read_text(encoding="utf-8"))
     assert report["ok"] is False
+    # nothing came up: its ledger keeps no start-up (not "0.0s until every implementation was up")
+    assert "startup" not in report["run"]["ledger"] and "until every implementation was up" not in out, out
 
 
 def test_a_testee_restarted_in_a_worker_is_said(tmp_path: Path) -> None:

@@ -111,6 +111,9 @@ PLANTED_TEXT = [
      "gives build_dedup_context the defaults cap 32, the family file cap 30"),
     ("unreadable default", lambda t: t.replace("| cap 30 |", "| cap thirty |"),
      "the defaults of build_dedup_context do not read"),
+    ("a default nested past any reader",
+     lambda t: t.replace("| cap 30 |", "| cap " + "[" * 50_000 + "]" * 50_000 + " |"),
+     "the defaults of build_dedup_context do not read"),
     ("missing signature", lambda t: "\n".join(line for line in t.splitlines() if "`unicodeVersions()`" not in line),
      "0 signature rows for unicode_versions"),
 ]

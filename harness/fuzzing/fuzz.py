@@ -34,7 +34,6 @@ examples (the command line writes it as the partial report, and exits 4).
 from __future__ import annotations
 
 import itertools
-import multiprocessing
 import os
 import sys
 import time
@@ -141,14 +140,15 @@ _WORKER: dict[str, Any] = {}
 
 
 def _init_worker(names: tuple[str, ...], began: Any = None, starts: pools.Starts | None = None,
-                 cutoff: Any = None) -> None:
+                 cutoff: Any = None, running: Any = None) -> None:
     """A worker's testees; ended with it (terminated at the budget or interrupted, or its parent gone: its
     testee processes are killed first, since a hung one would outlive it; harness/fuzzing/pools.py).
     ``began``: a count shared by the workers of the batches they began (``run_batch``); ``starts``: where the
     worker says it is up, or which implementation did not come up and why (it does not raise: the pool would
     start it again and again); ``cutoff``: the run's hard deadline, set by the driver once every worker is up
-    (0: none), given to the testees at the first batch."""
-    _WORKER.update(began=began, impls={}, failed=None, cutoff=cutoff, restarts={})
+    (0: none), given to the testees at the first batch; ``running``: slot -> the pid of the worker that took the
+    batch in that slot (``_run_slotted``), so that the driver can send again a batch lost with its worker."""
+    _WORKER.update(began=began, impls={}, failed=None, cutoff=cutoff, restarts={}, running=running)
     pools.at_end(lambda: pools.kill_testees(_WORKER["impls"]))
     started = implementations.start_each(list(names))
     _WORKER["impls"].update({name: testee for name, testee in started.items() if not isinstance(testee, Exception)})
@@ -266,7 +266,41 @@ def task_count(max_examples: int | None) -> int | None:
     return None if max_examples is None else max(1, -(-max_examples // BATCH))
 
 
+def _run_slotted(slot: int, task: tuple[Any, ...]) -> dict[str, Any]:
+    """In a worker: the batch of ``task``, its taker's pid noted first in the driver's ``slot`` (``_init_worker``)."""
+    running = _WORKER.get("running")
+    if running is not None:
+        running[slot] = os.getpid()
+    return run_batch(task)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # there, but not ours to signal
+    return True
+
+
 WAIT_SLICE = 0.25  # seconds: how often the driver, waiting on a batch, looks whether a replaced worker came up
+RESENDS = 2  # a batch lost with its worker is sent again at most this often
+
+
+class _Flight:
+    """A batch in flight: its task, its slot in the shared ``running`` array, the sends of it (the first answer
+    counts) and how often a worker died with it."""
+
+    def __init__(self, slot: int, task: tuple[Any, ...]) -> None:
+        self.slot, self.task, self.sends, self.lost = slot, task, [], 0
+
+    def send(self, pool: Any, running: Any) -> None:
+        running[self.slot] = 0  # not taken yet
+        self.sends.append(pool.apply_async(_run_slotted, (self.slot, self.task)))
+
+    def ready(self) -> Any:
+        return next((sent for sent in self.sends if sent.ready()), None)
 
 
 def _batches(tasks: Iterator[tuple[Any, ...]], opened: dict[str, Testee], workers: int, clock: Clock,
@@ -288,37 +322,57 @@ def _batches(tasks: Iterator[tuple[Any, ...]], opened: dict[str, Testee], worker
     began = ctx.Value("i", 0)  # batches the workers began
     starts = pools.Starts(ctx)
     cutoff = ctx.Value("d", 0.0)  # the hard deadline, once known
-    with pools.ending(method, workers, _init_worker, (tuple(opened), began, starts, cutoff)) as pool:
+    running = ctx.Array("i", 2 * workers, lock=False)  # slot -> the pid of the worker that took its batch (0: none)
+    with pools.ending(method, workers, _init_worker, (tuple(opened), began, starts, cutoff, running)) as pool:
         clock.start(starts.wait(workers, pools.startup_allowance(
             getattr(impl, "startup_timeout", 0.0) for impl in opened.values())))
         up()
         deadline, hard_deadline = clock.deadline, clock.hard
         cutoff.value = 0.0 if hard_deadline == float("inf") else hard_deadline
-        flight: deque[Any] = deque(pool.apply_async(run_batch, (task,))
-                                   for task in itertools.islice(tasks, 2 * workers))
+        flight: deque[_Flight] = deque(_Flight(slot, task) for slot, task in enumerate(itertools.islice(tasks,
+                                                                                                         2 * workers)))
+        for entry in flight:
+            entry.send(pool, running)
         returned = 0
         while flight:  # leaving the block ends the pool, a batch still running abandoned (pools.ending)
             restarts[0] = starts.restarts(workers)
-            head = flight.popleft()
+            head = flight[0]
             # Waited on in slices: a worker started again (one died, its batch lost with it) whose testees do not
             # come up says so in ``starts`` at once, and the run stops with it (the loop in fuzz()), rather than
-            # wait out the lost batch to the hard deadline and end as if the work were done.
-            while not head.ready() and time.monotonic() < hard_deadline and not starts.failure.value:
-                head.wait(min(WAIT_SLICE, max(0.0, hard_deadline - time.monotonic())))
+            # wait out the lost batch to the hard deadline and end as if the work were done. A batch whose worker
+            # died with it is lost to the pool (a pool never sends a task again): the driver sends it again (the
+            # task stream is deterministic), at most RESENDS times.
+            while head.ready() is None and time.monotonic() < hard_deadline and not starts.failure.value:
+                head.sends[-1].wait(min(WAIT_SLICE, max(0.0, hard_deadline - time.monotonic())))
+                if head.ready() is not None:
+                    break
+                for entry in flight:
+                    pid = running[entry.slot]
+                    if entry.ready() is None and pid and not _alive(pid):
+                        entry.lost += 1
+                        if entry.lost > RESENDS:  # a batch that ends every worker that takes it: the run stops
+                            yield {"lost": f"a fuzz worker died on the batch of {entry.task[0]} with seed "
+                                           f"{entry.task[1]} {entry.lost} times (killed from outside, out of "
+                                           "memory, or a testee that takes its worker down)"}
+                            return
+                        entry.send(pool, running)
             if starts.failure.value:
                 yield {"unavailable": starts.failure_text()}
                 return
-            try:
-                result = head.get(timeout=0)
-            except multiprocessing.TimeoutError:
+            sent = head.ready()
+            if sent is None:
                 if not returned and not began.value:  # not one batch back, nor begun: the workers failed
                     raise RuntimeError(f"no batch came back from the {workers} fuzz workers before the run's hard "
                                        "deadline: the worker processes failed (their output is above)") from None
                 return  # batches begun, not finished: the testees were slower than the budget (the run's ledger)
+            flight.popleft()
+            result = sent.get(timeout=0)
             returned += 1
             task = next(tasks, None) if time.monotonic() < deadline else None
             if task is not None:
-                flight.append(pool.apply_async(run_batch, (task,)))
+                entry = _Flight(head.slot, task)  # the slot the returned batch leaves
+                entry.send(pool, running)
+                flight.append(entry)
             yield result
             if time.monotonic() >= deadline:
                 return
@@ -423,6 +477,10 @@ def fuzz(impls: dict[str, Testee], expected: ExpectedSet, seconds: float, seed: 
                 result.unavailable = batch["unavailable"]
                 stopped = ledger.stopped = f"an implementation did not come up again: {result.unavailable}"
                 stream.write(f"\n[fuzz] {result.unavailable}: the run stops\n")
+                break
+            if "lost" in batch:  # a batch that took down every worker it was sent to
+                stopped = ledger.stopped = batch["lost"]
+                stream.write(f"\n[fuzz] {batch['lost']}: the run stops\n")
                 break
             result.examples += batch["examples"]
             for name, count in batch["restarts"].items():

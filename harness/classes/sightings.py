@@ -123,7 +123,12 @@ class Sightings:
             self.not_classified += 1
             return NOT_CLASSIFIED
         self.signed[group].add(sign)  # one try a signature: an example that does not come again is not tried twice
-        verdict = gate(impls, op, args, responses, self.findings, positions)
+        verdict = gate(impls, op, args, responses, self.findings, positions, hard=self.hard)
+        if verdict.cut or time.monotonic() >= self.hard:
+            # Too close to the hard deadline to start fresh instances, or past it once the gate was done: the
+            # testees answer nothing more (their cutoff), and a class named or shrunk on cut answers is no class.
+            self.not_classified += 1
+            return NOT_CLASSIFIED
         if not verdict.reproduced:
             self.not_reproduced += 1
             return NOT_REPRODUCED
@@ -149,7 +154,7 @@ class Sightings:
             return CLASSIFIED
         found_after = time.monotonic() - self.started
         splits = self.split
-        keys = [key for share in shares for key in self.place(impls, op, args, share, found_after)]
+        keys = [key for share in shares for key in self.place(impls, op, args, share, found_after, answers=responses)]
         self.shrunk_to.setdefault(first_key, keys)
         if self.split > splits or first_key in self.mixed:
             self.mixed.add(first_key)
@@ -169,12 +174,14 @@ class Sightings:
         return list(dict.fromkeys(key for marker in markers for key in self.placed[marker]))
 
     def place(self, impls: dict[str, Testee], op: str, args: dict[str, Any], share: Share,
-              found_after: float, depth: int = 0, count: bool = True) -> list[ClassKey]:
+              found_after: float, depth: int = 0, count: bool = True,
+              answers: dict[str, dict[str, Any]] | None = None) -> list[ClassKey]:
         """Shrink one share's witness, name its class, count and report it; the keys of the classes the sighting
         is counted under: its class's, or, where the witness it shrank to holds another class's difference too
         (one removal away from it the shrinker met that class, ``Elsewhere.beside``), the classes it is split into.
         Every other class met while shrinking is filed too, shrunk in its own class (``_elsewhere``). ``count``:
-        count the sighting (a class met while shrinking counts the inputs that held it, not the one met)."""
+        count the sighting (a class met while shrinking counts the inputs that held it, not the one met). ``answers``:
+        those the sighting was classified on (filed on them if the shrink's stopped coming)."""
         cause, detail = share.found.cause, share.found.detail
         marker = (op, (share.impls, cause, detail))
         shrink_until = min(time.monotonic() + SHRINK_SECONDS, self.hard)
@@ -195,6 +202,12 @@ class Sightings:
                     self.seen[key] += 1
             self.placed[marker] = keys
             return keys
+        if agreeing(op, small_responses) or not set(share.impls) <= set(small_responses):
+            # The answers stopped coming while it shrank (the hard deadline, the testees' cutoff, came meanwhile):
+            # filed on the answers it was classified on, when there are, never as a divergence whose outputs agree.
+            if answers is None:
+                return []
+            small, small_responses = args, answers
         key = self._file(impls, op, share, small, small_responses, found_after, count)
         self.placed[marker] = [key]
         return [key]

@@ -20,9 +20,14 @@ fresh instance of the oracle and of each implementation that disagrees (``fresh_
 command testee, a new in-process instance; ``Fresh`` starts each once per run, when first needed, and asks it
 nothing but these witnesses). A fresh instance that answers otherwise than the warm one, the same both times, so
 that the disagreement is gone: a ``history_dependent`` finding (the request, the warm and the fresh answers), and
-the witness is not classified (not reproduced), nor any later input of that candidate class (counted in the
-finding, not asked again). A fresh instance whose two answers differ: ``nondeterministic``. Fresh answers that
-differ from the warm ones but still disagree: the finding, and the fresh answers are what is classified. The
+the witness is not classified (not reproduced). A fresh instance whose two answers differ: ``nondeterministic``.
+Fresh answers that differ from the warm ones but still disagree: the finding, and the fresh answers are what is
+classified. Each later input of a candidate class where implementations were found history-dependent is asked
+once of their fresh instances (already running): set aside (counted in the finding) where the fresh answers end
+the disagreement, else classified on those fresh answers (a real bug of the same op, implementations and outcome
+kinds is not lost, nor blamed on the one that memoizes). A fresh start that could not end before the run's hard
+deadline (``hard``: less time left than its start-up deadline) is not tried: the input is not decided
+(``Verdict.cut``), and a start cut by the testee's cutoff is no ``restart_failed`` finding. The
 sweep's gate (``gate_shape``) does not ask: a sweep sends each input of its templates once, and no two of them
 are equal but for their types.
 """
@@ -31,6 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -50,6 +56,7 @@ from harness.testees.testee import Testee
 class Verdict:
     reproduced: bool
     responses: Responses  # the alone answers (what is classified when it reproduced)
+    cut: bool = False  # not decided: too little time was left before the hard deadline to ask fresh instances
 
 
 def _shown(response: dict[str, Any] | None) -> str:
@@ -102,6 +109,7 @@ class Fresh:
 
     def __init__(self) -> None:
         self.decided: dict[Candidate, tuple[str, ...]] = {}
+        self.gone: set[Candidate] = set()  # those whose first witness's disagreement the fresh answers ended
         self.instances: dict[str, Testee | None] = {}  # name -> its fresh instance (None: it cannot have one)
         self.starts = 0
         self._close = weakref.finalize(self, _close_all, self.instances)
@@ -122,24 +130,37 @@ class Fresh:
         groups its disagreeing inputs) was found history-dependent; if so, ``count`` more of its inputs (a batch's
         members the run did not keep) are counted in its findings, as the gate counts those it sets aside."""
         candidate = (op, tuple(names), tuple((str(name), str(kind)) for name, kind in kinds))
-        dependent = self.decided.get(candidate, ())
+        dependent = self.decided.get(candidate, ()) if candidate in self.gone else ()
         for name in dependent:
             findings.add(name, "history_dependent", HISTORY_MESSAGE.format(op=op), count=count)
         return bool(dependent) and count > 0
 
     def ask(self, impls: dict[str, Testee], names: list[str], op: str, args: dict[str, Any],
-            findings: Findings) -> dict[str, Asked]:
+            findings: Findings, hard: float | None = None) -> dict[str, Asked] | None:
         """``args`` asked twice of the fresh instance of each of ``names`` (started now where it was not yet): name
         -> (first answer, second), for each that has one and answered both times. One that cannot start is a
-        ``restart_failed`` finding; a fresh command testee's own findings go to ``findings``."""
+        ``restart_failed`` finding (not one whose start the testee's cutoff ended); a fresh command testee's own
+        findings go to ``findings``. None (nothing asked, nothing started): a start needed could not end before
+        ``hard``, the run's hard deadline (less time left than its start-up deadline)."""
         needed = [name for name in names if name not in self.instances]
+        if hard is not None and needed:
+            left = hard - time.monotonic()
+            if any(left <= _startup_of(impls[name]) for name in needed):
+                return None
+
+        def start(name: str) -> tuple[Testee | None, str | None]:
+            testee, why = _started(impls[name])
+            if testee is not None:  # kept at once: Fresh.close ends it even if the run is stopped meanwhile (Ctrl-C)
+                self.instances[name] = testee
+            return testee, why
+
         with ThreadPoolExecutor(max_workers=max(1, len(needed)), thread_name_prefix="fresh") as pool:
-            started = {name: pool.submit(_started, impls[name]) for name in needed}
+            started = {name: pool.submit(start, name) for name in needed}
             for name, future in started.items():
                 testee, why = future.result()
                 self.instances[name] = testee
                 self.starts += testee is not None
-                if why is not None:
+                if why is not None and not _cut(impls[name]):
                     findings.add(name, "restart_failed", "a fresh instance to ask a witness that came again could "
                                  f"not be started: {why[:300]}")
         answers: dict[str, Asked] = {}
@@ -177,6 +198,17 @@ def fresh_instance(impl: Testee) -> Testee | None:
     return None
 
 
+def _startup_of(impl: Testee) -> float:
+    """How long a fresh instance of ``impl`` may take to start: a command testee's start-up deadline; 0 else."""
+    return float(impl.startup_timeout) if isinstance(impl, CommandTestee) else 0.0
+
+
+def _cut(impl: Testee) -> bool:
+    """Whether ``impl``'s cutoff has come (a start that failed then was cut, not refused)."""
+    cutoff = impl.cutoff if isinstance(impl, CommandTestee) else None
+    return cutoff is not None and time.monotonic() >= cutoff
+
+
 def _started(impl: Testee) -> tuple[Testee | None, str | None]:
     try:
         return fresh_instance(impl), None
@@ -185,24 +217,24 @@ def _started(impl: Testee) -> tuple[Testee | None, str | None]:
 
 
 def fresh_verdict(impls: dict[str, Testee], op: str, args: dict[str, Any], alone: Responses, findings: Findings,
-                  fresh: Fresh) -> Verdict:
+                  fresh: Fresh, hard: float | None = None) -> Verdict:
     """The verdict on answers that came again alone (``alone``), once history is ruled out (the module
     docstring): the candidate class's first such witness asked of fresh instances of the oracle and of each
-    implementation that disagrees; a later one set aside where that showed an implementation it disagrees
-    with to be history-dependent."""
+    implementation that disagrees; a later one asked of the fresh instances of those found history-dependent on
+    it. ``hard``: the run's hard deadline (no fresh start that could not end before it)."""
     names = divergent(op, alone)
     candidate: Candidate = (op, tuple(names), outcome_kinds(alone))
     encoded = json.dumps(hostvalues.encode_args(args), ensure_ascii=True)[:300]
     message = HISTORY_MESSAGE.format(op=op)
     if candidate in fresh.decided:
-        dependent = fresh.decided[candidate]
-        for name in dependent:  # counted in its finding (the first one's evidence kept), not asked again
-            findings.add(name, "history_dependent", message, request=encoded, warm=_shown(alone.get(name)))
-        return Verdict(not dependent, alone)
-    fresh.decided[candidate] = ()  # decided now, whatever comes of it: asked once per candidate class
+        return _later(impls, op, args, alone, findings, fresh, fresh.decided[candidate], encoded)
     if not names:
+        fresh.decided[candidate] = ()
         return Verdict(True, alone)
-    answers = fresh.ask(impls, list(dict.fromkeys([oracle_of(op, alone), *names])), op, args, findings)
+    answers = fresh.ask(impls, list(dict.fromkeys([oracle_of(op, alone), *names])), op, args, findings, hard)
+    if answers is None:
+        return Verdict(False, alone, cut=True)  # not decided: a later witness may be asked while there is time
+    fresh.decided[candidate] = ()  # decided now, whatever comes of it: asked once per candidate class
     moving = [name for name, (first, second) in answers.items() if not same_outcome(op, first, second)]
     for name in moving:
         first, second = answers[name]
@@ -221,23 +253,51 @@ def fresh_verdict(impls: dict[str, Testee], op: str, args: dict[str, Any], alone
         findings.add(name, "history_dependent", message, request=encoded, warm=_shown(alone[name]),
                      fresh=_shown(answer), oracle=f"{oracle}: {_shown(alone[oracle])}",
                      disagreement="gone on the fresh answers" if gone else "still there on the fresh answers")
+    fresh.decided[candidate] = tuple(changed)  # their fresh answers are what later inputs of it are judged on
     if gone:
-        fresh.decided[candidate] = tuple(changed)
+        fresh.gone.add(candidate)
         return Verdict(False, now)
     return Verdict(True, now)  # still a disagreement on the fresh answers: those are classified
 
 
+def _later(impls: dict[str, Testee], op: str, args: dict[str, Any], alone: Responses, findings: Findings,
+           fresh: Fresh, dependent: tuple[str, ...], encoded: str) -> Verdict:
+    """A later input of a decided candidate class: asked once of the fresh instance of each implementation found
+    history-dependent on it (already running); set aside where their answers end the disagreement (counted in
+    the finding), else classified on them."""
+    if not dependent:
+        return Verdict(True, alone)
+    now = dict(alone)
+    for name in dependent:
+        testee = fresh.instances.get(name)
+        if testee is None or name not in now:
+            continue
+        answer = testee.call(op, args)
+        if isinstance(testee, CommandTestee):
+            findings.merge(testee.findings.take())
+        if not answered(answer):
+            return Verdict(False, alone)  # the fresh instance did not answer: its client has the finding
+        now[name] = answer
+    changed = [name for name in dependent if name in now and not same_outcome(op, alone[name], now[name])]
+    gone = agreeing(op, now)
+    for name in changed:  # counted in its finding (the first one's evidence kept)
+        findings.add(name, "history_dependent", HISTORY_MESSAGE.format(op=op), request=encoded,
+                     warm=_shown(alone.get(name)))
+    return Verdict(not gone, now)
+
+
 def gate(impls: dict[str, Testee], op: str, args: dict[str, Any], seen: Responses, findings: Findings,
-         positions: dict[str, int] | None = None, fresh: Fresh | None = None) -> Verdict:
+         positions: dict[str, int] | None = None, fresh: Fresh | None = None, hard: float | None = None) -> Verdict:
     """Send ``args`` again alone to every implementation in ``seen`` (the answers seen in a batch); see
     the module docstring. ``positions``: where the input was in the batch each implementation got. ``fresh``:
     the run's candidate classes asked of fresh instances (default: the one kept with ``findings``, which is
-    the run's)."""
+    the run's). ``hard``: the run's hard deadline (``Verdict.cut``: too close to it to start fresh instances)."""
     involved = {name: impls[name] for name in seen if name in impls}
     alone = observe(involved, op, args)
     moved = [name for name in seen if name in alone and not same_outcome(op, seen[name], alone[name])]
     if not moved and all(name in alone for name in seen):
-        return fresh_verdict(impls, op, args, alone, findings, fresh if fresh is not None else Fresh.of(findings))
+        return fresh_verdict(impls, op, args, alone, findings, fresh if fresh is not None else Fresh.of(findings),
+                             hard)
     for name in moved:
         judge(impls[name], name, op, args, alone[name], (positions or {}).get(name, 0), findings,
               inBatch=_shown(seen[name]))

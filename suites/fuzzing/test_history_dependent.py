@@ -7,14 +7,20 @@ fresh instance answers alike, is classified as before."""
 
 from __future__ import annotations
 
+import _thread
 import io
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import reference
-from harness.classes.expected import load
+from harness.classes.expected import ExpectedSet, load
+from harness.classes.sightings import NOT_CLASSIFIED, Sightings
+from harness.differential import verdict as verdict_module
+from harness.differential.outcomes import divergent
 from harness.differential.verdict import Fresh, gate
 from harness.fuzzing.fuzz import FuzzResult, fuzz
 from harness.model.registry import get_op
@@ -188,6 +194,183 @@ def test_fresh_answers_that_still_disagree_are_what_is_classified() -> None:
         assert verdict.reproduced and verdict.responses["double"]["error"]["code"] == "invalid_mode"
         [item] = findings.to_json()
         assert item["kind"] == "history_dependent" and item["evidence"]["disagreement"].startswith("still there")
-        assert list(fresh.decided.values()) == [()]  # later inputs of it are not set aside
+        # the implementation found history-dependent is kept (later inputs judged on its fresh answers), but the
+        # candidate class's batch members are not set aside: its disagreement was still there
+        assert list(fresh.decided.values()) == [("double",)] and not fresh.gone
+        assert not fresh.set_aside(GATE, ["double"], [["double", "ok"], ["reference", "error:invalid_force"]], 3,
+                                   findings)
     finally:
         fresh.close()
+
+
+def _string_force_bug(op: Any) -> Any:
+    """A memoizing double with a real bug besides: a string force taken as True, fresh or warm."""
+    function = getattr(reference, op.name)
+    if op.name != GATE:
+        return function
+
+    def buggy(**args: Any) -> Any:
+        return function(**({**args, "force": True} if isinstance(args["force"], str) else args))
+
+    return memoized(buggy)
+
+
+def test_a_real_bug_of_a_class_whose_first_witness_was_history_is_classified() -> None:
+    """The first witness of (decide_write, double, ok against invalid_force) is the memo's; a later input of the same
+    candidate class is a real bug (a string force taken as True, which a fresh instance does too): asked once of the
+    fresh instance already running, it is classified, not set aside with the first."""
+    impls: dict[str, Any] = {"reference": get_impl("reference"), "double": InProcess("double", _string_force_bug)}
+    findings, fresh = Findings(), Fresh()
+    try:
+        impls["double"].call(GATE, _force(True))
+        args = _force(1)
+        seen = {name: impl.call(GATE, args) for name, impl in impls.items()}
+        assert not gate(impls, GATE, args, seen, findings, fresh=fresh).reproduced  # the memo's: set aside
+        args = _force("yes", "another text")
+        seen = {name: impl.call(GATE, args) for name, impl in impls.items()}
+        assert "error" in seen["reference"] and "ok" in seen["double"], seen
+        verdict = gate(impls, GATE, args, seen, findings, fresh=fresh)
+        assert verdict.reproduced and divergent(GATE, verdict.responses) == ["double"], verdict
+        assert fresh.starts == 2
+        [item] = findings.to_json()
+        assert (item["kind"], item["count"]) == ("history_dependent", 1)  # the real bug is no history finding
+        # a later memo input of that class is still set aside (its fresh answer ends the disagreement)
+        impls["double"].call(GATE, _force(True, "third"))
+        args = _force(1, "third")
+        seen = {name: impl.call(GATE, args) for name, impl in impls.items()}
+        assert not gate(impls, GATE, args, seen, findings, fresh=fresh).reproduced
+        assert findings.to_json()[0]["count"] == 2 and fresh.starts == 2
+    finally:
+        fresh.close()
+
+
+def test_later_inputs_are_judged_on_the_fresh_answers_of_the_memoizing_one() -> None:
+    """A memoizes (warm: 1 answered as True was), B takes 1 for True (a real bug). The first witness's fresh answers
+    still disagree (B): B's difference is classified, A's warm answer not. A later such input must be too: judged
+    on A's fresh answer, not its warm one, so that A is never blamed for B's bug."""
+
+    def b_resolve(op: Any) -> Any:
+        function = getattr(reference, op.name)
+        return (lambda **args: function(**{**args, "force": args["force"] == 1})) if op.name == GATE else function
+
+    impls: dict[str, Any] = {"reference": get_impl("reference"),
+                             "A": InProcess("A", lambda op: memoized(getattr(reference, op.name))),
+                             "B": InProcess("B", b_resolve)}
+    findings, fresh = Findings(), Fresh()
+    try:
+        for text in ("one", "two", "three"):
+            impls["A"].call(GATE, _force(True, text))
+            args = _force(1, text)
+            seen = {name: impl.call(GATE, args) for name, impl in impls.items()}
+            assert divergent(GATE, seen) == ["A", "B"], seen
+            verdict = gate(impls, GATE, args, seen, findings, fresh=fresh)
+            assert verdict.reproduced and divergent(GATE, verdict.responses) == ["B"], (text, verdict)
+        assert fresh.starts == 3 and list(fresh.decided.values()) == [("A",)]
+        assert [(f["impl"], f["kind"], f["count"]) for f in findings.to_json()] == [("A", "history_dependent", 3)]
+    finally:
+        fresh.close()
+
+
+def test_no_fresh_start_that_cannot_end_before_the_hard_deadline(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A command testee (start-up deadline 30 s) with 1 s left before the hard deadline: no fresh start is tried,
+    the input is not decided (cut), and no restart_failed finding; with time enough it is asked."""
+    declare(tmp_path, name="double", bug="memoize")
+    monkeypatch.setenv("PARITY_IMPLEMENTATIONS", str(tmp_path))
+    impls: dict[str, Any] = {"reference": get_impl("reference"), "double": get_impl("double")}
+    findings, fresh = Findings(), Fresh()
+    try:
+        assert impls["double"].startup_timeout > 1
+        impls["double"].call(GATE, _force(True))
+        args = _force(1)
+        seen = {name: impl.call(GATE, args) for name, impl in impls.items()}
+        verdict = gate(impls, GATE, args, seen, findings, fresh=fresh, hard=time.monotonic() + 1)
+        assert verdict.cut and not verdict.reproduced and fresh.starts == 0 and not findings and not fresh.decided
+        verdict = gate(impls, GATE, args, seen, findings, fresh=fresh, hard=time.monotonic() + 60)
+        assert not verdict.cut and not verdict.reproduced and fresh.starts == 2
+        assert _kinds_of(findings) == ["history_dependent"]
+    finally:
+        fresh.close()
+        for testee in impls.values():
+            testee.close()
+
+
+def test_a_fresh_start_cut_by_the_cutoff_is_no_restart_failed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run's cutoff came while a fresh instance started (it cannot come up): the healthy testee gets no
+    restart_failed finding."""
+    declare(tmp_path, name="double", bug="memoize")
+    monkeypatch.setenv("PARITY_IMPLEMENTATIONS", str(tmp_path))
+    impls: dict[str, Any] = {"reference": get_impl("reference"), "double": get_impl("double")}
+    findings, fresh = Findings(), Fresh()
+    try:
+        impls["double"].call(GATE, _force(True))
+        args = _force(1)
+        seen = {name: impl.call(GATE, args) for name, impl in impls.items()}
+        started = verdict_module.fresh_instance
+
+        def at_the_cutoff(impl: Any) -> Any:  # the cutoff comes as the fresh process starts: it is not waited for
+            impl.cutoff = time.monotonic() - 1
+            return started(impl)
+
+        monkeypatch.setattr(verdict_module, "fresh_instance", at_the_cutoff)
+        gate(impls, GATE, args, seen, findings, fresh=fresh)
+        assert fresh.instances["double"] is None and fresh.starts == 1  # the oracle's started; the double's was cut
+        assert "restart_failed" not in _kinds_of(findings), findings.to_json()
+    finally:
+        fresh.close()
+        for testee in impls.values():
+            testee.close()
+
+
+def test_the_hard_deadline_passed_in_the_gate_leaves_the_input_not_classified() -> None:
+    """The fresh start took the run past its hard deadline: the input is NOT_CLASSIFIED, no class is filed (the
+    testees' answers stop at it; a class filed on them once recorded outputs that agree: exit 5)."""
+
+    def slow(op: Any) -> Any:
+        time.sleep(0.4)  # resolving anew (the fresh instance's start) takes the run past its hard deadline
+        return getattr(reference, op.name)
+
+    impls: dict[str, Any] = {"reference": get_impl("reference"),
+                             "double": InProcess("double", lambda op: memoized(slow(op)))}
+    impls["double"].call(GATE, _force(True, "x"))
+    args = _force("yes")
+    seen = {name: impl.call(GATE, args) for name, impl in impls.items()}
+    impls["double"] = InProcess("double", lambda op: _string_force_bug(slow(op) and op))
+    seen = {name: impl.call(GATE, args) for name, impl in impls.items()}
+    assert divergent(GATE, seen) == ["double"], seen
+    findings = Findings()
+    sightings = Sightings(list(impls), {}, ExpectedSet([], []), findings, time.monotonic(), time.monotonic() + 0.2)
+    try:
+        fate = sightings.consider(impls, GATE, args, seen, {})
+        assert fate == NOT_CLASSIFIED and sightings.not_classified == 1 and not sightings.divergences
+    finally:
+        Fresh.of(findings).close()
+
+
+def test_a_fresh_start_stopped_by_ctrl_c_is_still_ended(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C while a fresh instance starts: the instance, once up, is kept where Fresh.close ends it."""
+    closed: list[str] = []
+
+    class Started:
+        def close(self) -> None:
+            closed.append("closed")
+
+    def slow_start(impl: Any) -> Any:
+        time.sleep(0.5)
+        return Started()
+
+    monkeypatch.setattr(verdict_module, "fresh_instance", slow_start)
+    impls: dict[str, Any] = {"reference": get_impl("reference"), "double": InProcess("double", _string_force_bug)}
+    args = _force("yes")
+    seen = {name: impl.call(GATE, args) for name, impl in impls.items()}
+    fresh = Fresh()
+    threading.Timer(0.1, _thread.interrupt_main).start()
+    with pytest.raises(KeyboardInterrupt):
+        gate(impls, GATE, args, seen, Findings(), fresh=fresh)
+        time.sleep(5)  # (the interrupt lands here if the gate was done first: the test then fails on closed)
+    fresh.close()
+    assert closed == ["closed", "closed"], closed
+
+
+def _kinds_of(findings: Findings) -> list[str]:
+    return [item["kind"] for item in findings.to_json()]

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from harness.fuzzing.fuzz import BATCH
-from harness.model.status import UNAVAILABLE
+from harness.model.status import FOUND, UNAVAILABLE
 from suites.fake_impl import ROOT
 from suites.fuzzing.test_budget_after_start import declare
 
@@ -110,3 +110,30 @@ def test_a_fuzz_run_whose_worker_dies_mid_batch_sends_the_batch_again_and_goes_o
     assert ledger["inputs"] == ledger["compared"] > 20 * BATCH, ledger
     assert ledger["stopped"] is None and ledger["ok"] is True and report["ok"] is True, ledger
     assert proc.returncode == 0, out
+
+
+def test_a_fuzz_batch_that_takes_down_every_worker_it_is_sent_to_stops_the_run_not_done(tmp_path: Path) -> None:
+    """suites/fakes/worker_killer_testee.py kills every worker it runs in (each replacement too): a lost batch is sent
+    again at most RESENDS times, then the run stops, its ledger's ``stopped`` naming the batch, the report not ok and
+    the status not 0 — not resent for ever, nor green."""
+    env = declare(tmp_path, startup=5.0)
+    declaration = json.loads((tmp_path / "slow.json").read_text(encoding="utf-8"))
+    declaration["start"]["command"][-1] = str(ROOT / "suites" / "fakes" / "worker_killer_testee.py")
+    (tmp_path / "slow.json").write_text(json.dumps(declaration), encoding="utf-8")
+    environ = dict(os.environ, HYPOTHESIS_PROFILE="ci", **env)
+    for name in ("PARITY_STARTUP_TIMEOUT", "PARITY_REQUEST_TIMEOUT", "PARITY_REQUIRE_ALL"):
+        environ.pop(name, None)
+    proc = subprocess.run([sys.executable, "-m", "harness", "fuzz", "--impls", "slow", "--ops", "normalize_fact_text",
+                           "--seed", "3", "--workers", "2", "--seconds", "30",
+                           "--report", str(tmp_path / "report.json")],
+                          cwd=ROOT, env=environ, capture_output=True, text=True, timeout=120, check=False)
+    out = proc.stdout + proc.stderr
+    assert len((tmp_path / "starts").read_text(encoding="ascii").split()) >= 5, out  # workers replaced, and again
+    assert "Traceback" not in out, out
+    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    ledger = report["run"]["ledger"]
+    said = "a fuzz worker died on the batch of normalize_fact_text with seed"
+    assert ledger["stopped"] and said in ledger["stopped"] and "3 times" in ledger["stopped"], ledger
+    assert said in proc.stderr and "the run stops" in proc.stderr, out
+    assert report["ok"] is False and ledger["ok"] is False, ledger
+    assert proc.returncode == FOUND, out

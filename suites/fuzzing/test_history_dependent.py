@@ -374,3 +374,49 @@ def test_a_fresh_start_stopped_by_ctrl_c_is_still_ended(monkeypatch: pytest.Monk
 
 def _kinds_of(findings: Findings) -> list[str]:
     return [item["kind"] for item in findings.to_json()]
+
+
+def test_a_class_whose_shrink_lost_its_answers_is_filed_on_the_classified_ones(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The testee stops answering (its cutoff) between the gate and the shrink: the class is filed on the answers
+    the input was classified on, never on the oracle's alone (a record whose outputs agree: report.document's
+    ValueError, exit 5)."""
+    from harness.classes import sightings as sightings_module
+    from harness.differential.outcomes import agreeing
+
+    class Cutting:
+        """The string-force double, answering ``cut`` once ``cut`` is set (and no kind the gate starts anew)."""
+        name, description = "double", {}
+
+        def __init__(self) -> None:
+            self.inner, self.cut = InProcess("double", _string_force_bug), False
+
+        def call(self, op: str, args: dict[str, Any]) -> dict[str, Any]:
+            return {"error": {"code": "cut", "message": "cut"}} if self.cut else self.inner.call(op, args)
+
+        def call_batch(self, calls: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+            return [self.call(op, args) for op, args in calls]
+
+        def close(self) -> None:
+            pass
+
+    impls: dict[str, Any] = {"reference": get_impl("reference"), "double": Cutting()}
+    gated = sightings_module.gate
+
+    def gate_then_cut(*args: Any, **kwargs: Any) -> Any:
+        verdict = gated(*args, **kwargs)
+        impls["double"].cut = True
+        return verdict
+
+    monkeypatch.setattr(sightings_module, "gate", gate_then_cut)
+    args = _force("yes")
+    seen = {name: impl.call(GATE, args) for name, impl in impls.items()}
+    assert divergent(GATE, seen) == ["double"], seen
+    findings = Findings()
+    sightings = Sightings(list(impls), {}, ExpectedSet([], []), findings, time.monotonic(), float("inf"))
+    try:
+        sightings.consider(impls, GATE, args, seen, {})
+        [record] = sightings.divergences
+        assert not agreeing(GATE, record.witness.answers), record.witness.answers
+    finally:
+        Fresh.of(findings).close()

@@ -99,12 +99,15 @@ Asked = tuple[dict[str, Any], dict[str, Any]]  # a fresh instance's two answers 
 
 class Fresh:
     """One run's fresh instances, and its candidate classes decided with them (``decided``: each one -> the
-    implementations found history-dependent on it; empty: none was, or none could be asked).
+    implementations found history-dependent on it, whose fresh answers later inputs of it are judged on; empty:
+    none was, or none could be asked; ``gone``: those where that ended the first witness's disagreement, whose
+    batch members ``set_aside`` counts).
 
     An implementation's fresh instance is started the first time a candidate class needs it (those needed at once
     in threads: a Pyodide start is seconds, more on a loaded machine) and kept for the run: asked nothing but the
-    first witnesses of the candidate classes, twice each, it is fresh to the run's history (its own few requests
-    are other witnesses, none of them the same request), for one start per implementation per run. ``starts``:
+    first witnesses of the candidate classes, twice each, and the later gated inputs of those it was found
+    history-dependent on, once each, it is fresh to the run's history (its own few requests are other witnesses),
+    for one start per implementation per run. ``starts``:
     the instances started; ``close`` ends them (so does dropping the Fresh, or the end of the process)."""
 
     def __init__(self) -> None:

@@ -54,6 +54,7 @@ class Handshake:
 
     name: str
     startup_timeout: float
+    start_seconds: float | None = None  # how long the last start that came up took (None: none yet)
     description: dict[str, Any]  # the first process's answer to `start`
     findings: Findings
 
@@ -66,8 +67,9 @@ class Handshake:
         Lines before its answer are protocol faults (recorded), not reasons to give up; a line that is the
         start answer but not protocol JSON (a byte order mark before it, say) ends the start at once,
         naming its first bytes; a deadline names the lines that came instead."""
+        began = time.monotonic()
         proc.send([self._encode(start_request())])
-        deadline = self._wait_until(time.monotonic() + self.startup_timeout)
+        deadline = self._wait_until(began + self.startup_timeout)
         seen: list[str] = []  # evidence of the lines that came instead of the answer
         while True:
             line = proc.next_line(deadline)
@@ -108,7 +110,9 @@ class Handshake:
                 seen.append(fault.line or fault.message)
                 continue
             assert answer is not None
-            return self._description(answer, proc, line)
+            description = self._description(answer, proc, line)
+            self.start_seconds = time.monotonic() - began  # the last start that came up: what a next one may take
+            return description
 
     def _description(self, answer: dict[str, Any], proc: TesteeProcess, line: bytes | TooLong) -> dict[str, Any]:
         """The self-description in a start answer, checked against the protocol."""

@@ -295,6 +295,28 @@ def test_no_fresh_start_that_cannot_end_before_the_hard_deadline(tmp_path: Path,
             testee.close()
 
 
+def test_a_fresh_start_is_judged_by_how_long_the_testees_starts_take_not_only_by_its_deadline(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The double declares a 30 s start-up but starts in well under a second: with 8 s left before the hard
+    deadline its fresh instance is started and asked (three times its last start and a second fit), not cut (a
+    declared deadline alone would leave every class of a run's last 30 s unclassified)."""
+    declare(tmp_path, name="double", bug="memoize")
+    monkeypatch.setenv("PARITY_IMPLEMENTATIONS", str(tmp_path))
+    impls: dict[str, Any] = {"reference": get_impl("reference"), "double": get_impl("double")}
+    findings, fresh = Findings(), Fresh()
+    try:
+        assert impls["double"].startup_timeout >= 20 and impls["double"].start_seconds < 2
+        impls["double"].call(GATE, _force(True))
+        args = _force(1)
+        seen = {name: impl.call(GATE, args) for name, impl in impls.items()}
+        verdict = gate(impls, GATE, args, seen, findings, fresh=fresh, hard=time.monotonic() + 8)
+        assert not verdict.cut and fresh.starts == 2 and _kinds_of(findings) == ["history_dependent"]
+    finally:
+        fresh.close()
+        for testee in impls.values():
+            testee.close()
+
+
 def test_a_fresh_start_cut_by_the_cutoff_is_no_restart_failed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The run's cutoff came while a fresh instance started (it cannot come up): the healthy testee gets no
     restart_failed finding."""

@@ -126,4 +126,9 @@ def test_chaos_every_request_answered_once_with_the_references_answer(how: str) 
     assert got == [{"ok": reference.normalize_fact_text(t)} for t in texts]
     kinds = {f["kind"]: f["count"] for f in testee.findings.to_json()}
     assert len(hits) >= 10, hits
-    assert set(kinds) <= {"flaky_crash", "flaky_timeout"} and sum(kinds.values()) >= 10, kinds
+    # Every process hit was replaced (the last hit may come after the last batch); a hit that landed on a request
+    # is a flaky finding, never a crash of an innocent request. The kill lands just after a batch is answered, so
+    # some hits find the process idle between two batches: it is replaced before the next one is sent, with no
+    # request to blame (CI once saw 9 findings of 10 hits), so the findings are not counted against the hits.
+    assert testee.restarts >= len(hits) - 1, (testee.restarts, hits)
+    assert set(kinds) <= {"flaky_crash", "flaky_timeout"} and sum(kinds.values()) >= 1, kinds

@@ -126,10 +126,13 @@ PLANTED_HARNESS_BUGS = {
                    "'reference,fake', '--report', REPORT]",
     # A task its workers cannot even unpickle (a function of this script's __main__): no batch ever comes back.
     # That was "0 examples ... no divergences", status 0: a green verdict on nothing checked.
+    # The pool sends ``_run_slotted``: the plant must replace that one, not ``run_batch`` (which the workers call
+    # from their own import of the module, so that replacing it here plants nothing).
     "fuzz workers lost": "import harness.cli.main as m, harness.fuzzing.fuzz as f\n"
-                         "def run_batch(task, opened=None):\n    return {}\n"
-                         "f.run_batch = run_batch; argv = ['fuzz', '--seconds', '2', '--workers', '2', '--impls', "
-                         "'reference,fake', '--report', REPORT]",
+                         "def _run_slotted(slot, task):\n    return {}\n"
+                         "f._run_slotted = _run_slotted\n"
+                         "argv = ['fuzz', '--seconds', '2', '--workers', '2', '--impls', 'reference,fake', "
+                         "'--report', REPORT]",
 }
 WORKER_PLANT = """
 import harness.fuzzing.fuzz as f

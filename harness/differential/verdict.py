@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import threading
 import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor
@@ -115,6 +116,8 @@ class Fresh:
         self.gone: set[Candidate] = set()  # those whose first witness's disagreement the fresh answers ended
         self.instances: dict[str, Testee | None] = {}  # name -> its fresh instance (None: it cannot have one)
         self.starts = 0
+        self.ended = False  # closed: an instance whose start ends after that is ended at once (``keep``)
+        self._lock = threading.Lock()
         self._close = weakref.finalize(self, _close_all, self.instances)
 
     @staticmethod
@@ -126,7 +129,19 @@ class Fresh:
         return kept
 
     def close(self) -> None:
+        with self._lock:
+            self.ended = True
         self._close()
+
+    def keep(self, name: str, testee: Testee) -> bool:
+        """Keep a fresh instance that just started, where ``close`` ends it; one that started after the Fresh was
+        closed (a run stopped by Ctrl-C while it started) is ended at once, and False."""
+        with self._lock:
+            if not self.ended:
+                self.instances[name] = testee
+                return True
+        testee.close()
+        return False
 
     def set_aside(self, op: str, names: Any, kinds: Any, count: int, findings: Findings) -> bool:
         """Whether the candidate class (``op``, the implementations that disagree, the outcome kinds, as a batch
@@ -153,8 +168,10 @@ class Fresh:
 
         def start(name: str) -> tuple[Testee | None, str | None]:
             testee, why = _started(impls[name])
-            if testee is not None:  # kept at once: Fresh.close ends it even if the run is stopped meanwhile (Ctrl-C)
-                self.instances[name] = testee
+            # kept at once: Fresh.close ends it even if the run is stopped meanwhile (Ctrl-C), or ended here when
+            # the run was stopped and the Fresh closed before the start ended
+            if testee is not None and not self.keep(name, testee):
+                return None, None
             return testee, why
 
         with ThreadPoolExecutor(max_workers=max(1, len(needed)), thread_name_prefix="fresh") as pool:

@@ -377,8 +377,16 @@ def test_a_fresh_start_stopped_by_ctrl_c_is_still_ended(monkeypatch: pytest.Monk
         def close(self) -> None:
             closed.append("closed")
 
+    pressed = threading.Lock()
+
     def slow_start(impl: Any) -> Any:
-        time.sleep(0.5)
+        # Ctrl-C while the starts are under way: pressed once, by the first, before it ends (a timer racing the
+        # starts lost on a loaded machine: the gate went on to ask the instances). Where it lands in the driver
+        # (waiting on a start, or still sending the second) is not fixed: either way both instances end.
+        time.sleep(0.05)
+        if pressed.acquire(blocking=False):
+            _thread.interrupt_main()
+        time.sleep(0.3)
         return Started()
 
     monkeypatch.setattr(verdict_module, "fresh_instance", slow_start)
@@ -386,11 +394,13 @@ def test_a_fresh_start_stopped_by_ctrl_c_is_still_ended(monkeypatch: pytest.Monk
     args = _force("yes")
     seen = {name: impl.call(GATE, args) for name, impl in impls.items()}
     fresh = Fresh()
-    threading.Timer(0.1, _thread.interrupt_main).start()
     with pytest.raises(KeyboardInterrupt):
         gate(impls, GATE, args, seen, Findings(), fresh=fresh)
         time.sleep(5)  # (the interrupt lands here if the gate was done first: the test then fails on closed)
     fresh.close()
+    waited = time.monotonic() + 10  # a start still under way ends its instance itself when it ends (Fresh.keep)
+    while len(closed) < 2 and time.monotonic() < waited:
+        time.sleep(0.05)
     assert closed == ["closed", "closed"], closed
 
 
@@ -442,3 +452,20 @@ def test_a_class_whose_shrink_lost_its_answers_is_filed_on_the_classified_ones(
         assert not agreeing(GATE, record.witness.answers), record.witness.answers
     finally:
         Fresh.of(findings).close()
+
+
+def test_an_instance_started_after_the_fresh_was_closed_is_ended_at_once() -> None:
+    """A start that ends after the run was stopped and its Fresh closed (Ctrl-C landing while the driver still sent
+    the starts): nothing would end that instance later, so ``keep`` ends it at once."""
+    closed: list[str] = []
+
+    class Started:
+        def close(self) -> None:
+            closed.append("closed")
+
+    fresh = Fresh()
+    assert fresh.keep("early", Started()) and closed == []
+    fresh.close()
+    assert closed == ["closed"]
+    assert not fresh.keep("late", Started())
+    assert closed == ["closed", "closed"] and "late" not in fresh.instances
